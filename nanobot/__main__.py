@@ -1,0 +1,3 @@
+from nanobot.cli import main
+
+main()

@@ -1,0 +1,260 @@
+"""llama.cpp backend (llama-cpp-python): chat templates, streaming, grammars, prefix reuse.
+
+We render the chat template ourselves and drive ``Llama.generate`` directly, so we know exactly how
+many prompt tokens were already in the KV cache (``Generation.reused_tokens``) and how many had to be
+evaluated (``Generation.evaluated_tokens``). llama.cpp reuses the longest common token prefix between
+the new prompt and what it evaluated last; keeping the prompt's stable parts first keeps that high.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from functools import lru_cache
+
+from nanobot.backends.base import Generation, Message
+from nanobot.config import KV_TYPES, ModelSettings
+from nanobot.errors import MissingDependency, ModelError
+from nanobot.models import ResolvedModel
+
+CHATML = (
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content']"
+    " + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+
+
+def _llama_cpp():
+    try:
+        import llama_cpp
+    except ImportError:  # pragma: no cover - depends on the install
+        raise MissingDependency("llama-cpp-python is not installed; run: pip install llama-cpp-python") from None
+    return llama_cpp
+
+
+def llama_kwargs(ms: ModelSettings) -> dict:
+    """Keyword arguments for ``llama_cpp.Llama`` from our validated settings."""
+    kw: dict = dict(
+        n_ctx=ms.n_ctx, n_batch=ms.n_batch, n_ubatch=ms.n_ubatch, n_gpu_layers=ms.n_gpu_layers,
+        flash_attn=ms.flash_attn, use_mmap=ms.use_mmap, use_mlock=ms.use_mlock, seed=ms.seed,
+    )
+    if ms.n_threads:
+        kw["n_threads"] = ms.n_threads
+    if ms.n_threads_batch or ms.n_threads:
+        kw["n_threads_batch"] = ms.n_threads_batch or ms.n_threads
+    if ms.type_k:
+        kw["type_k"] = KV_TYPES[ms.type_k]
+    if ms.type_v:
+        kw["type_v"] = KV_TYPES[ms.type_v]
+    return kw
+
+
+@lru_cache(maxsize=1)
+def amx_build() -> bool:
+    """True when this llama.cpp build carries AMX kernels (compiled with ``-march=native`` on a CPU
+    that reports AMX).
+
+    On this project's VMs the AMX weight-repacking path crashes in ``ggml_backend_amx_mul_mat`` on the
+    first multi-token batch even though the CPU advertises AMX, so for such builds nanobot turns
+    weight repacking (llama.cpp's extra buffer types) off by default. Laptops have no AMX and keep
+    repacking on. Override per model with ``repack = true|false``.
+    """
+    return b"AMX_INT8 = 1" in _llama_cpp().llama_print_system_info()
+
+
+_load_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _model_params(repack: bool):
+    """Construct a Llama with ``use_extra_bufts`` = ``repack`` (llama-cpp-python has no argument)."""
+    from llama_cpp import llama as llama_mod
+
+    with _load_lock:
+        mod = llama_mod.llama_cpp
+        orig = mod.llama_model_default_params
+
+        def patched():
+            params = orig()
+            params.use_extra_bufts = repack
+            return params
+
+        mod.llama_model_default_params = patched
+        try:
+            yield
+        finally:
+            mod.llama_model_default_params = orig
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence llama.cpp's own stderr chatter (it logs some lines even with verbose=False)."""
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(fd)
+    with open(os.devnull, "wb") as null:
+        os.dup2(null.fileno(), fd)
+    try:
+        yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
+@lru_cache(maxsize=64)
+def _compiled_grammar(gbnf: str):
+    return _llama_cpp().LlamaGrammar.from_string(gbnf, verbose=False)
+
+
+class LlamaBackend:
+    """A loaded GGUF model. ``vocab_only=True`` loads just the tokenizer (fast, for counting)."""
+
+    def __init__(self, model: ResolvedModel, vocab_only: bool = False, **overrides):
+        llama_cpp = _llama_cpp()
+        self.resolved = model
+        self.name = model.name
+        self.settings = model.settings
+        kw = llama_kwargs(model.settings) | overrides
+        repack = model.settings.repack if model.settings.repack is not None else not amx_build()
+        try:
+            with _model_params(repack), _quiet_stderr():
+                self.llm = llama_cpp.Llama(str(model.path), vocab_only=vocab_only, verbose=False, **kw)
+        except (ValueError, RuntimeError) as e:
+            raise ModelError(f"llama.cpp could not load {model.path}: {e}; check the file and its settings") from None
+        self.n_ctx = model.settings.n_ctx
+        self.last = Generation()
+        self._formatter = self._make_formatter(model.settings.chat_format)
+
+    # -- tokenizer ---------------------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def tokenize_prompt(self, text: str) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+
+    # -- chat template -----------------------------------------------------------------------
+    def _make_formatter(self, chat_format: str | None):
+        from llama_cpp import llama_chat_format as lcf
+
+        if chat_format:
+            for fn_name in (f"format_{chat_format.replace('-', '').replace('.', '')}",
+                            f"format_{chat_format.replace('-', '_')}"):
+                fn = getattr(lcf, fn_name, None)
+                if fn is not None:
+                    return lambda messages, add_generation_prompt=True: fn(messages=messages).prompt
+            raise ModelError(f"unknown chat_format '{chat_format}'; use e.g. chatml, llama-3, gemma, mistral-instruct, or remove it to use the GGUF's template")
+        meta = self.llm.metadata
+        template = meta.get("tokenizer.chat_template") or CHATML
+        vocab = self.llm._model
+        eos = vocab.token_get_text(vocab.token_eos()) if vocab.token_eos() >= 0 else ""
+        bos = vocab.token_get_text(vocab.token_bos()) if vocab.token_bos() >= 0 else ""
+        formatters = {
+            flag: lcf.Jinja2ChatFormatter(template, eos_token=eos, bos_token=bos, add_generation_prompt=flag)
+            for flag in (True, False)
+        }
+        return lambda messages, add_generation_prompt=True: formatters[add_generation_prompt](messages=messages).prompt
+
+    def render(self, messages: list[Message], add_generation_prompt: bool = True) -> str:
+        return self._formatter([m.as_dict() for m in messages], add_generation_prompt=add_generation_prompt)
+
+    def prompt_tokens(self, messages: list[Message], prefill: str = "") -> int:
+        return len(self.tokenize_prompt(self.render(messages) + prefill))
+
+    # -- generation --------------------------------------------------------------------------
+    def cached_prefix(self, tokens: list[int]) -> int:
+        """How many leading ``tokens`` the KV cache already holds."""
+        n = 0
+        for a, b in zip(self.llm._input_ids[: self.llm.n_tokens], tokens):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    def stream(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.3,
+        grammar: str | None = None,
+        prefill: str = "",
+        stop: list[str] | None = None,
+        top_p: float = 0.95,
+        repeat_penalty: float = 1.1,
+    ) -> Iterator[str]:
+        return self.stream_tokens(
+            self.tokenize_prompt(self.render(messages) + prefill), max_tokens=max_tokens,
+            temperature=temperature, grammar=grammar, stop=stop, top_p=top_p,
+            repeat_penalty=repeat_penalty,
+        )
+
+    def stream_tokens(self, tokens: list[int], *, max_tokens: int = 512, temperature: float = 0.3,
+                      grammar: str | None = None, stop: list[str] | None = None, top_p: float = 0.95,
+                      repeat_penalty: float = 1.1) -> Iterator[str]:
+        llama_cpp = _llama_cpp()
+        start = time.perf_counter()
+        if len(tokens) >= self.n_ctx:
+            raise ModelError(f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}; raise n_ctx or shorten the prompt")
+        max_tokens = min(max_tokens, self.n_ctx - len(tokens))
+        reused = self.cached_prefix(tokens)
+        if reused == len(tokens):
+            reused -= 1  # llama.cpp replays one token to refresh the logits
+        gen = Generation(prompt_tokens=len(tokens), reused_tokens=reused,
+                         evaluated_tokens=len(tokens) - reused)
+        self.last = gen
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        stops = [s for s in (stop or []) if s]
+        vocab = self.llm._model.vocab
+        held = ""  # text withheld while it may be the start of a stop string
+        gen.finish_reason = "length"
+        grammar_obj = _compiled_grammar(grammar) if grammar else None
+        try:
+            for token in self.llm.generate(
+                tokens, temp=temperature, top_p=top_p, repeat_penalty=repeat_penalty,
+                grammar=grammar_obj, reset=True,
+            ):
+                if gen.completion_tokens == 0:
+                    gen.ttft_s = time.perf_counter() - start
+                if llama_cpp.llama_vocab_is_eog(vocab, token):
+                    gen.finish_reason = "stop"
+                    break
+                gen.completion_tokens += 1
+                piece = held + decoder.decode(self.llm.detokenize([token], special=False))
+                held = ""
+                hit = next((s for s in stops if s in piece or s in gen.text + piece), None)
+                if hit:
+                    full = gen.text + piece
+                    piece = full[: full.index(hit)][len(gen.text):]
+                    gen.text += piece
+                    if piece:
+                        yield piece
+                    gen.finish_reason = "stop"
+                    break
+                if stops and any(s.startswith(piece[-k:]) for s in stops for k in range(1, min(len(s), len(piece)) + 1)):
+                    held = piece
+                    continue
+                gen.text += piece
+                if piece:
+                    yield piece
+                if gen.completion_tokens >= max_tokens:
+                    break
+            if held:
+                gen.text += held
+                yield held
+        except GeneratorExit:
+            gen.finish_reason = "interrupted"
+            raise
+        finally:
+            gen.total_s = time.perf_counter() - start
+            if gen.completion_tokens == 0 and not gen.ttft_s:
+                gen.ttft_s = gen.total_s

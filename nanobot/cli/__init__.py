@@ -1,0 +1,39 @@
+"""The ``nanobot`` command: a thin typer layer that parses, calls the library, and renders.
+
+How to add a command: write ``nanobot/cli/NAME.py`` with a ``register(app)`` function and add it to
+``COMMANDS`` below. Raise ``NanobotError`` for anything the user must fix: ``main`` prints it as one
+line and exits with code 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import typer
+
+from nanobot.errors import NanobotError
+
+app = typer.Typer(
+    name="nanobot", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    help="A local-model-first agent runtime: small GGUF models, lean prompts, fully offline.",
+)
+
+COMMANDS = ["chat", "workspace", "models", "prompt"]
+
+for _name in COMMANDS:
+    importlib.import_module(f"nanobot.cli.{_name}").register(app)
+
+
+def main() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        app()
+    except NanobotError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("", file=sys.stderr)
+        sys.exit(130)

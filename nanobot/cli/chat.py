@@ -1,0 +1,154 @@
+"""``nanobot chat``: interactive on a terminal, one message per line when piped."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import typer
+from rich.console import Console
+
+from nanobot.agent import Agent
+from nanobot.cli.prompt import prompt_report, render_report
+from nanobot.config import load_settings
+from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.runtime import build_agent, load_model
+
+HELP = """Commands:
+  /help            this help
+  /new             start a fresh session
+  /prompt          token breakdown of the prompt (and the last turn's KV-cache reuse)
+  /model [NAME]    show the model, or switch to NAME (a configured name or a .gguf path)
+  /quit, /exit     leave (Ctrl-D too)
+Enter sends; Alt+Enter (or Esc then Enter) adds a new line. Ctrl-C stops a reply."""
+
+
+class ChatUI:
+    def __init__(self, agent: Agent, interactive: bool, verbose: bool):
+        self.agent = agent
+        self.interactive = interactive
+        self.verbose = verbose
+        self.out = Console(highlight=False, soft_wrap=True)
+        self.err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+    # -- input -------------------------------------------------------------------------------
+    def lines(self) -> Iterator[str]:
+        if not self.interactive:
+            for line in sys.stdin:
+                if line.strip():
+                    yield line.rstrip("\n")
+            return
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
+        from prompt_toolkit.key_binding import KeyBindings
+
+        kb = KeyBindings()
+
+        @kb.add("escape", "enter")
+        def _newline(event) -> None:
+            event.current_buffer.insert_text("\n")
+
+        history = self.agent.settings.home / "input_history"
+        session = PromptSession(history=FileHistory(str(history)), key_bindings=kb)
+        while True:
+            try:
+                text = session.prompt([("bold ansigreen", "You: ")], multiline=False)
+            except KeyboardInterrupt:
+                continue  # Ctrl-C at the prompt clears the line
+            except EOFError:
+                return
+            if text.strip():
+                yield text
+
+    # -- output ------------------------------------------------------------------------------
+    def notice(self, ev: Notice) -> None:
+        style = "yellow" if ev.level == "warning" else "dim"
+        self.err.print(f"[{style}]{ev.text}[/{style}]", markup=True)
+
+    def render(self, events: Iterator[Event]) -> None:
+        started = False
+        try:
+            for ev in events:
+                if isinstance(ev, TextDelta):
+                    if not started:
+                        self.out.print("[bold cyan]Nano:[/bold cyan] ", end="")
+                        started = True
+                        ev = TextDelta(text=ev.text.lstrip())
+                    self.out.print(ev.text, end="", markup=False)
+                elif isinstance(ev, ToolCall):
+                    self.err.print(f"[magenta]→ {ev.name}[/magenta] {ev.arguments}", markup=True)
+                elif isinstance(ev, ToolResult):
+                    mark = "✓" if ev.ok else "✗"
+                    self.err.print(f"[dim]{mark} {ev.name}: {ev.text[:200]}[/dim]", markup=True)
+                elif isinstance(ev, Notice):
+                    self.notice(ev)
+                elif isinstance(ev, TurnDone):
+                    if not started:
+                        self.out.print(f"[bold cyan]Nano:[/bold cyan] {ev.reply}", end="")
+                    self.out.print()
+                    if self.verbose:
+                        g = ev.generation
+                        self.err.print(
+                            f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens} · "
+                            f"evaluated {g.evaluated_tokens} · {g.completion_tokens} tok · "
+                            f"ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s]", style="dim", markup=False)
+        except KeyboardInterrupt:
+            events.close()
+            self.out.print()
+            self.err.print("[interrupted: reply stopped, session kept]", style="yellow", markup=False)
+
+    # -- commands ----------------------------------------------------------------------------
+    def command(self, line: str) -> bool:
+        """Handle a slash command; return False to quit."""
+        cmd, _, arg = line.strip().partition(" ")
+        if cmd in ("/quit", "/exit"):
+            return False
+        if cmd == "/help":
+            self.out.print(HELP, markup=False)
+        elif cmd == "/new":
+            for ev in self.agent.end_session("new") + self.agent.start_session():
+                self.notice(ev) if isinstance(ev, Notice) else None
+            self.err.print("[dim]new session[/dim]")
+        elif cmd == "/prompt":
+            render_report(prompt_report(self.agent), self.out)
+        elif cmd == "/model":
+            if arg.strip():
+                self.agent.model = load_model(self.agent.settings, arg.strip())
+                self.agent.refresh_prompt()
+            m = self.agent.model
+            self.out.print(f"model: {m.name} ({getattr(getattr(m, 'resolved', None), 'path', '')}), n_ctx {m.n_ctx}", markup=False)
+        else:
+            self.err.print(f"unknown command {cmd}; /help lists them", markup=False)
+        return True
+
+    def run(self) -> None:
+        for ev in self.agent.start_session():
+            self.render(iter([ev]))
+        if self.interactive:
+            self.err.print(f"[dim]nanobot · {self.agent.model.name} · /help for commands · Ctrl-D to quit[/dim]")
+        reason = "eof"
+        try:
+            for line in self.lines():
+                if line.startswith("/"):
+                    if not self.command(line):
+                        reason = "quit"
+                        break
+                    continue
+                self.render(self.agent.turn(line))
+        except KeyboardInterrupt:
+            reason = "interrupt"
+        for ev in self.agent.end_session(reason):
+            self.render(iter([ev]))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def chat(
+        model: str = typer.Option(None, "--model", "-m", help="Model name or .gguf path."),
+        verbose: bool = typer.Option(False, "--verbose", "-v", help="Print per-turn token and timing figures to stderr."),
+    ) -> None:
+        """Chat with the model. Piped stdin: one message per line, one reply per message."""
+        settings = load_settings()
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        agent = build_agent(settings, load_model(settings, model), interactive=interactive)
+        ChatUI(agent, interactive, verbose).run()

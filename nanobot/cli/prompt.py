@@ -1,0 +1,74 @@
+"""``nanobot prompt``: the prompt the next turn would use, with tokens per section."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from nanobot.agent import Agent
+from nanobot.runtime import open_agent
+
+
+def prompt_report(agent: Agent, query: str | None = None) -> dict:
+    """Everything ``nanobot prompt --json`` shows; also used by /prompt and the benchmarks."""
+    built = agent.system_prompt()
+    data = built.model_dump()
+    data["model"] = agent.model.name
+    data["n_ctx"] = agent.model.n_ctx
+    data["text"] = built.text
+    data["stable_tokens"] = agent.model.count_tokens(built.stable_text)
+    runner = agent.tool_runner
+    if runner is not None and hasattr(runner, "cost_report"):
+        data["tools"] = runner.cost_report(agent.model.count_tokens)
+    if query is not None:
+        block = agent.memory_block(query)
+        data["memory"] = {"query": query, "text": block, "tokens": agent.model.count_tokens(block),
+                          "budget": agent.settings.prompt.memory}
+    last = agent.last
+    data["last_turn"] = last.model_dump(exclude={"text"}) if last.prompt_tokens else None
+    return data
+
+
+def render_report(data: dict, console: Console) -> None:
+    table = Table("section", "tokens", "budget", "trimmed", box=None)
+    for s in data["sections"]:
+        table.add_row(s["name"], str(s["tokens"]), str(s["budget"]), str(s["trimmed_tokens"] or ""))
+    for name in data["omitted"]:
+        table.add_row(f"[dim]{name}[/dim]", "[dim]0[/dim]", "", "[dim]empty, not sent[/dim]")
+    if "memory" in data:
+        m = data["memory"]
+        table.add_row("memory (this turn)", str(m["tokens"]), str(m["budget"]), "")
+    table.add_row("[bold]total[/bold]", f"[bold]{data['total_tokens']}[/bold]", f"cap {data['cap']}", "")
+    console.print(table)
+    if "tools" in data:
+        t = data["tools"]
+        console.print(f"tool index: {t['index_tokens']} tokens (all schemas would cost {t['all_schemas_tokens']})")
+    for line in data["trims"]:
+        console.print(f"[yellow]trimmed[/yellow] {line}")
+    if data.get("last_turn"):
+        lt = data["last_turn"]
+        console.print(f"last turn: prompt {lt['prompt_tokens']} tokens, reused {lt['reused_tokens']} from the KV cache, evaluated {lt['evaluated_tokens']}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def prompt(
+        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+        model: str = typer.Option(None, "--model", "-m", help="Model name or .gguf path."),
+        query: str = typer.Option(None, "--query", "-q", help="Also show the memory this message would retrieve."),
+        show_text: bool = typer.Option(False, "--text", help="Print the prompt text too."),
+    ) -> None:
+        """Print the system prompt the next turn would use, with tokens per section and the cap."""
+        agent = open_agent(model=model, vocab_only=True)
+        data = prompt_report(agent, query)
+        if as_json:
+            typer.echo(json.dumps(data, indent=2, default=str))
+            return
+        console = Console()
+        if show_text:
+            console.print(data["text"], markup=False, highlight=False)
+            console.print()
+        render_report(data, console)

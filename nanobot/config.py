@@ -1,0 +1,225 @@
+"""Configuration: pydantic models for every setting, loaded env > config.toml > defaults.
+
+``$NANOBOT_HOME`` (default ``~/.nanobot``) holds ``config.toml`` and ``workspace/``. Environment
+variables override the file: ``NANOBOT_MODEL`` picks the model, nested keys use ``__``
+(``NANOBOT_PROMPT__CAP=1500``, ``NANOBOT_MODELS__SMOLLM2__N_CTX=2048``).
+
+Example config.toml -- swapping the model is one line::
+
+    model = "llama3b"                 # a name below, or a path to any .gguf
+
+    [models.llama3b]
+    path = "~/models/Llama-3.2-3B-Instruct-Q4_K_M.gguf"
+    n_ctx = 8192
+    flash_attn = true
+    type_k = "q8_0"
+    type_v = "q8_0"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from nanobot.errors import ConfigError
+
+DEFAULT_MODEL = "smollm2"
+
+# llama.cpp's ggml_type ids for the KV cache types that llama.cpp accepts.
+KV_TYPES: dict[str, int] = {
+    "f32": 0, "f16": 1, "q4_0": 2, "q4_1": 3, "q5_0": 6, "q5_1": 7, "q8_0": 8,
+    "iq4_nl": 20, "bf16": 30,
+}
+KVType = Literal["f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"]
+_UNQUANTIZED = {"f32", "f16", "bf16"}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ModelSettings(_Strict):
+    """One chat model: a GGUF path plus the llama.cpp settings that matter."""
+
+    path: Path | None = None  # None only for the bundled default
+    n_ctx: int = Field(4096, ge=256)
+    n_threads: int | None = Field(None, ge=1)
+    n_threads_batch: int | None = Field(None, ge=1)
+    n_gpu_layers: int = Field(0, ge=-1)  # -1 = offload everything
+    n_batch: int = Field(512, ge=1)
+    n_ubatch: int = Field(512, ge=1)
+    flash_attn: bool = False
+    type_k: KVType | None = None  # KV cache type; None = llama.cpp default (f16)
+    type_v: KVType | None = None
+    use_mmap: bool = True
+    use_mlock: bool = False
+    chat_format: str | None = None  # None = the GGUF's own chat template
+    repack: bool | None = None  # weight repacking (extra buffer types); None = auto
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _check_combinations(self) -> ModelSettings:
+        if self.type_v and self.type_v not in _UNQUANTIZED and not self.flash_attn:
+            raise ValueError(
+                f"type_v = '{self.type_v}' (a quantized V cache) needs flash_attn = true; "
+                "set flash_attn = true or type_v = 'f16'"
+            )
+        if self.n_ubatch > self.n_batch:
+            raise ValueError(
+                f"n_ubatch ({self.n_ubatch}) must not exceed n_batch ({self.n_batch}); "
+                "lower n_ubatch or raise n_batch"
+            )
+        return self
+
+
+class PromptSettings(_Strict):
+    """Token budgets, counted with the loaded model's own tokenizer."""
+
+    cap: int = Field(2000, ge=64)  # hard cap on the whole system prompt
+    soul: int = Field(200, ge=0)
+    user: int = Field(200, ge=0)
+    tools: int = Field(100, ge=0)
+    context: int = Field(500, ge=0)
+    time: int = Field(80, ge=0)
+    memory: int = Field(250, ge=0)  # per-turn retrieved memory (goes with the user message)
+
+
+class ChatSettings(_Strict):
+    temperature: float = Field(0.3, ge=0.0, le=2.0)
+    max_tokens: int = Field(512, ge=1)  # reply reserve: history is trimmed to n_ctx - this
+    top_p: float = Field(0.95, gt=0.0, le=1.0)
+    repeat_penalty: float = Field(1.1, ge=0.0)
+
+
+class ToolSettings(_Strict):
+    enabled: list[str] | None = None  # None = every registered tool
+    roots: list[Path] = Field(default_factory=list)  # extra roots the file tools may touch
+    exec_allow: list[str] = Field(default_factory=list)  # commands exec may run without asking
+    exec_timeout: float = Field(30.0, gt=0)
+    output_tokens: int = Field(400, ge=16)  # tool results are truncated to this
+    max_steps: int = Field(4, ge=1)  # tool calls per turn
+    max_retries: int = Field(2, ge=0)  # retries after a validation error
+    web_search_url: str | None = None  # e.g. a SearxNG instance
+    web_timeout: float = Field(10.0, gt=0)
+
+
+class MemorySettings(_Strict):
+    enabled: bool = True
+    embedder: str | None = None  # path to a sentence-transformers model; None = bundled MiniLM
+    k: int = Field(5, ge=1)
+    min_score: float = Field(0.35, ge=-1.0, le=1.0)  # similarity floor
+
+
+class ObserverSettings(_Strict):
+    enabled: bool = True
+    threshold: float = Field(0.8, gt=0.0, le=1.0)  # fraction of n_ctx that triggers observation
+    project_dirs: list[Path] = Field(default_factory=list)  # extra git repos to watch
+    git_timeout: float = Field(2.0, gt=0)
+
+
+class KVCacheSettings(_Strict):
+    enabled: bool = True  # disk cache of the stable prompt prefix's KV state
+    max_mb: int = Field(512, ge=1)
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("NANOBOT_HOME") or Path.home() / ".nanobot").expanduser()
+
+
+_toml_path: Path | None = None  # set by load_settings() for the TOML source
+
+
+class Settings(BaseSettings):
+    """Everything nanobot reads from config.toml and NANOBOT_* variables."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="NANOBOT_", env_nested_delimiter="__", extra="forbid",
+        validate_assignment=True,
+    )
+
+    home: Path = Field(default_factory=default_home)
+    model: str = DEFAULT_MODEL  # a configured name or a path to a .gguf
+    models: dict[str, ModelSettings] = Field(default_factory=dict)
+    prompt: PromptSettings = Field(default_factory=PromptSettings)
+    chat: ChatSettings = Field(default_factory=ChatSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    observer: ObserverSettings = Field(default_factory=ObserverSettings)
+    kv_cache: KVCacheSettings = Field(default_factory=KVCacheSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if _toml_path is not None and _toml_path.exists():
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=_toml_path))
+        return tuple(sources)
+
+    @property
+    def workspace(self) -> Path:
+        return self.home / "workspace"
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / "config.toml"
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.home / "sessions"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+
+def load_settings(home: Path | None = None, **overrides: Any) -> Settings:
+    """Load settings for ``home`` (default ``$NANOBOT_HOME`` or ``~/.nanobot``).
+
+    Raises ConfigError with a one-line message naming the file, the key and the fix.
+    """
+    global _toml_path
+    home = (home or default_home()).expanduser()
+    path = home / "config.toml"
+    if path.exists():
+        try:
+            tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{path}: not valid TOML ({e}); fix the syntax or delete the file") from None
+    _toml_path = path
+    try:
+        return Settings(home=home, **overrides)
+    except ValidationError as e:
+        raise ConfigError(_describe(e, path)) from None
+    finally:
+        _toml_path = None
+
+
+def _describe(err: ValidationError, path: Path) -> str:
+    parts = []
+    for item in err.errors()[:3]:
+        key = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        if item["type"] == "extra_forbidden":
+            parts.append(f"unknown key '{key}' (typo?) - remove or rename it")
+        else:
+            msg = item["msg"].removeprefix("Value error, ")
+            got = item.get("input")
+            got_s = f" (got {got!r})" if got is not None and not isinstance(got, dict) else ""
+            parts.append(f"'{key}': {msg}{got_s}")
+    more = f" (+{len(err.errors()) - 3} more)" if len(err.errors()) > 3 else ""
+    return f"invalid config in {path} or NANOBOT_* env: " + "; ".join(parts) + more

@@ -1,0 +1,45 @@
+"""What a turn yields to its caller (the CLI renders these; the library never prints)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from nanobot.backends.base import Generation
+
+
+class TextDelta(BaseModel):
+    kind: Literal["text"] = "text"
+    text: str
+
+
+class ToolCall(BaseModel):
+    kind: Literal["tool_call"] = "tool_call"
+    name: str
+    arguments: dict
+
+
+class ToolResult(BaseModel):
+    kind: Literal["tool_result"] = "tool_result"
+    name: str
+    ok: bool
+    text: str
+
+
+class Notice(BaseModel):
+    """Something the user should know (history trimmed, observation written, ...)."""
+
+    kind: Literal["notice"] = "notice"
+    text: str
+    level: Literal["info", "warning"] = "info"
+
+
+class TurnDone(BaseModel):
+    kind: Literal["done"] = "done"
+    reply: str
+    generation: Generation  # figures of the final model call of the turn
+    interrupted: bool = False
+
+
+Event = TextDelta | ToolCall | ToolResult | Notice | TurnDone

