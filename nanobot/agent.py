@@ -9,6 +9,7 @@ Seams for later features (each optional, attached after construction):
 - ``retriever(query, history) -> str``: per-turn memory block, or "" for nothing relevant.
 - ``tool_runner``: ``names() -> list[str]`` and ``respond(agent, messages) -> Iterator[Event]``
   that ends with a ``TurnDone``.
+- ``confirm(question) -> bool``: set by an interactive front end; None means "cannot ask".
 - ``hooks``: objects with any of ``on_session_start(agent)``, ``on_context_pressure(agent, used)``,
   ``on_session_end(agent, reason)``, each returning an iterable of events (or None).
 """
@@ -42,6 +43,7 @@ class Agent:
         self.retriever: Callable[[str, list[Message]], str] | None = None
         self.tool_runner: Any = None
         self.hooks: list[Any] = []
+        self.confirm: Callable[[str], bool] | None = None  # asks the user (interactive chat only)
         self.time_extra: Callable[[Agent], str] | None = None  # extra lines for the Time section
         self.context_text: Callable[[Agent], str] | None = None  # CONTEXT section override
         self.history: list[Message] = []
