@@ -1,0 +1,91 @@
+"""`nanobot chat` with the real bundled model: scripted through stdin, prefix reuse, Ctrl-C."""
+
+import json
+import re
+
+from nanobot.agent import Agent
+from nanobot.config import load_settings
+from nanobot.events import TextDelta, TurnDone
+from nanobot.session import list_transcripts, read_transcript
+from nanobot.workspace import init_workspace
+
+STATS = re.compile(r"\[prompt (\d+) tok · reused (\d+) · evaluated (\d+) · (\d+) tok")
+
+
+def test_piped_chat_answers_two_turns_and_reuses_the_prefix(cli, home):
+    proc = cli("chat", "-v", input="What is the capital of France?\nAnd what is the capital of Germany?\n")
+    assert proc.returncode == 0, proc.stderr
+    replies = proc.stdout.splitlines()
+    assert len(replies) == 2 and all(r.startswith("Nano: ") for r in replies), proc.stdout
+    assert "Paris" in replies[0]
+    assert "Berlin" in replies[1]
+    stats = [tuple(map(int, m.groups())) for m in STATS.finditer(proc.stderr)]
+    assert len(stats) == 2, proc.stderr
+    (p1, r1, e1, c1), (p2, r2, e2, c2) = stats
+    assert r1 == 0 and e1 == p1  # cold start
+    # turn 2 re-evaluates nothing of turn 1's prompt: only the new message and the reply's tail
+    assert r2 >= p1
+    assert e2 <= p2 - p1
+    # and the transcript has every message with its figures
+    records, warnings = read_transcript(list_transcripts(home / "sessions")[-1])
+    assert not warnings
+    roles = [r.role for r in records]
+    assert roles == ["session", "user", "assistant", "user", "assistant", "event"]
+    assert records[4].meta["evaluated_tokens"] == e2
+
+
+def test_slash_commands_when_piped(cli, home):
+    proc = cli("chat", input="/help\n/prompt\n/model\nhello\n/new\n/quit\nnever sent\n")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "/new" in out and "/quit" in out  # help
+    assert "soul" in out and "cap 2000" in out  # /prompt breakdown
+    assert "model: smollm2" in out
+    assert out.count("Nano:") == 1  # "never sent" was after /quit
+    assert len(list_transcripts(home / "sessions")) == 2  # /new started a second session
+
+
+def test_interrupted_reply_keeps_the_session(home, model):
+    settings = load_settings()
+    init_workspace(settings.workspace)
+    agent = Agent(settings, model)
+    events = agent.turn("Write a long story about a dragon and a knight.")
+    pieces = []
+    for ev in events:
+        if isinstance(ev, TextDelta):
+            pieces.append(ev.text)
+            if len(pieces) == 5:
+                break
+    events.close()  # what Ctrl-C does
+    assert agent.history[-1].role == "assistant"
+    partial = agent.history[-1].content
+    assert partial and partial.strip() in "".join(pieces).strip() + " "  # kept what was said
+    records, _ = read_transcript(agent.transcript.path)
+    assert records[-1].role == "assistant" and records[-1].meta["interrupted"] is True
+    # the session goes on
+    done = [ev for ev in agent.turn("Say hi.") if isinstance(ev, TurnDone)][0]
+    assert done.reply and not done.interrupted
+    assert len(agent.history) == 4
+
+
+def test_history_is_trimmed_to_fit_n_ctx(home, model, monkeypatch):
+    settings = load_settings()
+    init_workspace(settings.workspace)
+    settings.chat.max_tokens = 16
+    agent = Agent(settings, model)
+    monkeypatch.setattr(model, "n_ctx", 400)
+    notices = []
+    for i in range(6):
+        for ev in agent.turn(f"Message {i}: " + "tell me about the sea " * 8):
+            if ev.kind == "notice":
+                notices.append(ev.text)
+    assert any("history trimmed" in n for n in notices)
+    assert model.prompt_tokens(agent.messages_for("x")) <= 400
+    monkeypatch.undo()
+
+
+def test_transcript_json_is_valid_jsonl(cli, home):
+    cli("chat", input="hi\n")
+    for path in list_transcripts(home / "sessions"):
+        for line in path.read_text().splitlines():
+            json.loads(line)

@@ -1,0 +1,39 @@
+"""The interactive chat in a real pseudo-terminal: labels, streaming, Ctrl-C stops a reply, Ctrl-D quits."""
+
+import os
+import sys
+
+import pexpect
+import pytest
+
+from tests.conftest import ROOT
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_ctrl_c_stops_the_reply_and_keeps_the_session(home):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
+    env.update(NANOBOT_HOME=str(home), NANOBOT_CHAT__TEMPERATURE="0", NANOBOT_CHAT__MAX_TOKENS="400",
+               TERM="xterm", COLUMNS="100", LINES="30")
+    child = pexpect.spawn(sys.executable, ["-m", "nanobot", "chat"], cwd=str(ROOT), env=env,
+                          encoding="utf-8", timeout=60, dimensions=(30, 100))
+    try:
+        child.expect("You: ")
+        child.sendline("Write a very long story about a dragon who learns to cook.")
+        child.expect("Nano:")
+        child.expect(r"\w+ \w+ \w+")  # some words have streamed
+        child.sendintr()  # Ctrl-C mid-reply
+        child.expect("interrupted: reply stopped, session kept")
+        child.expect("You: ")
+        child.sendline("/prompt")
+        child.expect(r"last turn: prompt \d+ tokens")
+        child.expect("You: ")
+        child.sendeof()  # Ctrl-D
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    from nanobot.session import list_transcripts, read_transcript
+    records, _ = read_transcript(list_transcripts(home / "sessions")[-1])
+    assistant = [r for r in records if r.role == "assistant"]
+    assert assistant[0].meta["interrupted"] is True and assistant[0].content
+    assert records[-1].role == "event" and records[-1].meta["reason"] == "eof"

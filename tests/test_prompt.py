@@ -1,0 +1,70 @@
+"""The lean prompt: budgets counted with the real model's tokenizer, trimming reported, cap enforced."""
+
+import json
+
+from nanobot.prompt import RawSection, build_prompt, trim_to_budget
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_trim_keeps_whole_lines_from_the_top():
+    text = "one two\nthree four\nfive six"
+    assert trim_to_budget(text, 4, words) == "one two\nthree four"
+    assert trim_to_budget(text, 100, words) == text
+    assert trim_to_budget("a b c d e f", 3, words) == "a b c"  # one long line: cut at a word
+    assert trim_to_budget(text, 0, words) == ""
+
+
+def test_cap_trims_volatile_sections_first_and_reports():
+    raw = [RawSection(name="soul", text="s " * 30, budget=50),
+           RawSection(name="time", text="t " * 30, budget=50, stable=False)]
+    built = build_prompt(raw, cap=40, count=words)
+    assert built.total_tokens <= 40
+    names = {s.name: s for s in built.sections}
+    assert names["soul"].tokens == 30 and names["time"].trimmed_tokens > 0
+    assert any("cap of 40" in t for t in built.trims)
+
+
+def test_empty_sections_are_omitted_not_sent():
+    built = build_prompt([RawSection(name="user", text="  ", budget=10)], cap=100, count=words)
+    assert built.sections == [] and built.omitted == ["user"]
+
+
+def test_template_workspace_is_under_cap_with_every_section_in_budget(cli, home):
+    proc = cli("prompt", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["cap"] == 2000 and 0 < data["total_tokens"] < data["cap"]
+    for s in data["sections"]:
+        assert 0 < s["tokens"] <= s["budget"], s
+        assert s["text"] in data["text"]
+    names = [s["name"] for s in data["sections"]]
+    assert names[0] == "soul" and names[-1] == "time"  # stable first, volatile last
+    assert "user" in data["omitted"]  # unedited USER.md template is not sent
+    assert "<!--" not in data["text"]  # template guidance never sent
+    assert data["trims"] == []
+
+
+def test_overlong_user_md_is_trimmed_and_reported(cli, home, model):
+    cli("init")
+    facts = "\n".join(f"- Fact {i}: the user likes topic number {i} and talks about it often." for i in range(80))
+    (home / "workspace" / "USER.md").write_text("# User\n" + facts + "\n")
+    proc = cli("prompt", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    user = next(s for s in data["sections"] if s["name"] == "user")
+    assert user["tokens"] <= user["budget"] == 200
+    assert user["trimmed_tokens"] > 0
+    assert user["tokens"] == model.count_tokens(user["text"])  # counted with the model's tokenizer
+    assert "Fact 0:" in user["text"] and "Fact 79:" not in user["text"]  # head kept
+    assert any(t.startswith("user:") for t in data["trims"])
+    human = cli("prompt")
+    assert "trimmed" in human.stdout and "user" in human.stdout
+
+
+def test_small_cap_is_never_exceeded(cli, home):
+    proc = cli("prompt", "--json", env={"NANOBOT_PROMPT__CAP": "70"})
+    data = json.loads(proc.stdout)
+    assert data["total_tokens"] <= 70 and data["trims"]
