@@ -1,4 +1,5 @@
 import json
+from datetime import UTC
 
 from nanobot.atomic import append_line, atomic_write
 from nanobot.session import Transcript, read_transcript
@@ -26,8 +27,8 @@ def test_visible_text_drops_comments_empty_fields_and_bare_headings():
 
 
 def test_transcript_survives_a_torn_line(tmp_path):
-    from datetime import datetime, timezone
-    t = Transcript.create(tmp_path, datetime(2026, 1, 1, tzinfo=timezone.utc), model="m")
+    from datetime import datetime
+    t = Transcript.create(tmp_path, datetime(2026, 1, 1, tzinfo=UTC), model="m")
     t.append("user", "hello")
     with open(t.path, "ab") as f:  # a crash mid-write leaves half a line
         f.write(b'{"ts": "2026-01-01T00:00:00Z", "role": "assis')
