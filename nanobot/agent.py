@@ -111,22 +111,28 @@ class Agent:
         messages = self.messages_for(sent)
         yield from self._fit(messages)
         user_msg = messages[-1]
-        reply, gen, interrupted = "", Generation(), True
+        self.model.last = Generation()  # so an interrupted turn never reports a stale reply
+        done: TurnDone | None = None
         try:
             for ev in self._respond(messages):
                 if isinstance(ev, TurnDone):
-                    reply, gen, interrupted = ev.reply, ev.generation, ev.interrupted
-                    continue
-                yield ev
-            self.last = gen
-        finally:
-            if interrupted:  # Ctrl-C closed us mid-reply: keep what was said
-                gen = getattr(self.model, "last", gen)
-                reply = gen.text
-                self.last = gen
-            self.history += [user_msg, Message(role="assistant", content=reply)]
-            self.transcript.append("assistant", reply, interrupted=interrupted, **_stats(gen))
-        yield TurnDone(reply=reply, generation=gen, interrupted=interrupted)
+                    done = ev
+                else:
+                    yield ev
+        except (GeneratorExit, KeyboardInterrupt):
+            self._record(user_msg, self.model.last.text.strip(), self.model.last, interrupted=True)
+            raise  # Ctrl-C closed us mid-reply: what was said is kept, the session goes on
+        except Exception as e:
+            self.transcript.append("event", "turn failed", error=str(e))
+            raise
+        assert done is not None, "a responder must end with TurnDone"
+        self._record(user_msg, done.reply, done.generation, interrupted=False)
+        yield done
+
+    def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool) -> None:
+        self.last = gen
+        self.history += [user_msg, Message(role="assistant", content=reply)]
+        self.transcript.append("assistant", reply, interrupted=interrupted, **_stats(gen))
 
     def _respond(self, messages: list[Message]) -> Iterator[Event]:
         if self.tool_runner is not None and self.tool_names():

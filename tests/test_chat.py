@@ -22,7 +22,7 @@ def test_piped_chat_answers_two_turns_and_reuses_the_prefix(cli, home):
     stats = [tuple(map(int, m.groups())) for m in STATS.finditer(proc.stderr)]
     assert len(stats) == 2, proc.stderr
     (p1, r1, e1, c1), (p2, r2, e2, c2) = stats
-    assert r1 == 0 and e1 == p1  # cold start
+    assert r1 + e1 == p1  # turn 1: cold, or only the stable prefix restored from the disk KV cache
     # turn 2 re-evaluates nothing of turn 1's prompt: only the new message and the reply's tail
     assert r2 >= p1
     assert e2 <= p2 - p1

@@ -11,6 +11,7 @@ from rich.console import Console
 from nanobot.agent import Agent
 from nanobot.cli.prompt import prompt_report, render_report
 from nanobot.config import load_settings
+from nanobot.errors import NanobotError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.runtime import build_agent, load_model
 
@@ -134,7 +135,10 @@ class ChatUI:
                         reason = "quit"
                         break
                     continue
-                self.render(self.agent.turn(line))
+                try:
+                    self.render(self.agent.turn(line))
+                except NanobotError as e:  # e.g. a message too long for n_ctx: say so, keep going
+                    self.err.print(f"Error: {e}", style="red", markup=False)
         except KeyboardInterrupt:
             reason = "interrupt"
         for ev in self.agent.end_session(reason):
