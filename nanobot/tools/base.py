@@ -1,0 +1,92 @@
+"""The Tool contract: a name, a one-line description, a pydantic ``Args`` model, and ``run``.
+
+The JSON schema of ``Args`` *is* the tool's schema: it is what ``nanobot tools NAME`` prints, what the
+model sees (for one call only) after it names the tool, and what the argument grammar is built from.
+A tool reports failure by raising ``ToolError`` with a short message; the runner hands that message
+back to the model as a tool result, so it must say what was wrong and how to do it right.
+
+Example::
+
+    class EchoArgs(BaseModel):
+        text: str = Field(description="what to echo", max_length=200)
+
+    class Echo(Tool):
+        name = "echo"
+        description = "Repeat a text back."
+        Args = EchoArgs
+
+        def run(self, args: EchoArgs, ctx: ToolContext) -> str:
+            return args.text
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from nanobot.config import Settings
+
+
+class NoArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ToolArgs(BaseModel):
+    """Base for argument models: unknown keys are an error the model gets told about."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use. ``agent`` and ``model`` are None outside a chat (tests, daemon)."""
+
+    settings: Settings
+    session_id: str = "default"
+    confirm: Callable[[str], bool] | None = None  # asks the user; None = not interactive
+    model: Any = None
+    agent: Any = None
+    notices: list[str] = field(default_factory=list)  # messages for the user (become Notice events)
+
+    @property
+    def workspace(self) -> Path:
+        return self.settings.workspace
+
+    @classmethod
+    def for_agent(cls, agent: Any) -> ToolContext:
+        sid = agent.transcript.id if getattr(agent, "transcript", None) else "default"
+        return cls(settings=agent.settings, session_id=sid, confirm=agent.confirm,
+                   model=agent.model, agent=agent)
+
+
+class Tool:
+    """Subclass and set ``name``, ``description`` (one line) and ``Args``; implement ``run``."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    Args: ClassVar[type[BaseModel]] = NoArgs
+
+    def run(self, args: Any, ctx: ToolContext) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def parameters(cls) -> dict:
+        """The JSON schema of the arguments, without pydantic's noise (titles)."""
+        return _strip_titles(cls.Args.model_json_schema())
+
+    @classmethod
+    def schema(cls) -> dict:
+        return {"name": cls.name, "description": cls.description, "parameters": cls.parameters()}
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_titles(v) for k, v in node.items()
+                if not (k == "title" and isinstance(v, str))}
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node

@@ -1,0 +1,133 @@
+"""File tools: read_file (in line ranges), write_file, edit_file (exact-match replace), list_dir.
+
+All paths go through ``paths.resolve_in_roots``; writes are atomic.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from nanobot.atomic import atomic_write
+from nanobot.errors import ToolError
+from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.paths import display, resolve_in_roots
+
+MAX_READ_LINES = 200
+MAX_FILE_BYTES = 5_000_000
+
+
+def _read_text(path: Path, raw: str) -> str:
+    if not path.exists():
+        raise ToolError(f"file '{raw}' does not exist; list_dir shows what is there")
+    if path.is_dir():
+        raise ToolError(f"'{raw}' is a directory; use list_dir")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ToolError(f"file '{raw}' is over {MAX_FILE_BYTES // 1_000_000} MB; read it with exec (head, sed -n)")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"file '{raw}' is not UTF-8 text") from None
+    except OSError as e:
+        raise ToolError(f"cannot read '{raw}': {e.strerror}") from None
+
+
+class ReadArgs(ToolArgs):
+    path: str = Field(description="file path, relative to the workspace", max_length=200)
+    start: int = Field(1, ge=1, le=1_000_000, description="first line (1-based)")
+    lines: int = Field(100, ge=1, le=MAX_READ_LINES, description="how many lines")
+
+
+class ReadFile(Tool):
+    name = "read_file"
+    description = "Read a text file, a range of lines at a time."
+    Args = ReadArgs
+
+    def run(self, args: ReadArgs, ctx: ToolContext) -> str:
+        text = _read_text(resolve_in_roots(args.path, ctx), args.path)
+        all_lines = text.splitlines()
+        total = len(all_lines)
+        if total == 0:
+            return f"{args.path}: empty file"
+        if args.start > total:
+            raise ToolError(f"start={args.start} is past the end of '{args.path}' ({total} lines)")
+        end = min(total, args.start + args.lines - 1)
+        body = "\n".join(all_lines[args.start - 1:end])
+        head = f"{args.path} lines {args.start}-{end} of {total}"
+        more = f"\n[more: read_file start={end + 1}]" if end < total else ""
+        return f"{head}\n{body}{more}"
+
+
+class WriteArgs(ToolArgs):
+    path: str = Field(description="file path, relative to the workspace", max_length=200)
+    content: str = Field(description="the whole new file content", max_length=20_000)
+
+
+class WriteFile(Tool):
+    name = "write_file"
+    description = "Create or overwrite a text file."
+    Args = WriteArgs
+
+    def run(self, args: WriteArgs, ctx: ToolContext) -> str:
+        path = resolve_in_roots(args.path, ctx)
+        if path.is_dir():
+            raise ToolError(f"'{args.path}' is a directory; give a file path")
+        existed = path.exists()
+        try:
+            atomic_write(path, args.content)
+        except OSError as e:
+            raise ToolError(f"cannot write '{args.path}': {e.strerror}") from None
+        verb = "overwrote" if existed else "created"
+        return f"{verb} {display(path, ctx)} ({len(args.content)} chars)"
+
+
+class EditArgs(ToolArgs):
+    path: str = Field(description="file path, relative to the workspace", max_length=200)
+    old: str = Field(description="exact text to replace (must occur once)", min_length=1, max_length=5_000)
+    new: str = Field(description="replacement text", max_length=5_000)
+
+
+class EditFile(Tool):
+    name = "edit_file"
+    description = "Replace one exact occurrence of a text in a file."
+    Args = EditArgs
+
+    def run(self, args: EditArgs, ctx: ToolContext) -> str:
+        path = resolve_in_roots(args.path, ctx)
+        text = _read_text(path, args.path)
+        count = text.count(args.old)
+        if count == 0:
+            raise ToolError(f"text to replace not found in '{args.path}'; read_file it and copy the exact text")
+        if count > 1:
+            raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is unique")
+        try:
+            atomic_write(path, text.replace(args.old, args.new, 1))
+        except OSError as e:
+            raise ToolError(f"cannot write '{args.path}': {e.strerror}") from None
+        line = text[: text.index(args.old)].count("\n") + 1
+        return f"edited {display(path, ctx)} at line {line}"
+
+
+class ListArgs(ToolArgs):
+    path: str = Field(".", description="directory, relative to the workspace", max_length=200)
+
+
+class ListDir(Tool):
+    name = "list_dir"
+    description = "List the files in a directory."
+    Args = ListArgs
+    limit = 200
+
+    def run(self, args: ListArgs, ctx: ToolContext) -> str:
+        path = resolve_in_roots(args.path, ctx)
+        if not path.exists():
+            raise ToolError(f"directory '{args.path}' does not exist")
+        if not path.is_dir():
+            raise ToolError(f"'{args.path}' is a file; use read_file")
+        entries = sorted(path.iterdir(), key=lambda p: (not p.is_dir(), p.name))
+        lines = [f"{p.name}/" if p.is_dir() else f"{p.name} ({p.stat().st_size} B)"
+                 for p in entries[: self.limit] if not p.is_symlink() or p.exists()]
+        more = f"\n[{len(entries) - self.limit} more not shown]" if len(entries) > self.limit else ""
+        return f"{display(path, ctx)}: {len(entries)} entries\n" + "\n".join(lines) + more if entries \
+            else f"{display(path, ctx)}: empty directory"

@@ -1,0 +1,131 @@
+"""Small GBNF grammars: one to choose between replying and a tool name, one per tool's arguments.
+
+Grammar-constrained sampling costs time per token, so grammars stay tiny: the decision grammar is a
+handful of literal alternatives, and argument grammars are built from the pydantic JSON schema with
+unbounded-but-simple string rules (``maxLength`` would expand into thousands of nested rules, as
+llama.cpp's own ``json_schema_to_gbnf`` does; lengths are checked by pydantic afterwards instead).
+
+>>> print(decision_grammar(["exec", "read_file"]))
+root ::= "reply" | "call " ("exec" | "read_file")
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from nanobot.errors import ToolError
+
+REPLY = "reply"
+CALL = "call "
+
+_BASE = r'''space ::= " "?
+string ::= "\"" char* "\"" space
+char ::= [^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])
+integer ::= "-"? ([0-9] | [1-9] [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]?) space
+number ::= "-"? [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? ("." [0-9] [0-9]? [0-9]? [0-9]?)? space
+boolean ::= ("true" | "false") space
+null ::= "null" space'''
+
+
+def literal(text: str) -> str:
+    """A GBNF string literal."""
+    return json.dumps(text)
+
+
+def decision_grammar(names: list[str]) -> str:
+    """Admit exactly "reply" or "call NAME" for a registered NAME."""
+    alts = " | ".join(literal(n) for n in names)
+    return f"root ::= {literal(REPLY)} | {literal(CALL)} ({alts})"
+
+
+def parse_decision(text: str, names: list[str]) -> str | None:
+    """The tool name a decision names, or None for a reply."""
+    text = text.strip()
+    if text.startswith(CALL.strip()):
+        name = text[len(CALL.strip()):].strip()
+        if name in names:
+            return name
+    return None
+
+
+def args_grammar(schema: dict) -> str:
+    """GBNF for a JSON object matching ``schema`` (a pydantic ``model_json_schema()``).
+
+    Supports what tool arguments need: string, integer, number, boolean, enum/const, Optional (anyOf
+    with null), arrays of those, and flat objects; required keys first, optional keys after, each in
+    schema order.
+    """
+    rules: dict[str, str] = {}
+    _object(schema, "root", rules, schema.get("$defs", {}))
+    body = "\n".join(f"{k} ::= {v}" for k, v in rules.items())
+    return f"{body}\n{_BASE}"
+
+
+def _object(node: dict, name: str, rules: dict[str, str], defs: dict) -> str:
+    props: dict = node.get("properties", {})
+    required = [k for k in props if k in node.get("required", [])]
+    optional = [k for k in props if k not in required]
+    parts: list[str] = []
+    for i, key in enumerate(required):
+        sep = '"," space ' if i else ""
+        parts.append(f"{sep}{_kv(key, props[key], name, rules, defs)}")
+    opt_rule = _optional_chain(optional, props, name, rules, defs, first=not required)
+    if opt_rule:
+        parts.append(opt_rule)
+    rules[name] = '"{" space ' + " ".join(parts) + ' "}" space'
+    return name
+
+
+def _optional_chain(keys: list[str], props: dict, name: str, rules: dict, defs: dict,
+                    first: bool) -> str:
+    """Optional keys in order, each may be left out: (k1)? (k2)? with commas placed correctly."""
+    if not keys:
+        return ""
+    kvs = [_kv(k, props[k], name, rules, defs) for k in keys]
+    if not first:
+        return " ".join(f'("," space {kv})?' for kv in kvs)
+    # no required key before: the first present key has no leading comma
+    alts = []
+    for i, kv in enumerate(kvs):
+        rest = " ".join(f'("," space {k})?' for k in kvs[i + 1:])
+        alts.append(f"{kv} {rest}".strip())
+    return "(" + " | ".join(f"({a})" for a in alts) + ")?"
+
+
+def _kv(key: str, prop: dict, parent: str, rules: dict, defs: dict) -> str:
+    rule = _rule_name(f"{parent}-{key}")
+    rules[rule] = f'{literal(json.dumps(key))} space ":" space {_value(prop, rule + "-v", rules, defs)}'
+    return rule
+
+
+def _value(prop: dict, name: str, rules: dict, defs: dict) -> str:
+    if "$ref" in prop:
+        return _value(defs[prop["$ref"].split("/")[-1]], name, rules, defs)
+    if "const" in prop:
+        return f"{literal(json.dumps(prop['const']))} space"
+    if "enum" in prop:
+        return "(" + " | ".join(literal(json.dumps(v)) for v in prop["enum"]) + ") space"
+    if "anyOf" in prop:
+        alts = [_value(p, f"{name}{i}", rules, defs) for i, p in enumerate(prop["anyOf"])]
+        return "(" + " | ".join(alts) + ")"
+    kind = prop.get("type", "string")
+    if kind in ("string", "integer", "number", "boolean", "null"):
+        return kind
+    if kind == "array":
+        item = _value(prop.get("items", {"type": "string"}), name + "-item", rules, defs)
+        rules[name] = f'"[" space ({item} ("," space {item})*)? "]" space'
+        return name
+    if kind == "object":
+        return _object(prop, name, rules, defs)
+    raise ToolError(f"unsupported JSON schema type {kind!r} in a tool's arguments")
+
+
+def _rule_name(text: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9-]", "-", text)
+
+
+def compact_schema(schema: dict[str, Any]) -> str:
+    """The schema as the model sees it: one line, descriptions kept, defaults shown."""
+    return json.dumps(schema, separators=(",", ":"))

@@ -1,0 +1,48 @@
+"""Confinement for the file tools: every path must stay inside the workspace or a configured root.
+
+Refused with a clear message: ``..`` components, absolute paths outside every root, and symlinks that
+resolve outside (the check is on the fully resolved path, so a link inside the workspace pointing to
+``/etc`` is caught).
+
+>>> # resolve_in_roots("notes/a.md", ctx) -> workspace/notes/a.md
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from nanobot.errors import ToolError
+from nanobot.tools.base import ToolContext
+
+
+def roots(ctx: ToolContext) -> list[Path]:
+    return [ctx.workspace.resolve(), *(Path(r).expanduser().resolve() for r in ctx.settings.tools.roots)]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def resolve_in_roots(raw: str, ctx: ToolContext) -> Path:
+    """The real path for ``raw`` (relative to the workspace), or ToolError if it escapes."""
+    text = raw.strip() or "."
+    if ".." in PurePosixPath(text.replace("\\", "/")).parts:
+        raise ToolError(f"path '{raw}' contains '..'; use a path inside the workspace")
+    allowed = roots(ctx)
+    candidate = Path(text).expanduser()
+    if not candidate.is_absolute():
+        candidate = allowed[0] / candidate
+    real = candidate.resolve()
+    if not any(_inside(real, r) for r in allowed):
+        what = "is a symlink that points outside" if candidate.absolute() != real and \
+            any(_inside(candidate.absolute(), r) for r in allowed) else "is outside"
+        raise ToolError(f"path '{raw}' {what} the workspace; allowed roots: "
+                        + ", ".join(str(r) for r in allowed))
+    return real
+
+
+def display(path: Path, ctx: ToolContext) -> str:
+    """``path`` relative to the workspace when inside it, else absolute."""
+    ws = ctx.workspace.resolve()
+    return str(path.relative_to(ws)) if _inside(path, ws) and path != ws else (
+        "." if path == ws else str(path))

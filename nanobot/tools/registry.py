@@ -1,0 +1,70 @@
+"""The tool registry: which tools exist, and which are enabled.
+
+How to add a tool (one file + one line):
+
+1. Write ``nanobot/tools/NAME.py`` with a ``Tool`` subclass (see ``nanobot/tools/base.py``): a
+   snake_case ``name``, a one-line ``description``, an ``Args`` pydantic model (subclass ``ToolArgs``;
+   give every field a short ``description``, bound strings with ``max_length`` and prefer ``Literal``
+   for choices: the argument grammar is built from this schema) and ``run(args, ctx) -> str``.
+   Raise ``nanobot.errors.ToolError("what went wrong; how to fix it")`` on failure.
+2. Add ``"nanobot.tools.NAME:ClassName"`` to ``BUILTINS`` below.
+
+That's all: the name shows up in the system prompt's tool index, ``nanobot tools`` lists it, the
+runner loads its schema when the model picks it. Users can turn tools off with
+``[tools] enabled = [...]`` in config.toml. Modules are imported lazily, on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from nanobot.config import Settings
+from nanobot.errors import ConfigError
+from nanobot.tools.base import Tool
+
+BUILTINS: list[str] = [
+    "nanobot.tools.shell:Exec",
+    "nanobot.tools.files:ReadFile",
+    "nanobot.tools.files:WriteFile",
+    "nanobot.tools.files:EditFile",
+    "nanobot.tools.files:ListDir",
+    "nanobot.tools.web:WebSearch",
+    "nanobot.tools.web:WebFetch",
+    "nanobot.tools.tasks:TaskBoard",
+    "nanobot.tools.scratchpad:Scratchpad",
+    "nanobot.tools.skills:SkillManager",
+    "nanobot.tools.spawn:Spawn",
+    "nanobot.tools.cron:Cron",
+    "nanobot.tools.message:SendMessage",
+    "nanobot.tools.memory:MemorySearch",
+    "nanobot.tools.memory:MemoryAdd",
+]
+
+
+@cache
+def _load(spec: str) -> type[Tool]:
+    module, _, cls = spec.partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def all_tools() -> dict[str, type[Tool]]:
+    """Every registered tool class by name, in registry order."""
+    out: dict[str, type[Tool]] = {}
+    for spec in BUILTINS:
+        cls = _load(spec)
+        out[cls.name] = cls
+    return out
+
+
+def enabled_tools(settings: Settings) -> dict[str, Tool]:
+    """Instances of the tools ``settings.tools.enabled`` allows (None = all)."""
+    classes = all_tools()
+    wanted = settings.tools.enabled
+    if wanted is None:
+        return {name: cls() for name, cls in classes.items()}
+    unknown = [n for n in wanted if n not in classes]
+    if unknown:
+        raise ConfigError(f"tools.enabled names unknown tool(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(classes)}")
+    return {name: classes[name]() for name in wanted}

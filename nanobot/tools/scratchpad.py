@@ -1,0 +1,40 @@
+"""scratchpad: notes for the current session only (one file per session, atomically written)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from nanobot.atomic import atomic_write
+from nanobot.tools.base import Tool, ToolArgs, ToolContext
+
+
+def pad_path(ctx: ToolContext) -> Path:
+    sid = re.sub(r"[^A-Za-z0-9_.-]", "_", ctx.session_id) or "default"
+    return ctx.settings.home / "scratchpad" / f"{sid}.md"
+
+
+class PadArgs(ToolArgs):
+    action: Literal["read", "append", "write", "clear"] = Field(description="what to do")
+    text: str = Field("", description="text to append or write", max_length=4000)
+
+
+class Scratchpad(Tool):
+    name = "scratchpad"
+    description = "Keep working notes for this session."
+    Args = PadArgs
+
+    def run(self, args: PadArgs, ctx: ToolContext) -> str:
+        path = pad_path(ctx)
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        if args.action == "read":
+            return current or "(scratchpad is empty)"
+        if args.action == "clear":
+            atomic_write(path, "")
+            return "scratchpad cleared"
+        new = args.text if args.action == "write" else (current + ("\n" if current else "") + args.text)
+        atomic_write(path, new)
+        return f"scratchpad: {len(new)} chars"

@@ -1,0 +1,77 @@
+"""exec: run a shell command in the workspace (or a root) with a timeout and an output cap.
+
+Permission: a command whose text starts with an entry of ``tools.exec_allow`` (e.g. ``"git status"``,
+``"ls"``) runs without asking. Otherwise an interactive chat asks the user (``ctx.confirm``); without
+a way to ask (piped chat, daemon, sub-agent) the command is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+
+from pydantic import Field
+
+from nanobot.errors import ToolError
+from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.paths import resolve_in_roots
+
+MAX_OUTPUT_CHARS = 20_000
+
+
+class ExecArgs(ToolArgs):
+    command: str = Field(description="shell command line", min_length=1, max_length=1000)
+    cwd: str = Field(".", description="working directory, relative to the workspace", max_length=200)
+
+
+def allowed(command: str, allow: list[str]) -> bool:
+    """True when ``command`` starts with an allow-listed command (whole words, no chaining).
+
+    >>> allowed("git status -s", ["git status"]), allowed("git status; rm -rf x", ["git status"])
+    (True, False)
+    """
+    if any(ch in command for ch in ";&|`$<>\n"):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return any(words[: len(a.split())] == a.split() for a in allow if a.strip())
+
+
+class Exec(Tool):
+    name = "exec"
+    description = "Run a shell command in the workspace."
+    Args = ExecArgs
+
+    def run(self, args: ExecArgs, ctx: ToolContext) -> str:
+        cwd = resolve_in_roots(args.cwd, ctx)
+        if not cwd.is_dir():
+            raise ToolError(f"cwd '{args.cwd}' is not a directory")
+        if not allowed(args.command, ctx.settings.tools.exec_allow):
+            if ctx.confirm is None:
+                raise ToolError(f"exec refused: '{args.command}' is not in tools.exec_allow and "
+                                "this session cannot ask the user; add it to exec_allow in config.toml")
+            if not ctx.confirm(f"Run `{args.command}` in {cwd}?"):
+                raise ToolError(f"the user declined to run '{args.command}'")
+        return run_command(args.command, cwd, ctx.settings.tools.exec_timeout)
+
+
+def run_command(command: str, cwd, timeout: float) -> str:
+    """Run ``command`` with a shell; kill its whole process group on timeout."""
+    proc = subprocess.Popen(command, shell=True, cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            start_new_session=True, env=os.environ | {"GIT_TERMINAL_PROMPT": "0"})
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        text = out.decode("utf-8", "replace")[:MAX_OUTPUT_CHARS]
+        raise ToolError(f"'{command}' timed out after {timeout:g}s (tools.exec_timeout); output so far:\n{text}") from None
+    text = out.decode("utf-8", "replace")
+    if len(text) > MAX_OUTPUT_CHARS:
+        text = text[:MAX_OUTPUT_CHARS] + f"\n[output cut at {MAX_OUTPUT_CHARS} chars]"
+    return f"exit {proc.returncode}\n{text}".rstrip()

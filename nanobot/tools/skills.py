@@ -1,0 +1,51 @@
+"""skill_manager: markdown skills in ``workspace/skills/``, listed by name, loaded on demand.
+
+A skill is ``skills/NAME.md`` or ``skills/NAME/SKILL.md``. Only names are listed (like tool names in
+the prompt); the text enters the context when the model loads one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from nanobot.errors import ToolError
+from nanobot.tools.base import Tool, ToolArgs, ToolContext
+
+
+def find_skills(workspace: Path) -> dict[str, Path]:
+    root = workspace / "skills"
+    found: dict[str, Path] = {}
+    if not root.is_dir():
+        return found
+    for p in sorted(root.glob("*.md")):
+        found[p.stem] = p
+    for p in sorted(root.glob("*/SKILL.md")):
+        found.setdefault(p.parent.name, p)
+    return found
+
+
+class SkillArgs(ToolArgs):
+    action: Literal["list", "load"] = Field(description="list skill names, or load one")
+    name: str = Field("", description="skill name (load)", max_length=100)
+
+
+class SkillManager(Tool):
+    name = "skill_manager"
+    description = "List skills, or load one skill's instructions."
+    Args = SkillArgs
+
+    def run(self, args: SkillArgs, ctx: ToolContext) -> str:
+        skills = find_skills(ctx.workspace)
+        if args.action == "list":
+            return ", ".join(skills) if skills else "no skills (add markdown files to workspace/skills/)"
+        name = args.name.strip().removesuffix(".md")
+        if name not in skills:
+            known = ", ".join(skills) or "none"
+            raise ToolError(f"no skill '{args.name}'; known skills: {known}")
+        try:
+            return skills[name].read_text(encoding="utf-8").strip() or f"skill {name} is empty"
+        except (OSError, UnicodeDecodeError) as e:
+            raise ToolError(f"cannot read skill {name}: {e}") from None

@@ -1,0 +1,73 @@
+"""task_board: a persistent to-do list (tasks with a status) in the workspace database."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from pydantic import Field
+
+from nanobot.db import connect
+from nanobot.errors import ToolError
+from nanobot.tools.base import Tool, ToolArgs, ToolContext
+
+Status = Literal["todo", "doing", "done"]
+
+SCHEMA = """CREATE TABLE IF NOT EXISTS tool_tasks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'todo',
+    created REAL NOT NULL, updated REAL NOT NULL)"""
+
+
+def open_db(ctx: ToolContext):
+    conn = connect(ctx.workspace / "nanobot.db", vec=False)
+    conn.execute(SCHEMA)
+    return conn
+
+
+class TaskArgs(ToolArgs):
+    action: Literal["add", "list", "update", "remove"] = Field(description="what to do")
+    title: str = Field("", description="task text (add)", max_length=300)
+    id: int = Field(0, ge=0, description="task id (update, remove)")
+    status: Status = Field("todo", description="new status (update)")
+
+
+class TaskBoard(Tool):
+    name = "task_board"
+    description = "Add, list, update or remove tasks (todo/doing/done)."
+    Args = TaskArgs
+
+    def run(self, args: TaskArgs, ctx: ToolContext) -> str:
+        conn = open_db(ctx)
+        try:
+            with conn:
+                return getattr(self, f"_{args.action}")(conn, args)
+        finally:
+            conn.close()
+
+    def _add(self, conn, args: TaskArgs) -> str:
+        if not args.title.strip():
+            raise ToolError("task_board add needs a title")
+        now = time.time()
+        cur = conn.execute("INSERT INTO tool_tasks (title, status, created, updated) VALUES (?, ?, ?, ?)",
+                           (args.title.strip(), args.status, now, now))
+        return f"added task #{cur.lastrowid}: {args.title.strip()} [{args.status}]"
+
+    def _list(self, conn, args: TaskArgs) -> str:
+        rows = conn.execute("SELECT id, title, status FROM tool_tasks ORDER BY "
+                            "CASE status WHEN 'doing' THEN 0 WHEN 'todo' THEN 1 ELSE 2 END, id").fetchall()
+        if not rows:
+            return "no tasks"
+        return "\n".join(f"#{i} [{s}] {t}" for i, t, s in rows)
+
+    def _update(self, conn, args: TaskArgs) -> str:
+        title = args.title.strip()
+        cur = conn.execute("UPDATE tool_tasks SET status = ?, title = COALESCE(NULLIF(?, ''), title), "
+                           "updated = ? WHERE id = ?", (args.status, title, time.time(), args.id))
+        if cur.rowcount == 0:
+            raise ToolError(f"no task #{args.id}; task_board list shows the ids")
+        return f"task #{args.id} is now [{args.status}]"
+
+    def _remove(self, conn, args: TaskArgs) -> str:
+        if conn.execute("DELETE FROM tool_tasks WHERE id = ?", (args.id,)).rowcount == 0:
+            raise ToolError(f"no task #{args.id}; task_board list shows the ids")
+        return f"removed task #{args.id}"
