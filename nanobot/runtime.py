@@ -28,6 +28,10 @@ def build_agent(settings: Settings, backend, *, interactive: bool = False) -> Ag
 
 def attach_features(agent: Agent) -> None:
     """Attach tools, memory retrieval and the observer (as each feature lands)."""
+    if agent.settings.tools.enabled != []:  # tool index + constrained tool calls (nanobot.tools)
+        from nanobot.tools.runner import attach_tools
+
+        attach_tools(agent)
 
 
 def open_agent(home: Path | None = None, model: str | None = None, *, interactive: bool = False,

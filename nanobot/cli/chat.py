@@ -31,6 +31,16 @@ class ChatUI:
         self.verbose = verbose
         self.out = Console(highlight=False, soft_wrap=True)
         self.err = Console(stderr=True, highlight=False, soft_wrap=True)
+        if interactive:  # tools that need permission (exec) ask here; piped chat cannot ask
+            agent.confirm = self.confirm
+
+    def confirm(self, question: str) -> bool:
+        """A y/N question on the terminal (default no)."""
+        try:
+            answer = input(f"{question} [y/N] ")
+        except (EOFError, KeyboardInterrupt):
+            return False
+        return answer.strip().lower() in ("y", "yes")
 
     # -- input -------------------------------------------------------------------------------
     def lines(self) -> Iterator[str]:

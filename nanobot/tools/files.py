@@ -35,8 +35,8 @@ def _read_text(path: Path, raw: str) -> str:
 
 class ReadArgs(ToolArgs):
     path: str = Field(description="file path, relative to the workspace", max_length=200)
-    start: int = Field(1, ge=1, le=1_000_000, description="first line (1-based)")
-    lines: int = Field(100, ge=1, le=MAX_READ_LINES, description="how many lines")
+    start: int = Field(1, ge=1, description="first line (1-based)")
+    lines: int = Field(100, ge=1, description=f"how many lines (at most {MAX_READ_LINES})")
 
 
 class ReadFile(Tool):
@@ -52,7 +52,7 @@ class ReadFile(Tool):
             return f"{args.path}: empty file"
         if args.start > total:
             raise ToolError(f"start={args.start} is past the end of '{args.path}' ({total} lines)")
-        end = min(total, args.start + args.lines - 1)
+        end = min(total, args.start + min(args.lines, MAX_READ_LINES) - 1)
         body = "\n".join(all_lines[args.start - 1:end])
         head = f"{args.path} lines {args.start}-{end} of {total}"
         more = f"\n[more: read_file start={end + 1}]" if end < total else ""

@@ -111,6 +111,10 @@ def _value(prop: dict, name: str, rules: dict, defs: dict) -> str:
         alts = [_value(p, f"{name}{i}", rules, defs) for i, p in enumerate(prop["anyOf"])]
         return "(" + " | ".join(alts) + ")"
     kind = prop.get("type", "string")
+    if kind == "string" and ("maxLength" in prop or "minLength" in prop):
+        return _bounded_string(prop, name, rules)
+    if kind == "integer" and ("minimum" in prop or "maximum" in prop):
+        return _bounded_integer(prop, name, rules)
     if kind in ("string", "integer", "number", "boolean", "null"):
         return kind
     if kind == "array":
@@ -122,8 +126,55 @@ def _value(prop: dict, name: str, rules: dict, defs: dict) -> str:
     raise ToolError(f"unsupported JSON schema type {kind!r} in a tool's arguments")
 
 
+def _bounded_string(prop: dict, name: str, rules: dict) -> str:
+    """``char{min,max}``: llama.cpp expands the repetition itself (no nested-rule blow-up here)."""
+    lo = int(prop.get("minLength", 0))
+    hi = prop.get("maxLength")
+    reps = f"{{{lo},{int(hi)}}}" if hi is not None else f"{{{lo},}}"
+    rules[name] = f'"\\"" char{reps} "\\"" space'
+    return name
+
+
+def _bounded_integer(prop: dict, name: str, rules: dict) -> str:
+    """Small ranges are enumerated exactly; large ones keep the sign/leading-digit rule."""
+    lo, hi = prop.get("minimum"), prop.get("maximum")
+    if lo is not None and hi is not None and hi - lo <= 64:
+        rules[name] = "(" + " | ".join(literal(str(v)) for v in range(int(lo), int(hi) + 1)) + ") space"
+    elif lo is not None and lo >= 1:
+        rules[name] = "[1-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? space"
+    elif lo is not None and lo >= 0:
+        rules[name] = "([0-9] | [1-9] [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]?) space"
+    else:
+        return "integer"
+    return name
+
+
 def _rule_name(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9-]", "-", text)
+
+
+def signature(name: str, schema: dict[str, Any], descriptions: bool = True) -> str:
+    """A one-line, token-cheap rendering of a tool's arguments for the model.
+
+    >>> signature("read_file", {"properties": {"path": {"type": "string", "description": "file"},
+    ...     "start": {"type": "integer", "default": 1}}, "required": ["path"]})
+    'read_file(path: string (file), start?: integer = 1)'
+    """
+    parts = []
+    required = set(schema.get("required", []))
+    for key, prop in schema.get("properties", {}).items():
+        kind = prop.get("type") or "value"
+        if "enum" in prop:
+            kind = "|".join(json.dumps(v) for v in prop["enum"])
+        elif "const" in prop:
+            kind = json.dumps(prop["const"])
+        text = f"{key}{'' if key in required else '?'}: {kind}"
+        if "default" in prop and prop["default"] not in ("", None):
+            text += f" = {json.dumps(prop['default'])}"
+        if descriptions and prop.get("description"):
+            text += f" ({prop['description']})"
+        parts.append(text)
+    return f"{name}({', '.join(parts)})"
 
 
 def compact_schema(schema: dict[str, Any]) -> str:

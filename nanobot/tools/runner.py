@@ -7,7 +7,8 @@ One step, on the prompt the agent built (system + history + user message):
 2. ``reply``: the answer is streamed from the *same* prompt without the prefill, so llama.cpp reuses
    the whole prompt from its KV cache (only the last token is replayed).
 3. ``call NAME``: the tool's schema enters the context for this call only (in the assistant prefill),
-   the arguments are generated under a grammar built from that schema, then validated by pydantic.
+   as a one-line signature; the arguments are generated under a grammar built from the JSON schema,
+   then validated by pydantic.
    A parse/validation error goes back as a short tool message and the arguments are retried
    (``tools.max_retries``); an execution error goes back as the tool's result. Results are cut to
    ``tools.output_tokens`` with a note. Then the next step decides again (``tools.max_steps``).
@@ -30,7 +31,13 @@ from nanobot.config import Settings
 from nanobot.errors import NanobotError, ToolError
 from nanobot.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.base import Tool, ToolContext
-from nanobot.tools.grammar import args_grammar, compact_schema, decision_grammar, parse_decision
+from nanobot.tools.grammar import (
+    args_grammar,
+    compact_schema,
+    decision_grammar,
+    parse_decision,
+    signature,
+)
 from nanobot.tools.registry import enabled_tools
 from nanobot.tools.truncate import truncate
 
@@ -116,8 +123,7 @@ class ToolRunner:
 
     def arguments(self, agent: Any, msgs: list[Message], tool: Tool) -> tuple[str, Any, str]:
         """(raw JSON, validated args or None, error message)."""
-        prefill = (f"{DECISION_PREFILL}call {tool.name}\n"
-                   f"Arguments ({tool.description} JSON schema: {compact_schema(tool.parameters())}):\n")
+        prefill = args_prefill(tool)
         gen_max = min(ARGS_TOKENS, self.settings.chat.max_tokens)
         raw = self._generate(agent, msgs, self.grammar(tool), prefill, gen_max, "args", tool.name).strip()
         return (raw, *validate(tool, raw, agent.model.last.finish_reason == "length"))
@@ -161,6 +167,13 @@ class ToolRunner:
             agent.transcript.append("tool", text, kind=kind, name=name, **meta)
 
 
+def args_prefill(tool: Tool) -> str:
+    """The assistant text the arguments are generated after: the decision, then the schema as a
+    one-line signature (cheaper than JSON schema, and a 135M model copies fewer descriptions)."""
+    return (f"{DECISION_PREFILL}call {tool.name}\n{tool.description} "
+            f"{signature(tool.name, tool.parameters())}\nArguments: ")
+
+
 def validate(tool: Tool, raw: str, cut: bool = False) -> tuple[BaseModel | None, str]:
     """Parse and validate ``raw`` against ``tool.Args``: (args, "") or (None, short error)."""
     try:
@@ -178,3 +191,14 @@ def validate(tool: Tool, raw: str, cut: bool = False) -> tuple[BaseModel | None,
         return None, f"arguments for {tool.name} are invalid: " + "; ".join(parts)
     except ToolError as e:
         return None, str(e)
+
+
+def attach_tools(agent: Any) -> ToolRunner:
+    """Give ``agent`` a ToolRunner over the enabled tools, and fire due cron entries per turn."""
+    from nanobot.tools.cron import CronHook, notices
+
+    runner = ToolRunner(agent.settings)
+    runner.pre_turn.append(lambda a: notices(a.settings))
+    agent.tool_runner = runner
+    agent.hooks.append(CronHook())
+    return runner

@@ -1,6 +1,6 @@
 """skill_manager: markdown skills in ``workspace/skills/``, listed by name, loaded on demand.
 
-A skill is ``skills/NAME.md`` or ``skills/NAME/SKILL.md``. Only names are listed (like tool names in
+A skill is ``skills/NAME.md`` or ``skills/NAME/SKILL.md`` (``README.md`` is not a skill). Only names are listed (like tool names in
 the prompt); the text enters the context when the model loads one.
 """
 
@@ -21,7 +21,8 @@ def find_skills(workspace: Path) -> dict[str, Path]:
     if not root.is_dir():
         return found
     for p in sorted(root.glob("*.md")):
-        found[p.stem] = p
+        if p.stem.upper() != "README":  # the folder's own explanation is not a skill
+            found[p.stem] = p
     for p in sorted(root.glob("*/SKILL.md")):
         found.setdefault(p.parent.name, p)
     return found

@@ -1,0 +1,72 @@
+"""exec against a real git repository: allow-list, asking, refusing, timeout, output."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from nanobot.config import load_settings
+from nanobot.errors import ToolError
+from nanobot.tools.base import ToolContext
+from nanobot.tools.shell import Exec, allowed
+
+
+@pytest.fixture
+def repo_ctx(home):
+    def make(**tools):
+        settings = load_settings(home, tools=tools)
+        repo = settings.workspace / "proj"
+        repo.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        (repo / "hello.py").write_text("print('hi')\n")
+        return ToolContext(settings=settings)
+    return make
+
+
+def test_allow_listed_git_status_runs_in_the_repo(repo_ctx):
+    ctx = repo_ctx(exec_allow=["git status"])
+    out = Exec().run(Exec.Args(command="git status --short", cwd="proj"), ctx)
+    assert out.startswith("exit 0") and "?? hello.py" in out
+
+
+def test_not_interactive_and_not_allowed_is_refused(repo_ctx):
+    ctx = repo_ctx(exec_allow=["git status"])
+    with pytest.raises(ToolError, match="not in tools.exec_allow"):
+        Exec().run(Exec.Args(command="touch made.txt", cwd="proj"), ctx)
+    with pytest.raises(ToolError, match="not in tools.exec_allow"):
+        Exec().run(Exec.Args(command="git status; touch made.txt", cwd="proj"), ctx)
+    assert not (ctx.workspace / "proj" / "made.txt").exists()
+
+
+def test_interactive_asks_and_respects_the_answer(repo_ctx):
+    asked: list[str] = []
+    ctx = repo_ctx()
+    ctx.confirm = lambda q: asked.append(q) or False
+    with pytest.raises(ToolError, match="declined"):
+        Exec().run(Exec.Args(command="touch made.txt", cwd="proj"), ctx)
+    assert not (ctx.workspace / "proj" / "made.txt").exists()
+    ctx.confirm = lambda q: asked.append(q) or True
+    out = Exec().run(Exec.Args(command="git add hello.py && git status --short", cwd="proj"), ctx)
+    assert "A  hello.py" in out
+    assert len(asked) == 2 and "touch made.txt" in asked[0]
+
+
+def test_timeout_and_exit_code(repo_ctx):
+    ctx = repo_ctx(exec_allow=["sleep", "ls"], exec_timeout=0.5)
+    with pytest.raises(ToolError, match="timed out after 0.5s"):
+        Exec().run(Exec.Args(command="sleep 5"), ctx)
+    assert Exec().run(Exec.Args(command="ls no-such-file"), ctx).startswith("exit 2")
+
+
+def test_cwd_is_confined(repo_ctx):
+    ctx = repo_ctx(exec_allow=["ls"])
+    with pytest.raises(ToolError, match="outside"):
+        Exec().run(Exec.Args(command="ls", cwd="/"), ctx)
+
+
+def test_allow_list_matching():
+    assert allowed("ls -la", ["ls"])
+    assert not allowed("lsof", ["ls"])
+    assert not allowed("ls && rm -rf x", ["ls"])
+    assert not allowed("git push", ["git status"])
