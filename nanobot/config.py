@@ -125,6 +125,12 @@ class ObserverSettings(_Strict):
     threshold: float = Field(0.8, gt=0.0, le=1.0)  # fraction of n_ctx that triggers observation
     project_dirs: list[Path] = Field(default_factory=list)  # extra git repos to watch
     git_timeout: float = Field(2.0, gt=0)
+    max_tokens: int = Field(256, ge=32)  # bound on the observation the model writes (runs at exit)
+    recover_max: int = Field(2, ge=0)  # past sessions without an observation to observe per session end
+    reflect_on_start: bool = True  # reflect in the background at start-up when due
+    reflect_every_h: float = Field(6.0, ge=0)  # "due": unreflected observations and last run this old
+    merge_similarity: float = Field(0.85, gt=0.0, le=1.0)  # a new fact this close to a line merges
+    context_max_age_h: float = Field(24.0, gt=0)  # older CONTEXT.md is refreshed from observations
 
 
 class KVCacheSettings(_Strict):

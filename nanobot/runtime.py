@@ -32,6 +32,10 @@ def attach_features(agent: Agent) -> None:
         from nanobot.tools.runner import attach_tools
 
         attach_tools(agent)
+    if agent.settings.observer.enabled:  # observer, CONTEXT.md, time, external (nanobot.observer)
+        from nanobot.observer.hooks import attach_observer
+
+        attach_observer(agent)
 
 
 def open_agent(home: Path | None = None, model: str | None = None, *, interactive: bool = False,

@@ -1,0 +1,61 @@
+"""``nanobot reflect``: observe sessions that have no observation, then fold observations into MEMORY.md."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import typer
+from rich.console import Console
+
+from nanobot.config import load_settings
+from nanobot.observer.observer import find_pending, observe_transcript
+from nanobot.observer.reflector import reflect, refresh_context
+from nanobot.runtime import load_model
+from nanobot.workspace import init_workspace
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("reflect")
+    def reflect_cmd(
+        dry_run: bool = typer.Option(False, "--dry-run", help="Show the MEMORY.md diff; write nothing."),
+        observe: bool = typer.Option(True, "--observe/--no-observe", help="First observe past sessions that have no observation (loads the chat model)."),
+        model: str = typer.Option(None, "--model", "-m", help="Model for those observations."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    ) -> None:
+        """Crystallize new observations into MEMORY.md (near-duplicates merged, your lines kept)."""
+        settings = load_settings()
+        init_workspace(settings.workspace)
+        now = datetime.now().astimezone()
+        observed: list[str] = []
+        pending = find_pending(settings) if observe and not dry_run else []
+        if pending:
+            backend = load_model(settings, model)
+            for path in pending:
+                observed.append(str(observe_transcript(settings, backend, path, now).path))
+        context_note = "" if dry_run else refresh_context(settings, now)
+        report = reflect(settings, now=now, dry_run=dry_run)
+        if as_json:
+            data = report.model_dump(mode="json") | {"observed": observed, "context": context_note}
+            typer.echo(json.dumps(data, indent=2))
+            return
+        out = Console(highlight=False, soft_wrap=True)
+        for path in observed:
+            out.print(f"observed an earlier session: {path}", markup=False)
+        if context_note:
+            out.print(context_note, markup=False)
+        if not report.observations:
+            out.print("nothing new to reflect: every observation is already in MEMORY.md")
+            return
+        verb = "would add" if dry_run else "added"
+        out.print(f"reflected {len(report.observations)} observation(s): {len(report.added)} fact(s) {verb}, "
+                  f"{len(report.merged)} merged with existing lines"
+                  + (f" ({report.similarity} similarity)" if report.similarity else ""), markup=False)
+        for fact in report.added:
+            out.print(f"  + {fact}", markup=False)
+        for pair in report.merged:
+            out.print(f"  = {pair}", markup=False)
+        if dry_run and report.diff:
+            out.print(report.diff, markup=False)
+        elif report.backup:
+            out.print(f"previous MEMORY.md kept in {report.backup} (unified diff beside it)", markup=False)

@@ -1,0 +1,147 @@
+"""External change detection: what changed in the workspace and project dirs while nanobot was away.
+
+For each directory: ``git status --porcelain`` counts and commits in the last 12 hours (when it is a
+git work tree and git is installed; otherwise silently skipped), and the files modified since the last
+session that nanobot did not write itself. Every git call has a timeout and the file walk has a
+deadline and a file cap, so a huge repository cannot stall start-up.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+             ".mypy_cache", ".pytest_cache", ".ruff_cache", "observations"}
+SKIP_SUFFIXES = (".tmp", ".db", ".sqlite", ".sqlite3", "-wal", "-shm", ".pyc")
+
+
+class DirChanges(BaseModel):
+    path: Path
+    git: bool = False
+    modified: int = 0  # tracked files changed (staged or not)
+    untracked: int = 0
+    commits_12h: int = 0
+    changed_files: list[str] = Field(default_factory=list)  # modified since the last session
+    partial: bool = False  # a timeout or the file cap cut the check short
+
+    def line(self, label: str) -> str:
+        """One line for CONTEXT.md's External section, or '' when nothing changed."""
+        bits = []
+        if self.modified or self.untracked:
+            bits.append(f"git: {self.modified} modified, {self.untracked} untracked")
+        if self.commits_12h:
+            bits.append(f"{self.commits_12h} commit{'s' * (self.commits_12h != 1)} in the last 12 h")
+        if self.changed_files:
+            names = ", ".join(self.changed_files[:3]) + (" …" if len(self.changed_files) > 3 else "")
+            bits.append(f"{len(self.changed_files)} file(s) changed since the last session ({names})")
+        if not bits:
+            return ""
+        return f"{label}: " + "; ".join(bits) + (" (partial)" if self.partial else "")
+
+
+def git_changes(path: Path, now: datetime, timeout: float) -> DirChanges:
+    """Porcelain counts and 12-hour commit count; ``git=False`` when not a repo or no git."""
+    out = DirChanges(path=path)
+    if shutil.which("git") is None or not path.is_dir():
+        return out
+    status = _git(path, timeout, "status", "--porcelain", "--untracked-files=all", "--", ".")
+    if status is None:
+        return out
+    out.git = True
+    if status is _TIMEOUT:
+        out.partial = True
+        return out
+    for line in status.splitlines():
+        if line.startswith("??"):
+            out.untracked += 1
+        elif line.strip():
+            out.modified += 1
+    since = (now - timedelta(hours=12)).isoformat(timespec="seconds")
+    log = _git(path, timeout, "log", f"--since={since}", "--format=%H", "--", ".")
+    if log is _TIMEOUT:
+        out.partial = True
+    elif log:
+        out.commits_12h = len(log.split())
+    return out
+
+
+def changed_since(root: Path, since: datetime, *, ignore: dict[str, int] | None = None,
+                  deadline_s: float = 1.0, max_files: int = 5000) -> tuple[list[str], bool]:
+    """Files under ``root`` modified after ``since`` (relative paths, newest first), skipping VCS
+    and cache folders, dot-folders and ``ignore`` (relative path -> the mtime_ns nanobot wrote it
+    with: such a file counts only if changed again after that). Returns (files, partial)."""
+    ignore = ignore or {}
+    cutoff = since.timestamp()
+    stop = time.monotonic() + deadline_s
+    found: list[tuple[float, str]] = []
+    seen = 0
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > max_files or time.monotonic() > stop:
+                return _newest(found), True
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
+                    stack.append(Path(entry.path))
+                continue
+            if entry.name.startswith(".") or entry.name.endswith(SKIP_SUFFIXES):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            rel = os.path.relpath(entry.path, root)
+            if st.st_mtime > cutoff and ignore.get(rel) != st.st_mtime_ns:
+                found.append((st.st_mtime, rel))
+    return _newest(found), False
+
+
+def detect(dirs: list[tuple[str, Path]], now: datetime, last_session: datetime | None, *,
+           timeout: float, ignore: dict[str, int] | None = None) -> list[str]:
+    """External-section lines for each (label, dir); nothing for dirs with no changes."""
+    lines = []
+    for label, path in dirs:
+        if not path.is_dir():
+            continue
+        changes = git_changes(path, now, timeout)
+        if last_session is not None:
+            files, partial = changed_since(path, last_session, deadline_s=timeout,
+                                           ignore=ignore if label == "workspace" else None)
+            changes.changed_files, changes.partial = files, changes.partial or partial
+        line = changes.line(label)
+        if line:
+            lines.append(line)
+    return lines
+
+
+_TIMEOUT = object()
+
+
+def _git(path: Path, timeout: float, *args: str):
+    """stdout of a git command, None when it fails (not a repo), _TIMEOUT when it ran too long."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    try:
+        proc = subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True,
+                              timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return _TIMEOUT
+    except OSError:
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _newest(found: list[tuple[float, str]]) -> list[str]:
+    return [rel for _, rel in sorted(found, reverse=True)]

@@ -1,0 +1,191 @@
+"""The observer attached to an Agent: session start, context pressure, session end, Time and CONTEXT.
+
+Session start (cheap, nothing here loads torch or calls the model): refresh a stale CONTEXT.md from
+observations, note past sessions with no observation, start external change detection in a thread
+(bounded by ``observer.git_timeout``), and start a background reflection when one is due.
+Context pressure (prompt >= ``observer.threshold`` x n_ctx, before trimming): observe once per
+crossing -- it fires when the previous turn's prompt was still under the threshold.
+Session end (/quit, EOF, Ctrl-C, /new): observe the session, then up to ``observer.recover_max``
+past sessions that have none. A failure is reported as a warning; the transcript is never touched.
+
+``time_extra`` and ``context_text`` feed the system prompt; both are computed once per session so
+the prompt, and with it the KV-cache prefix, stays the same for every turn.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from nanobot.backends.base import Message
+from nanobot.events import Notice
+from nanobot.observer import external, reflector
+from nanobot.observer.context import load_context, save_context
+from nanobot.observer.observer import find_pending, observe_live, observe_transcript
+from nanobot.observer.state import ObserverState, load_state, record_written, state_path
+from nanobot.observer.timeaware import recent_spans, time_report
+
+START_WAIT_S = 1.0  # the most the first prompt waits for external change detection
+
+
+class ObserverHook:
+    def __init__(self, settings):
+        self.settings = settings
+        self._external: threading.Thread | None = None
+        self._external_lines: list[str] = []
+        self._reflect: threading.Thread | None = None
+        self._time_text: dict[str, str] = {}
+        self._pending: list[Path] = []
+        self._refresh_on_trim = False
+        self.last_error: str = ""
+
+    # -- session start -----------------------------------------------------------------------
+    def on_session_start(self, agent) -> list[Notice]:
+        notices: list[Notice] = []
+        now, sid = agent.clock(), agent.transcript.id
+        self._refresh_on_trim = False
+        self._guard(notices, "refreshing CONTEXT.md",
+                    lambda: _note(notices, reflector.refresh_context(self.settings, now, agent.model.count_tokens)))
+        self._pending = find_pending(self.settings, exclude=sid)
+        if self._pending:
+            n = len(self._pending)
+            notices.append(Notice(text=f"{n} earlier session(s) have no observation yet; they are observed when this session ends (or run `nanobot reflect`)"))
+        self._start_external(agent)
+        if self.settings.observer.reflect_on_start and reflector.reflection_due(self.settings, now):
+            self._reflect = threading.Thread(target=self._reflect_quietly, args=(now,),
+                                             name="nanobot-reflect", daemon=True)
+            self._reflect.start()
+            notices.append(Notice(text="reflecting new observations into MEMORY.md in the background"))
+        return notices
+
+    def _start_external(self, agent) -> None:
+        obs = self.settings.observer
+        spans = recent_spans(self.settings.sessions_dir, exclude=agent.transcript.id)
+        last_end = max((s.end for s in spans), default=None)
+        dirs = [("workspace", self.settings.workspace)]
+        dirs += [(_label(p), p.expanduser()) for p in obs.project_dirs]
+        ignore = load_state(state_path(self.settings.home, "observer"), ObserverState).written
+        now = agent.clock()
+        self._external_lines = []
+
+        def run() -> None:
+            lines = external.detect(dirs, now, last_end, timeout=obs.git_timeout, ignore=ignore)
+            self._external_lines = lines
+            path = self.settings.workspace / "CONTEXT.md"
+            doc = load_context(path)
+            if doc.external != lines:
+                doc.external = lines
+                save_context(path, doc, self.settings.prompt.context)
+                record_written(self.settings.home, self.settings.workspace, path)
+
+        self._external = threading.Thread(target=self._quietly(run), name="nanobot-external", daemon=True)
+        self._external.start()
+
+    def _reflect_quietly(self, now) -> None:
+        self._quietly(lambda: reflector.reflect(self.settings, now=now))()
+
+    def _quietly(self, fn: Callable[[], object]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                fn()
+            except Exception as e:  # a background helper must never take the session down
+                self.last_error = f"{type(e).__name__}: {e}"
+        return run
+
+    # -- prompt ------------------------------------------------------------------------------
+    def time_extra(self, agent) -> str:
+        sid = agent.transcript.id if agent.transcript else ""
+        if sid not in self._time_text:
+            if self._external is not None:
+                self._external.join(min(self.settings.observer.git_timeout, START_WAIT_S))
+            report = time_report(self.settings.sessions_dir, agent.started, exclude=sid)
+            lines = [report.lines()]
+            if self._external_lines:
+                lines.append("Changed outside: " + "; ".join(self._external_lines))
+            self._time_text = {sid: "\n".join(lines)}
+        return self._time_text[sid]
+
+    def context_text(self, agent) -> str:
+        doc = load_context(agent.workspace / "CONTEXT.md")
+        doc.external = []  # shown in the volatile Time section instead (it changes every session)
+        doc.fit(self.settings.prompt.context, agent.model.count_tokens)
+        return doc.prompt_text()
+
+    # -- context pressure --------------------------------------------------------------------
+    def on_context_pressure(self, agent, used: int) -> list[Notice]:
+        limit = self.settings.observer.threshold * agent.model.n_ctx
+        budget = agent.model.n_ctx - self.settings.chat.max_tokens
+        if not self._crossing(agent, limit):
+            if self._refresh_on_trim and used > budget:  # trimming rebuilds the cache anyway
+                agent.refresh_prompt()
+                self._refresh_on_trim = False
+            return []
+        notices: list[Notice] = []
+        pct = round(100 * used / agent.model.n_ctx)
+        out = self._guard(notices, "writing the observation", lambda: observe_live(agent, "pressure"))
+        if out is not None:
+            self._refresh_on_trim = True
+            notices.append(Notice(text=f"context at {pct}% of n_ctx: observation written to {_rel(out.path, agent.workspace)}"))
+        return notices
+
+    @staticmethod
+    def _crossing(agent, limit: float) -> bool:
+        """True when the previous turn's prompt (system + history before its reply) was under it."""
+        hist = agent.history
+        if len(hist) < 2:
+            return True
+        prev = [Message(role="system", content=agent.system_prompt().text), *hist[:-1]]
+        return agent.model.prompt_tokens(prev) < limit
+
+    # -- session end -------------------------------------------------------------------------
+    def on_session_end(self, agent, reason: str) -> list[Notice]:
+        notices: list[Notice] = []
+        for t in (self._external, self._reflect):
+            if t is not None:
+                t.join(30)
+        if agent.user_turns:
+            out = self._guard(notices, "writing the observation", lambda: observe_live(agent, reason))
+            if out is not None:
+                gen = "" if out.part.generator == "model" else " (fallback: the model's draft was unusable)"
+                notices.append(Notice(text=f"observation written to {_rel(out.path, agent.workspace)}{gen}"))
+        for path in self._pending[: self.settings.observer.recover_max]:
+            out = self._guard(notices, f"observing {path.name}",
+                              lambda p=path: observe_transcript(self.settings, agent.model, p, agent.clock()))
+            if out is not None:
+                notices.append(Notice(text=f"observed earlier session {path.stem}"))
+        self._pending = []
+        return notices
+
+    def _guard(self, notices: list[Notice], what: str, fn: Callable):
+        """Run ``fn``; a failure becomes a warning (the transcript is intact, nothing is lost)."""
+        try:
+            return fn()
+        except Exception as e:  # the observer must never take the session (or its exit) down
+            self.last_error = f"{type(e).__name__}: {e}"
+            notices.append(Notice(level="warning", text=f"observer: {what} failed ({self.last_error}); the transcript is kept and the next start will retry"))
+            return None
+
+
+def _label(path: Path) -> str:
+    return str(path).replace(str(Path.home()), "~", 1)
+
+
+def _rel(path: Path, workspace: Path) -> str:
+    try:
+        return str(path.relative_to(workspace))
+    except ValueError:
+        return str(path)
+
+
+def _note(notices: list[Notice], text: str) -> None:
+    if text:
+        notices.append(Notice(text=text))
+
+
+def attach_observer(agent) -> ObserverHook:
+    hook = ObserverHook(agent.settings)
+    agent.hooks.append(hook)
+    agent.time_extra = hook.time_extra
+    agent.context_text = hook.context_text
+    return hook

@@ -1,0 +1,153 @@
+"""An observation: what happened in a session, its decisions and open items, as a file.
+
+``ObservationDraft`` is what the model fills in under a JSON-schema grammar (the schema is the
+pydantic model's, compiled to GBNF with every string bounded so the output is short and always
+closes). ``Observation`` is the file ``observations/<session id>.md``: a small frontmatter, then one
+part per trigger (context pressure, session end), newest last. ``render``/``parse`` round-trip.
+
+>>> d = ObservationDraft(summary="Chose csv+serde.", decisions=["use serde"])
+>>> obs = Observation(session="20260101-100000-abcd", parts=[ObservationPart.of(d, "quit", 4)])
+>>> Observation.parse(obs.render()).parts[0].decisions
+['use serde']
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+MAX_ITEMS = 3
+MAX_CHARS = 120  # per string in the grammar
+LISTS = {"decisions": "Decisions", "open_items": "Open items", "facts": "Facts"}
+SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task"}
+
+
+class ObservationDraft(BaseModel):
+    """What the model writes (the JSON schema of this model is the grammar)."""
+
+    summary: str = ""
+    focus: str = ""
+    task: str = ""
+    decisions: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
+    open_items: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
+    facts: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
+
+    def cleaned(self) -> ObservationDraft:
+        """Strip list numbering, drop empties and repeats (small models repeat themselves)."""
+        seen: set[str] = set()
+
+        def keep(item: str) -> str:
+            item = re.sub(r"^\s*(\d+[.)]|[-*•])\s*", "", " ".join(item.split())).strip()
+            key = item.lower().rstrip(".")
+            if not item or key in seen:
+                return ""
+            seen.add(key)
+            return item
+
+        out = {k: keep(getattr(self, k)) for k in SCALARS}
+        for k in LISTS:
+            out[k] = [x for x in (keep(i) for i in getattr(self, k)) if x]
+        return ObservationDraft(**out)
+
+
+class ObservationPart(ObservationDraft):
+    at: datetime
+    trigger: str  # "pressure" | "quit" | "eof" | "interrupt" | "new" | "recovered"
+    turns: int = 0
+    generator: Literal["model", "fallback"] = "model"
+
+    @classmethod
+    def of(cls, draft: ObservationDraft, trigger: str, turns: int, *,
+           at: datetime | None = None, generator: str = "model") -> ObservationPart:
+        return cls(**draft.model_dump(), trigger=trigger, turns=turns, generator=generator,
+                   at=(at or datetime.now().astimezone()).replace(microsecond=0))
+
+
+class Observation(BaseModel):
+    session: str
+    started: datetime | None = None
+    parts: list[ObservationPart] = Field(default_factory=list)
+
+    def render(self) -> str:
+        head = ["---", f"session: {self.session}"]
+        if self.started:
+            head.append(f"started: {self.started.isoformat()}")
+        head += [f"parts: {len(self.parts)}", "---", f"# Observation of session {self.session}"]
+        body = [_render_part(i, p) for i, p in enumerate(self.parts, start=1)]
+        return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"
+
+    @classmethod
+    def parse(cls, text: str) -> Observation:
+        meta, _, rest = text.partition("\n---\n") if text.startswith("---\n") else ("", "", text)
+        fields = dict(_kv(line) for line in meta.splitlines()[1:] if ":" in line)
+        started = fields.get("started")
+        obs = cls(session=fields.get("session", ""),
+                  started=datetime.fromisoformat(started) if started else None)
+        for chunk in re.split(r"^## Part \d+ · ", rest, flags=re.M)[1:]:
+            part = _parse_part(chunk)
+            if part is not None:
+                obs.parts.append(part)
+        return obs
+
+
+def _kv(line: str) -> tuple[str, str]:
+    k, _, v = line.partition(":")
+    return k.strip(), v.strip()
+
+
+def _render_part(n: int, p: ObservationPart) -> str:
+    lines = [f"## Part {n} · {p.at.isoformat(timespec='seconds')} · {p.trigger} · "
+             f"{p.turns} turns · {p.generator}"]
+    lines += [f"{label}: {getattr(p, k)}" for k, label in SCALARS.items() if getattr(p, k)]
+    for k, label in LISTS.items():
+        items = getattr(p, k)
+        if items:
+            lines += ["", f"### {label}", *[f"- {i}" for i in items]]
+    return "\n".join(lines)
+
+
+def _parse_part(chunk: str) -> ObservationPart | None:
+    head, _, body = chunk.partition("\n")
+    bits = [b.strip() for b in head.split(" · ")]
+    try:
+        at = datetime.fromisoformat(bits[0])
+        turns = int(bits[2].split()[0]) if len(bits) > 2 else 0
+    except (ValueError, IndexError):
+        return None
+    data: dict = {k: [] for k in LISTS}
+    current: str | None = None
+    labels = {v.lower(): k for k, v in LISTS.items()}
+    scalars = {v.lower(): k for k, v in SCALARS.items()}
+    for line in body.splitlines():
+        if line.startswith("### "):
+            current = labels.get(line[4:].strip().lower())
+        elif current and line.lstrip().startswith(("- ", "* ")):
+            data[current].append(line.lstrip()[2:].strip())
+        elif ":" in line and not current:
+            k, v = _kv(line)
+            if k.lower() in scalars:
+                data[scalars[k.lower()]] = v
+    for k in LISTS:
+        data[k] = data[k][:MAX_ITEMS]
+    gen = bits[3] if len(bits) > 3 and bits[3] in ("model", "fallback") else "model"
+    return ObservationPart(at=at, trigger=bits[1] if len(bits) > 1 else "", turns=turns,
+                           generator=gen, **data)
+
+
+@lru_cache(maxsize=1)
+def draft_grammar() -> str:
+    """GBNF for ``ObservationDraft``: llama.cpp's schema converter, strings bounded to MAX_CHARS."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    schema = ObservationDraft.model_json_schema()
+    schema["required"] = list(ObservationDraft.model_fields)  # every key, in this order
+    gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=list(ObservationDraft.model_fields))
+    # maxLength in the schema expands to deeply nested rules that make sampling slow; a bounded
+    # repetition of `char` gives the same bound cheaply.
+    return gbnf.replace('string ::= "\\"" char* "\\"" space',
+                        f'string ::= "\\"" char{{0,{MAX_CHARS}}} "\\"" space')

@@ -1,0 +1,198 @@
+"""The observer: turns a session into an observation file and folds it into CONTEXT.md.
+
+Two sources: a live session (``observe_live``: the agent's own system prompt and history plus one
+instruction, so the KV cache already holds all but the instruction), or a transcript on disk
+(``observe_transcript``: for sessions whose observation never got written). The model fills an
+``ObservationDraft`` under a JSON-schema grammar with a bounded ``max_tokens``; if it fails, or the
+user presses Ctrl-C while it runs, an extractive fallback draft is used. Nothing here touches the
+transcript, so a failure of the model or of a write never loses the session: ``find_pending`` lists
+transcripts with user turns and no observation, and the next session end (or ``nanobot reflect``)
+writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from nanobot.atomic import atomic_write
+from nanobot.backends.base import ChatModel, Message
+from nanobot.config import Settings
+from nanobot.observer.context import ContextDoc, load_context, save_context
+from nanobot.observer.observation import (
+    Observation,
+    ObservationDraft,
+    ObservationPart,
+    draft_grammar,
+)
+from nanobot.observer.state import record_written
+from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
+from nanobot.session import list_transcripts, read_transcript
+from nanobot.workspace import read_text
+
+INSTRUCTION = (
+    "Take notes on our conversation so far as JSON: a one-sentence summary, the topic, the user's "
+    "current task, decisions made, open questions, and facts about the user."
+)
+TRANSCRIPT_SYSTEM = "You write short, factual observations of chat sessions."
+
+
+class Outcome(BaseModel):
+    path: Path
+    part: ObservationPart
+    context_dropped: list[str] = []
+
+
+def observation_path(workspace: Path, session_id: str) -> Path:
+    return workspace / "observations" / f"{session_id}.md"
+
+
+def load_observation(path: Path) -> Observation | None:
+    text = read_text(path)
+    return Observation.parse(text) if text.strip() else None
+
+
+# -- drafting --------------------------------------------------------------------------------
+def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int) -> ObservationDraft | None:
+    """One bounded, grammar-constrained call; None when the output is not a valid draft."""
+    text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
+                                grammar=draft_grammar()))
+    try:
+        return ObservationDraft.model_validate_json(text).cleaned()
+    except ValidationError:
+        return None
+
+
+def fallback_draft(exchanges: list[tuple[str, str]]) -> ObservationDraft:
+    """An extractive draft when the model cannot be used: no invented facts, just what was asked."""
+    asked = [text for role, text in exchanges if role == "user" and text.strip()]
+    if not asked:
+        return ObservationDraft()
+    first, last = _clip(asked[0], 100), _clip(asked[-1], 100)
+    summary = f"{len(asked)} user message(s), starting with: {first}"
+    return ObservationDraft(summary=summary, focus=first, task=last if len(asked) > 1 else "")
+
+
+def live_messages(model: ChatModel, system: str, history: list[Message], max_tokens: int) -> list[Message]:
+    """System prompt + history + the instruction; the oldest exchanges go if it would not fit."""
+    hist = list(history)
+    while True:
+        msgs = [Message(role="system", content=system), *hist, Message(role="user", content=INSTRUCTION)]
+        if model.prompt_tokens(msgs) <= model.n_ctx - max_tokens or not hist:
+            return msgs
+        del hist[:2]
+
+
+def transcript_messages(model: ChatModel, exchanges: list[tuple[str, str]], max_tokens: int) -> list[Message]:
+    """A compact rendering of a transcript (most recent exchanges that fit) + the instruction."""
+    budget = model.n_ctx - max_tokens - model.count_tokens(INSTRUCTION) - 64
+    lines: list[str] = []
+    used = 0
+    for role, text in reversed(exchanges):
+        line = f"{'User' if role == 'user' else 'Assistant'}: {_clip(text, 600)}"
+        cost = model.count_tokens(line) + 1
+        if used + cost > budget:
+            break
+        lines.insert(0, line)
+        used += cost
+    convo = "\n".join(lines)
+    return [Message(role="system", content=TRANSCRIPT_SYSTEM),
+            Message(role="user", content=f"Conversation:\n{convo}\n\n{INSTRUCTION}")]
+
+
+def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Message]],
+                      exchanges: list[tuple[str, str]], max_tokens: int) -> tuple[ObservationDraft, str]:
+    """(draft, generator). A model error, or Ctrl-C during generation, gives the fallback draft."""
+    if model is not None:
+        try:
+            draft = generate_draft(model, messages(), max_tokens)
+        except (Exception, KeyboardInterrupt):  # whatever the model does, the session is observed
+            draft = None
+        if draft is not None and (draft.summary or draft.focus or draft.task):
+            return draft, "model"
+    return fallback_draft(exchanges), "fallback"
+
+
+# -- writing ---------------------------------------------------------------------------------
+def write_part(settings: Settings, session_id: str, started: datetime | None,
+               part: ObservationPart, count: Callable[[str], int] | None = None) -> Outcome:
+    """Append ``part`` to the session's observation file and fold it into CONTEXT.md."""
+    path = observation_path(settings.workspace, session_id)
+    obs = load_observation(path) or Observation(session=session_id, started=started)
+    obs.parts.append(part)
+    atomic_write(path, obs.render())
+    ctx_path = settings.workspace / "CONTEXT.md"
+    doc = load_context(ctx_path)
+    fold_into_context(doc, part, started, settings.sessions_dir, session_id)
+    dropped = save_context(ctx_path, doc, settings.prompt.context, *([count] if count else []))
+    record_written(settings.home, settings.workspace, ctx_path)
+    return Outcome(path=path, part=part, context_dropped=dropped)
+
+
+def fold_into_context(doc: ContextDoc, part: ObservationPart, started: datetime | None,
+                      sessions_dir: Path, session_id: str) -> None:
+    doc.set_now(focus=part.focus, task=part.task)
+    stamp = f"{part.at:%m-%d}"
+    doc.add_recent([f"{stamp} {d}" for d in part.decisions] or
+                   ([f"{stamp} {part.summary}"] if part.summary else []))
+    if started is not None:
+        length = human_gap(part.at - started)
+        doc.time.last_session = f"{started:%Y-%m-%d %H:%M}-{part.at:%H:%M} ({length}, {part.turns} turns)"
+        doc.time.session_started = f"{started:%Y-%m-%d %H:%M}"
+    spans = recent_spans(sessions_dir)
+    pattern = session_pattern(spans)
+    if pattern:
+        doc.time.pattern = pattern
+
+
+# -- entry points ----------------------------------------------------------------------------
+def observe_live(agent, trigger: str) -> Outcome:
+    """Observe the agent's current session (history as the model saw it)."""
+    settings = agent.settings
+    max_tokens = settings.observer.max_tokens
+    exchanges = [(m.role, m.content) for m in agent.history]
+    draft, gen = draft_or_fallback(
+        agent.model,
+        lambda: live_messages(agent.model, agent.system_prompt().text, agent.history, max_tokens),
+        exchanges, max_tokens)
+    part = ObservationPart.of(draft, trigger, agent.user_turns, at=agent.clock(), generator=gen)
+    return write_part(settings, agent.transcript.id, agent.started, part, agent.model.count_tokens)
+
+
+def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
+                       now: datetime | None = None) -> Outcome:
+    """Observe a past session from its transcript (trigger ``recovered``)."""
+    records, _ = read_transcript(path)
+    exchanges = [(r.role, r.content) for r in records if r.role in ("user", "assistant")]
+    max_tokens = settings.observer.max_tokens
+    draft, gen = draft_or_fallback(model, lambda: transcript_messages(model, exchanges, max_tokens),
+                                   exchanges, max_tokens)
+    span = read_span(path)
+    turns = sum(1 for role, _ in exchanges if role == "user")
+    at = span.end if span else (now or datetime.now().astimezone())
+    part = ObservationPart.of(draft, "recovered", turns, at=at, generator=gen)
+    return write_part(settings, path.stem, span.start if span else None, part,
+                      model.count_tokens if model is not None else None)
+
+
+def find_pending(settings: Settings, exclude: str | None = None, limit: int = 50) -> list[Path]:
+    """Transcripts (among the last ``limit``) with user turns but no observation file."""
+    obs_dir = settings.workspace / "observations"
+    pending = []
+    for path in list_transcripts(settings.sessions_dir)[-limit:]:
+        if path.stem == exclude or (obs_dir / f"{path.stem}.md").exists():
+            continue
+        try:
+            if b'"role":"user"' in path.read_bytes():
+                pending.append(path)
+        except OSError:
+            continue
+    return pending
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"

@@ -1,0 +1,247 @@
+"""The reflector: crystallizes observations into MEMORY.md, and keeps CONTEXT.md fresh.
+
+``reflect`` takes the observation parts not yet reflected (``ReflectorState.processed``), and for each
+fact they hold: a near-duplicate (cosine similarity >= ``observer.merge_similarity`` with the
+embedder, or a lexical ratio without it) of a line the *user* wrote is dropped (the user's line wins);
+a near-duplicate of a line the *reflector* wrote replaces it when it says more (merged); anything else
+is appended under ``## Learned from sessions``. Lines the reflector did not write are never changed or
+removed. Each change keeps the old file in ``workspace/.history/MEMORY-<ts>.md`` with a unified diff
+beside it, and every write is atomic.
+
+``refresh_context`` rebuilds CONTEXT.md's Now and Recent from the latest observations when the file is
+older than ``observer.context_max_age_h`` (user sections and extra lines survive).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from nanobot.atomic import atomic_write
+from nanobot.config import Settings
+from nanobot.observer.context import load_context, save_context
+from nanobot.observer.observation import Observation
+from nanobot.observer.state import (
+    ReflectorState,
+    load_state,
+    record_written,
+    save_state,
+    state_path,
+)
+from nanobot.workspace import read_text, template_dir
+
+LEARNED = "## Learned from sessions"
+_BULLET = re.compile(r"^\s*[-*]\s+(.*\S)\s*$")
+Similarity = Callable[[list[str], list[str]], list[list[float]]]
+
+
+class ReflectReport(BaseModel):
+    observations: list[str] = Field(default_factory=list)  # files with new parts
+    added: list[str] = Field(default_factory=list)
+    merged: list[str] = Field(default_factory=list)  # "new -> existing line"
+    similarity: str = ""  # "embedding" | "lexical"
+    backup: Path | None = None
+    diff: str = ""
+    dry_run: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.diff)
+
+
+def reflect(settings: Settings, *, now: datetime, similarity: Similarity | None = None,
+            dry_run: bool = False) -> ReflectReport:
+    """Fold unreflected observation facts into MEMORY.md (see the module docstring)."""
+    spath = state_path(settings.home, "reflector")
+    state = load_state(spath, ReflectorState)
+    report = ReflectReport(dry_run=dry_run)
+    facts = _new_facts(settings.workspace / "observations", state, report)
+    mem_path = settings.workspace / "MEMORY.md"
+    old = read_text(mem_path) or read_text(template_dir() / "MEMORY.md")
+    new = old
+    if facts:
+        sim = similarity or default_similarity(settings)
+        report.similarity = getattr(sim, "kind", "custom")
+        new = _merge(old, facts, state, sim, settings.observer.merge_similarity, report)
+    if new != old:
+        report.diff = "".join(difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True),
+            "MEMORY.md (before)", "MEMORY.md (after)"))
+    if dry_run:
+        return report
+    if report.changed:
+        report.backup = _backup(settings.workspace, old, report.diff, now)
+        atomic_write(mem_path, new)
+        record_written(settings.home, settings.workspace, mem_path)
+    state.last_run = now
+    save_state(spath, state)
+    return report
+
+
+def unreflected(settings: Settings) -> list[Path]:
+    """Observation files with parts the reflector has not processed (cheap: counts part headers)."""
+    state = load_state(state_path(settings.home, "reflector"), ReflectorState)
+    out = []
+    for f in sorted((settings.workspace / "observations").glob("*.md")):
+        parts = len(re.findall(r"^## Part \d+ · ", read_text(f), flags=re.M))
+        if parts > state.processed.get(f.name, 0):
+            out.append(f)
+    return out
+
+
+def reflection_due(settings: Settings, now: datetime) -> bool:
+    state = load_state(state_path(settings.home, "reflector"), ReflectorState)
+    if state.last_run is not None and now - state.last_run < timedelta(hours=settings.observer.reflect_every_h):
+        return False
+    return bool(unreflected(settings))
+
+
+# -- similarity ------------------------------------------------------------------------------
+def default_similarity(settings: Settings) -> Similarity:
+    """Embedding cosine with the memory embedder when it can load, else a lexical ratio."""
+    try:
+        from nanobot.memory.embedder import get_embedder
+
+        emb = get_embedder(settings)
+        emb.wait()
+    except Exception:  # no embedder module/model: dedupe lexically rather than not at all
+        return lexical_similarity
+
+    def embedding_similarity(a: list[str], b: list[str]) -> list[list[float]]:
+        if not a or not b:
+            return [[0.0] * len(b) for _ in a]
+        va, vb = emb.embed(a), emb.embed(b)
+        return (va @ vb.T).tolist()
+
+    embedding_similarity.kind = "embedding"  # type: ignore[attr-defined]
+    return embedding_similarity
+
+
+def lexical_similarity(a: list[str], b: list[str]) -> list[list[float]]:
+    """Without an embedder: the larger of the character-sequence ratio and word containment
+    (one text's words all in the other, for texts of 3+ words).
+
+    >>> lexical_similarity(["The user likes tea."], ["the user likes tea", "Ada likes coffee"])[0]
+    [1.0, 0.4706]
+    """
+    def words(s: str) -> list[str]:
+        return re.findall(r"\w+", s.lower())
+
+    def score(x: str, y: str) -> float:
+        wx, wy = words(x), words(y)
+        ratio = difflib.SequenceMatcher(None, " ".join(wx), " ".join(wy)).ratio()
+        small = min(len(set(wx)), len(set(wy)))
+        contained = len(set(wx) & set(wy)) / small if small >= 3 else 0.0
+        return round(max(ratio, contained), 4)
+
+    return [[score(x, y) for y in b] for x in a]
+
+
+lexical_similarity.kind = "lexical"  # type: ignore[attr-defined]
+
+
+# -- merge -----------------------------------------------------------------------------------
+def _new_facts(obs_dir: Path, state: ReflectorState, report: ReflectReport) -> list[str]:
+    facts: list[str] = []
+    for f in sorted(obs_dir.glob("*.md")):
+        text = read_text(f)
+        if not text.strip():
+            continue
+        obs = Observation.parse(text)
+        done = state.processed.get(f.name, 0)
+        if len(obs.parts) <= done:
+            continue
+        report.observations.append(f.name)
+        for part in obs.parts[done:]:
+            facts += [x.strip() for x in part.facts if x.strip()]
+        state.processed[f.name] = len(obs.parts)
+    return facts
+
+
+def _merge(text: str, facts: list[str], state: ReflectorState, sim: Similarity, threshold: float,
+           report: ReflectReport) -> str:
+    lines = text.splitlines()
+    bullets = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := _BULLET.match(ln))]
+    ours = set(state.lines)
+    existing = [b for _, b in bullets]
+    scores = sim(facts, existing) if existing else [[] for _ in facts]
+    added: list[str] = []
+    for fact, row in zip(facts, scores):
+        best = max(range(len(row)), key=row.__getitem__, default=None)
+        if best is not None and row[best] >= threshold:
+            idx, line = bullets[best]
+            report.merged.append(f"{fact} -> {line}")
+            if line in ours and len(fact) > len(line):  # ours: keep the fuller wording
+                lines[idx] = lines[idx].replace(line, fact)
+                state.lines = [fact if x == line else x for x in state.lines]
+                ours = set(state.lines)
+            continue
+        dup = [j for j, score in enumerate(sim([fact], added)[0] if added else []) if score >= threshold]
+        if dup:
+            report.merged.append(f"{fact} -> {added[dup[0]]}")
+            continue
+        added.append(fact)
+    if added:
+        lines = _append_learned(lines, added)
+        state.lines += added
+        report.added = added
+    return "\n".join(lines) + "\n"
+
+
+def _append_learned(lines: list[str], facts: list[str]) -> list[str]:
+    new = [f"- {f}" for f in facts]
+    if LEARNED not in (ln.strip() for ln in lines):
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return [*lines, "", LEARNED, *new]
+    start = next(i for i, ln in enumerate(lines) if ln.strip() == LEARNED)
+    end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("#")), len(lines))
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end] + new + lines[end:]
+
+
+def _backup(workspace: Path, old: str, diff: str, now: datetime) -> Path:
+    hist = workspace / ".history"
+    stamp = now.strftime("%Y%m%d-%H%M%S")
+    backup = hist / f"MEMORY-{stamp}.md"
+    atomic_write(backup, old)
+    atomic_write(hist / f"MEMORY-{stamp}.diff", diff)
+    return backup
+
+
+# -- CONTEXT.md freshness --------------------------------------------------------------------
+def refresh_context(settings: Settings, now: datetime, count: Callable[[str], int] | None = None,
+                    recent: int = 3) -> str:
+    """Refresh a stale CONTEXT.md from the latest observations; returns a note, or '' if fresh."""
+    path = settings.workspace / "CONTEXT.md"
+    try:
+        age = now.timestamp() - path.stat().st_mtime
+    except OSError:
+        return ""
+    if age < settings.observer.context_max_age_h * 3600:
+        return ""
+    parts = []
+    for f in sorted((settings.workspace / "observations").glob("*.md"))[-recent:]:
+        text = read_text(f)
+        parts += Observation.parse(text).parts if text.strip() else []
+    if not parts:
+        return ""
+    parts.sort(key=lambda p: p.at)
+    doc = load_context(path)
+    latest = parts[-1]
+    doc.set_now(focus=latest.focus, task=latest.task)
+    items = []
+    for p in reversed(parts):
+        items += [f"{p.at:%m-%d} {d}" for d in p.decisions] or ([f"{p.at:%m-%d} {p.summary}"] if p.summary else [])
+    doc.recent = []
+    doc.add_recent(items)
+    doc.external = []  # stale by definition; the next session start re-detects it
+    save_context(path, doc, settings.prompt.context, *([count] if count else []))
+    record_written(settings.home, settings.workspace, path)
+    return f"CONTEXT.md was {int(age // 3600)} h old: refreshed from {len(parts)} observation part(s)"

@@ -1,0 +1,169 @@
+"""Time awareness: how long since the last interaction, what that means, and the session pattern.
+
+Everything is computed from the session transcripts (first and last record of each, read cheaply)
+and an injectable ``now``, so tests can put the clock anywhere. Buckets (gap since the last user or
+assistant message):
+
+=====================  ==========  =============================================================
+gap                    bucket      hint
+=====================  ==========  =============================================================
+< 5 min                continue    continue naturally
+5-30 min               back        a brief "back to it" is enough
+30 min - 2 h           reorient    re-orient briefly on the current task
+2 h+ (same day)        summarize   start by summarizing where we left off
+2 h+, earlier day      new_day     fresh start: briefly review yesterday's work
+=====================  ==========  =============================================================
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from nanobot.session import list_transcripts
+
+Bucket = Literal["first", "continue", "back", "reorient", "summarize", "new_day"]
+HINTS: dict[str, str] = {
+    "first": "First session: get to know the user.",
+    "continue": "Continue naturally.",
+    "back": "A brief \"back to it\" is enough.",
+    "reorient": "Re-orient briefly on the current task.",
+    "summarize": "Start by summarizing where we left off.",
+    "new_day": "Fresh start: briefly review yesterday's work.",
+}
+_USER = b'"role":"user"'
+_ASSISTANT = b'"role":"assistant"'
+
+
+class SessionSpan(BaseModel):
+    id: str
+    start: datetime
+    end: datetime  # last record of any kind
+    last_interaction: datetime | None = None  # last user/assistant record
+    user_turns: int = 0
+
+    @property
+    def minutes(self) -> float:
+        return (self.end - self.start).total_seconds() / 60
+
+
+class TimeReport(BaseModel):
+    now: datetime
+    last: datetime | None = None
+    gap: timedelta | None = None
+    bucket: Bucket = "first"
+    pattern: str = ""
+
+    @property
+    def hint(self) -> str:
+        return HINTS[self.bucket]
+
+    def lines(self) -> str:
+        """The extra lines of the prompt's Time section (a few dozen tokens)."""
+        if self.last is None or self.gap is None:
+            out = [f"Last interaction: none. {self.hint}"]
+        else:
+            when = f"{self.last:%A %H:%M}" if self.last.date() != self.now.date() else f"{self.last:%H:%M}"
+            out = [f"Last interaction: {when} ({human_gap(self.gap)} ago). {self.hint}"]
+        if self.pattern:
+            out.append(f"Pattern: {self.pattern}")
+        return "\n".join(out)
+
+
+def bucket_for(gap: timedelta, last: datetime, now: datetime) -> Bucket:
+    """The bucket of a gap (see the module docstring).
+
+    >>> from datetime import datetime as d
+    >>> bucket_for(timedelta(minutes=3), d(2026, 1, 1, 9, 0), d(2026, 1, 1, 9, 3))
+    'continue'
+    """
+    minutes = gap.total_seconds() / 60
+    if minutes < 5:
+        return "continue"
+    if minutes < 30:
+        return "back"
+    if minutes < 120:
+        return "reorient"
+    return "new_day" if now.date() > last.date() else "summarize"
+
+
+def human_gap(gap: timedelta) -> str:
+    """A gap for people.
+
+    >>> human_gap(timedelta(minutes=75))
+    '1 h 15 min'
+    """
+    minutes = int(gap.total_seconds() // 60)
+    if minutes < 1:
+        return "under a minute"
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, rest = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {rest} min" if rest else f"{hours} h"
+    return f"{hours // 24} days"
+
+
+def session_pattern(spans: list[SessionSpan], n: int = 5) -> str:
+    """Quick check-ins vs deep work, from the median length of the last ``n`` sessions."""
+    recent = [s.minutes for s in spans if s.user_turns][-n:]
+    if len(recent) < 2:
+        return ""
+    median = statistics.median(recent)
+    typical = human_gap(timedelta(minutes=median))
+    if median < 10:
+        return f"quick check-ins (recent sessions ~{typical})"
+    if median >= 45:
+        return f"deep work (recent sessions ~{typical})"
+    return f"mixed sessions (recent sessions ~{typical})"
+
+
+def recent_spans(sessions_dir: Path, exclude: str | None = None, limit: int = 12) -> list[SessionSpan]:
+    """The last ``limit`` sessions (oldest first), each read from its first and last lines."""
+    spans = []
+    for path in list_transcripts(sessions_dir)[-(limit + 1):]:
+        if path.stem == exclude:
+            continue
+        span = read_span(path)
+        if span is not None:
+            spans.append(span)
+    return spans[-limit:]
+
+
+def read_span(path: Path) -> SessionSpan | None:
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    lines = [ln for ln in raw.split(b"\n") if ln.strip()]
+    stamps = [_ts(ln) for ln in lines[:1] + lines[-3:]]
+    stamps = [s for s in stamps if s is not None]
+    if not stamps:
+        return None
+    last_talk = next((_ts(ln) for ln in reversed(lines) if _USER in ln or _ASSISTANT in ln), None)
+    return SessionSpan(id=path.stem, start=stamps[0], end=max(stamps), last_interaction=last_talk,
+                       user_turns=raw.count(_USER))
+
+
+def time_report(sessions_dir: Path, now: datetime, exclude: str | None = None) -> TimeReport:
+    now = now if now.tzinfo else now.astimezone()
+    spans = recent_spans(sessions_dir, exclude)
+    report = TimeReport(now=now, pattern=session_pattern(spans))
+    last = max((s.last_interaction for s in spans if s.last_interaction), default=None)
+    if last is not None:
+        last = last.astimezone(now.tzinfo)
+        gap = max(now - last, timedelta(0))
+        report.last, report.gap, report.bucket = last, gap, bucket_for(gap, last, now)
+    return report
+
+
+def _ts(line: bytes) -> datetime | None:
+    try:
+        return datetime.fromisoformat(json.loads(line)["ts"])
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None

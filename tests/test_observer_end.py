@@ -1,0 +1,97 @@
+"""Session end: /quit, EOF and Ctrl-C write an observation and update CONTEXT.md (real model, real CLI)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from nanobot.agent import Agent
+from nanobot.config import load_settings
+from nanobot.observer.context import load_context
+from nanobot.observer.hooks import attach_observer
+from nanobot.observer.observer import load_observation
+from nanobot.session import list_transcripts, read_transcript
+from nanobot.workspace import init_workspace
+from tests.conftest import ROOT
+
+FAST = {"NANOBOT_CHAT__MAX_TOKENS": "24", "NANOBOT_OBSERVER__REFLECT_ON_START": "false",
+        "NANOBOT_MEMORY__ENABLED": "false"}
+ASK = "I am Ada. We decided to use the csv crate with serde for my Rust CSV parser.\n"
+
+
+def only_observation(home):
+    files = sorted((home / "workspace" / "observations").glob("*.md"))
+    assert len(files) == 1, files
+    return load_observation(files[0])
+
+
+def check_context_updated(home, obs):
+    doc = load_context(home / "workspace" / "CONTEXT.md")
+    part = obs.parts[-1]
+    assert doc.time.last_session.endswith("1 turns)") and doc.time.session_started
+    assert doc.now.focus == part.focus or doc.now.task == part.task
+    assert doc.recent and doc.recent[0].split(" ", 1)[1] in part.decisions + [part.summary]
+
+
+def test_quit_writes_observation_and_context(cli, home):
+    r = cli("chat", input=ASK + "/quit\n", env=FAST)
+    assert r.returncode == 0, r.stderr
+    assert "observation written to observations/" in r.stderr
+    obs = only_observation(home)
+    assert obs.parts[-1].trigger == "quit" and obs.parts[-1].turns == 1
+    assert obs.parts[-1].generator == "model" and obs.parts[-1].summary
+    check_context_updated(home, obs)
+
+
+def test_eof_writes_observation_and_context(cli, home):
+    r = cli("chat", input=ASK, env=FAST)
+    assert r.returncode == 0, r.stderr
+    obs = only_observation(home)
+    assert obs.parts[-1].trigger == "eof"
+    check_context_updated(home, obs)
+    records, _ = read_transcript(list_transcripts(home / "sessions")[0])
+    assert records[-1].content == "session end" and records[-1].meta["reason"] == "eof"
+
+
+def test_ctrl_c_exit_writes_observation(home):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
+    env |= FAST | {"NANOBOT_HOME": str(home), "NANOBOT_CHAT__TEMPERATURE": "0", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "nanobot", "chat"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    proc.stdin.write(ASK)
+    proc.stdin.flush()
+    assert "Nano:" in proc.stdout.readline()  # the reply has started
+    sessions = home / "sessions"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until the reply is recorded, then press Ctrl-C
+        files = list_transcripts(sessions)
+        if files and any(r.role == "assistant" for r in read_transcript(files[0])[0]):
+            break
+        time.sleep(0.2)
+    time.sleep(1.5)  # let the reply finish rendering: Ctrl-C during a reply only stops the reply
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    obs = only_observation(home)
+    assert obs.parts[-1].trigger == "interrupt" and obs.parts[-1].turns == 1
+    check_context_updated(home, obs)
+
+
+def test_agent_api_end_session(home, model):
+    settings = load_settings(chat={"max_tokens": 24, "temperature": 0},
+                             observer={"reflect_on_start": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, model)
+    hook = attach_observer(agent)
+    agent.start_session()
+    list(agent.turn(ASK.strip()))
+    notices = agent.end_session("quit")
+    assert any("observation written" in n.text for n in notices), notices
+    obs = only_observation(home)
+    part = obs.parts[-1]
+    assert obs.session == agent.transcript.id and part.generator == "model"
+    print("observer at session end:", json.dumps(model.last.model_dump(exclude={"text"})))
+    check_context_updated(home, obs)
+    assert not hook.last_error

@@ -1,0 +1,115 @@
+"""The 80% trigger: fires before trimming, once per threshold crossing (not every turn)."""
+
+import json
+
+from nanobot.agent import Agent
+from nanobot.backends.scripted import ScriptedModel
+from nanobot.config import load_settings
+from nanobot.events import Notice
+from nanobot.observer.hooks import attach_observer
+from nanobot.observer.observer import load_observation, observation_path
+from nanobot.workspace import init_workspace
+
+DRAFT = json.dumps({"summary": "talked", "focus": "f", "task": "t", "decisions": ["d"],
+                    "open_items": [], "facts": []})
+
+
+class JsonWhenAsked(ScriptedModel):
+    """Replies 'ok' to turns and a valid draft when the observer asks with a grammar."""
+
+    def __init__(self, n_ctx: int):
+        super().__init__([], n_ctx=n_ctx)
+        self.observed_at: list[int] = []
+
+    def stream(self, messages, *, grammar=None, **kw):
+        self.replies = [DRAFT if grammar else "ok fine"]
+        if grammar:
+            self.observed_at.append(self.prompt_tokens(messages[:-1]))
+        return super().stream(messages, grammar=grammar, **kw)
+
+
+def make_agent(home, n_ctx=1000, **env):
+    settings = load_settings(chat={"max_tokens": 100, "temperature": 0},
+                             observer={"reflect_on_start": False, **env})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, JsonWhenAsked(n_ctx))
+    hook = attach_observer(agent)
+    agent.start_session()
+    return agent, hook
+
+
+def words(n: int) -> str:
+    return " ".join(["w"] * n)
+
+
+def run(agent, text: str) -> tuple[list[Notice], bool]:
+    events = list(agent.turn(text))
+    notices = [e for e in events if isinstance(e, Notice)]
+    trimmed = any("history trimmed" in n.text for n in notices)
+    return notices, trimmed
+
+
+def pressure_parts(agent) -> int:
+    obs = load_observation(observation_path(agent.workspace, agent.transcript.id))
+    return sum(p.trigger == "pressure" for p in obs.parts) if obs else 0
+
+
+def test_fires_once_while_above_threshold_even_with_trims(home):
+    agent, _ = make_agent(home)
+    fired, trims = [], 0
+    for i in range(14):
+        notices, trimmed = run(agent, words(120))
+        trims += trimmed
+        if any("observation written" in n.text for n in notices):
+            fired.append(i)
+    assert trims >= 3, "the test must reach trimming"
+    assert len(fired) == 1 and pressure_parts(agent) == 1
+    limit = 0.8 * agent.model.n_ctx
+    assert agent.model.observed_at[0] >= limit - 130  # observed with the full, untrimmed history
+
+
+def test_fires_again_after_usage_fell_below_and_crossed_again(home):
+    agent, _ = make_agent(home)
+    fired = []
+    sizes = [450] + [60] * 14  # the big first exchange is trimmed away: usage falls, then rises
+    for i, n in enumerate(sizes):
+        notices, _ = run(agent, words(n))
+        if any("observation written" in x.text for x in notices):
+            fired.append(i)
+    assert len(fired) == 2 and pressure_parts(agent) == 2
+    assert fired[1] - fired[0] > 1
+
+
+def test_new_session_starts_a_new_episode(home):
+    agent, _ = make_agent(home)
+    for _ in range(6):
+        run(agent, words(120))
+    first = agent.transcript.id
+    agent.end_session("new")
+    agent.start_session()
+    for _ in range(6):
+        run(agent, words(120))
+    assert agent.transcript.id != first and pressure_parts(agent) == 1
+
+
+def test_pressure_observation_with_the_real_model(home, model):
+    settings = load_settings(chat={"max_tokens": 24, "temperature": 0},
+                             observer={"reflect_on_start": False, "threshold": 0.05})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, model)
+    attach_observer(agent)
+    agent.start_session()
+    limit = 0.05 * model.n_ctx
+    n, first_notices = 0, []
+    while n < 6:
+        notices, _ = run(agent, "Tell me about Rust and CSV parsing with serde, briefly please.")
+        n += 1
+        if any("observation written" in x.text for x in notices):
+            first_notices = notices
+            break
+    assert first_notices, f"no pressure observation within {n} turns (limit {limit:.0f} tokens)"
+    obs = load_observation(observation_path(agent.workspace, agent.transcript.id))
+    part = obs.parts[-1]
+    assert part.trigger == "pressure" and part.generator == "model" and part.summary
+    notices, _ = run(agent, "And one more question about serde?")
+    assert not any("observation written" in x.text for x in notices)  # same crossing

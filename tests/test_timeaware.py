@@ -1,0 +1,90 @@
+"""Time awareness: every gap bucket gives its hint, with an injected clock; the session pattern."""
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from nanobot.agent import Agent
+from nanobot.backends.scripted import ScriptedModel
+from nanobot.config import load_settings
+from nanobot.observer.hooks import attach_observer
+from nanobot.observer.timeaware import HINTS, time_report
+from nanobot.session import Transcript
+from nanobot.workspace import init_workspace
+
+TZ = timezone(timedelta(hours=2))
+LAST = datetime(2026, 3, 10, 15, 0, tzinfo=TZ)  # the last message of the previous session
+
+
+def write_session(sessions: Path, start: datetime, minutes: float, turns: int = 2) -> Transcript:
+    t = Transcript.create(sessions, start, model="test")
+    step = timedelta(minutes=minutes) / max(1, 2 * turns)
+    at = start
+    for i in range(turns):
+        at += step
+        t.append("user", f"question {i}", now=at)
+        at += step
+        t.append("assistant", f"answer {i}", now=at)
+    t.append("event", "session end", now=at + timedelta(seconds=5), reason="quit")
+    return t
+
+
+@pytest.mark.parametrize("gap, bucket", [
+    (timedelta(minutes=3), "continue"),
+    (timedelta(minutes=12), "back"),
+    (timedelta(minutes=45), "reorient"),
+    (timedelta(hours=3), "summarize"),
+    (timedelta(hours=18), "new_day"),  # 15:00 -> 09:00 the next day
+    (timedelta(days=4), "new_day"),
+])
+def test_each_gap_bucket_yields_its_hint(tmp_path, gap, bucket):
+    write_session(tmp_path, LAST - timedelta(minutes=20), 20)
+    report = time_report(tmp_path, LAST + gap)
+    assert report.bucket == bucket
+    assert report.gap is not None and abs(report.gap - gap) < timedelta(seconds=1)
+    assert HINTS[bucket] in report.lines()
+
+
+def test_boundaries_and_first_session(tmp_path):
+    assert time_report(tmp_path, LAST).bucket == "first"
+    write_session(tmp_path, LAST - timedelta(minutes=20), 20)
+    assert time_report(tmp_path, LAST + timedelta(minutes=4, seconds=59)).bucket == "continue"
+    assert time_report(tmp_path, LAST + timedelta(minutes=5)).bucket == "back"
+    assert time_report(tmp_path, LAST + timedelta(minutes=30)).bucket == "reorient"
+    assert time_report(tmp_path, LAST + timedelta(hours=2)).bucket == "summarize"
+    # late night: 20 minutes across midnight is still a short break, not a new day
+    write_session(tmp_path, datetime(2026, 3, 10, 23, 30, tzinfo=TZ), 25)
+    assert time_report(tmp_path, datetime(2026, 3, 11, 0, 15, tzinfo=TZ)).bucket == "back"
+
+
+def test_session_without_messages_does_not_count_as_interaction(tmp_path):
+    write_session(tmp_path, LAST - timedelta(minutes=20), 20)
+    empty = Transcript.create(tmp_path, LAST + timedelta(hours=1), model="test")
+    empty.append("event", "session end", now=LAST + timedelta(hours=1, seconds=3), reason="eof")
+    report = time_report(tmp_path, LAST + timedelta(hours=1, minutes=5))
+    assert report.last == LAST and report.bucket == "reorient"
+
+
+@pytest.mark.parametrize("minutes, word", [(3, "quick check-ins"), (90, "deep work"), (20, "mixed")])
+def test_pattern_from_recent_session_lengths(tmp_path, minutes, word):
+    for day in range(4):
+        write_session(tmp_path, LAST - timedelta(days=4 - day), minutes)
+    report = time_report(tmp_path, LAST)
+    assert report.pattern.startswith(word)
+
+
+def test_agent_time_section_uses_injected_clock_and_stays_fixed(home):
+    settings = load_settings()
+    init_workspace(settings.workspace)
+    write_session(settings.sessions_dir, LAST - timedelta(minutes=30), 30)
+    now = LAST + timedelta(minutes=40)
+    agent = Agent(settings, ScriptedModel(["one", "two"]), clock=lambda: now)
+    attach_observer(agent)
+    agent.start_session()
+    first = agent.system_prompt().text
+    assert "Now: Tuesday 2026-03-10 15:40" in first
+    assert "Last interaction: 15:00 (40 min ago). Re-orient briefly on the current task." in first
+    list(agent.turn("hello"))
+    agent.refresh_prompt()
+    assert agent.system_prompt().text == first  # built once per session: the prefix stays valid
