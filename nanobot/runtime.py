@@ -32,6 +32,10 @@ def attach_features(agent: Agent) -> None:
         from nanobot.tools.runner import attach_tools
 
         attach_tools(agent)
+    if agent.settings.memory.enabled:  # per-turn memory retrieval (nanobot.memory)
+        from nanobot.memory.hook import attach_memory
+
+        attach_memory(agent)
     if agent.settings.observer.enabled:  # observer, CONTEXT.md, time, external (nanobot.observer)
         from nanobot.observer.hooks import attach_observer
 

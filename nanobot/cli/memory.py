@@ -1,0 +1,80 @@
+"""``nanobot memory``: search, reindex and inspect the memory index."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from nanobot.config import load_settings
+from nanobot.errors import ConfigError
+from nanobot.memory.service import MemoryService, get_service
+from nanobot.workspace import init_workspace
+
+memory_app = typer.Typer(help="Search and maintain the memory index (MEMORY.md, observations/, knowledge/).",
+                         no_args_is_help=True)
+
+
+def _service() -> MemoryService:
+    settings = load_settings()
+    if not settings.memory.enabled:
+        raise ConfigError("memory is disabled (memory.enabled = false); enable it in config.toml to use it")
+    init_workspace(settings.workspace)
+    return get_service(settings)
+
+
+@memory_app.command()
+def search(
+    query: str = typer.Argument(..., help="What to look for."),
+    k: int = typer.Option(None, "--k", "-k", min=1, max=100, help="How many results (default memory.k)."),
+    mode: str = typer.Option("hybrid", "--mode", help="hybrid, vector or fts."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {text, source, score}."),
+) -> None:
+    """Search memory the way a turn does (hybrid vector + keyword), without the similarity floor."""
+    if mode not in ("hybrid", "vector", "fts"):
+        raise ConfigError(f"--mode '{mode}' is not one of hybrid, vector, fts")
+    hits = _service().search(query, k, mode=mode)  # type: ignore[arg-type]
+    if as_json:
+        out = [{"text": h.text, "source": h.where, "score": h.score} for h in hits]
+        typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        return
+    if not hits:
+        typer.echo("no memory matches (nothing indexed yet? add bullets to MEMORY.md)")
+        return
+    table = Table("score", "source", "text", box=None)
+    for h in hits:
+        table.add_row(f"{h.score:.2f}", h.where, h.text)
+    Console().print(table)
+
+
+@memory_app.command()
+def reindex(full: bool = typer.Option(False, "--full", help="Re-chunk every file, not only changed ones.")) -> None:
+    """Bring the index up to date with the workspace files (cheap when nothing changed)."""
+    r = _service().refresh(full=full)
+    for w in r.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    typer.echo(f"indexed: {len(r.added)} added, {len(r.updated)} updated, {len(r.removed)} removed; "
+               f"{r.chunks} chunks ({r.embedded} embedded, {r.cached} from cache) in {r.seconds:.2f}s")
+
+
+@memory_app.command()
+def stats(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Chunks, sources, database size and the embedder."""
+    svc = _service()
+    svc.refresh()
+    data = svc.stats()
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+        return
+    typer.echo(f"chunks: {data['chunks']} from {len(data['sources'])} source(s)")
+    for src, n in sorted(data["sources"].items()):
+        typer.echo(f"  {src}: {n}")
+    typer.echo(f"db: {data['db']} ({data['db_bytes'] / 1e6:.1f} MB)")
+    typer.echo(f"embedder: {data['embedder']} ({data['embedder_path']}), dim {data['dim']}, "
+               f"{data['cached_embeddings']} cached embeddings")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(memory_app, name="memory")

@@ -1,0 +1,170 @@
+"""Workspace files -> the memory store, incrementally.
+
+Sources: ``MEMORY.md``, ``observations/*.md`` and ``knowledge/**/*.md``. A run compares each file's
+(mtime, size) with what the store recorded; only files that changed are read, hashed, re-chunked, and
+only chunks whose text is new are embedded (the rest come from the embedding cache). All changes --
+new, changed and deleted files -- are applied in one transaction, so a crash leaves the previous
+index whole. Nothing changed costs one ``stat`` per file and one query, so it runs every turn.
+
+Embedding happens before the transaction opens: a second process is never blocked behind the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from nanobot.memory.chunker import Chunk, chunk_markdown
+from nanobot.memory.store import MemoryStore, SourceState
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+class IndexReport(BaseModel):
+    added: list[str] = Field(default_factory=list)
+    updated: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)  # files skipped (not UTF-8, binary, unreadable)
+    chunks: int = 0  # chunks in the index afterwards
+    embedded: int = 0  # texts sent to the embedder
+    cached: int = 0  # chunk embeddings taken from the cache
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+
+class _Pending(BaseModel):
+    path: str
+    state: SourceState
+    chunks: list[Chunk] | None  # None: unchanged text (only the stat moved) or skipped
+
+
+def source_files(workspace: Path) -> dict[str, Path]:
+    """Indexable files by workspace-relative path (forward slashes), sorted."""
+    found: list[Path] = []
+    memory = workspace / "MEMORY.md"
+    if memory.is_file():
+        found.append(memory)
+    found += sorted((workspace / "observations").glob("*.md"))
+    found += sorted((workspace / "knowledge").rglob("*.md"))
+    return {p.relative_to(workspace).as_posix(): p for p in found if p.is_file()}
+
+
+def needs_update(workspace: Path, store: MemoryStore) -> bool:
+    """Cheap check (stat only): does any source differ from what the store has?"""
+    known = store.sources()
+    files = source_files(workspace)
+    if set(files) != set(known):
+        return True
+    for rel, path in files.items():
+        st = path.stat()
+        if (st.st_mtime_ns, st.st_size) != (known[rel].mtime_ns, known[rel].size):
+            return True
+    return False
+
+
+def has_new_text(workspace: Path, store: MemoryStore) -> bool:
+    """Does a new or changed source hold any chunk? (Reads and chunks; never embeds.)"""
+    known = store.sources()
+    for rel, path in source_files(workspace).items():
+        old = known.get(rel)
+        try:
+            st = path.stat()
+            if old is not None and (st.st_mtime_ns, st.st_size) == (old.mtime_ns, old.size):
+                continue
+            text = _decode(path.read_bytes())
+        except OSError:
+            continue
+        if text and chunk_markdown(text):
+            return True
+    return False
+
+
+def index_workspace(workspace: Path, store: MemoryStore, embed: Embed) -> IndexReport:
+    """Bring the store in line with the workspace files; see the module docstring."""
+    t0 = time.perf_counter()
+    report = IndexReport()
+    known = store.sources()
+    files = source_files(workspace)
+    pending = [p for rel, path in files.items()
+               if (p := _scan(rel, path, known.get(rel), report)) is not None]
+    removed = [rel for rel in known if rel not in files]
+    vectors = _embed_pending(pending, store, embed, report)
+    if pending or removed:
+        with store.write():
+            for rel in removed:
+                store.remove_source(rel)
+            for p in pending:
+                if p.chunks is not None:
+                    store.replace_chunks(p.path, p.chunks, _stack(p.chunks, vectors))
+                store.set_source(p.path, p.state)
+            store.prune_cache()
+        report.removed = removed
+    report.chunks = store.count()
+    report.seconds = round(time.perf_counter() - t0, 4)
+    return report
+
+
+def _scan(rel: str, path: Path, old: SourceState | None, report: IndexReport) -> _Pending | None:
+    """What to do with one file: None if unchanged since the last index."""
+    try:
+        st = path.stat()
+        if old is not None and (st.st_mtime_ns, st.st_size) == (old.mtime_ns, old.size):
+            return None
+        raw = path.read_bytes()
+    except OSError as e:
+        report.warnings.append(f"{rel}: cannot read ({e.strerror}); skipped")
+        return None
+    sha = hashlib.sha256(raw).hexdigest()
+    state = SourceState(mtime_ns=st.st_mtime_ns, size=st.st_size, sha=sha)
+    if old is not None and old.sha == sha:
+        return _Pending(path=rel, state=state, chunks=None)
+    text = _decode(raw)
+    if text is None:
+        report.warnings.append(f"{rel}: not UTF-8 text (binary?); skipped, re-save it as UTF-8 to index it")
+        chunks: list[Chunk] = []  # drop what it used to hold
+    else:
+        chunks = chunk_markdown(text)
+    (report.updated if old is not None else report.added).append(rel)
+    return _Pending(path=rel, state=state, chunks=chunks)
+
+
+def _decode(raw: bytes) -> str | None:
+    if b"\x00" in raw:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _embed_pending(pending: list[_Pending], store: MemoryStore, embed: Embed,
+                   report: IndexReport) -> dict[str, np.ndarray]:
+    """Embeddings for every chunk to write: cached ones looked up, the rest embedded and cached."""
+    texts = {c.hash: c.embed_text for p in pending for c in (p.chunks or [])}
+    if not texts:
+        return {}
+    vectors = store.cached(list(texts))
+    report.cached = sum(1 for p in pending for c in (p.chunks or []) if c.hash in vectors)
+    todo = [h for h in texts if h not in vectors]
+    if todo:
+        fresh = embed([texts[h] for h in todo])
+        new = dict(zip(todo, fresh, strict=True))
+        with store.write():
+            store.cache(new)
+        vectors |= new
+        report.embedded = len(todo)
+    return vectors
+
+
+def _stack(chunks: list[Chunk], vectors: dict[str, np.ndarray]) -> np.ndarray:
+    if not chunks:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([vectors[c.hash] for c in chunks])

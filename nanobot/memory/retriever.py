@@ -1,0 +1,96 @@
+"""The per-turn memory block: what the Agent puts in front of the user's message.
+
+``MemoryRetriever(service, count_tokens, settings)(query, history)`` searches with the message (a
+short follow-up also borrows the previous user message, for the vector side), keeps hits whose
+cosine similarity clears ``memory.min_score``, drops duplicates and anything already in the recent
+conversation, and fits what is left, best first, into ``prompt.memory`` tokens::
+
+    Relevant Memory:
+    - Family: Wife is Ana, birthday 12 May (MEMORY.md:4)
+    - Project Zephyr deploys with `make ship` (knowledge/zephyr.md:10)
+
+Nothing clears the floor -> "" and nothing is injected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from nanobot.backends.base import Message
+from nanobot.config import Settings
+from nanobot.memory.service import MemoryService
+from nanobot.memory.store import Hit
+from nanobot.prompt import trim_to_budget
+
+HEADER = "Relevant Memory:"
+SHORT_QUERY_WORDS = 6  # a message this short borrows the previous user message as context
+RECENT_MESSAGES = 4  # hits already shown in the last few messages are not repeated
+
+
+class MemoryRetriever:
+    def __init__(self, service: MemoryService, count_tokens: Callable[[str], int], settings: Settings):
+        self.service = service
+        self.count_tokens = count_tokens
+        self.settings = settings
+
+    def __call__(self, query: str, history: list[Message]) -> str:
+        budget = self.settings.prompt.memory
+        if budget <= 0 or not query.strip():
+            return ""
+        hits = self.service.search(query, self.settings.memory.k, context=_context(query, history))
+        lines = [format_hit(h) for h in select(hits, self.settings.memory.min_score, history)]
+        return fit(lines, budget, self.count_tokens)
+
+
+def _context(query: str, history: list[Message]) -> str:
+    if len(query.split()) >= SHORT_QUERY_WORDS:
+        return ""
+    prev = next((m.content for m in reversed(history) if m.role == "user"), "")
+    prev = prev.split(f"{HEADER}\n", 1)[-1]  # a previous turn's block is not context
+    return prev.rsplit("\n\n", 1)[-1][-300:]
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def select(hits: list[Hit], floor: float, history: list[Message]) -> list[Hit]:
+    """Hits above the floor, without duplicates or what the recent conversation already holds."""
+    recent = _norm(" ".join(m.content for m in history[-RECENT_MESSAGES:]))
+    seen: list[str] = []
+    out: list[Hit] = []
+    for h in hits:
+        n = _norm(h.text)
+        if h.score < floor or not n or n in recent:
+            continue
+        if any(n in s or s in n for s in seen):
+            continue
+        seen.append(n)
+        out.append(h)
+    return out
+
+
+def format_hit(h: Hit) -> str:
+    text = " ".join(h.text.split())
+    topic = h.heading.split(" > ")[-1] if h.heading else ""
+    return f"- {topic + ': ' if topic else ''}{text} ({h.where})"
+
+
+def fit(lines: list[str], budget: int, count: Callable[[str], int]) -> str:
+    """Header plus as many lines (best first) as fit in ``budget`` tokens; "" if none.
+
+    >>> fit(["- a b", "- c d e f"], 6, lambda t: len(t.split()))
+    'Relevant Memory:\\n- a b'
+    """
+    if not lines:
+        return ""
+    kept: list[str] = []
+    for line in lines:
+        if count("\n".join([HEADER, *kept, line])) <= budget:
+            kept.append(line)
+    if not kept:  # even the best one is too long: cut it at a word boundary
+        room = budget - count(HEADER) - 1
+        first = trim_to_budget(lines[0], room, count) if room > 0 else ""
+        return f"{HEADER}\n{first}" if first.strip("- ") else ""
+    return "\n".join([HEADER, *kept])

@@ -1,0 +1,192 @@
+"""``MemoryService``: one workspace's memory -- its store, its embedder, refresh, search, add.
+
+The agent, the memory tools and ``nanobot memory`` all go through this. It is thread-safe (one lock
+around the store), and cheap to create: neither torch nor the model is touched until something must
+be embedded. ``start_background`` warms the embedder and refreshes the index in a daemon thread, but
+only when there is memory to search -- an empty memory never loads torch.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from nanobot.atomic import append_line, atomic_write
+from nanobot.config import Settings
+from nanobot.errors import ToolError
+from nanobot.memory.embedder import Embedder, get_embedder
+from nanobot.memory.indexer import IndexReport, has_new_text, index_workspace, needs_update
+from nanobot.memory.store import Hit, MemoryStore
+from nanobot.workspace import read_text
+
+DB_NAME = "memory.db"
+Mode = Literal["hybrid", "vector", "fts"]
+
+
+class MemoryService:
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None):
+        self.settings = settings
+        self.workspace = settings.workspace
+        self.db_path = self.workspace / DB_NAME
+        self.embedder = embedder or get_embedder(settings)
+        self._store: MemoryStore | None = None
+        self._lock = threading.RLock()
+        self._thread: threading.Thread | None = None
+        self.last_report: IndexReport | None = None
+        self.background_error: BaseException | None = None
+
+    @property
+    def store(self) -> MemoryStore:
+        with self._lock:
+            if self._store is None:
+                self._store = MemoryStore(self.db_path, self.embedder.path.as_posix())
+            return self._store
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    # -- indexing ----------------------------------------------------------------------------
+    def refresh(self, full: bool = False) -> IndexReport:
+        """Re-index what changed (a stat per file when nothing did); ``full`` re-chunks every
+        file (embeddings still come from the cache when the text is unchanged)."""
+        with self._lock:
+            if full:
+                with self.store.write():
+                    self.store.invalidate_sources()
+            elif not needs_update(self.workspace, self.store):
+                return IndexReport(chunks=self.store.count())
+            report = index_workspace(self.workspace, self.store, self.embedder.embed)
+            self.last_report = report
+            return report
+
+    def has_content(self) -> bool:
+        """Is there anything to search, or about to be? (No torch involved.)"""
+        with self._lock:
+            return self.store.count() > 0 or has_new_text(self.workspace, self.store)
+
+    def start_background(self) -> None:
+        """Warm the embedder and refresh the index off the critical path (idempotent)."""
+        if self._thread is not None or not self.has_content():
+            return
+        self.embedder.start()
+        self._thread = threading.Thread(target=self._background, name="nanobot-memory-index",
+                                        daemon=True)
+        self._thread.start()
+
+    def _background(self) -> None:
+        try:
+            self.refresh()
+        except BaseException as e:  # surfaced by the next foreground call
+            self.background_error = e
+
+    # -- search ------------------------------------------------------------------------------
+    def search(self, query: str, k: int | None = None, *, mode: Mode = "hybrid",
+               context: str = "", fusion: str = "score") -> list[Hit]:
+        """Top ``k`` chunks for ``query``. ``context`` (e.g. the previous user message) joins the
+        query for the vector side only, so follow-ups like "and her birthday?" find their topic."""
+        k = k or self.settings.memory.k
+        self.refresh()
+        with self._lock:
+            if self.store.count() == 0 or not query.strip():
+                return []
+            vec_text = f"{context}\n{query}" if context else query
+            qvec = self.embedder.embed([vec_text])[0]
+            return self.store.search(qvec, query, k, mode=mode, fusion=fusion,
+                                     keyword_weight=self.settings.memory.keyword_weight)
+
+    def stats(self) -> dict:
+        with self._lock:
+            data = self.store.stats()
+        data["embedder"] = self.embedder.name
+        data["embedder_path"] = str(self.embedder.path)
+        return data
+
+    # -- adding ------------------------------------------------------------------------------
+    def add(self, text: str, *, kind: Literal["memory", "observation"] = "memory",
+            heading: str | None = None) -> tuple[Path, int]:
+        """Append ``text`` to MEMORY.md (under ``heading``) or today's observation file, then index
+        it. Returns (file, line). A file lock keeps two processes from losing each other's add."""
+        text = " ".join(text.split())
+        if not text:
+            raise ToolError("memory text is empty; pass the fact to remember")
+        with _file_lock(self.workspace / ".memory.lock"):
+            if kind == "observation":
+                path = self.workspace / "observations" / f"notes-{datetime.now():%Y-%m-%d}.md"
+                append_line(path, f"- {text}")
+                line = len(read_text(path).splitlines())
+            else:
+                path = self.workspace / "MEMORY.md"
+                new, line = insert_bullet(read_text(path), text, heading)
+                atomic_write(path, new)
+        self.refresh()
+        return path, line
+
+
+_services: dict[tuple[Path, Path], MemoryService] = {}
+_services_lock = threading.Lock()
+
+
+def get_service(settings: Settings) -> MemoryService:
+    """The process-wide service for this workspace and embedder (agent, tools and CLI share it)."""
+    embedder = get_embedder(settings)
+    key = (settings.workspace.resolve(), embedder.path)
+    with _services_lock:
+        svc = _services.get(key)
+        if svc is None:
+            svc = _services[key] = MemoryService(settings, embedder=embedder)
+        return svc
+
+
+def insert_bullet(doc: str, text: str, heading: str | None) -> tuple[str, int]:
+    """``doc`` with ``- text`` added at the end of section ``heading`` (created at the end if
+    missing; at the end of the file if None). Returns (new doc, 1-based line of the bullet).
+
+    >>> insert_bullet("# Memory\\n## Work\\n- a\\n## Home\\n- b\\n", "c", "Work")
+    ('# Memory\\n## Work\\n- a\\n- c\\n## Home\\n- b\\n', 4)
+    """
+    lines = doc.splitlines()
+    bullet = f"- {text}"
+    if heading:
+        want = heading.strip().lstrip("#").strip().lower()
+        for i, ln in enumerate(lines):
+            m = re.match(r"^(#{1,6})\s+(.*?)\s*$", ln)
+            if m and m.group(2).lower() == want:
+                level, end = len(m.group(1)), len(lines)
+                for j in range(i + 1, len(lines)):
+                    mj = re.match(r"^(#{1,6})\s", lines[j])
+                    if mj and len(mj.group(1)) <= level:
+                        end = j
+                        break
+                while end > i + 1 and not lines[end - 1].strip():
+                    end -= 1
+                lines.insert(end, bullet)
+                return "\n".join(lines) + "\n", end + 1
+        lines += ["", f"## {heading.strip().lstrip('#').strip()}"]
+    lines.append(bullet)
+    return "\n".join(lines) + "\n", len(lines)
+
+
+class _file_lock:
+    """An exclusive advisory lock on ``path`` (fcntl where available; a no-op elsewhere)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fd = None
+
+    def __enter__(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fd = open(self.path, "a")
+        try:
+            import fcntl
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except ImportError:
+            pass
+
+    def __exit__(self, *exc: object) -> None:
+        self.fd.close()  # closing releases the lock

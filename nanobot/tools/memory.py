@@ -1,0 +1,55 @@
+"""Memory tools: ``memory_search`` (hybrid search over the memory index) and ``memory_add``
+(append a fact to MEMORY.md, or a note to today's observation file, and index it at once)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from nanobot.errors import ToolError
+from nanobot.tools.base import Tool, ToolArgs, ToolContext
+
+
+def _service(ctx: ToolContext):
+    if not ctx.settings.memory.enabled:
+        raise ToolError("memory is disabled (memory.enabled = false in config.toml)")
+    from nanobot.memory.service import get_service
+
+    return get_service(ctx.settings)
+
+
+class SearchArgs(ToolArgs):
+    query: str = Field(description="what to look for in memory", min_length=1, max_length=300)
+    k: int = Field(5, ge=1, le=10, description="how many results")
+
+
+class MemorySearch(Tool):
+    name = "memory_search"
+    description = "Search long-term memory (MEMORY.md, observations, knowledge) for facts."
+    Args = SearchArgs
+
+    def run(self, args: SearchArgs, ctx: ToolContext) -> str:
+        hits = _service(ctx).search(args.query, args.k)
+        if not hits:
+            return "no memory matches"
+        return "\n".join(f"- {' '.join(h.text.split())} ({h.where}, score {h.score:.2f})" for h in hits)
+
+
+class AddArgs(ToolArgs):
+    text: str = Field(description="the fact to remember, one sentence", min_length=1, max_length=500)
+    kind: Literal["memory", "observation"] = Field(
+        "memory", description="memory: a lasting fact (MEMORY.md); observation: a dated note")
+    heading: str | None = Field(None, max_length=60,
+                                description="MEMORY.md section to file it under, e.g. Family")
+
+
+class MemoryAdd(Tool):
+    name = "memory_add"
+    description = "Remember a fact for later sessions (adds it to MEMORY.md and indexes it)."
+    Args = AddArgs
+
+    def run(self, args: AddArgs, ctx: ToolContext) -> str:
+        svc = _service(ctx)
+        path, line = svc.add(args.text, kind=args.kind, heading=args.heading)
+        return f"remembered ({path.relative_to(svc.workspace).as_posix()}:{line})"

@@ -1,0 +1,129 @@
+"""Incremental indexing of a real workspace with the real embedder and real sqlite-vec."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nanobot.config import load_settings
+from nanobot.memory.embedder import get_embedder
+from nanobot.memory.service import MemoryService, insert_bullet
+from nanobot.workspace import init_workspace
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def embedder(tmp_path_factory):
+    """The bundled MiniLM, loaded once per test session (get_embedder is process-wide)."""
+    emb = get_embedder(load_settings(tmp_path_factory.mktemp("embhome")))
+    emb.load()
+    return emb
+
+
+@pytest.fixture
+def svc(home, embedder):
+    settings = load_settings(home)
+    init_workspace(settings.workspace)
+    service = MemoryService(settings, embedder=embedder)
+    yield service
+    service.close()
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    st = path.stat()  # make sure a same-second rewrite still looks changed
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+
+
+def test_embedder_api(embedder):
+    v = embedder.embed(["My dog is a beagle.", "Our puppy is a beagle.", "Quarterly tax filing."])
+    assert v.shape == (3, embedder.dim) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.3
+    assert embedder.embed([]).shape == (0, embedder.dim)
+
+
+def test_sources_edit_delete_and_cache(svc):
+    ws = svc.workspace
+    write(ws / "MEMORY.md", "# Memory\n<!-- guidance: never indexed -->\n## Pets\n- Biscuit is a beagle.\n- Biscuit eats at 6pm.\n")
+    write(ws / "observations" / "s1.md", "---\nsession: s1\n---\n# Observation\n- Chose serde for CSV parsing.\n")
+    write(ws / "knowledge" / "deep" / "zephyr.md", "# Zephyr\nZephyr is the billing service, written in Rust.\n")
+    r = svc.refresh()
+    assert sorted(r.added) == ["MEMORY.md", "knowledge/deep/zephyr.md", "observations/s1.md"]
+    assert (r.chunks, r.embedded) == (4, 4)
+    texts = {h.text for h in svc.search("guidance never indexed", 10)}
+    assert not any("guidance" in t for t in texts)
+
+    again = svc.refresh()  # nothing changed: stat only
+    assert not again.changed and again.embedded == 0 and again.chunks == 4
+
+    write(ws / "MEMORY.md", "# Memory\n## Pets\n- Biscuit is a beagle.\n- Biscuit eats at 7pm now.\n")
+    r = svc.refresh()
+    assert r.updated == ["MEMORY.md"] and (r.embedded, r.cached) == (1, 1)
+    assert svc.search("when does Biscuit eat?", 1)[0].text == "Biscuit eats at 7pm now."
+    assert "Biscuit eats at 6pm." not in {h.text for h in svc.search("Biscuit dinner", 10)}
+
+    (ws / "knowledge" / "deep" / "zephyr.md").unlink()
+    r = svc.refresh()
+    assert r.removed == ["knowledge/deep/zephyr.md"] and r.chunks == 3
+    assert all(h.source != "knowledge/deep/zephyr.md" for h in svc.search("billing service Rust", 10))
+
+    touched = svc.refresh(full=True)  # re-chunks everything, embeds nothing
+    assert touched.embedded == 0 and touched.cached == 3 and touched.chunks == 3
+
+
+def test_binary_and_non_utf8_files_are_skipped_with_warning(svc):
+    ws = svc.workspace
+    write(ws / "MEMORY.md", "- Ana likes jasmine tea.\n")
+    (ws / "knowledge").mkdir(exist_ok=True)
+    (ws / "knowledge" / "latin1.md").write_bytes("caf\xe9 notes".encode("latin-1"))
+    (ws / "knowledge" / "blob.md").write_bytes(b"\x00\x01\x02binary")
+    r = svc.refresh()
+    assert r.chunks == 1 and len(r.warnings) == 2
+    assert all("not UTF-8" in w for w in r.warnings)
+    assert svc.search("tea", 1)[0].text == "Ana likes jasmine tea."
+    assert not svc.refresh().warnings  # reported once, not every turn
+
+
+def test_memory_add_appends_under_heading_and_indexes(svc):
+    write(svc.workspace / "MEMORY.md", "# Memory\n## Family\n- Wife: Ana\n\n## Work\n- Deploy on Tuesdays\n")
+    path, line = svc.add("Ana likes   jasmine tea", heading="Family")
+    assert path.name == "MEMORY.md" and line == 4
+    assert path.read_text().splitlines()[3] == "- Ana likes jasmine tea"
+    hit = svc.search("what tea does Ana like", 1)[0]
+    assert (hit.text, hit.where) == ("Ana likes jasmine tea", "MEMORY.md:4")
+    obs, _ = svc.add("Tried the espresso machine", kind="observation")
+    assert obs.parent.name == "observations"
+    assert svc.search("espresso", 1)[0].source == f"observations/{obs.name}"
+
+
+def test_insert_bullet_new_heading_and_plain_end():
+    assert insert_bullet("# Memory\n", "x", "Health") == ("# Memory\n\n## Health\n- x\n", 4)
+    assert insert_bullet("", "x", None) == ("- x\n", 1)
+
+
+class _NoEmbedder:
+    """Stands in for the model to prove it is never needed."""
+
+    path = Path("unused")
+    name = "unused"
+
+    def start(self):
+        raise AssertionError("the embedder was started")
+
+    def embed(self, texts):
+        raise AssertionError("the embedder was used")
+
+
+def test_empty_memory_never_loads_the_embedder(home):
+    settings = load_settings(home)
+    init_workspace(settings.workspace)
+    service = MemoryService(settings, embedder=_NoEmbedder())
+    assert not service.has_content()  # the MEMORY.md template is all guidance
+    service.start_background()
+    assert service.search("anything at all") == []
