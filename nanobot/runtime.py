@@ -40,6 +40,20 @@ def attach_features(agent: Agent) -> None:
         from nanobot.observer.hooks import attach_observer
 
         attach_observer(agent)
+    _attach_kv_cache(agent)  # keep last: its session-start hook reads the finished system prompt
+
+
+def _attach_kv_cache(agent: Agent) -> None:
+    """Disk KV cache of the stable prompt prefix (nanobot.kvcache), for full llama models."""
+    settings = agent.settings
+    model = agent.model
+    if not settings.kv_cache.enabled or not isinstance(model, LlamaBackend):
+        return
+    if model.llm.model_params.vocab_only:
+        return
+    from nanobot.kvcache import KVCache, KVCacheHook
+
+    agent.hooks.append(KVCacheHook(KVCache(settings.cache_dir / "kv", settings.kv_cache.max_mb)))
 
 
 def open_agent(home: Path | None = None, model: str | None = None, *, interactive: bool = False,

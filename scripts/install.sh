@@ -10,5 +10,5 @@ PY="${PYTHON:-python3}"
 # CPU build of torch first, pinned: an unpinned torch (pulled in by sentence-transformers) is a
 # multi-GB CUDA build.
 .venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e '.[dev]'
+.venv/bin/python -m pip install -q -e '.[dev,bench]'
 echo "nanobot installed in .venv: run .venv/bin/nanobot chat"

@@ -1,0 +1,278 @@
+"""Disk KV cache of the stable prompt prefix: start a session without re-reading the system prompt.
+
+The system prompt's stable part (SOUL, USER, tool names, CONTEXT: everything before the first
+volatile section) is the same from session to session, so its KV state is computed once and kept on
+disk. At session start ``KVCacheHook`` finds the token prefix of the rendered prompt that is stable,
+and either restores its KV state from ``<cache_dir>/kv/<key>.kv`` (milliseconds) or evaluates it once
+and saves it. The first turn then evaluates only the tokens after the prefix
+(``Generation.reused_tokens`` covers it).
+
+The key is a sha256 over the model file's identity (path, size, mtime), every llama setting that
+changes the KV state (n_ctx, KV types, flash attention, batch sizes, GPU layers, chat template,
+llama.cpp version) and the exact prefix tokens: any change is a different file. A file holds only the
+sequence's llama.cpp state (``llama_state_seq_get_data``) and its tokens, not the logits array.
+Files are written atomically; the directory is kept under ``max_mb`` by evicting the least recently
+used files (by mtime). A corrupt or mismatched file is ignored with a warning and rewritten.
+
+File layout: ``MAGIC`` + 8-byte header length + JSON header (``CacheHeader``) + state bytes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import struct
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from nanobot.atomic import atomic_write
+from nanobot.events import Notice
+
+MAGIC = b"NBKV1\n"
+SUFFIX = ".kv"
+
+
+class CacheHeader(BaseModel):
+    key: str
+    n_tokens: int
+    tokens: list[int]
+    state_bytes: int
+    crc32: int
+    created: float
+
+
+class CacheResult(BaseModel):
+    """What ``KVCache.prepare`` did at session start."""
+
+    action: str  # "restored" | "saved" | "warm" | "skipped"
+    prefix_tokens: int = 0
+    seconds: float = 0.0
+    file: str | None = None
+    file_mb: float = 0.0
+    warning: str | None = None
+
+
+class CorruptCache(Exception):
+    """A cache file that cannot be used (torn, edited, or for another key)."""
+
+
+def _llama_cpp():
+    import llama_cpp
+
+    return llama_cpp
+
+
+def model_identity(path: Path) -> dict:
+    st = Path(path).stat()
+    return {"path": str(Path(path).resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def kv_settings(backend: Any) -> dict:
+    """The llama settings of ``backend`` that change the KV state (read from the live context)."""
+    llama_cpp = _llama_cpp()
+    llm = backend.llm
+    cp = llm.context_params
+    return {
+        "n_ctx": llm.n_ctx(),
+        "n_batch": llm.n_batch,
+        "n_ubatch": cp.n_ubatch,
+        "type_k": cp.type_k,
+        "type_v": cp.type_v,
+        "flash_attn": cp.flash_attn_type == llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED,
+        "n_gpu_layers": llm.model_params.n_gpu_layers,
+        "chat_format": backend.settings.chat_format,
+        "chat_template": llm.metadata.get("tokenizer.chat_template", ""),
+        "llama_cpp": getattr(llama_cpp, "__version__", ""),
+    }
+
+
+def cache_key(identity: dict, settings: dict, tokens: list[int]) -> str:
+    """sha256 over model identity, KV-relevant settings and the exact prefix tokens.
+
+    >>> cache_key({"path": "m"}, {"n_ctx": 1}, [1, 2]) != cache_key({"path": "m"}, {"n_ctx": 1}, [1, 3])
+    True
+    """
+    h = hashlib.sha256()
+    h.update(json.dumps({"model": identity, "settings": settings}, sort_keys=True).encode())
+    h.update(struct.pack(f"<{len(tokens)}i", *tokens))
+    return h.hexdigest()
+
+
+def stable_prefix_tokens(backend: Any, full_text: str, stable_text: str) -> list[int]:
+    """Tokens of the rendered prompt up to the end of the stable system text.
+
+    Renders ``[system(full_text), user]`` and cuts the rendered string where the stable text ends;
+    keeps only the tokens that the cut string and the whole prompt share, so a token merging across
+    the cut is never cached. Returns [] when the template does not show the system text verbatim.
+    """
+    from nanobot.backends.base import Message
+
+    if not stable_text:
+        return []
+    rendered = backend.render([Message(role="system", content=full_text),
+                               Message(role="user", content="hi")])
+    start = rendered.find(full_text)
+    if start < 0 or not full_text.startswith(stable_text):
+        return []
+    cut = backend.tokenize_prompt(rendered[: start + len(stable_text)])
+    whole = backend.tokenize_prompt(rendered)
+    n = 0
+    for a, b in zip(cut, whole):
+        if a != b:
+            break
+        n += 1
+    return whole[:n]
+
+
+class KVCache:
+    """Files of saved prefix KV states in ``directory``, at most ``max_mb`` in all."""
+
+    def __init__(self, directory: Path, max_mb: int = 512):
+        self.directory = Path(directory)
+        self.max_bytes = max_mb * 1024 * 1024
+
+    def path_for(self, key: str) -> Path:
+        return self.directory / f"{key}{SUFFIX}"
+
+    # -- files -------------------------------------------------------------------------------
+    def read(self, key: str) -> tuple[CacheHeader, bytes] | None:
+        """The header and state bytes for ``key``; None if absent; CorruptCache if unusable."""
+        path = self.path_for(key)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise CorruptCache(f"cannot read {path}: {e.strerror}") from None
+        try:
+            if not raw.startswith(MAGIC):
+                raise ValueError("bad magic")
+            (hlen,) = struct.unpack_from("<Q", raw, len(MAGIC))
+            start = len(MAGIC) + 8
+            header = CacheHeader.model_validate_json(raw[start:start + hlen])
+            state = raw[start + hlen:]
+        except (ValueError, struct.error, ValidationError) as e:
+            raise CorruptCache(f"{path.name}: unreadable header ({str(e).splitlines()[0]})") from None
+        if header.key != key or header.n_tokens != len(header.tokens):
+            raise CorruptCache(f"{path.name}: written for another key")
+        if len(state) != header.state_bytes or zlib.crc32(state) != header.crc32:
+            raise CorruptCache(f"{path.name}: state bytes damaged (size or checksum mismatch)")
+        os.utime(path)  # LRU: a hit makes the file recent
+        return header, state
+
+    def write(self, key: str, tokens: list[int], state: bytes) -> Path | None:
+        """Store ``state`` for ``key`` atomically, then evict old files; None if it cannot fit."""
+        if len(state) > self.max_bytes:
+            return None
+        header = CacheHeader(key=key, n_tokens=len(tokens), tokens=tokens, state_bytes=len(state),
+                             crc32=zlib.crc32(state), created=time.time()).model_dump_json().encode()
+        path = self.path_for(key)
+        atomic_write(path, MAGIC + struct.pack("<Q", len(header)) + header + state)
+        self.evict(keep=path)
+        return path
+
+    def files(self) -> list[Path]:
+        if not self.directory.is_dir():
+            return []
+        return sorted(self.directory.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime)
+
+    def total_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.files())
+
+    def evict(self, keep: Path | None = None) -> list[Path]:
+        """Delete least recently used files until the directory fits ``max_mb``."""
+        removed = []
+        files = self.files()
+        total = sum(p.stat().st_size for p in files)
+        for p in files:
+            if total <= self.max_bytes:
+                break
+            if p == keep:
+                continue
+            total -= p.stat().st_size
+            p.unlink(missing_ok=True)
+            removed.append(p)
+        return removed
+
+    # -- llama state -------------------------------------------------------------------------
+    def prepare(self, backend: Any, prefix: list[int]) -> CacheResult:
+        """Make ``backend``'s KV cache hold ``prefix``: restore it from disk, or evaluate and save."""
+        if not prefix:
+            return CacheResult(action="skipped", warning="no stable prefix to cache")
+        start = time.perf_counter()
+        key = cache_key(model_identity(backend.resolved.path), kv_settings(backend), prefix)
+        path = self.path_for(key)
+        warning = None
+        if backend.cached_prefix(prefix) == len(prefix):
+            if not path.exists():
+                self.write(key, prefix, seq_state(backend.llm, len(prefix)))
+            return CacheResult(action="warm", prefix_tokens=len(prefix), file=str(path),
+                               seconds=time.perf_counter() - start)
+        try:
+            found = self.read(key)
+            if found is not None:
+                restore(backend.llm, found[0].tokens, found[1])
+                return CacheResult(action="restored", prefix_tokens=len(prefix), file=str(path),
+                                   file_mb=path.stat().st_size / 1e6,
+                                   seconds=time.perf_counter() - start)
+        except CorruptCache as e:
+            warning = f"KV cache file ignored and rebuilt: {e}"
+            path.unlink(missing_ok=True)
+        backend.llm.reset()
+        backend.llm.eval(prefix)
+        written = self.write(key, prefix, seq_state(backend.llm, len(prefix)))
+        if written is None:
+            warning = f"KV state of {len(prefix)} tokens exceeds kv_cache.max_mb; not saved"
+        return CacheResult(action="saved", prefix_tokens=len(prefix),
+                           file=str(written) if written else None,
+                           file_mb=written.stat().st_size / 1e6 if written else 0.0,
+                           seconds=time.perf_counter() - start, warning=warning)
+
+
+def seq_state(llm: Any, n_tokens: int) -> bytes:
+    """Sequence 0's llama.cpp state (KV cells), cut back to its first ``n_tokens`` tokens."""
+    llama_cpp = _llama_cpp()
+    llm._ctx.kv_cache_seq_rm(-1, n_tokens, -1)
+    llm.n_tokens = min(llm.n_tokens, n_tokens)
+    size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
+    buf = (ctypes.c_uint8 * size)()
+    n = llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, buf, size, 0)
+    if n == 0 or n > size:
+        raise CorruptCache("llama.cpp returned no state for sequence 0")
+    return bytes(buf)[:n]
+
+
+def restore(llm: Any, tokens: list[int], state: bytes) -> None:
+    """Load ``state`` into ``llm`` as sequence 0 and record ``tokens`` as evaluated."""
+    llama_cpp = _llama_cpp()
+    llm.reset()
+    llm._ctx.kv_cache_clear()
+    buf = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+    if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(state), 0) == 0:
+        llm._ctx.kv_cache_clear()
+        raise CorruptCache("llama.cpp rejected the saved state (another model or settings?)")
+    llm.input_ids[: len(tokens)] = tokens
+    llm.n_tokens = len(tokens)
+    llm._requires_eval = True  # logits are not restored: the next decode refreshes them
+
+
+class KVCacheHook:
+    """Agent hook: at session start, restore (or build) the stable prefix's KV state."""
+
+    def __init__(self, cache: KVCache):
+        self.cache = cache
+        self.last: CacheResult | None = None
+
+    def on_session_start(self, agent: Any) -> list[Notice]:
+        built = agent.system_prompt()
+        prefix = stable_prefix_tokens(agent.model, built.text, built.stable_text)
+        self.last = result = self.cache.prepare(agent.model, prefix)
+        if result.warning:
+            return [Notice(text=result.warning, level="warning")]
+        return []

@@ -1,0 +1,195 @@
+"""Disk KV cache of the stable prompt prefix, with the real bundled model."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import pytest
+
+from nanobot.backends.base import Message
+from nanobot.config import load_settings
+from nanobot.events import Notice
+from nanobot.kvcache import (
+    MAGIC,
+    KVCache,
+    KVCacheHook,
+    cache_key,
+    kv_settings,
+    model_identity,
+    stable_prefix_tokens,
+)
+from nanobot.runtime import build_agent
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def agent(home, model, monkeypatch):
+    # plain turns (one model call each) and no embedder: these tests are about the KV cache
+    monkeypatch.setenv("NANOBOT_TOOLS__ENABLED", "[]")
+    monkeypatch.setenv("NANOBOT_MEMORY__ENABLED", "false")
+    return build_agent(load_settings(home), model)
+
+
+def _prefix(agent):
+    built = agent.system_prompt()
+    return stable_prefix_tokens(agent.model, built.text, built.stable_text)
+
+
+def _greedy(model, messages, n=12):
+    text = "".join(model.stream(messages, max_tokens=n, temperature=0.0))
+    return text, model.last
+
+
+def test_key_changes_with_model_settings_and_prefix(model, tmp_path, bundled):
+    ident = model_identity(bundled)
+    settings = kv_settings(model)
+    base = cache_key(ident, settings, [1, 2, 3])
+    assert cache_key(ident, settings, [1, 2, 3]) == base
+    assert cache_key(ident, settings, [1, 2, 4]) != base  # prefix
+    assert cache_key(ident, settings, [1, 2]) != base
+    for field, value in [("n_ctx", 2048), ("type_k", 8), ("type_v", 8), ("flash_attn", not settings["flash_attn"]),
+                         ("n_batch", 256), ("n_gpu_layers", 1), ("chat_template", "x")]:
+        assert cache_key(ident, settings | {field: value}, [1, 2, 3]) != base, field
+    copy = tmp_path / "copy.gguf"  # same bytes, another file: another identity
+    copy.write_bytes(bundled.read_bytes())
+    assert cache_key(model_identity(copy), settings, [1, 2, 3]) != base
+    os.utime(copy, ns=(1, 1))
+    assert model_identity(copy)["mtime_ns"] == 1
+
+
+def test_kv_settings_read_from_the_live_model(model):
+    from nanobot.backends.llama import LlamaBackend
+
+    other = LlamaBackend(replace(model.resolved, settings=model.settings.model_copy(
+        update={"n_ctx": 1024, "flash_attn": False})))
+    try:
+        a, b = kv_settings(model), kv_settings(other)
+        assert (a["n_ctx"], b["n_ctx"]) == (4096, 1024)
+        assert a["flash_attn"] is True and b["flash_attn"] is False
+    finally:
+        other.llm.close()
+
+
+def test_stable_prefix_ends_before_the_volatile_time_section(agent, model):
+    prefix = _prefix(agent)
+    built = agent.system_prompt()
+    text = model.llm.detokenize(prefix, special=True).decode()
+    assert built.stable_text.strip()[-30:] in text
+    assert "## Time" not in text
+    full = model.tokenize_prompt(model.render(agent.messages_for("hello")))
+    assert full[: len(prefix)] == prefix
+
+
+def test_restore_matches_cold_eval_and_reuses_the_prefix(agent, model, home):
+    prefix = _prefix(agent)
+    messages = agent.messages_for("What is the capital of France?")
+    model.llm.reset()
+    cold_text, cold = _greedy(model, messages)
+    assert cold.reused_tokens == 0
+
+    cache = KVCache(home / "kv")
+    model.llm.reset()
+    saved = cache.prepare(model, prefix)
+    assert saved.action == "saved" and saved.warning is None
+    # the file holds the KV cells and tokens only: no n_ctx x vocab logits array (~800 MB here)
+    assert os.path.getsize(saved.file) < len(prefix) * 30_000 + 100_000
+
+    model.llm.reset()
+    restored = cache.prepare(model, prefix)
+    assert restored.action == "restored"
+    warm_text, warm = _greedy(model, messages)
+    assert warm.reused_tokens == len(prefix)
+    assert warm.evaluated_tokens == warm.prompt_tokens - len(prefix)
+    assert warm_text == cold_text
+
+
+def test_hook_attached_by_runtime_restores_on_session_start(agent, model, home):
+    hooks = [h for h in agent.hooks if isinstance(h, KVCacheHook)]
+    assert len(hooks) == 1
+    hook = hooks[0]
+    assert hook.cache.directory == agent.settings.cache_dir / "kv"
+    model.llm.reset()
+    agent.start_session()
+    assert hook.last.action == "saved"
+    model.llm.reset()  # as after a restart: nothing in the KV cache
+    assert agent.start_session() == []
+    assert hook.last.action == "restored"
+    list(agent.turn("Say hello."))
+    assert agent.last.reused_tokens == hook.last.prefix_tokens > 20
+    first = agent.last
+    list(agent.turn("And goodbye?"))  # turn 2 evaluates only what is new
+    new = agent.last.prompt_tokens - first.prompt_tokens - first.completion_tokens
+    assert agent.last.evaluated_tokens <= new + 0.05 * agent.last.prompt_tokens
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncate", "flip_state_byte"])
+def test_corrupt_cache_file_is_ignored_with_a_warning_and_rebuilt(agent, model, home, damage):
+    prefix = _prefix(agent)
+    cache = KVCache(home / "kv")
+    model.llm.reset()
+    path = cache.path_for(cache_key(model_identity(model.resolved.path), kv_settings(model), prefix))
+    assert cache.prepare(model, prefix).action == "saved"
+    raw = path.read_bytes()
+    if damage == "garbage":
+        path.write_bytes(b"not a cache file at all")
+    elif damage == "truncate":
+        path.write_bytes(raw[: len(raw) // 2])
+    else:
+        path.write_bytes(raw[:-100] + bytes([raw[-100] ^ 0xFF]) + raw[-99:])
+    hook = KVCacheHook(cache)
+    model.llm.reset()
+    events = hook.on_session_start(agent)
+    assert hook.last.action == "saved"
+    assert len(events) == 1 and isinstance(events[0], Notice) and events[0].level == "warning"
+    assert "ignored" in events[0].text
+    assert path.read_bytes().startswith(MAGIC) and abs(len(path.read_bytes()) - len(raw)) < 64
+    model.llm.reset()
+    assert hook.on_session_start(agent) == [] and hook.last.action == "restored"
+
+
+def test_file_for_another_key_is_rejected(agent, model, home):
+    prefix = _prefix(agent)
+    cache = KVCache(home / "kv")
+    model.llm.reset()
+    first = cache.prepare(model, prefix)
+    other_key = cache_key(model_identity(model.resolved.path), kv_settings(model), prefix[:-1])
+    cache.path_for(other_key).write_bytes(open(first.file, "rb").read())
+    model.llm.reset()
+    result = cache.prepare(model, prefix[:-1])
+    assert result.action == "saved" and "another key" in result.warning
+
+
+def test_disk_use_is_bounded_by_evicting_least_recently_used(tmp_path):
+    cache = KVCache(tmp_path, max_mb=1)
+    paths = []
+    for i in range(4):
+        paths.append(cache.write(f"{i:064x}", [1, 2, 3], os.urandom(300_000)))
+        os.utime(paths[-1], (1000 + i, 1000 + i))
+    assert cache.total_bytes() <= 1024 * 1024
+    assert not paths[0].exists() and paths[-1].exists()
+    assert cache.read(f"{3:064x}")[0].tokens == [1, 2, 3]
+    assert cache.write("f" * 64, [1], os.urandom(2 * 1024 * 1024)) is None  # never fits: not saved
+
+
+def test_not_attached_when_disabled_or_vocab_only(home, model, monkeypatch):
+    from nanobot.runtime import open_agent
+
+    assert not any(isinstance(h, KVCacheHook) for h in open_agent(vocab_only=True).hooks)
+    monkeypatch.setenv("NANOBOT_KV_CACHE__ENABLED", "false")
+    agent = build_agent(load_settings(home), model)
+    assert not any(isinstance(h, KVCacheHook) for h in agent.hooks)
+
+
+def test_warm_model_is_not_reevaluated(agent, model, home):
+    prefix = _prefix(agent)
+    cache = KVCache(home / "kv")
+    model.llm.reset()
+    model.llm.eval(prefix + model.tokenize_prompt("extra words"))
+    result = cache.prepare(model, prefix)
+    assert result.action == "warm" and os.path.exists(result.file)
+    assert model.cached_prefix(prefix) == len(prefix)
+    msgs = [Message(role="system", content=agent.system_prompt().text), Message(role="user", content="hi")]
+    _greedy(model, msgs, n=2)
+    assert model.last.reused_tokens >= len(prefix)
