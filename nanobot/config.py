@@ -109,6 +109,7 @@ class ToolSettings(_Strict):
     output_tokens: int = Field(400, ge=16)  # tool results are truncated to this
     max_steps: int = Field(4, ge=1)  # tool calls per turn
     max_retries: int = Field(2, ge=0)  # retries after a validation error
+    args_tokens: int = Field(256, ge=16)  # most tokens a tool call's JSON arguments may take
     web_search_url: str | None = None  # e.g. a SearxNG instance
     web_timeout: float = Field(10.0, gt=0)
 

@@ -29,8 +29,8 @@ def make_agent(home, replies, **tool_settings):
 
 
 def test_validation_error_goes_back_to_the_model_and_the_retry_succeeds(home):
-    agent = make_agent(home, ["call write_file", '{"path": "a.txt"}',
-                              '{"path": "a.txt", "content": "hi"}', "reply", "Done."])
+    agent = make_agent(home, ["Tool: write_file", '{"path": "a.txt"}',
+                              '{"path": "a.txt", "content": "hi"}', "Answer:", "Done."])
     events = list(agent.turn("write hi to a.txt"))
     calls = [e for e in events if isinstance(e, ToolCall)]
     results = [e for e in events if isinstance(e, ToolResult)]
@@ -43,9 +43,13 @@ def test_validation_error_goes_back_to_the_model_and_the_retry_succeeds(home):
     # the retry saw the error as a tool message; the final reply saw the result
     calls_made = agent.model.calls
     retry_prompt = calls_made[2]["messages"]
-    assert retry_prompt[-1].role == "user" and retry_prompt[-1].content.startswith("[tool write_file error]")
+    assert retry_prompt[-1].role == "user"
+    assert retry_prompt[-1].content.startswith("write hi to a.txt\n\n[tool write_file {\"path\": \"a.txt\"} error]\n")
+    assert "content: Field required" in retry_prompt[-1].content
     assert calls_made[2]["grammar"] == args_grammar(all_tools()["write_file"].parameters())
-    assert calls_made[4]["messages"][-1].content.startswith("[tool write_file result]")
+    assert calls_made[4]["messages"][-1].content.endswith(
+        '[tool write_file {"path": "a.txt", "content": "hi"} result]\ncreated a.txt (2 chars)')
+    assert [m.role for m in calls_made[4]["messages"]] == ["system", "user"]  # roles alternate
     records, _ = read_transcript(agent.transcript.path)
     tool_recs = [(r.meta["kind"], r.meta.get("ok")) for r in records if r.role == "tool"]
     assert tool_recs == [("call", None), ("result", False), ("call", None), ("result", True)]
@@ -53,7 +57,7 @@ def test_validation_error_goes_back_to_the_model_and_the_retry_succeeds(home):
 
 def test_retries_are_bounded_and_the_turn_still_ends_with_a_reply(home):
     bad = '{"path": 3}'
-    agent = make_agent(home, ["call read_file", bad, bad, "reply", "Sorry."], max_retries=1)
+    agent = make_agent(home, ["Tool: read_file", bad, bad, "Answer:", "Sorry."], max_retries=1)
     events = list(agent.turn("read it"))
     results = [e for e in events if isinstance(e, ToolResult)]
     assert len(results) == 2 and not any(r.ok for r in results)
@@ -62,7 +66,7 @@ def test_retries_are_bounded_and_the_turn_still_ends_with_a_reply(home):
 
 
 def test_broken_json_and_unknown_decision_do_not_crash(home):
-    agent = make_agent(home, ["call list_dir", '{"path": ', "call nonsense", "Hello."], max_retries=0)
+    agent = make_agent(home, ["Tool: list_dir", '{"path": ', "Tool: nonsense", "Hello."], max_retries=0)
     events = list(agent.turn("hi"))
     assert [e.ok for e in events if isinstance(e, ToolResult)] == [False]
     assert "not valid JSON" in next(e for e in events if isinstance(e, ToolResult)).text
@@ -70,8 +74,8 @@ def test_broken_json_and_unknown_decision_do_not_crash(home):
 
 
 def test_execution_error_is_a_tool_result_and_max_steps_bounds_the_loop(home):
-    agent = make_agent(home, ["call read_file", '{"path": "missing.txt"}'] * 2 + ["Gave up."],
-                       max_steps=2)
+    agent = make_agent(home, ["Tool: read_file", '{"path": "missing.txt"}',
+                              "Tool: read_file", '{"path": "gone.txt"}', "Gave up."], max_steps=2)
     events = list(agent.turn("read missing.txt"))
     results = [e for e in events if isinstance(e, ToolResult)]
     assert len(results) == 2 and "does not exist" in results[0].text
@@ -80,7 +84,7 @@ def test_execution_error_is_a_tool_result_and_max_steps_bounds_the_loop(home):
 
 
 def test_results_are_truncated_to_the_token_budget_with_a_note(home):
-    agent = make_agent(home, ["call read_file", '{"path": "big.txt"}', "reply", "ok"],
+    agent = make_agent(home, ["Tool: read_file", '{"path": "big.txt"}', "Answer:", "ok"],
                        output_tokens=20)
     (agent.workspace / "big.txt").write_text("\n".join(f"line {i} " + "word " * 5 for i in range(50)))
     events = list(agent.turn("read big.txt"))
@@ -90,7 +94,7 @@ def test_results_are_truncated_to_the_token_budget_with_a_note(home):
 
 
 def test_message_tool_emits_a_notice_and_plain_reply_streams(home):
-    agent = make_agent(home, ["call message", '{"text": "build finished"}', "reply", "Told you."])
+    agent = make_agent(home, ["Tool: message", '{"text": "build finished"}', "Answer:", "Told you."])
     events = list(agent.turn("tell me when done"))
     assert Notice(text="build finished") in events
     assert any(isinstance(e, TextDelta) for e in events)
@@ -102,14 +106,14 @@ def test_disabled_tools_are_not_offered(home):
     settings = load_settings(home, tools={"enabled": ["read_file", "list_dir"]})
     runner = ToolRunner(settings)
     assert runner.names() == ["read_file", "list_dir"]
-    assert decision_grammar(runner.names()) == 'root ::= "reply" | "call " ("read_file" | "list_dir")'
+    assert decision_grammar(runner.names()) == 'root ::= "Answer:" | "Tool: " ("read_file" | "list_dir")'
 
 
 def test_decision_parsing():
     names = ["exec", "read_file"]
-    assert parse_decision("call read_file", names) == "read_file"
-    assert parse_decision("reply", names) is None
-    assert parse_decision("call rm", names) is None
+    assert parse_decision("Tool: read_file", names) == "read_file"
+    assert parse_decision("Answer:", names) is None
+    assert parse_decision("Tool: rm", names) is None
 
 
 @pytest.mark.parametrize("name", list(all_tools()))
@@ -125,3 +129,22 @@ def test_truncate_keeps_short_text():
     count = lambda t: len(t.split())  # noqa: E731
     assert truncate("a b c", 5, count) == "a b c"
     assert truncate("a b c d e f", 3, count).endswith("[truncated: showed 2 of 6 tokens]")
+
+
+def test_no_tool_step_when_the_context_is_nearly_full(home):
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, ScriptedModel(["Fine."], n_ctx=1200))
+    attach_tools(agent)
+    events = list(agent.turn("hi"))
+    assert any(isinstance(e, Notice) and "nearly full" in e.text for e in events)
+    assert events[-1].reply == "Fine." and len(agent.model.calls) == 1  # no decision step ran
+
+
+def test_a_repeated_identical_call_ends_the_tool_steps(home):
+    call = ["Tool: task_board", '{"action": "add", "title": "milk"}']
+    agent = make_agent(home, call * 2 + ["Added."])
+    events = list(agent.turn("add milk"))
+    assert sum(isinstance(e, ToolCall) for e in events) == 1
+    assert events[-1].reply == "Added."
+    assert "added task #1: milk" in agent.model.calls[-1]["messages"][-1].content

@@ -71,7 +71,7 @@ def test_cron_schedules_fire_once_per_run(ctx):
 def test_running_chat_fires_due_cron_entries(ctx):
     past = (datetime.now() - timedelta(minutes=1)).strftime("%Y-%m-%d %H:%M")
     run(Cron(), ctx, action="add", message="call mum", at=past)
-    agent = Agent(ctx.settings, ScriptedModel(["reply", "ok"]))
+    agent = Agent(ctx.settings, ScriptedModel(["Answer:", "ok"]))
     attach_tools(agent)
     events = agent.start_session()
     assert Notice(text="⏰ reminder #1: call mum") in events

@@ -151,6 +151,8 @@ class ChatUI:
                     self.err.print(f"Error: {e}", style="red", markup=False)
         except KeyboardInterrupt:
             reason = "interrupt"
+        if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled:
+            self.err.print("[dim]writing an observation of this session… (Ctrl-C skips the model)[/dim]")
         for ev in self.agent.end_session(reason):
             self.render(iter([ev]))
 

@@ -19,10 +19,12 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-MAX_ITEMS = 3
-MAX_CHARS = 120  # per string in the grammar
+MAX_ITEMS = 3  # per list when parsing a file
+GRAMMAR_ITEMS = 2  # per list the model may write
+GRAMMAR_CHARS = {"summary": 160, "focus": 60, "task": 80}  # the model's bound per field
+ITEM_CHARS = 80  # ... and per list item: ~800 characters in all, ~200 tokens
 LISTS = {"decisions": "Decisions", "open_items": "Open items", "facts": "Facts"}
 SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task"}
 
@@ -141,13 +143,41 @@ def _parse_part(chunk: str) -> ObservationPart | None:
 
 @lru_cache(maxsize=1)
 def draft_grammar() -> str:
-    """GBNF for ``ObservationDraft``: llama.cpp's schema converter, strings bounded to MAX_CHARS."""
+    """GBNF for ``ObservationDraft`` via llama.cpp's schema converter, every string bounded.
+
+    The schema gets ``maxLength``/``maxItems`` so the whole draft stays ~200 tokens and always
+    closes within ``observer.max_tokens``. The converter spells ``maxLength`` N as N nested
+    optionals, which makes sampling slow; they are rewritten as the equivalent ``char{0,N}``.
+    """
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     schema = ObservationDraft.model_json_schema()
     schema["required"] = list(ObservationDraft.model_fields)  # every key, in this order
+    for key, n in GRAMMAR_CHARS.items():
+        schema["properties"][key]["maxLength"] = n
+    for key in LISTS:
+        schema["properties"][key]["maxItems"] = GRAMMAR_ITEMS
+        schema["properties"][key]["items"]["maxLength"] = ITEM_CHARS
     gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=list(ObservationDraft.model_fields))
-    # maxLength in the schema expands to deeply nested rules that make sampling slow; a bounded
-    # repetition of `char` gives the same bound cheaply.
-    return gbnf.replace('string ::= "\\"" char* "\\"" space',
-                        f'string ::= "\\"" char{{0,{MAX_CHARS}}} "\\"" space')
+    return _NESTED_CHARS.sub(_bounded, gbnf)
+
+
+_NESTED_CHARS = re.compile(r'"\\"" \(char(?: \(char)*(?:\)\?)+ "\\"" space')
+
+
+def _bounded(m: re.Match) -> str:
+    return f'"\\"" char{{0,{m.group(0).count("char")}}} "\\"" space'
+
+
+def parse_draft(text: str) -> ObservationDraft | None:
+    """The draft in ``text``; a draft cut off by ``max_tokens`` is closed and kept if it can be.
+
+    >>> parse_draft('{"summary": "Chose serde", "focus": "cs').focus
+    'cs'
+    """
+    for tail in ("", '"', "}", '"}', "]}", '"]}', '"]}}'):
+        try:
+            return ObservationDraft.model_validate_json(text + tail).cleaned()
+        except ValidationError:
+            continue
+    return None

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel, Message
@@ -27,6 +27,7 @@ from nanobot.observer.observation import (
     ObservationDraft,
     ObservationPart,
     draft_grammar,
+    parse_draft,
 )
 from nanobot.observer.state import record_written
 from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
@@ -60,10 +61,7 @@ def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int) -
     """One bounded, grammar-constrained call; None when the output is not a valid draft."""
     text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
                                 grammar=draft_grammar()))
-    try:
-        return ObservationDraft.model_validate_json(text).cleaned()
-    except ValidationError:
-        return None
+    return parse_draft(text)
 
 
 def fallback_draft(exchanges: list[tuple[str, str]]) -> ObservationDraft:

@@ -2,26 +2,27 @@
 
 One step, on the prompt the agent built (system + history + user message):
 
-1. **Decide** under a tiny grammar, after the assistant header with the prefill ``"Next step: "``:
-   ``reply`` or ``call NAME`` (only registered names). That is 1-6 constrained tokens.
-2. ``reply``: the answer is streamed from the *same* prompt without the prefill, so llama.cpp reuses
-   the whole prompt from its KV cache (only the last token is replayed).
-3. ``call NAME``: the tool's schema enters the context for this call only (in the assistant prefill),
+1. **Decide** under a tiny grammar, right after the assistant header: ``Answer:`` or ``Tool: NAME``
+   (only registered names). That is a few constrained tokens.
+2. ``Answer:``: the answer is streamed from the *same* prompt (the decision text is dropped), so
+   llama.cpp reuses the whole prompt from its KV cache (only the last token is replayed).
+3. ``Tool: NAME``: the tool's schema enters the context for this call only (in the assistant prefill),
    as a one-line signature; the arguments are generated under a grammar built from the JSON schema,
    then validated by pydantic.
    A parse/validation error goes back as a short tool message and the arguments are retried
    (``tools.max_retries``); an execution error goes back as the tool's result. Results are cut to
    ``tools.output_tokens`` with a note. Then the next step decides again (``tools.max_steps``).
 
-Tool exchanges are rendered as an assistant message ``call NAME {json}`` and a *user*-role message
-``[tool NAME result] ...``, which every chat template accepts (some reject a "tool" role).
+Each call and its outcome is appended to the turn's user message as ``[tool NAME {args} result]
+...``, which every chat template accepts (some reject a "tool" role); a call identical to one already
+run this turn ends the tool steps (small models otherwise repeat themselves).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -32,6 +33,7 @@ from nanobot.errors import NanobotError, ToolError
 from nanobot.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.base import Tool, ToolContext
 from nanobot.tools.grammar import (
+    CALL,
     args_grammar,
     compact_schema,
     decision_grammar,
@@ -41,9 +43,7 @@ from nanobot.tools.grammar import (
 from nanobot.tools.registry import enabled_tools
 from nanobot.tools.truncate import truncate
 
-DECISION_PREFILL = "Next step: "
-DECISION_TOKENS = 12
-ARGS_TOKENS = 400
+DECISION_TOKENS = 24
 
 
 class StepStats(BaseModel):
@@ -82,11 +82,17 @@ class ToolRunner:
             yield from hook(agent)
         msgs = list(messages)
         names = self.names()
+        seen: set[str] = set()
         for _ in range(self.settings.tools.max_steps):
+            if not self._room(agent, msgs):
+                yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
+                break
             name = self.decide(agent, msgs, names)
             if name is None:
                 break
-            yield from self.call(agent, msgs, name)
+            repeated = yield from self.call(agent, msgs, name, seen)
+            if repeated:  # a small model repeats its last call: answer instead of looping
+                break
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={self.settings.tools.max_steps}; answering now",
                          level="warning")
@@ -95,37 +101,45 @@ class ToolRunner:
     # -- steps -------------------------------------------------------------------------------
     def decide(self, agent: Any, msgs: list[Message], names: list[str]) -> str | None:
         """Run the decision grammar; the chosen tool name or None (reply)."""
-        text = self._generate(agent, msgs, decision_grammar(names), DECISION_PREFILL,
-                              DECISION_TOKENS, "decision", "")
+        text = self._generate(agent, msgs, decision_grammar(names), "", DECISION_TOKENS,
+                              "decision", "")
         return parse_decision(text, names)
 
-    def call(self, agent: Any, msgs: list[Message], name: str) -> Iterator[Event]:
-        """Generate, validate (with retries) and run one call of ``name``; extends ``msgs``."""
+    def call(self, agent: Any, msgs: list[Message], name: str,
+             seen: set[str] | None = None) -> Generator[Event, None, bool]:
+        """Generate, validate (with retries) and run one call of ``name``, noting the outcome in
+        ``msgs``. Returns True (running nothing) when the same call already ran in ``seen``."""
         tool = self.tools[name]
+        seen = set() if seen is None else seen
         for attempt in range(self.settings.tools.max_retries + 1):
             raw, args, error = self.arguments(agent, msgs, tool)
-            shown = args.model_dump(mode="json") if args is not None else {"raw": raw}
-            msgs.append(Message(role="assistant", content=f"call {name} {raw}"))
             self._record(agent, "call", name, raw, attempt=attempt)
             if args is None:
-                note = f"{error}; fix the arguments and try again" if attempt < self.settings.tools.max_retries else error
+                last = attempt == self.settings.tools.max_retries
+                note = error if last else f"{error}; fix the arguments and try again"
                 yield ToolResult(name=name, ok=False, text=note)
-                self._result(agent, msgs, name, False, note)
+                self._note(agent, msgs, name, raw, False, note)
                 continue
+            shown = args.model_dump(mode="json")
+            key = f"{name} {json.dumps(shown, sort_keys=True)}"
+            if key in seen:
+                return True
+            seen.add(key)
             yield ToolCall(name=name, arguments=shown)
             ok, text, notices = self.execute(agent, tool, args)
             for n in notices:
                 yield Notice(text=n)
             text = truncate(text, self.settings.tools.output_tokens, agent.model.count_tokens)
             yield ToolResult(name=name, ok=ok, text=text)
-            self._result(agent, msgs, name, ok, text)
-            return
+            self._note(agent, msgs, name, json.dumps(shown), ok, text)
+            return False
+        return False
 
     def arguments(self, agent: Any, msgs: list[Message], tool: Tool) -> tuple[str, Any, str]:
         """(raw JSON, validated args or None, error message)."""
         prefill = args_prefill(tool)
-        gen_max = min(ARGS_TOKENS, self.settings.chat.max_tokens)
-        raw = self._generate(agent, msgs, self.grammar(tool), prefill, gen_max, "args", tool.name).strip()
+        raw = self._generate(agent, msgs, self.grammar(tool), prefill, self.settings.tools.args_tokens,
+                             "args", tool.name).strip()
         return (raw, *validate(tool, raw, agent.model.last.finish_reason == "length"))
 
     def execute(self, agent: Any, tool: Tool, args: BaseModel) -> tuple[bool, str, list[str]]:
@@ -143,6 +157,11 @@ class ToolRunner:
         return self._grammars[tool.name]
 
     # -- helpers -----------------------------------------------------------------------------
+    def _room(self, agent: Any, msgs: list[Message]) -> bool:
+        """Whether one more call (schema + arguments + a result) and the reply still fit n_ctx."""
+        need = 128 + self.settings.tools.args_tokens + self.settings.tools.output_tokens
+        return agent.model.prompt_tokens(msgs) + need + self.settings.chat.max_tokens <= agent.model.n_ctx
+
     def _generate(self, agent: Any, msgs: list[Message], grammar: str, prefill: str,
                   max_tokens: int, kind: str, tool: str) -> str:
         opts: dict = dict(max_tokens=max_tokens, temperature=0.0, grammar=grammar, prefill=prefill)
@@ -156,9 +175,16 @@ class ToolRunner:
                                     reused_tokens=last.reused_tokens))
         return text
 
-    def _result(self, agent: Any, msgs: list[Message], name: str, ok: bool, text: str) -> None:
+    def _note(self, agent: Any, msgs: list[Message], name: str, args: str, ok: bool, text: str) -> None:
+        """Append the call and its outcome to the last user message.
+
+        Not as separate messages: a small model copies an assistant "Tool: ..." message into its
+        reply, some templates reject a "tool" role or two user messages in a row, and appending to
+        the end of the last message keeps the KV prefix valid up to there.
+        """
         label = "result" if ok else "error"
-        msgs.append(Message(role="user", content=f"[tool {name} {label}]\n{text}"))
+        last = msgs[-1]
+        msgs[-1] = Message(role=last.role, content=f"{last.content}\n\n[tool {name} {args} {label}]\n{text}")
         self._record(agent, "result", name, text, ok=ok)
 
     @staticmethod
@@ -170,7 +196,7 @@ class ToolRunner:
 def args_prefill(tool: Tool) -> str:
     """The assistant text the arguments are generated after: the decision, then the schema as a
     one-line signature (cheaper than JSON schema, and a 135M model copies fewer descriptions)."""
-    return (f"{DECISION_PREFILL}call {tool.name}\n{tool.description} "
+    return (f"{CALL}{tool.name}\n{tool.description} "
             f"{signature(tool.name, tool.parameters())}\nArguments: ")
 
 

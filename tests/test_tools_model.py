@@ -1,0 +1,160 @@
+"""Tool calls with the real bundled SmolLM2-135M at temperature 0.
+
+Validity, not choice: over a fixed set of varied requests, every tool call the model produces must
+parse and validate (the grammar guarantees the JSON shape; pydantic checks it). The count is printed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nanobot.agent import Agent
+from nanobot.config import load_settings
+from nanobot.events import ToolCall, ToolResult
+from nanobot.tools.runner import attach_tools
+from nanobot.workspace import init_workspace
+
+pytestmark = pytest.mark.slow
+
+# (request, the tool it is about): the tool is forced for the argument test; the decision test
+# lets the model choose freely.
+REQUESTS: list[tuple[str, str]] = [
+    ("Run git status in the proj folder", "exec"),
+    ("Show me the disk usage of this folder with du -sh", "exec"),
+    ("Print the current date using the date command", "exec"),
+    ("Read notes.md", "read_file"),
+    ("Show lines 10 to 20 of README.md", "read_file"),
+    ("What does the file todo.txt say?", "read_file"),
+    ("Write 'hello world' to hello.txt", "write_file"),
+    ("Save a shopping list with eggs, milk and bread to shopping.md", "write_file"),
+    ("Create a file called plan.txt that says: finish the report", "write_file"),
+    ("In config.txt replace 'mode = slow' with 'mode = fast'", "edit_file"),
+    ("Fix the typo 'teh' -> 'the' in notes.md", "edit_file"),
+    ("List the files in my workspace", "list_dir"),
+    ("What is inside the skills folder?", "list_dir"),
+    ("Search the web for llama.cpp grammar performance", "web_search"),
+    ("Look up the weather in Paris online", "web_search"),
+    ("Fetch https://example.com and summarize it", "web_fetch"),
+    ("Get the page at http://127.0.0.1:9/docs", "web_fetch"),
+    ("Add a task: buy milk", "task_board"),
+    ("Show my task list", "task_board"),
+    ("Mark task 2 as done", "task_board"),
+    ("Note in the scratchpad that step 1 is done", "scratchpad"),
+    ("What did I write in the scratchpad?", "scratchpad"),
+    ("Which skills do you have?", "skill_manager"),
+    ("Load the commit-message skill", "skill_manager"),
+    ("Ask a helper to write a haiku about autumn", "spawn"),
+    ("Delegate: count the vowels in 'banana'", "spawn"),
+    ("Remind me every 30 minutes to stretch", "cron"),
+    ("Remind me at 2030-01-01 09:00 to renew my passport", "cron"),
+    ("Cancel reminder number 3", "cron"),
+    ("Send me a message saying the build finished", "message"),
+    ("Tell me right away: lunch is ready", "message"),
+    ("Search my memory for my birthday", "memory_search"),
+    ("Remember that my sister is called Ana", "memory_add"),
+]
+
+
+@pytest.fixture
+def agent(home, model):
+    settings = load_settings(
+        home, chat={"temperature": 0, "max_tokens": 48}, memory={"enabled": False},
+        observer={"enabled": False}, kv_cache={"enabled": False},
+        tools={"exec_allow": ["git status", "date", "du"], "web_timeout": 1.0},
+    )
+    init_workspace(settings.workspace)
+    (settings.workspace / "notes.md").write_text("teh notes\n")
+    a = Agent(settings, model)
+    runner = attach_tools(a)
+    a.start_session()
+    assert set(t for _, t in REQUESTS) <= set(runner.names()) | {"memory_search", "memory_add"}
+    return a
+
+
+def _attempts(events) -> tuple[int, list[str]]:
+    """Argument generations in ``events`` and the errors of those that did not validate."""
+    calls = sum(isinstance(e, ToolCall) for e in events)
+    bad = [e.text for e in events if isinstance(e, ToolResult) and not e.ok
+           and e.text.startswith("arguments for")]
+    return calls + len(bad), bad
+
+
+def test_every_tool_call_parses_and_validates(agent, capsys):
+    runner = agent.tool_runner
+    assert len(REQUESTS) >= 30
+    total, failures, executed = 0, [], 0
+    for request, tool in REQUESTS:
+        if tool not in runner.tools:
+            continue
+        msgs = agent.messages_for(request)
+        events = list(runner.call(agent, msgs, tool))
+        n, bad = _attempts(events)
+        total += n
+        failures += [f"{request!r} -> {tool}: {b}" for b in bad]
+        executed += any(isinstance(e, ToolResult) and e.ok for e in events)
+    decisions = [s for s in runner.stats if s.kind == "args"]
+    with capsys.disabled():
+        print(f"\n[tools] forced tool calls: {total - len(failures)}/{total} parsed and validated "
+              f"over {len(REQUESTS)} requests; {executed} ran without a tool error; "
+              f"args step mean {sum(s.seconds for s in decisions) / len(decisions):.2f}s")
+    assert total >= 30
+    assert failures == []
+
+
+def test_free_decisions_are_valid_and_their_calls_validate(agent, capsys):
+    runner = agent.tool_runner
+    names = runner.names()
+    chosen: list[str | None] = []
+    total, failures = 0, []
+    for request, _ in REQUESTS:
+        msgs = agent.messages_for(request)
+        name = runner.decide(agent, msgs, names)
+        chosen.append(name)
+        if name is not None:
+            n, bad = _attempts(list(runner.call(agent, msgs, name)))
+            total += n
+            failures += bad
+    steps = [s for s in runner.stats if s.kind == "decision"]
+    with capsys.disabled():
+        print(f"\n[tools] free decisions: {sum(c is not None for c in chosen)}/{len(REQUESTS)} chose a tool; "
+              f"{total - len(failures)}/{total} of those calls validated; decision step mean "
+              f"{sum(s.seconds for s in steps) / len(steps) * 1000:.0f} ms, "
+              f"{sum(s.tokens for s in steps) / len(steps):.1f} tokens")
+    assert all(c is None or c in names for c in chosen)
+    assert failures == []
+
+
+def test_a_plain_reply_turn_reuses_the_prompt_from_the_kv_cache(agent):
+    list(agent.turn("Hello!"))
+    runner = agent.tool_runner
+    before = len(runner.stats)
+    events = list(agent.turn("What is the capital of France?"))
+    done = events[-1]
+    steps = runner.stats[before:]
+    assert [s.kind for s in steps] == ["decision"], "the model should reply here"
+    # the decision evaluated only the new user message (not the history) ...
+    assert steps[0].evaluated_tokens < 40 < steps[0].reused_tokens
+    # ... and the reply re-used the whole prompt: only the last token is replayed
+    assert done.generation.evaluated_tokens == 1
+    assert done.generation.reused_tokens == done.generation.prompt_tokens - 1
+    assert "Paris" in done.reply
+
+
+def test_cli_tools_and_prompt_cost(cli):
+    listing = cli("tools")
+    assert listing.returncode == 0, listing.stderr
+    for name in ("exec", "read_file", "edit_file", "web_fetch", "cron", "message"):
+        assert name in listing.stdout
+    schema = json.loads(cli("tools", "edit_file").stdout)
+    assert schema["name"] == "edit_file" and schema["parameters"]["required"] == ["path", "old", "new"]
+    bad = cli("tools", "nope")
+    assert bad.returncode == 2 and bad.stderr.startswith("Error: no tool 'nope'")
+    report = json.loads(cli("prompt", "--json").stdout)
+    tools = report["tools"]
+    with pytest.MonkeyPatch.context():
+        print(f"\n[tools] index {tools['index_tokens']} tokens vs all schemas {tools['all_schemas_tokens']}")
+    assert tools["index_tokens"] < 100 < tools["all_schemas_tokens"]
+    section = next(s for s in report["sections"] if s["name"] == "tools")
+    assert "exec, read_file" in report["text"] and section["tokens"] == tools["index_tokens"]
