@@ -84,8 +84,19 @@ def test_model_failure_or_ctrl_c_falls_back_to_an_extractive_observation(home, e
     assert part.generator == "fallback" and part.facts == [] and TURNS[0][:40] in part.summary
 
 
+def test_cut_off_draft_is_closed_and_garbage_falls_back(home):
+    model = ScriptedModel(["fine", "fine", '{"summary": "Ada picked serde", "focus": "csv pa'])
+    agent, _ = new_agent(model)
+    agent.start_session()
+    for text in TURNS:
+        list(agent.turn(text))
+    agent.end_session("quit")
+    part = load_observation(observation_path(agent.workspace, agent.transcript.id)).parts[0]
+    assert (part.generator, part.summary, part.focus) == ("model", "Ada picked serde", "csv pa")
+
+
 def test_invalid_json_from_the_model_falls_back(home):
-    model = ScriptedModel(["fine", "fine", '{"summary": "unfinished'])
+    model = ScriptedModel(["fine", "fine", "Sorry, I cannot write JSON."])
     agent, _ = new_agent(model)
     agent.start_session()
     for text in TURNS:

@@ -47,7 +47,8 @@ def test_each_gap_bucket_yields_its_hint(tmp_path, gap, bucket):
 
 
 def test_boundaries_and_first_session(tmp_path):
-    assert time_report(tmp_path, LAST).bucket == "first"
+    first = time_report(tmp_path, LAST)
+    assert first.bucket == "first" and first.lines() == ""
     write_session(tmp_path, LAST - timedelta(minutes=20), 20)
     assert time_report(tmp_path, LAST + timedelta(minutes=4, seconds=59)).bucket == "continue"
     assert time_report(tmp_path, LAST + timedelta(minutes=5)).bucket == "back"

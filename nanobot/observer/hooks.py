@@ -103,7 +103,7 @@ class ObserverHook:
             lines = [report.lines()]
             if self._external_lines:
                 lines.append("Changed outside: " + "; ".join(self._external_lines))
-            self._time_text = {sid: "\n".join(lines)}
+            self._time_text = {sid: "\n".join(x for x in lines if x)}
         return self._time_text[sid]
 
     def context_text(self, agent) -> str:

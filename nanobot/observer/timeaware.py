@@ -29,7 +29,7 @@ from nanobot.session import list_transcripts
 
 Bucket = Literal["first", "continue", "back", "reorient", "summarize", "new_day"]
 HINTS: dict[str, str] = {
-    "first": "First session: get to know the user.",
+    "first": "",
     "continue": "Continue naturally.",
     "back": "A brief \"back to it\" is enough.",
     "reorient": "Re-orient briefly on the current task.",
@@ -66,7 +66,7 @@ class TimeReport(BaseModel):
     def lines(self) -> str:
         """The extra lines of the prompt's Time section (a few dozen tokens)."""
         if self.last is None or self.gap is None:
-            out = [f"Last interaction: none. {self.hint}"]
+            out = []  # a first session needs no advice (and no tokens)
         else:
             when = f"{self.last:%A %H:%M}" if self.last.date() != self.now.date() else f"{self.last:%H:%M}"
             out = [f"Last interaction: {when} ({human_gap(self.gap)} ago). {self.hint}"]
