@@ -125,6 +125,7 @@ class MemorySettings(_Strict):
 class ObserverSettings(_Strict):
     enabled: bool = True
     threshold: float = Field(0.8, gt=0.0, le=1.0)  # fraction of n_ctx that triggers observation
+    rearm_below: float = Field(0.6, gt=0.0, le=1.0)  # after firing, re-armed once a prompt is under this
     project_dirs: list[Path] = Field(default_factory=list)  # extra git repos to watch
     git_timeout: float = Field(2.0, gt=0)
     max_tokens: int = Field(256, ge=32)  # bound on the observation the model writes (runs at exit)

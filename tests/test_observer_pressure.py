@@ -56,13 +56,18 @@ def pressure_parts(agent) -> int:
 
 def test_fires_once_while_above_threshold_even_with_trims(home):
     agent, _ = make_agent(home)
-    fired, trims = [], 0
+    fired, trims, after_trim = [], 0, []
     for i in range(14):
         notices, trimmed = run(agent, words(120))
         trims += trimmed
         if any("observation written" in n.text for n in notices):
             fired.append(i)
+        if trimmed:
+            after_trim.append(agent.model.prompt_tokens(agent.messages_for("x")))
     assert trims >= 3, "the test must reach trimming"
+    # trimming leaves usage just under the threshold, so a naive "was under it" test would fire
+    # on every turn from here on
+    assert min(after_trim) < 0.8 * agent.model.n_ctx
     assert len(fired) == 1 and pressure_parts(agent) == 1
     limit = 0.8 * agent.model.n_ctx
     assert agent.model.observed_at[0] >= limit - 130  # observed with the full, untrimmed history

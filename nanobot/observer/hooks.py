@@ -4,7 +4,7 @@ Session start (cheap, nothing here loads torch or calls the model): refresh a st
 observations, note past sessions with no observation, start external change detection in a thread
 (bounded by ``observer.git_timeout``), and start a background reflection when one is due.
 Context pressure (prompt >= ``observer.threshold`` x n_ctx, before trimming): observe once per
-crossing -- it fires when the previous turn's prompt was still under the threshold.
+crossing; it re-arms when a prompt falls below ``observer.rearm_below`` x n_ctx.
 Session end (/quit, EOF, Ctrl-C, /new): observe the session, then up to ``observer.recover_max``
 past sessions that have none. A failure is reported as a warning; the transcript is never touched.
 
@@ -38,6 +38,8 @@ class ObserverHook:
         self._time_text: dict[str, str] = {}
         self._pending: list[Path] = []
         self._refresh_on_trim = False
+        self._armed = True
+        self._last_seen = None  # the newest history message at the last pressure call
         self.last_error: str = ""
 
     # -- session start -----------------------------------------------------------------------
@@ -45,6 +47,7 @@ class ObserverHook:
         notices: list[Notice] = []
         now, sid = agent.clock(), agent.transcript.id
         self._refresh_on_trim = False
+        self._armed, self._last_seen = True, None
         self._guard(notices, "refreshing CONTEXT.md",
                     lambda: _note(notices, reflector.refresh_context(self.settings, now, agent.model.count_tokens)))
         self._pending = find_pending(self.settings, exclude=sid)
@@ -114,9 +117,8 @@ class ObserverHook:
 
     # -- context pressure --------------------------------------------------------------------
     def on_context_pressure(self, agent, used: int) -> list[Notice]:
-        limit = self.settings.observer.threshold * agent.model.n_ctx
         budget = agent.model.n_ctx - self.settings.chat.max_tokens
-        if not self._crossing(agent, limit):
+        if not self._fires(agent):
             if self._refresh_on_trim and used > budget:  # trimming rebuilds the cache anyway
                 agent.refresh_prompt()
                 self._refresh_on_trim = False
@@ -129,14 +131,26 @@ class ObserverHook:
             notices.append(Notice(text=f"context at {pct}% of n_ctx: observation written to {_rel(out.path, agent.workspace)}"))
         return notices
 
-    @staticmethod
-    def _crossing(agent, limit: float) -> bool:
-        """True when the previous turn's prompt (system + history before its reply) was under it."""
+    def _fires(self, agent) -> bool:
+        """Once per crossing: armed at session start; after firing, re-armed only when some turn's
+        prompt (after trimming) fell below ``observer.rearm_below`` x n_ctx. Trimming keeps usage
+        oscillating just around the threshold; without this margin that would fire every turn."""
+        obs = self.settings.observer
+        if not self._armed:
+            floor = min(obs.rearm_below, obs.threshold) * agent.model.n_ctx
+            self._armed = self._lowest_since_last(agent) < floor
+        self._last_seen = agent.history[-1] if agent.history else None
+        fire, self._armed = self._armed, False
+        return fire
+
+    def _lowest_since_last(self, agent) -> float:
+        """The smallest prompt of the turns since the last pressure call, as history stands now."""
         hist = agent.history
-        if len(hist) < 2:
-            return True
-        prev = [Message(role="system", content=agent.system_prompt().text), *hist[:-1]]
-        return agent.model.prompt_tokens(prev) < limit
+        start = next((i + 1 for i, m in enumerate(hist) if m is self._last_seen), 0)
+        system = Message(role="system", content=agent.system_prompt().text)
+        sizes = [agent.model.prompt_tokens([system, *hist[: j + 1]])
+                 for j in range(start, len(hist)) if hist[j].role == "user"]
+        return min(sizes, default=float("inf"))
 
     # -- session end -------------------------------------------------------------------------
     def on_session_end(self, agent, reason: str) -> list[Notice]:
