@@ -80,7 +80,7 @@ def test_prompt_text_hides_guidance_time_and_empty_fields():
     shown = doc.prompt_text()
     assert "guidance" not in shown and "newest first" not in shown
     assert "Last session" not in shown and "Blocked" not in shown
-    assert shown.startswith("## Now\n- Focus: the CSV parser")
+    assert shown.startswith("### Now\n- Focus: the CSV parser")
 
 
 def test_budget_is_enforced_with_the_real_tokenizer(tmp_path: Path, model):

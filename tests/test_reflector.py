@@ -118,3 +118,15 @@ def test_stale_context_is_refreshed_from_recent_observations(home):
     assert fresh.now.focus == "csv parser" and fresh.external == []
     assert fresh.recent[:2] == ["03-10 decision 1", "03-10 decision 0"]
     assert "- keep me" in path.read_text()
+
+
+def test_nanobot_reflect_cli(cli, home):
+    settings = setup(home, [["The user Ada prefers short answers.", "Ada's editor is Helix."]])
+    r = cli("reflect")
+    assert r.returncode == 0, r.stderr
+    assert "reflected 1 observation(s): 1 fact(s) added, 1 merged with existing lines (embedding similarity)" in r.stdout
+    assert "+ Ada's editor is Helix." in r.stdout and "previous MEMORY.md kept in" in r.stdout
+    mem = (settings.workspace / "MEMORY.md").read_text()
+    assert mem.startswith(USER_MEMORY.rstrip("\n")) and mem.count("short answers") == 1
+    r = cli("reflect")
+    assert r.returncode == 0 and "nothing new to reflect" in r.stdout

@@ -125,7 +125,8 @@ class ContextDoc(BaseModel):
         lines = text.splitlines()
         if lines and lines[0].startswith("# "):
             lines = lines[1:]
-        return "\n".join(lines).strip()
+        # sub-headings under the prompt's own "## Context" header
+        return "\n".join("#" + ln if ln.startswith("## ") else ln for ln in lines).strip()
 
     def fit(self, budget: int, count: Counter = approx_tokens) -> list[str]:
         """Shrink until ``prompt_text`` fits ``budget`` tokens; return what was dropped.
