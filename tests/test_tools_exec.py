@@ -70,3 +70,19 @@ def test_allow_list_matching():
     assert not allowed("lsof", ["ls"])
     assert not allowed("ls && rm -rf x", ["ls"])
     assert not allowed("git push", ["git status"])
+
+
+def test_interactive_chat_sets_the_confirm_seam_and_piped_does_not(home, monkeypatch):
+    from nanobot.agent import Agent
+    from nanobot.backends.scripted import ScriptedModel
+    from nanobot.cli.chat import ChatUI
+
+    settings = load_settings(home)
+    piped = Agent(settings, ScriptedModel([]))
+    ChatUI(piped, interactive=False, verbose=False)
+    assert piped.confirm is None
+    agent = Agent(settings, ScriptedModel([]), interactive=True)
+    ChatUI(agent, interactive=True, verbose=False)
+    answers = iter(["y", "", "no"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    assert [agent.confirm("Run `ls`?") for _ in range(3)] == [True, False, False]
