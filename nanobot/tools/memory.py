@@ -20,7 +20,7 @@ def _service(ctx: ToolContext):
 
 
 class SearchArgs(ToolArgs):
-    query: str = Field(description="what to look for in memory", min_length=1, max_length=300)
+    query: str = Field(description="the words to search for", min_length=1, max_length=300)
     k: int = Field(5, ge=1, le=10, description="how many results")
 
 
