@@ -69,6 +69,5 @@ def register(app: typer.Typer) -> None:
             return
         console = Console()
         if show_text:
-            console.print(data["text"], markup=False, highlight=False)
-            console.print()
+            typer.echo(data["text"] + "\n")
         render_report(data, console)
