@@ -56,7 +56,9 @@ def main() -> None:
             "mean_ms": round(statistics.mean(s.seconds for s in steps) * 1000),
             "mean_tokens": round(statistics.mean(s.tokens for s in steps), 1),
             "mean_evaluated_tokens": round(statistics.mean(s.evaluated_tokens for s in steps), 1),
-            "ms_per_token": round(sum(s.seconds for s in steps) * 1000 / max(1, sum(s.tokens for s in steps)), 1),
+            "median_ttft_ms": round(statistics.median(s.ttft_s for s in steps) * 1000),
+            "constrained_ms_per_token": round(sum(s.seconds - s.ttft_s for s in steps) * 1000
+                                              / max(1, sum(s.tokens - 1 for s in steps)), 1),
         }
     figures.pop("schema_tokens")
     text = json.dumps(figures, indent=2)

@@ -52,6 +52,7 @@ class StepStats(BaseModel):
     kind: str  # "decision" | "args"
     tool: str = ""
     seconds: float
+    ttft_s: float  # prompt evaluation (plus the first token)
     tokens: int
     evaluated_tokens: int
     reused_tokens: int
@@ -171,7 +172,7 @@ class ToolRunner:
         text = "".join(agent.model.stream(msgs, **opts))
         last = agent.model.last
         self.stats.append(StepStats(kind=kind, tool=tool, seconds=time.perf_counter() - start,
-                                    tokens=last.completion_tokens, evaluated_tokens=last.evaluated_tokens,
+                                    ttft_s=last.ttft_s, tokens=last.completion_tokens, evaluated_tokens=last.evaluated_tokens,
                                     reused_tokens=last.reused_tokens))
         return text
 
