@@ -32,8 +32,9 @@ def rows(r: BenchResult) -> list[tuple[str, str]]:
         ("prompt eval, lean cold (tok/s)", s(r.speed, 1)),
     ]
     for v in r.variants:
-        out.append((f"pp{v.pp_tokens} / tg{v.tg_tokens} tok/s: {v.label}, {v.threads} thr",
-                    f"{s(v.pp_tps, 1)} / {s(v.tg_tps, 1)}" if not v.error else v.error))
+        out.append((f"pp / tg tok/s: {v.label}, {v.threads} thread(s)",
+                    f"{s(v.pp_tps, 1)} / {s(v.tg_tps, 1)} (pp{v.pp_tokens}/tg{v.tg_tokens})"
+                    if not v.error else v.error))
     out += [
         ("runtime overhead per turn (s, % of TTFT)", f"{s(o.total, 3)} ({o.fraction_of_ttft:.1%}; retrieval {s(o.retrieval, 3)})"),
         ("peak RSS (MB)", f"{r.peak_rss_mb:.0f}"),

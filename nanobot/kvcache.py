@@ -19,6 +19,7 @@ File layout: ``MAGIC`` + 8-byte header length + JSON header (``CacheHeader``) + 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -146,7 +147,7 @@ class KVCache:
         path = self.path_for(key)
         try:
             raw = path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as e:
             raise CorruptCache(f"cannot read {path}: {e.strerror}") from None
@@ -163,7 +164,8 @@ class KVCache:
             raise CorruptCache(f"{path.name}: written for another key")
         if len(state) != header.state_bytes or zlib.crc32(state) != header.crc32:
             raise CorruptCache(f"{path.name}: state bytes damaged (size or checksum mismatch)")
-        os.utime(path)  # LRU: a hit makes the file recent
+        with contextlib.suppress(OSError):
+            os.utime(path)  # LRU: a hit makes the file recent
         return header, state
 
     def write(self, key: str, tokens: list[int], state: bytes) -> Path | None:
@@ -201,18 +203,28 @@ class KVCache:
         return removed
 
     # -- llama state -------------------------------------------------------------------------
+    def _save(self, backend: Any, key: str, prefix: list[int]) -> tuple[Path | None, str | None]:
+        """Write the evaluated prefix's state; never raises (a failed save costs only speed)."""
+        try:
+            written = self.write(key, prefix, seq_state(backend.llm, len(prefix)))
+        except (OSError, CorruptCache) as e:
+            return None, f"KV cache not saved to {self.directory}: {e}"
+        if written is None:
+            return None, f"KV state of {len(prefix)} tokens exceeds kv_cache.max_mb; not saved"
+        return written, None
+
     def prepare(self, backend: Any, prefix: list[int]) -> CacheResult:
         """Make ``backend``'s KV cache hold ``prefix``: restore it from disk, or evaluate and save."""
         if not prefix:
-            return CacheResult(action="skipped", warning="no stable prefix to cache")
+            return CacheResult(action="skipped")  # e.g. a template that rewrites the system text
         start = time.perf_counter()
         key = cache_key(model_identity(backend.resolved.path), kv_settings(backend), prefix)
         path = self.path_for(key)
         warning = None
         if backend.cached_prefix(prefix) == len(prefix):
-            if not path.exists():
-                self.write(key, prefix, seq_state(backend.llm, len(prefix)))
-            return CacheResult(action="warm", prefix_tokens=len(prefix), file=str(path),
+            written, warning = (path, None) if path.exists() else self._save(backend, key, prefix)
+            return CacheResult(action="warm", prefix_tokens=len(prefix),
+                               file=str(written) if written else None, warning=warning,
                                seconds=time.perf_counter() - start)
         try:
             found = self.read(key)
@@ -223,12 +235,12 @@ class KVCache:
                                    seconds=time.perf_counter() - start)
         except CorruptCache as e:
             warning = f"KV cache file ignored and rebuilt: {e}"
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
         backend.llm.reset()
         backend.llm.eval(prefix)
-        written = self.write(key, prefix, seq_state(backend.llm, len(prefix)))
-        if written is None:
-            warning = f"KV state of {len(prefix)} tokens exceeds kv_cache.max_mb; not saved"
+        written, save_warning = self._save(backend, key, prefix)
+        warning = warning or save_warning
         return CacheResult(action="saved", prefix_tokens=len(prefix),
                            file=str(written) if written else None,
                            file_mb=written.stat().st_size / 1e6 if written else 0.0,

@@ -193,3 +193,14 @@ def test_warm_model_is_not_reevaluated(agent, model, home):
     msgs = [Message(role="system", content=agent.system_prompt().text), Message(role="user", content="hi")]
     _greedy(model, msgs, n=2)
     assert model.last.reused_tokens >= len(prefix)
+
+
+def test_unwritable_cache_dir_warns_and_the_session_still_starts(agent, model, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache directory should be")
+    hook = KVCacheHook(KVCache(blocker / "kv"))
+    model.llm.reset()
+    events = hook.on_session_start(agent)
+    assert hook.last.action == "saved" and hook.last.file is None
+    assert len(events) == 1 and "not saved" in events[0].text
+    assert model.cached_prefix(_prefix(agent)) == hook.last.prefix_tokens  # still evaluated once

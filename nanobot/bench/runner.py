@@ -161,7 +161,7 @@ def measure_turns(settings: Settings, resolved: ResolvedModel, opts: BenchOption
         memory_mode = _ensure_retriever(agent)
         full = build_full_dump(settings.workspace, backend.count_tokens)
         run.step("warm-up")
-        _cold_turn(agent, backend, opts)  # warm-up, not counted
+        _warm_up(agent, backend)
         run.step("lean prompt, cold")
         cold = [_cold_turn(agent, backend, opts) for _ in range(opts.repeat)]
         run.step("lean prompt, disk KV cache + turn 2")
@@ -205,6 +205,15 @@ def _measured_turn(agent, backend: LlamaBackend, question: str, opts: BenchOptio
     reply = "".join(backend.stream_tokens(tokens, max_tokens=opts.gen_tokens, temperature=0.0))
     agent.history += [messages[-1], Message(role="assistant", content=reply.strip())]
     return backend.last.model_copy(), t1 - t0, t2 - t1
+
+
+def _warm_up(agent, backend: LlamaBackend) -> None:
+    """Not counted: load the embedder, index memory, page in the weights, build the graphs."""
+    agent.start_session()
+    agent.memory_block(QUESTIONS[0])
+    backend.llm.reset()
+    backend.llm.eval(backend.tokenize_prompt(backend.render(agent.messages_for(QUESTIONS[0])))[:64])
+    backend.llm.reset()
 
 
 def _cold_turn(agent, backend: LlamaBackend, opts: BenchOptions) -> tuple[Generation, float, float]:
@@ -252,7 +261,8 @@ def _prompt_figures(agent, backend: LlamaBackend, full: FullDump, cold, memory_m
     built = agent.system_prompt()
     count = backend.count_tokens
     lean = [SectionTokens(name=s.name, tokens=s.tokens) for s in built.sections]
-    lean += [SectionTokens(name="memory (per turn)", tokens=count(agent.memory_block(QUESTIONS[0]))),
+    memory = agent.retriever(QUESTIONS[0], []) if agent.retriever else ""  # as in a first turn
+    lean += [SectionTokens(name="memory (per turn)", tokens=count(memory)),
              SectionTokens(name="message", tokens=count(QUESTIONS[0]))]
     full_msgs = [Message(role="system", content=full.text), Message(role="user", content=QUESTIONS[0])]
     full_tokens = backend.prompt_tokens(full_msgs)
@@ -326,6 +336,8 @@ def _assemble(resolved, label, opts, turns, variants, started, seconds) -> Bench
     frac = round(overhead.median / max(lean_cold.median, 1e-9), 4)
     base = variants[0] if variants else None
     notes = [f"memory per turn: {prompt.memory_per_turn}"]
+    if not next((x.tokens for x in prompt.lean_sections if x.name == "memory (per turn)"), 0):
+        notes.append("the memory retriever returned nothing for the question: the lean turn carries no memory block")
     notes += [f"full dump is missing: {m}" for m in prompt.full_missing]
     if opts.quick:
         notes.append("quick: small workspace (first 40 MEMORY.md facts, one observation file), small speed rows")

@@ -29,7 +29,7 @@ def render(result: BenchResult, console: Console) -> None:
                   f"{result.repeat} run(s) after a warm-up, median ± half-spread[/dim]")
     speed = Table("model", "size", "params", "threads", "fa", "type_k", "type_v", "test", "t/s",
                   title="speed (llama-bench style)", box=None)
-    name = ("SYNTHETIC " if result.synthetic else "") + m.name
+    name = m.name  # synthetic models are named synthetic-*; the header says SYNTHETIC too
     for v in result.variants:
         cells = [name, f"{m.size_mb / 1024:.2f} GiB", f"{m.params_m / 1000:.2f} B", str(v.threads),
                  "1" if v.flash_attn else "0", v.type_k, v.type_v]
