@@ -37,3 +37,18 @@ def main() -> None:
     except KeyboardInterrupt:
         print("", file=sys.stderr)
         sys.exit(130)
+    finally:
+        _finish_background()
+
+
+def _finish_background() -> None:
+    """Let background jobs (indexing, reflection) finish: exiting under them aborts the process."""
+    from nanobot import background
+
+    if background.pending():
+        if sys.stderr.isatty():
+            print("finishing background work (Ctrl-C to abandon it)...", file=sys.stderr)
+        try:
+            background.join_all()
+        except KeyboardInterrupt:
+            os._exit(130)

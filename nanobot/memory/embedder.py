@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from nanobot import background
 from nanobot.config import Settings
 from nanobot.errors import ConfigError, MissingDependency, NanobotError
 
@@ -76,9 +77,7 @@ class Embedder:
         """Begin loading in a daemon thread (idempotent); returns at once."""
         with self._lock:
             if self._thread is None and not self._ready.is_set():
-                self._thread = threading.Thread(target=self._load_quietly, name="nanobot-embedder",
-                                                daemon=True)
-                self._thread.start()
+                self._thread = background.start(self._load_quietly, "nanobot-embedder")
         return self
 
     def _load_quietly(self) -> None:

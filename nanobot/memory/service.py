@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from nanobot import background
 from nanobot.atomic import append_line, atomic_write
 from nanobot.config import Settings
 from nanobot.errors import ToolError
@@ -75,9 +76,7 @@ class MemoryService:
         if self._thread is not None or not self.has_content():
             return
         self.embedder.start()
-        self._thread = threading.Thread(target=self._background, name="nanobot-memory-index",
-                                        daemon=True)
-        self._thread.start()
+        self._thread = background.start(self._background, "nanobot-memory-index")
 
     def _background(self) -> None:
         try:

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from nanobot import background
 from nanobot.backends.base import Message
 from nanobot.events import Notice
 from nanobot.observer import external, reflector
@@ -56,9 +57,7 @@ class ObserverHook:
             notices.append(Notice(text=f"{n} earlier session(s) have no observation yet; they are observed when this session ends (or run `nanobot reflect`)"))
         self._start_external(agent)
         if self.settings.observer.reflect_on_start and reflector.reflection_due(self.settings, now):
-            self._reflect = threading.Thread(target=self._reflect_quietly, args=(now,),
-                                             name="nanobot-reflect", daemon=True)
-            self._reflect.start()
+            self._reflect = background.start(self._reflect_quietly, "nanobot-reflect", (now,))
             notices.append(Notice(text="reflecting new observations into MEMORY.md in the background"))
         return notices
 
@@ -82,8 +81,7 @@ class ObserverHook:
                 save_context(path, doc, self.settings.prompt.context)
                 record_written(self.settings.home, self.settings.workspace, path)
 
-        self._external = threading.Thread(target=self._quietly(run), name="nanobot-external", daemon=True)
-        self._external.start()
+        self._external = background.start(self._quietly(run), "nanobot-external")
 
     def _reflect_quietly(self, now) -> None:
         self._quietly(lambda: reflector.reflect(self.settings, now=now))()
