@@ -53,12 +53,12 @@ class ModelSettings(_Strict):
 
     path: Path | None = None  # None only for the bundled default
     n_ctx: int = Field(4096, ge=256)
-    n_threads: int | None = Field(None, ge=1)
+    n_threads: int | None = Field(None, ge=1)  # None = physical cores
     n_threads_batch: int | None = Field(None, ge=1)
     n_gpu_layers: int = Field(0, ge=-1)  # -1 = offload everything
     n_batch: int = Field(512, ge=1)
     n_ubatch: int = Field(512, ge=1)
-    flash_attn: bool = False
+    flash_attn: bool = False  # measure with `nanobot bench`: on this 2-core CPU it slows generation
     type_k: KVType | None = None  # KV cache type; None = llama.cpp default (f16)
     type_v: KVType | None = None
     use_mmap: bool = True

@@ -40,7 +40,7 @@ def bundled_model_path() -> Path | None:
 
 def configured_models(settings: Settings) -> dict[str, ModelSettings]:
     """All named models: the bundled default plus everything in config (config wins)."""
-    models: dict[str, ModelSettings] = {DEFAULT_MODEL: ModelSettings(n_ctx=4096, flash_attn=True)}
+    models: dict[str, ModelSettings] = {DEFAULT_MODEL: ModelSettings(n_ctx=4096)}
     models.update(settings.models)
     return models
 

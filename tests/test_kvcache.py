@@ -63,11 +63,11 @@ def test_kv_settings_read_from_the_live_model(model):
     from nanobot.backends.llama import LlamaBackend
 
     other = LlamaBackend(replace(model.resolved, settings=model.settings.model_copy(
-        update={"n_ctx": 1024, "flash_attn": False})))
+        update={"n_ctx": 1024, "flash_attn": not model.settings.flash_attn})))
     try:
         a, b = kv_settings(model), kv_settings(other)
         assert (a["n_ctx"], b["n_ctx"]) == (4096, 1024)
-        assert a["flash_attn"] is True and b["flash_attn"] is False
+        assert a["flash_attn"] is model.settings.flash_attn and b["flash_attn"] is not model.settings.flash_attn
     finally:
         other.llm.close()
 
