@@ -124,3 +124,13 @@ def test_spawn_runs_a_sub_agent_on_the_real_model(ctx, model):
 def test_spawn_without_a_model_says_so(ctx):
     with pytest.raises(ToolError, match="needs a loaded model"):
         run(Spawn(), ctx, task="x")
+
+
+def test_memory_tools_follow_the_memory_switch(home, monkeypatch):
+    from nanobot.config import load_settings
+    from nanobot.tools.registry import enabled_tools
+
+    assert {"memory_search", "memory_add"} <= set(enabled_tools(load_settings()))
+    monkeypatch.setenv("NANOBOT_MEMORY__ENABLED", "false")
+    names = set(enabled_tools(load_settings()))
+    assert "memory_search" not in names and "memory_add" not in names and "read_file" in names

@@ -74,6 +74,11 @@ class Tool:
         raise NotImplementedError
 
     @classmethod
+    def available(cls, settings: Any) -> bool:
+        """Whether the feature behind this tool is on (e.g. memory tools need memory enabled)."""
+        return True
+
+    @classmethod
     def parameters(cls) -> dict:
         """The JSON schema of the arguments, without pydantic's noise (titles)."""
         return _strip_titles(cls.Args.model_json_schema())

@@ -29,6 +29,10 @@ class MemorySearch(Tool):
     description = "Search long-term memory (MEMORY.md, observations, knowledge) for facts."
     Args = SearchArgs
 
+    @classmethod
+    def available(cls, settings) -> bool:
+        return settings.memory.enabled
+
     def run(self, args: SearchArgs, ctx: ToolContext) -> str:
         hits = _service(ctx).search(args.query, args.k)
         if not hits:
@@ -48,6 +52,10 @@ class MemoryAdd(Tool):
     name = "memory_add"
     description = "Remember a fact for later sessions (adds it to MEMORY.md and indexes it)."
     Args = AddArgs
+
+    @classmethod
+    def available(cls, settings) -> bool:
+        return settings.memory.enabled
 
     def run(self, args: AddArgs, ctx: ToolContext) -> str:
         svc = _service(ctx)

@@ -62,9 +62,9 @@ def enabled_tools(settings: Settings) -> dict[str, Tool]:
     classes = all_tools()
     wanted = settings.tools.enabled
     if wanted is None:
-        return {name: cls() for name, cls in classes.items()}
+        return {name: cls() for name, cls in classes.items() if cls.available(settings)}
     unknown = [n for n in wanted if n not in classes]
     if unknown:
         raise ConfigError(f"tools.enabled names unknown tool(s) {', '.join(unknown)}; "
                           f"known: {', '.join(classes)}")
-    return {name: classes[name]() for name in wanted}
+    return {name: classes[name]() for name in wanted if classes[name].available(settings)}
