@@ -12,6 +12,7 @@ writes them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -61,7 +62,35 @@ def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int) -
     """One bounded, grammar-constrained call; None when the output is not a valid draft."""
     text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
                                 grammar=draft_grammar()))
-    return parse_draft(text)
+    draft = parse_draft(text)
+    return drop_parroting(draft) if draft is not None else None
+
+
+_INSTRUCTION_WORDS = set(re.findall(r"[a-z']+", INSTRUCTION.lower()))
+
+
+def parrots_instruction(text: str) -> bool:
+    """Small models copy the instruction into the notes; such text must not reach CONTEXT.md.
+
+    >>> parrots_instruction("Take notes on our conversation so far as JSON")
+    True
+    >>> parrots_instruction("User asked about the capital of France")
+    False
+    """
+    words = re.findall(r"[a-z']+", text.lower())
+    return len(words) >= 4 and sum(w in _INSTRUCTION_WORDS for w in words) / len(words) >= 0.6
+
+
+def drop_parroting(draft: ObservationDraft) -> ObservationDraft:
+    def ok(t: str) -> str:
+        return "" if parrots_instruction(t) else t
+
+    return draft.model_copy(update={
+        "summary": ok(draft.summary), "focus": ok(draft.focus), "task": ok(draft.task),
+        "decisions": [t for t in draft.decisions if ok(t)],
+        "open_items": [t for t in draft.open_items if ok(t)],
+        "facts": [t for t in draft.facts if ok(t)],
+    })
 
 
 def fallback_draft(exchanges: list[tuple[str, str]]) -> ObservationDraft:
@@ -110,6 +139,8 @@ def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Messa
         except (Exception, KeyboardInterrupt):  # whatever the model does, the session is observed
             draft = None
         if draft is not None and (draft.summary or draft.focus or draft.task):
+            if not draft.summary:  # e.g. it only parroted the instruction: say what was asked
+                draft = draft.model_copy(update={"summary": fallback_draft(exchanges).summary})
             return draft, "model"
     return fallback_draft(exchanges), "fallback"
 
