@@ -24,14 +24,18 @@ class SearchArgs(ToolArgs):
     k: int = Field(5, ge=1, le=10, description="how many results")
 
 
-class MemorySearch(Tool):
-    name = "memory_search"
-    description = "Search long-term memory (MEMORY.md, observations, knowledge) for facts."
-    Args = SearchArgs
+class _MemoryTool(Tool):
+    """Memory tools are offered only while memory is enabled."""
 
     @classmethod
     def available(cls, settings) -> bool:
         return settings.memory.enabled
+
+
+class MemorySearch(_MemoryTool):
+    name = "memory_search"
+    description = "Search long-term memory (MEMORY.md, observations, knowledge) for facts."
+    Args = SearchArgs
 
     def run(self, args: SearchArgs, ctx: ToolContext) -> str:
         hits = _service(ctx).search(args.query, args.k)
@@ -48,14 +52,10 @@ class AddArgs(ToolArgs):
                                 description="MEMORY.md section to file it under, e.g. Family")
 
 
-class MemoryAdd(Tool):
+class MemoryAdd(_MemoryTool):
     name = "memory_add"
     description = "Remember a fact for later sessions (adds it to MEMORY.md and indexes it)."
     Args = AddArgs
-
-    @classmethod
-    def available(cls, settings) -> bool:
-        return settings.memory.enabled
 
     def run(self, args: AddArgs, ctx: ToolContext) -> str:
         svc = _service(ctx)
