@@ -1,6 +1,7 @@
 """The 80% trigger: fires before trimming, once per threshold crossing (not every turn)."""
 
 import json
+from datetime import UTC, datetime
 
 from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
@@ -101,7 +102,8 @@ def test_pressure_observation_with_the_real_model(home, model):
     settings = load_settings(chat={"max_tokens": 24, "temperature": 0},
                              observer={"reflect_on_start": False, "threshold": 0.05})
     init_workspace(settings.workspace)
-    agent = Agent(settings, model)
+    fixed = datetime(2026, 3, 2, 10, 30, tzinfo=UTC)  # the Time section feeds the model:
+    agent = Agent(settings, model, clock=lambda: fixed)  # a wall clock made this test flaky
     attach_observer(agent)
     agent.start_session()
     limit = 0.05 * model.n_ctx
