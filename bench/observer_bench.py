@@ -21,7 +21,7 @@ from pathlib import Path
 
 from nanobot.agent import Agent
 from nanobot.config import load_settings
-from nanobot.observer.hooks import ObserverHook
+from nanobot.observer.hooks import ObserverFeature
 from nanobot.observer.observation import Observation, ObservationDraft, ObservationPart
 from nanobot.runtime import load_model
 from nanobot.session import Transcript
@@ -47,7 +47,7 @@ def startup_ms(settings, model, repeats: int = 5) -> dict:
     times = []
     for _ in range(repeats):
         agent = Agent(settings, model)
-        hook = ObserverHook(settings)
+        hook = ObserverFeature(settings)
         agent.transcript = Transcript.create(settings.sessions_dir, agent.started, model="bench")
         t0 = time.perf_counter()
         hook.on_session_start(agent)

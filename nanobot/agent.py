@@ -5,27 +5,26 @@ the history is trimmed to fit ``n_ctx - max_tokens``; the model answers (via the
 attached); everything is written to the session transcript as it happens. ``turn`` yields ``events``
 and never prints. Closing the turn generator (Ctrl-C) keeps the partial reply in the session.
 
-Seams for later features (each optional, attached after construction):
-- ``retriever(query, history) -> str``: per-turn memory block, or "" for nothing relevant.
-- ``tool_runner``: ``names() -> list[str]`` and ``respond(agent, messages) -> Iterator[Event]``
-  that ends with a ``TurnDone``.
-- ``confirm(question) -> bool``: set by an interactive front end; None means "cannot ask".
-- ``hooks``: objects with any of ``on_session_start(agent)``, ``on_context_pressure(agent, used)``,
-  ``on_session_end(agent, reason)``, each returning an iterable of events (or None).
+Features (``nanobot.features.Feature``: prompt sections, a per-turn block, tools, lifecycle hooks)
+are added with ``add_feature``; ``runtime.attach_features`` lists them. ``confirm(question) -> bool``
+is set by an interactive front end; None means "cannot ask".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from nanobot.backends.base import ChatModel, Generation, Message
 from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, TurnDone
+from nanobot.features import Feature, merge_sections
 from nanobot.prompt import BuiltPrompt, build_prompt
-from nanobot.sections import system_sections
+from nanobot.sections import CoreSections
 from nanobot.session import Transcript
+
+F = TypeVar("F", bound=Feature)
 
 
 def _now() -> datetime:
@@ -40,12 +39,10 @@ class Agent:
         self.clock = clock
         self.interactive = interactive
         self.workspace = settings.workspace
-        self.retriever: Callable[[str, list[Message]], str] | None = None
-        self.tool_runner: Any = None
-        self.hooks: list[Any] = []
+        self.features: list[Feature] = [CoreSections()]
         self.confirm: Callable[[str], bool] | None = None  # asks the user (interactive chat only)
-        self.time_extra: Callable[[Agent], str] | None = None  # extra lines for the Time section
-        self.context_text: Callable[[Agent], str] | None = None  # CONTEXT section override
+        self._runner: Any = None
+        self._runner_built = False
         self.history: list[Message] = []
         self.transcript: Transcript | None = None
         self.started: datetime = clock()
@@ -74,6 +71,37 @@ class Agent:
     def user_turns(self) -> int:
         return sum(1 for m in self.history if m.role == "user")
 
+    # -- features ----------------------------------------------------------------------------
+    def add_feature(self, feature: F) -> F:
+        self.features.append(feature)
+        self._runner, self._runner_built = None, False
+        self._prompt = None
+        return feature
+
+    def feature(self, kind: type[F]) -> F | None:
+        """The attached feature of type ``kind``, if any."""
+        return next((f for f in self.features if isinstance(f, kind)), None)
+
+    @property
+    def tool_runner(self) -> Any:
+        """The ToolRunner over every feature's tools (None when there are none)."""
+        if not self._runner_built:
+            tools = {t.name: t for f in self.features for t in f.tools(self.settings)}
+            wanted = self.settings.tools.enabled
+            if wanted:  # the user's list, in the user's order
+                from nanobot.tools.registry import check_enabled
+
+                check_enabled(self.settings, list(tools))
+                tools = {n: tools[n] for n in wanted if n in tools}
+            elif wanted == []:
+                tools = {}
+            if tools:
+                from nanobot.tools.runner import ToolRunner
+
+                self._runner = ToolRunner(self.settings, tools)
+            self._runner_built = True
+        return self._runner
+
     # -- prompt ------------------------------------------------------------------------------
     def tool_names(self) -> list[str]:
         return list(self.tool_runner.names()) if self.tool_runner is not None else []
@@ -81,21 +109,16 @@ class Agent:
     def system_prompt(self) -> BuiltPrompt:
         """The session's system prompt; built once per session so every turn shares its prefix."""
         if self._prompt is None:
-            self._prompt = build_prompt(
-                system_sections(
-                    self.workspace, self.settings, self.tool_names(), self.started,
-                    time_extra=self.time_extra(self) if self.time_extra else "",
-                    context_text=self.context_text(self) if self.context_text else None,
-                ),
-                self.settings.prompt.cap, self.model.count_tokens,
-            )
+            raw = merge_sections(s for f in self.features for s in f.sections(self))
+            self._prompt = build_prompt(raw, self.settings.prompt.cap, self.model.count_tokens)
         return self._prompt
 
     def refresh_prompt(self) -> None:
         self._prompt = None
 
     def memory_block(self, query: str) -> str:
-        return self.retriever(query, self.history) if self.retriever else ""
+        """The features' per-turn blocks (retrieved memory) for ``query``; "" for nothing."""
+        return "\n\n".join(b for f in self.features if (b := f.turn_block(self, query)))
 
     def messages_for(self, user_sent: str) -> list[Message]:
         return [Message(role="system", content=self.system_prompt().text), *self.history,
@@ -111,6 +134,7 @@ class Agent:
         messages = self.messages_for(sent)
         yield from self._fit(messages)
         user_msg = messages[-1]
+        yield from self._run_hooks("on_turn_start")
         self.model.last = Generation()  # so an interrupted turn never reports a stale reply
         done: TurnDone | None = None
         try:
@@ -127,6 +151,7 @@ class Agent:
             raise
         assert done is not None, "a responder must end with TurnDone"
         self._record(user_msg, done.reply, done.generation, interrupted=False)
+        yield from self._run_hooks("on_turn_end", done)
         yield done
 
     def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool) -> None:
@@ -135,7 +160,7 @@ class Agent:
         self.transcript.append("assistant", reply, interrupted=interrupted, **_stats(gen))
 
     def _respond(self, messages: list[Message]) -> Iterator[Event]:
-        if self.tool_runner is not None and self.tool_names():
+        if self.tool_runner is not None:
             yield from self.tool_runner.respond(self, messages)
             return
         yield from self.stream_reply(messages)
@@ -173,11 +198,9 @@ class Agent:
 
     def _run_hooks(self, name: str, *args: Any) -> list[Event]:
         events: list[Event] = []
-        for hook in self.hooks:
-            fn = getattr(hook, name, None)
-            if fn is not None:
-                out: Iterable[Event] | None = fn(self, *args)
-                events.extend(out or [])
+        for feature in self.features:
+            out: Iterable[Event] | None = getattr(feature, name)(self, *args)
+            events.extend(out or [])
         return events
 
 

@@ -2,7 +2,7 @@
 
 The system prompt's stable part (SOUL, USER, tool names, CONTEXT: everything before the first
 volatile section) is the same from session to session, so its KV state is computed once and kept on
-disk. At session start ``KVCacheHook`` finds the token prefix of the rendered prompt that is stable,
+disk. At session start ``KVCacheFeature`` finds the token prefix of the rendered prompt that is stable,
 and either restores its KV state from ``<cache_dir>/kv/<key>.kv`` (milliseconds) or evaluates it once
 and saves it. The first turn then evaluates only the tokens after the prefix
 (``Generation.reused_tokens`` covers it).
@@ -34,6 +34,7 @@ from pydantic import BaseModel, ValidationError
 
 from nanobot.atomic import atomic_write
 from nanobot.events import Notice
+from nanobot.features import Feature
 
 MAGIC = b"NBKV1\n"
 SUFFIX = ".kv"
@@ -274,8 +275,10 @@ def restore(llm: Any, tokens: list[int], state: bytes) -> None:
     llm._requires_eval = True  # logits are not restored: the next decode refreshes them
 
 
-class KVCacheHook:
-    """Agent hook: at session start, restore (or build) the stable prefix's KV state."""
+class KVCacheFeature(Feature):
+    """Feature: at session start, restore (or build) the stable prefix's KV state."""
+
+    name = "kv-cache"
 
     def __init__(self, cache: KVCache):
         self.cache = cache
@@ -288,3 +291,14 @@ class KVCacheHook:
         if result.warning:
             return [Notice(text=result.warning, level="warning")]
         return []
+
+
+def make_feature(agent: Any) -> KVCacheFeature | None:
+    """The disk KV cache for a full llama model (not for vocab-only or scripted models)."""
+    from nanobot.backends.llama import LlamaBackend
+
+    model = agent.model
+    if not isinstance(model, LlamaBackend) or model.llm.model_params.vocab_only:
+        return None
+    settings = agent.settings
+    return KVCacheFeature(KVCache(settings.cache_dir / "kv", settings.kv_cache.max_mb))

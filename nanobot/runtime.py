@@ -1,11 +1,14 @@
 """Wiring: settings + model + workspace -> a ready Agent. The CLI and tests start here.
 
-Each feature attaches itself in ``attach_features``; keep the expensive parts (torch, embedder)
-off the start-up path: start them in the background and let the first turn wait only if it must.
+``FEATURES`` is the list of features (``nanobot.features.Feature``): adding one is one module
+plus one line there. Keep the expensive parts (torch, embedder) off the start-up path: start them in
+the background and let the first turn wait only if it must.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from pathlib import Path
 
 from nanobot.agent import Agent
@@ -26,34 +29,24 @@ def build_agent(settings: Settings, backend, *, interactive: bool = False) -> Ag
     return agent
 
 
+# The features, in order: (the setting that turns it on, "module:factory"); ``factory(agent)``
+# returns the Feature (or None when it does not apply). Modules are imported only when switched on.
+FEATURES: list[tuple[Callable[[Settings], bool], str]] = [
+    (lambda s: s.tools.enabled != [], "nanobot.tools.feature:make_feature"),  # built-in tools, cron
+    (lambda s: s.memory.enabled, "nanobot.memory.hook:make_feature"),  # per-turn memory retrieval
+    (lambda s: s.observer.enabled, "nanobot.observer.hooks:make_feature"),  # CONTEXT.md, Time, observations
+    (lambda s: s.kv_cache.enabled, "nanobot.kvcache:make_feature"),  # last: reads the finished prompt
+]
+
+
 def attach_features(agent: Agent) -> None:
-    """Attach tools, memory retrieval and the observer (as each feature lands)."""
-    if agent.settings.tools.enabled != []:  # tool index + constrained tool calls (nanobot.tools)
-        from nanobot.tools.runner import attach_tools
-
-        attach_tools(agent)
-    if agent.settings.memory.enabled:  # per-turn memory retrieval (nanobot.memory)
-        from nanobot.memory.hook import attach_memory
-
-        attach_memory(agent)
-    if agent.settings.observer.enabled:  # observer, CONTEXT.md, time, external (nanobot.observer)
-        from nanobot.observer.hooks import attach_observer
-
-        attach_observer(agent)
-    _attach_kv_cache(agent)  # keep last: its session-start hook reads the finished system prompt
-
-
-def _attach_kv_cache(agent: Agent) -> None:
-    """Disk KV cache of the stable prompt prefix (nanobot.kvcache), for full llama models."""
-    settings = agent.settings
-    model = agent.model
-    if not settings.kv_cache.enabled or not isinstance(model, LlamaBackend):
-        return
-    if model.llm.model_params.vocab_only:
-        return
-    from nanobot.kvcache import KVCache, KVCacheHook
-
-    agent.hooks.append(KVCacheHook(KVCache(settings.cache_dir / "kv", settings.kv_cache.max_mb)))
+    """Add every switched-on feature to ``agent`` (the core's sections are already there)."""
+    for switch, spec in FEATURES:
+        if switch(agent.settings):
+            module, _, name = spec.partition(":")
+            feature = getattr(importlib.import_module(module), name)(agent)
+            if feature is not None:
+                agent.add_feature(feature)
 
 
 def open_agent(home: Path | None = None, model: str | None = None, *, interactive: bool = False,

@@ -1,9 +1,10 @@
-"""The system prompt's sections, in cache-friendly order: stable first, volatile last.
+"""The core's system-prompt sections, as a feature every Agent has (``CoreSections``): SOUL, USER,
+the tool index, CONTEXT.md as written (the observer replaces it with its own rendering) and Time.
 
-How to add a section: write a function returning a ``RawSection`` (name, text, budget from
-``PromptSettings``, ``stable``) and add it to ``system_sections`` at the right place: before ``time``
-if it changes less often than once per session, never per turn (per-turn material goes with the user
-message so the cached prefix stays valid).
+Cache-friendly order, stable first and volatile last: soul 10, user 20, tools 30, context 40, time 90.
+A feature that adds a section picks an ``order`` between these (see ``nanobot.features``): before
+``time`` if it changes less often than once per session, never per turn (per-turn material goes with
+the user message via ``Feature.turn_block`` so the cached prefix stays valid).
 """
 
 from __future__ import annotations
@@ -12,53 +13,54 @@ from datetime import datetime
 from pathlib import Path
 
 from nanobot.config import Settings
+from nanobot.features import Feature
 from nanobot.prompt import RawSection
 from nanobot.workspace import read_text, visible_text
+
+SOUL, USER, TOOLS, CONTEXT, TIME = 10, 20, 30, 40, 90
 
 
 def soul_section(workspace: Path, settings: Settings) -> RawSection:
     return RawSection(name="soul", text=visible_text(read_text(workspace / "SOUL.md")),
-                      budget=settings.prompt.soul)
+                      budget=settings.prompt.soul, order=SOUL)
 
 
 def user_section(workspace: Path, settings: Settings) -> RawSection:
     text = visible_text(read_text(workspace / "USER.md"))
     return RawSection(name="user", text=_strip_title(text), budget=settings.prompt.user,
-                      header="## About the user")
+                      header="## About the user", order=USER)
 
 
 def tools_section(names: list[str], settings: Settings) -> RawSection:
     text = ", ".join(names)
-    return RawSection(name="tools", text=text, budget=settings.prompt.tools, header="## Tools")
+    return RawSection(name="tools", text=text, budget=settings.prompt.tools, header="## Tools",
+                      order=TOOLS)
 
 
-def context_section(workspace: Path, settings: Settings) -> RawSection:
-    text = visible_text(read_text(workspace / "CONTEXT.md"))
-    return RawSection(name="context", text=_strip_title(text), budget=settings.prompt.context,
-                      header="## Context")
+def context_section(workspace: Path, settings: Settings, text: str | None = None) -> RawSection:
+    """CONTEXT.md as written; with ``text``, a replacement rendering of it."""
+    replace = text is not None
+    if text is None:
+        text = _strip_title(visible_text(read_text(workspace / "CONTEXT.md")))
+    return RawSection(name="context", text=text, budget=settings.prompt.context,
+                      header="## Context", order=CONTEXT, replace=replace)
 
 
-def time_section(now: datetime, settings: Settings, extra: str = "") -> RawSection:
-    """Volatile: fixed for the whole session (set at its start) so turns share the prefix."""
-    text = f"Now: {now:%A %Y-%m-%d %H:%M}"
-    if extra:
-        text += "\n" + extra
-    return RawSection(name="time", text=text, budget=settings.prompt.time, stable=False,
-                      header="## Time")
+def time_section(now: datetime, settings: Settings) -> RawSection:
+    """Volatile: fixed for the whole session (set at its start) so turns share the prefix.
+    Features add their lines under it by contributing a section named ``time``."""
+    return RawSection(name="time", text=f"Now: {now:%A %Y-%m-%d %H:%M}", budget=settings.prompt.time,
+                      stable=False, header="## Time", order=TIME)
 
 
-def system_sections(workspace: Path, settings: Settings, tool_names: list[str], now: datetime,
-                    time_extra: str = "", context_text: str | None = None) -> list[RawSection]:
-    ctx = context_section(workspace, settings)
-    if context_text is not None:
-        ctx.text = context_text
-    return [
-        soul_section(workspace, settings),
-        user_section(workspace, settings),
-        tools_section(tool_names, settings),
-        ctx,
-        time_section(now, settings, time_extra),
-    ]
+class CoreSections(Feature):
+    name = "core"
+
+    def sections(self, agent) -> list[RawSection]:
+        ws, settings = agent.workspace, agent.settings
+        return [soul_section(ws, settings), user_section(ws, settings),
+                tools_section(agent.tool_names(), settings), context_section(ws, settings),
+                time_section(agent.started, settings)]
 
 
 def _strip_title(text: str) -> str:

@@ -13,7 +13,7 @@ from nanobot.events import Notice
 from nanobot.kvcache import (
     MAGIC,
     KVCache,
-    KVCacheHook,
+    KVCacheFeature,
     cache_key,
     kv_settings,
     model_identity,
@@ -106,7 +106,7 @@ def test_restore_matches_cold_eval_and_reuses_the_prefix(agent, model, home):
 
 
 def test_hook_attached_by_runtime_restores_on_session_start(agent, model, home):
-    hooks = [h for h in agent.hooks if isinstance(h, KVCacheHook)]
+    hooks = [h for h in agent.features if isinstance(h, KVCacheFeature)]
     assert len(hooks) == 1
     hook = hooks[0]
     assert hook.cache.directory == agent.settings.cache_dir / "kv"
@@ -138,7 +138,7 @@ def test_corrupt_cache_file_is_ignored_with_a_warning_and_rebuilt(agent, model, 
         path.write_bytes(raw[: len(raw) // 2])
     else:
         path.write_bytes(raw[:-100] + bytes([raw[-100] ^ 0xFF]) + raw[-99:])
-    hook = KVCacheHook(cache)
+    hook = KVCacheFeature(cache)
     model.llm.reset()
     events = hook.on_session_start(agent)
     assert hook.last.action == "saved"
@@ -176,10 +176,10 @@ def test_disk_use_is_bounded_by_evicting_least_recently_used(tmp_path):
 def test_not_attached_when_disabled_or_vocab_only(home, model, monkeypatch):
     from nanobot.runtime import open_agent
 
-    assert not any(isinstance(h, KVCacheHook) for h in open_agent(vocab_only=True).hooks)
+    assert not any(isinstance(h, KVCacheFeature) for h in open_agent(vocab_only=True).features)
     monkeypatch.setenv("NANOBOT_KV_CACHE__ENABLED", "false")
     agent = build_agent(load_settings(home), model)
-    assert not any(isinstance(h, KVCacheHook) for h in agent.hooks)
+    assert not any(isinstance(h, KVCacheFeature) for h in agent.features)
 
 
 def test_warm_model_is_not_reevaluated(agent, model, home):
@@ -198,7 +198,7 @@ def test_warm_model_is_not_reevaluated(agent, model, home):
 def test_unwritable_cache_dir_warns_and_the_session_still_starts(agent, model, tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the cache directory should be")
-    hook = KVCacheHook(KVCache(blocker / "kv"))
+    hook = KVCacheFeature(KVCache(blocker / "kv"))
     model.llm.reset()
     events = hook.on_session_start(agent)
     assert hook.last.action == "saved" and hook.last.file is None

@@ -47,7 +47,8 @@ from nanobot.bench.figures import (
 from nanobot.bench.speed import measure_variant, variant_plan
 from nanobot.config import ModelSettings, Settings
 from nanobot.errors import ModelError
-from nanobot.kvcache import KVCache, KVCacheHook, stable_prefix_tokens
+from nanobot.features import Feature
+from nanobot.kvcache import KVCache, KVCacheFeature, stable_prefix_tokens
 from nanobot.models import ResolvedModel, bundled_model_path, resolve_model
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -157,7 +158,7 @@ def measure_turns(settings: Settings, resolved: ResolvedModel, opts: BenchOption
     backend = LlamaBackend(resolved)
     try:
         agent = build_agent(settings, backend)
-        agent.hooks = [h for h in agent.hooks if not isinstance(h, KVCacheHook)]
+        agent.features = [f for f in agent.features if not isinstance(f, KVCacheFeature)]
         memory_mode = _ensure_retriever(agent)
         full = build_full_dump(settings.workspace, backend.count_tokens)
         run.step("warm-up")
@@ -179,17 +180,29 @@ def measure_turns(settings: Settings, resolved: ResolvedModel, opts: BenchOption
                 speed_prompt=speed_prompt, settings=resolved.settings.model_dump(mode="json"))
 
 
+class _StaticBlock(Feature):
+    """The stand-in for memory retrieval: the same block every turn."""
+
+    def __init__(self, block: str):
+        self.block = block
+
+    def turn_block(self, agent, query: str) -> str:
+        return self.block
+
+
 def _ensure_retriever(agent) -> str:
     """The memory feature's retriever if attached, else a budget-sized stand-in (so the lean
     prompt is never flattered by sending no memory at all)."""
-    if agent.retriever is not None:
+    from nanobot.memory.hook import MemoryFeature
+
+    if agent.feature(MemoryFeature) is not None:
         return "retrieved"
     budget = agent.settings.prompt.memory
     facts = [ln for ln in (agent.workspace / "MEMORY.md").read_text().splitlines() if ln.startswith("- ")]
     from nanobot.prompt import trim_to_budget
 
     block = trim_to_budget("\n".join(facts), budget, agent.model.count_tokens)
-    agent.retriever = lambda query, history: block
+    agent.add_feature(_StaticBlock(block))
     return f"budget-sized stand-in ({budget} tokens of MEMORY.md; memory retriever not attached)"
 
 
@@ -223,7 +236,7 @@ def _cold_turn(agent, backend: LlamaBackend, opts: BenchOptions) -> tuple[Genera
 
 
 def _disk_kv_runs(agent, backend: LlamaBackend, settings: Settings, opts: BenchOptions) -> dict:
-    hook = KVCacheHook(KVCache(settings.cache_dir / "kv", settings.kv_cache.max_mb))
+    hook = KVCacheFeature(KVCache(settings.cache_dir / "kv", settings.kv_cache.max_mb))
     agent.start_session()
     backend.llm.reset()
     hook.on_session_start(agent)  # first start: evaluates and saves the prefix (not counted)
@@ -261,7 +274,9 @@ def _prompt_figures(agent, backend: LlamaBackend, full: FullDump, cold, memory_m
     built = agent.system_prompt()
     count = backend.count_tokens
     lean = [SectionTokens(name=s.name, tokens=s.tokens) for s in built.sections]
-    memory = agent.retriever(QUESTIONS[0], []) if agent.retriever else ""  # as in a first turn
+    history, agent.history = agent.history, []
+    memory = agent.memory_block(QUESTIONS[0])  # as in a first turn (empty history)
+    agent.history = history
     lean += [SectionTokens(name="memory (per turn)", tokens=count(memory)),
              SectionTokens(name="message", tokens=count(QUESTIONS[0]))]
     full_msgs = [Message(role="system", content=full.text), Message(role="user", content=QUESTIONS[0])]

@@ -1,22 +1,30 @@
-"""Attaching memory to an Agent: the per-turn retriever and a session-start hook.
+"""Memory as a feature: the per-turn retrieved block, and a session-start report.
 
-At build, ``attach_memory`` sets ``agent.retriever`` and starts warming the embedder in the
-background (only if there is memory to search), so chat is ready to type before torch has loaded.
-At each session start the hook refreshes nothing itself (that is the background thread's job) but
-reports files the index had to skip.
+``make_feature`` builds ``MemoryFeature`` and starts warming the embedder in the background (only if
+there is memory to search), so chat is ready to type before torch has loaded. Each turn,
+``turn_block`` puts what retrieval finds in front of the user's message. At each session start the
+feature refreshes nothing itself (that is the background thread's job) but reports files the index
+had to skip.
 """
 
 from __future__ import annotations
 
 from nanobot.events import Notice
+from nanobot.features import Feature
 from nanobot.memory.retriever import MemoryRetriever
 from nanobot.memory.service import MemoryService, get_service
 
 
-class MemoryHook:
-    def __init__(self, service: MemoryService):
+class MemoryFeature(Feature):
+    name = "memory"
+
+    def __init__(self, service: MemoryService, retriever: MemoryRetriever):
         self.service = service
+        self.retriever = retriever
         self._reported: set[str] = set()
+
+    def turn_block(self, agent, query: str) -> str:
+        return self.retriever(query, agent.history)
 
     def on_session_start(self, agent) -> list[Notice]:
         self.service.start_background()
@@ -26,9 +34,9 @@ class MemoryHook:
         return [Notice(text=f"memory: {w}", level="warning") for w in fresh]
 
 
-def attach_memory(agent) -> MemoryService:
+def make_feature(agent) -> MemoryFeature:
+    """The feature for ``agent``; starts warming the embedder in the background."""
     service = get_service(agent.settings)
-    agent.retriever = MemoryRetriever(service, agent.model.count_tokens, agent.settings)
-    agent.hooks.append(MemoryHook(service))
+    retriever = MemoryRetriever(service, agent.model.count_tokens, agent.settings)
     service.start_background()
-    return service
+    return MemoryFeature(service, retriever)

@@ -6,5 +6,5 @@
 - ``reflector``: observations -> MEMORY.md (near-duplicates merged), CONTEXT.md freshness.
 - ``timeaware``: gap since the last interaction, its hint, the session pattern.
 - ``external``: git status / recent commits / files changed outside nanobot.
-- ``hooks``: the Agent hook tying them together (``attach_observer``).
+- ``hooks``: the feature tying them together (``ObserverFeature``, ``attach_observer``).
 """

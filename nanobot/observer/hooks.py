@@ -1,4 +1,5 @@
-"""The observer attached to an Agent: session start, context pressure, session end, Time and CONTEXT.
+"""The observer as a feature: session start, context pressure, session end, and the CONTEXT and Time
+sections.
 
 Session start (cheap, nothing here loads torch or calls the model): refresh a stale CONTEXT.md from
 observations, note past sessions with no observation, start external change detection in a thread
@@ -8,8 +9,9 @@ crossing; it re-arms when a prompt falls below ``observer.rearm_below`` x n_ctx.
 Session end (/quit, EOF, Ctrl-C, /new): observe the session, then up to ``observer.recover_max``
 past sessions that have none. A failure is reported as a warning; the transcript is never touched.
 
-``time_extra`` and ``context_text`` feed the system prompt; both are computed once per session so
-the prompt, and with it the KV-cache prefix, stays the same for every turn.
+``sections`` gives the CONTEXT section (CONTEXT.md as the observer keeps it) and lines under Time
+(gap, pattern, changes outside); both are computed once per session so the prompt, and with it the
+KV-cache prefix, stays the same for every turn.
 """
 
 from __future__ import annotations
@@ -21,16 +23,21 @@ from pathlib import Path
 from nanobot import background
 from nanobot.backends.base import Message
 from nanobot.events import Notice
+from nanobot.features import Feature
 from nanobot.observer import external, reflector
 from nanobot.observer.context import load_context, save_context
 from nanobot.observer.observer import find_pending, observe_live, observe_transcript
 from nanobot.observer.state import ObserverState, load_state, record_written, state_path
 from nanobot.observer.timeaware import recent_spans, time_report
+from nanobot.prompt import RawSection
+from nanobot.sections import TIME, context_section
 
 START_WAIT_S = 1.0  # the most the first prompt waits for external change detection
 
 
-class ObserverHook:
+class ObserverFeature(Feature):
+    name = "observer"
+
     def __init__(self, settings):
         self.settings = settings
         self._external: threading.Thread | None = None
@@ -95,6 +102,10 @@ class ObserverHook:
         return run
 
     # -- prompt ------------------------------------------------------------------------------
+    def sections(self, agent) -> list[RawSection]:
+        return [context_section(agent.workspace, self.settings, self.context_text(agent)),
+                RawSection(name="time", text=self.time_extra(agent), budget=0, stable=False, order=TIME)]
+
     def time_extra(self, agent) -> str:
         sid = agent.transcript.id if agent.transcript else ""
         if sid not in self._time_text:
@@ -195,9 +206,9 @@ def _note(notices: list[Notice], text: str) -> None:
         notices.append(Notice(text=text))
 
 
-def attach_observer(agent) -> ObserverHook:
-    hook = ObserverHook(agent.settings)
-    agent.hooks.append(hook)
-    agent.time_extra = hook.time_extra
-    agent.context_text = hook.context_text
-    return hook
+def make_feature(agent) -> ObserverFeature:
+    return ObserverFeature(agent.settings)
+
+
+def attach_observer(agent) -> ObserverFeature:
+    return agent.add_feature(make_feature(agent))

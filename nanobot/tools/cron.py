@@ -66,13 +66,6 @@ def notices(settings: Settings) -> list[Notice]:
     return [Notice(text=f"⏰ reminder #{f.id}: {f.message}") for f in fire_due(settings)]
 
 
-class CronHook:
-    """Agent hook: fire due entries when a session starts (the runner also checks every turn)."""
-
-    def on_session_start(self, agent) -> list[Notice]:
-        return notices(agent.settings)
-
-
 class CronArgs(ToolArgs):
     action: Literal["add", "list", "remove"] = Field(description="what to do")
     message: str = Field("", description="what to tell the user when it fires (add)", max_length=300)

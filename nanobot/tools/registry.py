@@ -58,13 +58,16 @@ def all_tools() -> dict[str, type[Tool]]:
 
 
 def enabled_tools(settings: Settings) -> dict[str, Tool]:
-    """Instances of the tools ``settings.tools.enabled`` allows (None = all)."""
-    classes = all_tools()
+    """Instances of the built-in tools ``settings.tools.enabled`` allows (None = all). Names it does
+    not know may belong to a feature's tools: ``check_enabled`` reports the typos."""
     wanted = settings.tools.enabled
-    if wanted is None:
-        return {name: cls() for name, cls in classes.items() if cls.available(settings)}
-    unknown = [n for n in wanted if n not in classes]
+    return {name: cls() for name, cls in all_tools().items()
+            if (wanted is None or name in wanted) and cls.available(settings)}
+
+
+def check_enabled(settings: Settings, known: list[str]) -> None:
+    """ConfigError when ``[tools] enabled`` names a tool that neither the registry nor a feature has."""
+    unknown = [n for n in settings.tools.enabled or [] if n not in known and n not in all_tools()]
     if unknown:
         raise ConfigError(f"tools.enabled names unknown tool(s) {', '.join(unknown)}; "
-                          f"known: {', '.join(classes)}")
-    return {name: classes[name]() for name in wanted if classes[name].available(settings)}
+                          f"known: {', '.join(dict.fromkeys([*all_tools(), *known]))}")

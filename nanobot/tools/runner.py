@@ -64,7 +64,6 @@ class ToolRunner:
         self.tools = tools if tools is not None else enabled_tools(settings)
         self._grammars: dict[str, str] = {}
         self.stats: list[StepStats] = []  # every constrained step, oldest first
-        self.pre_turn: list[Any] = []  # callables(agent) -> list[Event], run at each turn start
 
     # -- the agent's contract ----------------------------------------------------------------
     def names(self) -> list[str]:
@@ -79,8 +78,6 @@ class ToolRunner:
                 "decision_grammar_chars": len(decision_grammar(self.names()))}
 
     def respond(self, agent: Any, messages: list[Message]) -> Iterator[Event]:
-        for hook in self.pre_turn:
-            yield from hook(agent)
         msgs = list(messages)
         names = self.names()
         seen: set[str] = set()
@@ -221,11 +218,7 @@ def validate(tool: Tool, raw: str, cut: bool = False) -> tuple[BaseModel | None,
 
 
 def attach_tools(agent: Any) -> ToolRunner:
-    """Give ``agent`` a ToolRunner over the enabled tools, and fire due cron entries per turn."""
-    from nanobot.tools.cron import CronHook, notices
+    """Add the built-in tools to ``agent`` (``nanobot.tools.feature``); returns its ToolRunner."""
+    from nanobot.tools.feature import attach_tools as attach
 
-    runner = ToolRunner(agent.settings)
-    runner.pre_turn.append(lambda a: notices(a.settings))
-    agent.tool_runner = runner
-    agent.hooks.append(CronHook())
-    return runner
+    return attach(agent)

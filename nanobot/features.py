@@ -1,0 +1,89 @@
+"""The feature contract: how a system (tools, memory, observer, KV cache, and later the vault, coding
+sessions, per-chat context, MCP) plugs into the Agent without growing a new seam on it.
+
+A feature subclasses ``Feature`` and overrides what it contributes; everything is optional:
+
+- ``sections(agent)``: named system-prompt sections (``RawSection``: text, budget, ``stable``, ``order``).
+  Sections of the same name from several features are merged: the first contributor (by ``order``, then
+  feature order) sets header, budget, stability and order; later ones add lines under it, or take it
+  over with ``replace=True`` (the observer's CONTEXT over the file as written). Stable
+  sections must not change within a session; lower ``order`` comes first (core: soul 10, user 20,
+  tools 30, context 40, time 90), and every volatile section must come after every stable one.
+- ``turn_block(agent, query)``: text put in front of the user's message for that turn only (retrieved
+  memory); "" for nothing. Never in the system prompt, so the cached prefix stays valid.
+- ``tools(settings)``: extra ``Tool`` instances (besides the built-in catalogue), filtered by
+  ``[tools] enabled``; their names join the prompt's tool index.
+- Lifecycle hooks, each returning events (or None): ``on_session_start(agent)``,
+  ``on_turn_start(agent)``, ``on_context_pressure(agent, used_tokens)`` (before history is trimmed),
+  ``on_turn_end(agent, done)``, ``on_session_end(agent, reason)``.
+
+How to add one: write the feature in its own module (with a ``make_feature(agent)`` factory) and
+add one line to ``runtime.FEATURES``.
+
+>>> class Hello(Feature):
+...     name = "hello"
+...     def sections(self, agent):
+...         return [RawSection(name="hello", text="Say hello.", budget=10, order=35)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from nanobot.events import Event, TurnDone
+from nanobot.prompt import RawSection
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nanobot.agent import Agent
+    from nanobot.config import Settings
+
+Events = Iterable[Event] | None
+
+
+class Feature:
+    """Base of every feature: no-op defaults, override what the feature contributes."""
+
+    name: str = "feature"
+
+    def sections(self, agent: Agent) -> list[RawSection]:
+        return []
+
+    def turn_block(self, agent: Agent, query: str) -> str:
+        return ""
+
+    def tools(self, settings: Settings) -> list[Any]:
+        return []
+
+    def on_session_start(self, agent: Agent) -> Events:
+        return None
+
+    def on_turn_start(self, agent: Agent) -> Events:
+        return None
+
+    def on_context_pressure(self, agent: Agent, used: int) -> Events:
+        return None
+
+    def on_turn_end(self, agent: Agent, done: TurnDone) -> Events:
+        return None
+
+    def on_session_end(self, agent: Agent, reason: str) -> Events:
+        return None
+
+
+def merge_sections(contributions: Iterable[RawSection]) -> list[RawSection]:
+    """Same-name sections merged (first one leads, later texts appended), sorted by ``order``.
+
+    >>> a = RawSection(name="time", text="Now: 9:00", budget=80, stable=False, order=90)
+    >>> b = RawSection(name="time", text="Back after 2 h", budget=0, order=90)
+    >>> [(s.name, s.text) for s in merge_sections([a, RawSection(name="soul", text="Hi", budget=9, order=10), b])]
+    [('soul', 'Hi'), ('time', 'Now: 9:00\\nBack after 2 h')]
+    """
+    merged: dict[str, RawSection] = {}
+    for raw in sorted(contributions, key=lambda r: r.order):  # stable sort keeps feature order
+        lead = merged.get(raw.name)
+        if lead is None or raw.replace:
+            merged[raw.name] = raw.model_copy()
+        elif raw.text.strip():
+            lead.text = f"{lead.text}\n{raw.text}" if lead.text.strip() else raw.text
+    return list(merged.values())
