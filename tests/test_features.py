@@ -32,7 +32,9 @@ def _prompt(settings) -> str:
 
 def test_template_prompt_bytes_are_unchanged_by_the_contract(home):
     """tests/data/template_prompt.txt was printed by the code before the contract (commit 264a28d)
-    for the template workspace, default features, the bundled model's tokenizer and this clock."""
+    for the template workspace, default features, the bundled model's tokenizer and this clock; the
+    contract left it byte-identical (cd362d8). Since then only the Time lines changed, on purpose
+    (issue 10's wording: "Session: just started", gap wording, the last session's length)."""
     settings = load_settings()
     init_workspace(settings.workspace)
     assert _prompt(settings) == (DATA / "template_prompt.txt").read_text(encoding="utf-8")
@@ -40,15 +42,15 @@ def test_template_prompt_bytes_are_unchanged_by_the_contract(home):
 
 def test_lived_in_prompt_bytes_are_unchanged_by_the_contract(home):
     """USER.md, CONTEXT.md (rendered by the observer) and an earlier session (Time lines), as
-    printed by the code before the contract."""
+    printed by the code before the contract (same history as template_prompt.txt)."""
     settings = load_settings()
     ws = settings.workspace
     init_workspace(ws)
     (ws / "USER.md").write_text("# User\n- Name: Ada\n- Prefers: short answers\n")
     (ws / "CONTEXT.md").write_text("# Context\n\n## Now\n- Focus: CSV parser in Rust\n- Task: malformed rows\n\n"
                                    "## Recent\n- Decided to use serde\n\n## Notes\n- my own line\n")
-    for name in ("USER.md", "CONTEXT.md"):
-        os.utime(ws / name, (1767225600, 1767225600))  # written before the last session
+    for f in ws.rglob("*"):
+        os.utime(f, (1767225600, 1767225600))  # written before the last session: no "Changed outside"
     t = Transcript.create(settings.sessions_dir, NOW - timedelta(hours=3), model="x")
     t.append("user", "hi", now=NOW - timedelta(hours=3))
     t.append("assistant", "hello", now=NOW - timedelta(hours=2, minutes=40))

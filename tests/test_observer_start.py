@@ -92,3 +92,36 @@ def test_stale_context_refreshed_at_start(home):
     notices = agent.start_session()
     assert any("CONTEXT.md was 72 h old" in n.text for n in notices)
     assert "- Focus: the parser" in agent.system_prompt().text
+
+
+def test_changed_outside_line_is_kept_with_short_paths_when_time_is_tight(home, tmp_path, model):
+    """Long paths in several project dirs: the Time section stays in budget, the "Changed outside"
+    line survives (names instead of paths, counts, '+N more'), other Time lines give way first."""
+    dirs = []
+    for i in range(4):
+        deep = tmp_path / ("a-rather-long-folder-name-for-a-project-" * 2 + str(i))
+        sub = deep / "src" / "components" / "very" / "deeply" / "nested"
+        sub.mkdir(parents=True)
+        (sub / f"an_extremely_long_module_name_number_{i}.py").write_text("x = 1")
+        git(deep, "init", "-q")
+        dirs.append(str(deep))
+    settings = load_settings(observer={"project_dirs": dirs, "reflect_on_start": False})
+    init_workspace(settings.workspace)
+    from nanobot.session import Transcript
+
+    past = datetime.now().astimezone() - timedelta(hours=3)
+    t = Transcript.create(settings.sessions_dir, past, model="x")
+    t.append("user", "hi", now=past)  # a past session: a "Last interaction" line competes for room
+    agent = Agent(settings, model)
+    hook = attach_observer(agent)
+    agent.start_session()
+    hook._external.join(30)
+    agent.refresh_prompt()
+    built = agent.system_prompt()
+    time_ = next(s for s in built.sections if s.name == "time")
+    assert time_.tokens <= settings.prompt.time and time_.trimmed_tokens == 0
+    assert "\nChanged outside: " in time_.text
+    assert "an_extremely_long_module_name" not in time_.text or str(tmp_path) not in time_.text
+    # without the fitting, the same changes spelled out are far over the Time budget
+    full = "; ".join(ch.line(label) for label, ch in hook._external_changes)
+    assert model.count_tokens(full) > settings.prompt.time

@@ -2,6 +2,7 @@
 
 import json
 
+from nanobot.backends.base import Message
 from nanobot.prompt import RawSection, build_prompt, trim_to_budget
 
 
@@ -45,6 +46,17 @@ def test_template_workspace_is_under_cap_with_every_section_in_budget(cli, home)
     assert "user" in data["omitted"]  # unedited USER.md template is not sent
     assert "<!--" not in data["text"]  # template guidance never sent
     assert data["trims"] == []
+
+
+def test_prompt_reports_the_room_left_for_the_conversation(cli, home, model):
+    proc = cli("prompt", "--json")
+    data = json.loads(proc.stdout)
+    room = data["conversation"]
+    system = model.prompt_tokens([Message(role="system", content=data["text"])])
+    assert room["tokens"] == data["n_ctx"] - system - room["reply_reserve"] > 0
+    assert room["reply_reserve"] == 512 and 0.8 < room["share"] < 0.9  # the spec's ~85%
+    text = cli("prompt").stdout
+    assert f"room for the conversation: {room['tokens']} tokens" in text
 
 
 def test_overlong_user_md_is_trimmed_and_reported(cli, home, model):

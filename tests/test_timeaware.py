@@ -48,15 +48,28 @@ def test_each_gap_bucket_yields_its_hint(tmp_path, gap, bucket):
 
 def test_boundaries_and_first_session(tmp_path):
     first = time_report(tmp_path, LAST)
-    assert first.bucket == "first" and first.lines() == ""
+    assert first.bucket == "first" and first.lines() == "Session: just started (first session)"
     write_session(tmp_path, LAST - timedelta(minutes=20), 20)
     assert time_report(tmp_path, LAST + timedelta(minutes=4, seconds=59)).bucket == "continue"
     assert time_report(tmp_path, LAST + timedelta(minutes=5)).bucket == "back"
     assert time_report(tmp_path, LAST + timedelta(minutes=30)).bucket == "reorient"
     assert time_report(tmp_path, LAST + timedelta(hours=2)).bucket == "summarize"
-    # late night: 20 minutes across midnight is still a short break, not a new day
+    # the spec: a day boundary counts as the next day whatever the gap (20 min across midnight)
     write_session(tmp_path, datetime(2026, 3, 10, 23, 30, tzinfo=TZ), 25)
-    assert time_report(tmp_path, datetime(2026, 3, 11, 0, 15, tzinfo=TZ)).bucket == "back"
+    late = time_report(tmp_path, datetime(2026, 3, 11, 0, 15, tzinfo=TZ))
+    assert late.bucket == "new_day" and "Last interaction: Tuesday 23:55, 20 min ago" in late.lines()
+
+
+@pytest.mark.parametrize("gap, words", [
+    (timedelta(seconds=30), "just now"), (timedelta(minutes=7), "7 min ago"),
+    (timedelta(minutes=61), "1 hour ago"), (timedelta(hours=5, minutes=59), "5 hours ago"),
+    (timedelta(hours=24), "1 day ago"), (timedelta(days=3, hours=2), "3 days ago"),
+])
+def test_gap_wording_and_the_last_session_length(tmp_path, gap, words):
+    write_session(tmp_path, LAST - timedelta(minutes=40), 40)  # its last message is at LAST
+    lines = time_report(tmp_path, LAST + gap).lines().splitlines()
+    assert lines[0] == "Session: just started"
+    assert lines[1].startswith("Last interaction: ") and f", {words} (the last session lasted 40 min). " in lines[1]
 
 
 def test_session_without_messages_does_not_count_as_interaction(tmp_path):
@@ -85,7 +98,23 @@ def test_agent_time_section_uses_injected_clock_and_stays_fixed(home):
     agent.start_session()
     first = agent.system_prompt().text
     assert "Now: Tuesday 2026-03-10 15:40" in first
-    assert "Last interaction: 15:00 (40 min ago). Re-orient briefly on the current task." in first
+    assert "Session: just started\nLast interaction: 15:00, 40 min ago (the last session lasted 30 min). Re-orient briefly on the current task." in first
     list(agent.turn("hello"))
     agent.refresh_prompt()
     assert agent.system_prompt().text == first  # built once per session: the prefix stays valid
+
+
+def test_later_turns_say_how_long_the_session_has_run(home):
+    settings = load_settings(memory={"enabled": False})
+    init_workspace(settings.workspace)
+    clock = [LAST]
+    agent = Agent(settings, ScriptedModel(["one", "two", "three"]), clock=lambda: clock[0])
+    attach_observer(agent)
+    agent.start_session()
+    prompt = agent.system_prompt().text
+    list(agent.turn("first"))
+    clock[0] = LAST + timedelta(minutes=25)
+    list(agent.turn("second"))
+    sent = [m.content for m in agent.history if m.role == "user"]
+    assert sent == ["first", "Session: running for 25 min\n\nsecond"]  # volatile: with the message
+    assert agent.system_prompt().text == prompt  # the cached prefix is untouched

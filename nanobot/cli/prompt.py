@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from nanobot.agent import Agent
+from nanobot.backends.base import Message
 from nanobot.runtime import open_agent
 
 
@@ -20,6 +21,9 @@ def prompt_report(agent: Agent, query: str | None = None) -> dict:
     data["n_ctx"] = agent.model.n_ctx
     data["text"] = built.text
     data["stable_tokens"] = agent.model.count_tokens(built.stable_text)
+    reserve = agent.settings.chat.max_tokens
+    room = agent.model.n_ctx - agent.model.prompt_tokens([Message(role="system", content=built.text)]) - reserve
+    data["conversation"] = {"tokens": room, "share": round(room / agent.model.n_ctx, 3), "reply_reserve": reserve}
     runner = agent.tool_runner
     if runner is not None and hasattr(runner, "cost_report"):
         data["tools"] = runner.cost_report(agent.model.count_tokens)
@@ -43,6 +47,9 @@ def render_report(data: dict, console: Console) -> None:
         table.add_row("memory (this turn)", str(m["tokens"]), str(m["budget"]), "")
     table.add_row("[bold]total[/bold]", f"[bold]{data['total_tokens']}[/bold]", f"cap {data['cap']}", "")
     console.print(table)
+    c = data["conversation"]
+    console.print(f"room for the conversation: {c['tokens']} tokens, {c['share']:.0%} of n_ctx {data['n_ctx']} "
+                  f"(after the system prompt and a {c['reply_reserve']}-token reply reserve)", markup=False)
     if "tools" in data:
         t = data["tools"]
         console.print(f"tool index: {t['index_tokens']} tokens (all schemas would cost {t['all_schemas_tokens']})")

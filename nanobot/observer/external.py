@@ -31,16 +31,20 @@ class DirChanges(BaseModel):
     changed_files: list[str] = Field(default_factory=list)  # modified since the last session
     partial: bool = False  # a timeout or the file cap cut the check short
 
-    def line(self, label: str) -> str:
-        """One line for CONTEXT.md's External section, or '' when nothing changed."""
+    def line(self, label: str, detail: int = 2) -> str:
+        """One line for CONTEXT.md's External section, or '' when nothing changed. ``detail`` 2 names
+        up to three files by path, 1 by file name (and the folder by its last part), 0 counts only."""
+        if detail < 2:
+            label = Path(label).name or label
         bits = []
         if self.modified or self.untracked:
             bits.append(f"git: {self.modified} modified, {self.untracked} untracked")
         if self.commits_12h:
             bits.append(f"{self.commits_12h} commit{'s' * (self.commits_12h != 1)} in the last 12 h")
         if self.changed_files:
-            names = ", ".join(self.changed_files[:3]) + (" …" if len(self.changed_files) > 3 else "")
-            bits.append(f"{len(self.changed_files)} file(s) changed since the last session ({names})")
+            shown = self.changed_files[:3] if detail == 2 else [Path(f).name for f in self.changed_files[:3]]
+            names = f" ({', '.join(shown)}{' …' if len(self.changed_files) > 3 else ''})" if detail else ""
+            bits.append(f"{len(self.changed_files)} file(s) changed since the last session{names}")
         if not bits:
             return ""
         return f"{label}: " + "; ".join(bits) + (" (partial)" if self.partial else "")
@@ -112,7 +116,14 @@ def changed_since(root: Path, since: datetime, *, ignore: dict[str, int] | None 
 def detect(dirs: list[tuple[str, Path]], now: datetime, last_session: datetime | None, *,
            timeout: float, ignore: dict[str, int] | None = None) -> list[str]:
     """External-section lines for each (label, dir); nothing for dirs with no changes."""
-    lines = []
+    return [line for label, changes in detect_changes(dirs, now, last_session, timeout=timeout,
+                                                      ignore=ignore) if (line := changes.line(label))]
+
+
+def detect_changes(dirs: list[tuple[str, Path]], now: datetime, last_session: datetime | None, *,
+                   timeout: float, ignore: dict[str, int] | None = None) -> list[tuple[str, DirChanges]]:
+    """(label, changes) for each dir that exists; ``DirChanges.line`` renders them."""
+    found = []
     for label, path in dirs:
         if not path.is_dir():
             continue
@@ -121,10 +132,33 @@ def detect(dirs: list[tuple[str, Path]], now: datetime, last_session: datetime |
             files, partial = changed_since(path, last_session, deadline_s=timeout,
                                            ignore=ignore if label == "workspace" else None)
             changes.changed_files, changes.partial = files, changes.partial or partial
-        line = changes.line(label)
-        if line:
-            lines.append(line)
-    return lines
+        found.append((label, changes))
+    return found
+
+
+def fit_line(changes: list[tuple[str, DirChanges]], room: int, count) -> str:
+    """The "Changed outside" line within ``room`` tokens: paths shortened to names, then counts
+    only, then as many folders as fit (it is never dropped for other Time lines).
+
+    >>> c = [("~/code/app", DirChanges(path=Path("."), modified=2, changed_files=["src/a/b.py"]))]
+    >>> fit_line(c, 100, lambda t: len(t.split()))
+    'Changed outside: ~/code/app: git: 2 modified, 0 untracked; 1 file(s) changed since the last session (src/a/b.py)'
+    >>> fit_line(c, 14, lambda t: len(t.split()))
+    'Changed outside: app: git: 2 modified, 0 untracked; 1 file(s) changed since the last session'
+    """
+    def render(detail: int, n: int | None = None) -> str:
+        parts = [line for label, ch in changes if (line := ch.line(label, detail))]
+        more = f"; +{len(parts) - n} more" if n is not None and n < len(parts) else ""
+        return ("Changed outside: " + "; ".join(parts[:n]) + more) if parts else ""
+
+    for detail in (2, 1):
+        if count(text := render(detail)) <= room:
+            return text
+    shown = sum(1 for label, ch in changes if ch.line(label, 0))
+    for n in range(shown, 1, -1):
+        if count(text := render(0, n)) <= room:
+            return text
+    return render(0, 1)
 
 
 _TIMEOUT = object()

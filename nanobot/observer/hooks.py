@@ -28,9 +28,9 @@ from nanobot.observer import external, reflector
 from nanobot.observer.context import load_context, save_context
 from nanobot.observer.observer import find_pending, observe_live, observe_transcript
 from nanobot.observer.state import ObserverState, load_state, record_written, state_path
-from nanobot.observer.timeaware import recent_spans, time_report
+from nanobot.observer.timeaware import recent_spans, session_line, time_report
 from nanobot.prompt import RawSection
-from nanobot.sections import TIME, context_section
+from nanobot.sections import TIME, context_section, time_section
 
 START_WAIT_S = 1.0  # the most the first prompt waits for external change detection
 
@@ -41,7 +41,7 @@ class ObserverFeature(Feature):
     def __init__(self, settings):
         self.settings = settings
         self._external: threading.Thread | None = None
-        self._external_lines: list[str] = []
+        self._external_changes: list = []  # (label, DirChanges) of this session's start
         self._reflect: threading.Thread | None = None
         self._time_text: dict[str, str] = {}
         self._pending: list[Path] = []
@@ -76,11 +76,12 @@ class ObserverFeature(Feature):
         dirs += [(_label(p), p.expanduser()) for p in obs.project_dirs]
         ignore = load_state(state_path(self.settings.home, "observer"), ObserverState).written
         now = agent.clock()
-        self._external_lines = []
+        self._external_changes = []
 
         def run() -> None:
-            lines = external.detect(dirs, now, last_end, timeout=obs.git_timeout, ignore=ignore)
-            self._external_lines = lines
+            changes = external.detect_changes(dirs, now, last_end, timeout=obs.git_timeout, ignore=ignore)
+            self._external_changes = changes
+            lines = [line for label, ch in changes if (line := ch.line(label))]
             path = self.settings.workspace / "CONTEXT.md"
             doc = load_context(path)
             if doc.external != lines:
@@ -112,11 +113,24 @@ class ObserverFeature(Feature):
             if self._external is not None:
                 self._external.join(min(self.settings.observer.git_timeout, START_WAIT_S))
             report = time_report(self.settings.sessions_dir, agent.started, exclude=sid)
-            lines = [report.lines()]
-            if self._external_lines:
-                lines.append("Changed outside: " + "; ".join(self._external_lines))
-            self._time_text = {sid: "\n".join(x for x in lines if x)}
+            lines = [x for x in report.lines().splitlines() if x]
+            if self._external_changes:  # fitted into what the Time budget leaves: never trimmed away
+                count = agent.model.count_tokens
+                core = time_section(agent.started, self.settings)
+                while True:
+                    room = self.settings.prompt.time - count("\n".join([core.header, core.text, *lines, ""])) - 2
+                    line = external.fit_line(self._external_changes, room, count)
+                    if not line or count(line) <= room or len(lines) <= 1:
+                        break
+                    lines.pop()  # the pattern, then the last-interaction line, give way to it
+                if line:
+                    lines.append(line)
+            self._time_text = {sid: "\n".join(lines)}
         return self._time_text[sid]
+
+    def turn_block(self, agent, query: str) -> str:
+        """Later turns: how long the session has run (volatile, so never in the system prompt)."""
+        return session_line(agent.started, agent.clock()) if agent.user_turns else ""
 
     def context_text(self, agent) -> str:
         doc = load_context(agent.workspace / "CONTEXT.md")

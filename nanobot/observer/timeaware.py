@@ -11,8 +11,18 @@ gap                    bucket      hint
 5-30 min               back        a brief "back to it" is enough
 30 min - 2 h           reorient    re-orient briefly on the current task
 2 h+ (same day)        summarize   start by summarizing where we left off
-2 h+, earlier day      new_day     fresh start: briefly review yesterday's work
+an earlier day         new_day     fresh start: briefly review where we left off (any gap: a day
+                                   boundary counts as the next day)
 =====================  ==========  =============================================================
+
+The Time lines (``TimeReport.lines``), at session start::
+
+    Session: just started (first session)                     <- no earlier session
+    Session: just started
+    Last interaction: 13:00, 2 hours ago (the last session lasted 20 min). Start by summarizing ...
+    Pattern: deep work (recent sessions ~1 h 10 min)
+
+Later turns say how long the session has run (``session_line``), in front of the user's message.
 """
 
 from __future__ import annotations
@@ -34,7 +44,7 @@ HINTS: dict[str, str] = {
     "back": "A brief \"back to it\" is enough.",
     "reorient": "Re-orient briefly on the current task.",
     "summarize": "Start by summarizing where we left off.",
-    "new_day": "Fresh start: briefly review yesterday's work.",
+    "new_day": "Fresh start: briefly review where we left off.",
 }
 _USER = b'"role":"user"'
 _ASSISTANT = b'"role":"assistant"'
@@ -58,6 +68,7 @@ class TimeReport(BaseModel):
     gap: timedelta | None = None
     bucket: Bucket = "first"
     pattern: str = ""
+    last_minutes: float | None = None  # how long the last session lasted
 
     @property
     def hint(self) -> str:
@@ -66,10 +77,14 @@ class TimeReport(BaseModel):
     def lines(self) -> str:
         """The extra lines of the prompt's Time section (a few dozen tokens)."""
         if self.last is None or self.gap is None:
-            out = []  # a first session needs no advice (and no tokens)
+            out = ["Session: just started (first session)"]
         else:
             when = f"{self.last:%A %H:%M}" if self.last.date() != self.now.date() else f"{self.last:%H:%M}"
-            out = [f"Last interaction: {when} ({human_gap(self.gap)} ago). {self.hint}"]
+            lasted = ""
+            if self.last_minutes is not None:
+                lasted = f" (the last session lasted {human_gap(timedelta(minutes=self.last_minutes))})"
+            out = ["Session: just started",
+                   f"Last interaction: {when}, {ago(self.gap)}{lasted}. {self.hint}"]
         if self.pattern:
             out.append(f"Pattern: {self.pattern}")
         return "\n".join(out)
@@ -82,6 +97,8 @@ def bucket_for(gap: timedelta, last: datetime, now: datetime) -> Bucket:
     >>> bucket_for(timedelta(minutes=3), d(2026, 1, 1, 9, 0), d(2026, 1, 1, 9, 3))
     'continue'
     """
+    if now.date() > last.date():
+        return "new_day"
     minutes = gap.total_seconds() / 60
     if minutes < 5:
         return "continue"
@@ -89,7 +106,38 @@ def bucket_for(gap: timedelta, last: datetime, now: datetime) -> Bucket:
         return "back"
     if minutes < 120:
         return "reorient"
-    return "new_day" if now.date() > last.date() else "summarize"
+    return "summarize"
+
+
+def ago(gap: timedelta) -> str:
+    """A gap as the Time section says it: just now, N min, N hours (from 1 h), N days (from 24 h).
+
+    >>> ago(timedelta(seconds=20)), ago(timedelta(minutes=59)), ago(timedelta(hours=1, minutes=50)), ago(timedelta(hours=30))
+    ('just now', '59 min ago', '1 hour ago', '1 day ago')
+    """
+    minutes = int(gap.total_seconds() // 60)
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    hours = minutes // 60
+    if hours < 24:
+        return f"{hours} hour{'s' * (hours != 1)} ago"
+    days = hours // 24
+    return f"{days} day{'s' * (days != 1)} ago"
+
+
+def session_line(started: datetime, now: datetime) -> str:
+    """How long this session has run, for later turns; "" in its first minute.
+
+    >>> from datetime import datetime as d
+    >>> session_line(d(2026, 1, 1, 9, 0), d(2026, 1, 1, 9, 25))
+    'Session: running for 25 min'
+    """
+    gap = now - started
+    if gap < timedelta(minutes=1):
+        return ""
+    return f"Session: running for {human_gap(gap)}"
 
 
 def human_gap(gap: timedelta) -> str:
@@ -154,8 +202,11 @@ def time_report(sessions_dir: Path, now: datetime, exclude: str | None = None) -
     now = now if now.tzinfo else now.astimezone()
     spans = recent_spans(sessions_dir, exclude)
     report = TimeReport(now=now, pattern=session_pattern(spans))
-    last = max((s.last_interaction for s in spans if s.last_interaction), default=None)
+    talked = [s for s in spans if s.last_interaction]
+    last = max((s.last_interaction for s in talked), default=None)
     if last is not None:
+        latest = max(talked, key=lambda s: s.last_interaction)
+        report.last_minutes = max(0.0, (latest.last_interaction - latest.start).total_seconds() / 60)
         last = last.astimezone(now.tzinfo)
         gap = max(now - last, timedelta(0))
         report.last, report.gap, report.bucket = last, gap, bucket_for(gap, last, now)
