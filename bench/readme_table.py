@@ -27,6 +27,8 @@ def rows(r: BenchResult) -> list[tuple[str, str]]:
         ("TTFT lean prompt, cold (s)", s(t.lean_cold)),
         ("TTFT lean, disk KV cache: restore + first turn (s)", f"{s(t.lean_disk_kv_restore, 3)} + {s(stat_minus(t.lean_disk_kv, t.lean_disk_kv_restore))}"),
         (f"stable prefix ({p.stable_prefix_tokens} tok): cold eval vs disk restore (s)", f"{s(t.prefix_eval_cold)} vs {s(t.lean_disk_kv_restore, 3)} ({t.restore_vs_prefix_eval:.1%})"),
+        ("TTFT first turn after start-up, prefilled while typing (s); evaluated; vs cold",
+         f"{s(t.lean_prefilled)}; {t.lean_prefilled_evaluated} tok; {t.prefilled_vs_cold:.1%}" if t.lean_prefilled else "not measured"),
         ("TTFT full-dump prompt, cold (s)", s(t.full_dump_cold)),
         ("TTFT turn 2 (s); tokens evaluated / prompt", f"{s(t.turn2)}; {t2.evaluated_tokens} / {t2.prompt_tokens} ({t2.extra_evaluated} beyond the new ones)"),
         ("prompt eval, lean cold (tok/s)", s(r.speed, 1)),

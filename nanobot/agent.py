@@ -20,6 +20,7 @@ from nanobot.backends.base import ChatModel, Generation, Message
 from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, TurnDone
 from nanobot.features import Feature, merge_sections
+from nanobot.prefill import Prefill
 from nanobot.prompt import BuiltPrompt, build_prompt
 from nanobot.sections import CoreSections
 from nanobot.session import Transcript
@@ -48,10 +49,12 @@ class Agent:
         self.started: datetime = clock()
         self.last: Generation = Generation()
         self._prompt: BuiltPrompt | None = None
+        self._prefill: Prefill | None = None
 
     # -- session -----------------------------------------------------------------------------
     def start_session(self) -> list[Event]:
         """Begin a fresh session (also what /new does): new transcript, empty history."""
+        self.stop_prefill()
         self.started = self.clock()
         self.history = []
         self._prompt = None
@@ -63,6 +66,7 @@ class Agent:
         """Graceful end (/quit, EOF, Ctrl-C exit): lets hooks (the observer) run, then records it."""
         if self.transcript is None:
             return []
+        self.stop_prefill()
         events = self._run_hooks("on_session_end", reason)
         self.transcript.append("event", "session end", reason=reason)
         return events
@@ -102,6 +106,22 @@ class Agent:
             self._runner_built = True
         return self._runner
 
+    # -- prefill while the user types (nanobot.prefill) -----------------------------------------
+    def prefill(self) -> None:
+        """Start evaluating the next turn's known prefix in the background (interactive front ends
+        call this once the prompt is shown); every later use of the model stops it first."""
+        if not self.settings.chat.prefill or not Prefill.supported(self.model):
+            return
+        if self._prefill is None or self._prefill.model is not self.model:
+            self._prefill = Prefill(self.model)
+        self._prefill.start([Message(role="system", content=self.system_prompt().text), *self.history])
+
+    def stop_prefill(self) -> Prefill | None:
+        """Cancel a running prefill (between chunks) and wait for the model to be free."""
+        if self._prefill is not None:
+            self._prefill.stop()
+        return self._prefill
+
     # -- prompt ------------------------------------------------------------------------------
     def tool_names(self) -> list[str]:
         return list(self.tool_runner.names()) if self.tool_runner is not None else []
@@ -132,6 +152,7 @@ class Agent:
         sent = f"{memory}\n\n{text}" if memory else text
         self.transcript.append("user", text, sent=sent if memory else None)
         messages = self.messages_for(sent)
+        self.stop_prefill()  # the model is ours from here on
         yield from self._fit(messages)
         user_msg = messages[-1]
         yield from self._run_hooks("on_turn_start")

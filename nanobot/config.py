@@ -99,6 +99,7 @@ class ChatSettings(_Strict):
     max_tokens: int = Field(512, ge=1)  # reply reserve: history is trimmed to n_ctx - this
     top_p: float = Field(0.95, gt=0.0, le=1.0)
     repeat_penalty: float = Field(1.1, ge=0.0)
+    prefill: bool = True  # interactive chat: evaluate the next turn's known prefix while you type
 
 
 class ToolSettings(_Strict):

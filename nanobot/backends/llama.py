@@ -191,6 +191,21 @@ class LlamaBackend:
             n += 1
         return n
 
+    def prefill(self, tokens: list[int], cancel, chunk: int = 32) -> int:
+        """Evaluate ``tokens`` beyond what the KV cache already holds, ``chunk`` tokens at a time,
+        until done or ``cancel`` (a threading.Event) is set; returns how many were evaluated. A later
+        ``stream`` of a prompt starting with these tokens reuses them."""
+        llm = self.llm
+        n = self.cached_prefix(tokens)
+        llm.n_tokens = n  # eval drops the KV cells past this point
+        done = 0
+        while n < len(tokens) and not cancel.is_set():
+            batch = tokens[n: n + chunk]
+            llm.eval(batch)
+            n += len(batch)
+            done += len(batch)
+        return done
+
     def stream(
         self,
         messages: list[Message],

@@ -108,6 +108,9 @@ class TTFTFigures(BaseModel):
     ratio_full_vs_lean: float
     disk_kv_vs_cold: float  # lean_disk_kv / lean_cold (first turn still pays for per-turn tokens)
     restore_vs_prefix_eval: float  # lean_disk_kv_restore / prefix_eval_cold (start-up cost)
+    lean_prefilled: Stat | None = None  # first turn after a disk-KV start, Time prefilled while typing
+    lean_prefilled_evaluated: int = 0  # tokens that first turn still evaluated (memory + message)
+    prefilled_vs_cold: float | None = None  # lean_prefilled / lean_cold
 
 
 class Turn2Figures(BaseModel):
@@ -147,6 +150,7 @@ class Targets(BaseModel):
     lean_3x_fewer_tokens: bool
     disk_kv_startup_le_10pct: bool  # restore <= 10% of evaluating the prefix cold
     disk_kv_first_turn_le_10pct: bool  # restore + first turn <= 10% of lean cold TTFT
+    prefilled_first_turn_le_15pct: bool | None = None  # first turn, prefilled while typing <= 15%
     turn2_extra_le_5pct: bool
     overhead_le_5pct: bool
 

@@ -124,6 +124,7 @@ class ChatUI:
             render_report(prompt_report(self.agent), self.out)
         elif cmd == "/model":
             if arg.strip():
+                self.agent.stop_prefill()
                 self.agent.model = load_model(self.agent.settings, arg.strip())
                 self.agent.refresh_prompt()
             m = self.agent.model
@@ -137,6 +138,7 @@ class ChatUI:
             self.render(iter([ev]))
         if self.interactive:
             self.err.print(f"[dim]nanobot · {self.agent.model.name} · /help for commands · Ctrl-D to quit[/dim]")
+            self.agent.prefill()  # the system prompt, while the user types the first message
         reason = "eof"
         try:
             for line in self.lines():
@@ -144,11 +146,13 @@ class ChatUI:
                     if not self.command(line):
                         reason = "quit"
                         break
-                    continue
-                try:
-                    self.render(self.agent.turn(line))
-                except NanobotError as e:  # e.g. a message too long for n_ctx: say so, keep going
-                    self.err.print(f"Error: {e}", style="red", markup=False)
+                else:
+                    try:
+                        self.render(self.agent.turn(line))
+                    except NanobotError as e:  # e.g. a message too long for n_ctx: say so, keep going
+                        self.err.print(f"Error: {e}", style="red", markup=False)
+                if self.interactive:
+                    self.agent.prefill()  # while the user reads and types
         except KeyboardInterrupt:
             reason = "interrupt"
         if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled:

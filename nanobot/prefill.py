@@ -1,0 +1,72 @@
+"""Prefill while the user types: evaluate the next turn's known prefix in the background.
+
+After the prompt is shown (session start, and after every reply) the next turn's prompt is known up to
+the user's words: system prompt + history + the user-message header. ``Prefill.start`` evaluates that
+prefix on a background thread, a chunk of tokens at a time, so after Enter only the per-turn block and
+the user's words are left to evaluate. ``stop`` cancels between chunks and waits (at most one chunk),
+so the KV cache is never touched by two threads: every use of the model goes through ``Agent``, which
+stops the prefill first. Models without ``prefill`` (scripted, remote) are left alone.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from nanobot import background
+from nanobot.backends.base import Message
+
+PROBES = ("a", "Z 1", "\n")  # user contents whose renderings share exactly the fixed prefix
+
+
+def known_prefix(model, messages: list[Message]) -> list[int]:
+    """Tokens the next turn's prompt starts with whatever the user types (minus one boundary token).
+
+    ``messages`` is [system, *history]; the user message is appended with a few probe contents and
+    the common token prefix of their renderings is what any message will share.
+    """
+    runs = [model.tokenize_prompt(model.render([*messages, Message(role="user", content=p)]))
+            for p in PROBES]
+    n = 0
+    while all(n < len(r) for r in runs) and len({r[n] for r in runs}) == 1:
+        n += 1
+    return runs[0][: max(0, n - 1)]
+
+
+class Prefill:
+    def __init__(self, model):
+        self.model = model
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.evaluated = 0  # tokens the last prefill evaluated
+        self.seconds = 0.0
+        self.error = ""
+
+    @staticmethod
+    def supported(model) -> bool:
+        return callable(getattr(model, "prefill", None))
+
+    def start(self, messages: list[Message]) -> None:
+        self.stop()
+        self._cancel.clear()
+        self.evaluated, self.seconds, self.error = 0, 0.0, ""
+        self._thread = background.start(self._run, "nanobot-prefill", (messages,))
+
+    def _run(self, messages: list[Message]) -> None:
+        t0 = time.perf_counter()
+        try:
+            self.evaluated = self.model.prefill(known_prefix(self.model, messages), self._cancel)
+        except Exception as e:  # never the session's problem: the turn evaluates what is missing
+            self.error = f"{type(e).__name__}: {e}"
+        self.seconds = time.perf_counter() - t0
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self) -> None:
+        """Cancel (between chunks) and wait until the model is free again."""
+        if self._thread is not None:
+            self._cancel.set()
+            self._thread.join()
+            self._thread = None

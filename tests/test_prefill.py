@@ -1,0 +1,86 @@
+"""Prefill while the user types, with the real model: the next turn evaluates only its new tokens,
+and a message sent while the prefill runs cancels it cleanly (no corrupted KV state)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from nanobot.agent import Agent
+from nanobot.backends.base import Message
+from nanobot.config import load_settings
+from nanobot.prefill import known_prefix
+from nanobot.workspace import init_workspace
+
+LONG = " ".join(f"Point {i}: the parser keeps rows with quoted commas intact." for i in range(60))
+
+
+@pytest.fixture
+def agent(home, model):
+    settings = load_settings(tools={"enabled": []}, memory={"enabled": False},
+                             observer={"enabled": False}, chat={"max_tokens": 8, "temperature": 0})
+    init_workspace(settings.workspace)
+    a = Agent(settings, model)
+    a.start_session()
+    model.llm.reset()
+    return a
+
+
+def test_known_prefix_is_shared_by_any_message(agent, model):
+    msgs = [Message(role="system", content=agent.system_prompt().text)]
+    prefix = known_prefix(model, msgs)
+    for text in ("hello", "What is 2+2?", "Relevant Memory:\n- x\n\nhi"):
+        full = model.tokenize_prompt(model.render([*msgs, Message(role="user", content=text)]))
+        assert full[: len(prefix)] == prefix
+    assert len(prefix) > model.count_tokens(agent.system_prompt().text)  # system + user header
+
+
+def test_after_prefill_the_first_turn_evaluates_only_the_users_words(agent, model):
+    agent.prefill()
+    pre = agent.stop_prefill()
+    agent.prefill()  # the real flow: started, left to finish while the user types
+    agent._prefill._thread.join(120)
+    assert pre is not None and not agent._prefill.error and agent._prefill.evaluated >= 0
+    system = [Message(role="system", content=agent.system_prompt().text)]
+    prefix = len(known_prefix(model, system))
+    assert model.cached_prefix(known_prefix(model, system)) == prefix
+    list(agent.turn("What is 2+2?"))
+    g = agent.last
+    assert g.reused_tokens >= prefix and g.evaluated_tokens == g.prompt_tokens - g.reused_tokens
+    assert g.evaluated_tokens <= model.count_tokens("What is 2+2?") + 8  # the words + the template's tail
+    model.llm.reset()  # the same turn without prefill evaluates the whole system prompt
+    agent2 = Agent(agent.settings, model)
+    agent2.start_session()
+    list(agent2.turn("What is 2+2?"))
+    assert agent2.last.evaluated_tokens > g.evaluated_tokens + prefix // 2
+
+
+def test_message_sent_during_prefill_cancels_it_cleanly(agent, model):
+    agent.history = [Message(role="user", content=LONG), Message(role="assistant", content="Noted.")]
+    msgs = [Message(role="system", content=agent.system_prompt().text), *agent.history]
+    prefix = known_prefix(model, msgs)
+    agent.prefill()
+    events = list(agent.turn("Summarize in one word."))  # at once: the prefill is cancelled
+    assert agent._prefill.evaluated < len(prefix) and not agent._prefill.error
+    assert events and agent.last.completion_tokens > 0
+    turn = model.tokenize_prompt(model.render([msgs[0], *agent.history[:-1]]))
+    assert len(turn) == agent.last.prompt_tokens and model.cached_prefix(turn) == len(turn)
+    # the KV state is sound: a chunked, cancelled-then-resumed prefill gives the logits of one batch
+    model.llm.reset()
+    cancel = threading.Event()
+    model.prefill(prefix[: len(prefix) // 3], cancel)
+    model.prefill(prefix, cancel)
+    chunked = _last_logits(model.llm)
+    model.llm.reset()
+    model.llm.eval(prefix)
+    whole = _last_logits(model.llm)
+    assert np.corrcoef(chunked, whole)[0, 1] > 0.999
+    model.llm.reset()
+    model.llm.eval(prefix[: len(prefix) // 2])  # a broken resume (wrong cells) would not match
+    assert np.corrcoef(_last_logits(model.llm), whole)[0, 1] < 0.99
+
+
+def _last_logits(llm) -> np.ndarray:
+    return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).copy()
