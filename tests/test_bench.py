@@ -107,6 +107,8 @@ def test_bench_quick_json_has_every_figure(cli, tmp_path):
                    t.prefix_eval_cold):
         assert figure.n == 1 and figure.median > 0
     assert t.lean_disk_kv_reused_tokens == p.stable_prefix_tokens
+    # prefilled while typing: only the per-turn memory block and the message are left
+    assert t.lean_prefilled.n == 1 and 0 < t.lean_prefilled_evaluated < p.lean_turn_tokens - p.stable_prefix_tokens
     assert res.turn2.reused_tokens > p.lean_turn_tokens - 5
     assert res.turn2.evaluated_tokens < res.turn2.prompt_tokens
     assert res.speed.median > 0 and res.generation_tps.median > 0
@@ -117,7 +119,8 @@ def test_bench_quick_json_has_every_figure(cli, tmp_path):
     assert all(v.error is None and v.pp_tps.median > 0 and v.tg_tps.median > 0 for v in res.variants)
     assert res.peak_rss_mb > 50
     assert set(data["targets"]) == {"lean_3x_fewer_tokens", "disk_kv_startup_le_10pct",
-                                    "disk_kv_first_turn_le_10pct", "turn2_extra_le_5pct", "overhead_le_5pct"}
+                                    "disk_kv_first_turn_le_10pct", "turn2_extra_le_5pct", "overhead_le_5pct",
+                                    "prefilled_first_turn_le_15pct"}
 
 
 def test_unknown_synthetic_size_is_one_line_error(cli):
