@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def tools(
         words: list[str] = typer.Argument(None, help="NAME: print its JSON schema. run NAME 'JSON': run one call.",
-                                          metavar="[NAME | run NAME JSON]"),
+                                          metavar="NAME | run NAME JSON"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ) -> None:
         """List the tools the model can call, print one tool's JSON schema, or run one call."""

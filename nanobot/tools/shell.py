@@ -68,8 +68,8 @@ class Exec(Tool):
 def question(command: str, cwd: str) -> str:
     """The confirmation, control characters escaped (and said so), on one line.
 
-    >>> question("ls\x1b[2K", "/w")
-    'Run `ls\\x1b[2K` in /w? (control characters shown escaped)'
+    >>> question("ls\\x1b[2K", "/w")
+    'Run `ls\\\\x1b[2K` in /w? (control characters shown escaped)'
     """
     shown = printable(command, keep="")
     note = " (control characters shown escaped)" if shown != command else ""
