@@ -113,6 +113,7 @@ class ToolSettings(_Strict):
     args_tokens: int = Field(256, ge=16)  # most tokens a tool call's JSON arguments may take
     web_search_url: str | None = None  # e.g. a SearxNG instance
     web_timeout: float = Field(10.0, gt=0)
+    web_allow_hosts: list[str] = Field(default_factory=list)  # local hosts web_fetch may reach: "name" or "name:port"
 
 
 class MemorySettings(_Strict):

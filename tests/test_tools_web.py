@@ -63,6 +63,8 @@ def server():
 
 
 def ctx_for(home, **tools) -> ToolContext:
+    """The test servers live on 127.0.0.1, which web_fetch refuses unless the user allows it."""
+    tools.setdefault("web_allow_hosts", ["127.0.0.1"])
     return ToolContext(settings=load_settings(home, tools=tools))
 
 
@@ -109,7 +111,9 @@ def test_search_unconfigured_is_a_clear_immediate_error(home):
 
 
 def test_search_against_fake_searxng(home, server):
-    out = WebSearch().run(WebSearch.Args(query="llama grammars"), ctx_for(home, web_search_url=server))
+    # the configured search engine is reachable without web_allow_hosts (it is often on localhost)
+    out = WebSearch().run(WebSearch.Args(query="llama grammars"),
+                          ctx_for(home, web_search_url=server, web_allow_hosts=[]))
     lines = out.splitlines()
     assert lines[0] == "1. Result 0 for llama grammars - http://r0.test/"
     assert lines[1].strip() == "snippet 0"

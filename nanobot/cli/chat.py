@@ -1,4 +1,8 @@
-"""``nanobot chat``: interactive on a terminal, one message per line when piped."""
+"""``nanobot chat``: interactive on a terminal, one message per line when piped.
+
+Everything that comes from the model, a tool, a file or a web page is printed as plain text (never
+Rich markup) with control characters made visible (``nanobot/safe_text.py``).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from nanobot.config import load_settings
 from nanobot.errors import NanobotError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.runtime import build_agent, load_model
+from nanobot.safe_text import printable
 
 HELP = """Commands:
   /help            this help
@@ -29,15 +34,15 @@ class ChatUI:
         self.agent = agent
         self.interactive = interactive
         self.verbose = verbose
-        self.out = Console(highlight=False, soft_wrap=True)
-        self.err = Console(stderr=True, highlight=False, soft_wrap=True)
+        self.out = Console(highlight=False, soft_wrap=True, emoji=False)
+        self.err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
         if interactive:  # tools that need permission (exec) ask here; piped chat cannot ask
             agent.confirm = self.confirm
 
     def confirm(self, question: str) -> bool:
-        """A y/N question on the terminal (default no)."""
+        """A y/N question on the terminal (default no); control characters in it shown escaped."""
         try:
-            answer = input(f"{question} [y/N] ")
+            answer = input(f"{printable(question, keep='')} [y/N] ")
         except (EOFError, KeyboardInterrupt):
             return False
         return answer.strip().lower() in ("y", "yes")
@@ -74,7 +79,7 @@ class ChatUI:
     # -- output ------------------------------------------------------------------------------
     def notice(self, ev: Notice) -> None:
         style = "yellow" if ev.level == "warning" else "dim"
-        self.err.print(f"[{style}]{ev.text}[/{style}]", markup=True)
+        self.err.print(printable(ev.text), style=style, markup=False)
 
     def render(self, events: Iterator[Event]) -> None:
         started = False
@@ -85,17 +90,19 @@ class ChatUI:
                         self.out.print("[bold cyan]Nano:[/bold cyan] ", end="")
                         started = True
                         ev = TextDelta(text=ev.text.lstrip())
-                    self.out.print(ev.text, end="", markup=False)
+                    self.out.print(printable(ev.text), end="", markup=False)
                 elif isinstance(ev, ToolCall):
-                    self.err.print(f"[magenta]→ {ev.name}[/magenta] {ev.arguments}", markup=True)
+                    self.err.print(f"→ {printable(ev.name, keep='')}", style="magenta", markup=False, end=" ")
+                    self.err.print(printable(str(ev.arguments), keep=""), markup=False)
                 elif isinstance(ev, ToolResult):
                     mark = "✓" if ev.ok else "✗"
-                    self.err.print(f"[dim]{mark} {ev.name}: {ev.text[:200]}[/dim]", markup=True)
+                    self.err.print(printable(f"{mark} {ev.name}: {ev.text[:200]}"), style="dim", markup=False)
                 elif isinstance(ev, Notice):
                     self.notice(ev)
                 elif isinstance(ev, TurnDone):
                     if not started:
-                        self.out.print(f"[bold cyan]Nano:[/bold cyan] {ev.reply}", end="")
+                        self.out.print("[bold cyan]Nano:[/bold cyan] ", end="")
+                        self.out.print(printable(ev.reply), end="", markup=False)
                     self.out.print()
                     if self.verbose:
                         g = ev.generation

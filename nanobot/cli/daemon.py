@@ -8,6 +8,7 @@ from datetime import datetime
 import typer
 
 from nanobot.config import load_settings
+from nanobot.safe_text import printable
 from nanobot.tools.cron import fire_due
 from nanobot.workspace import init_workspace
 
@@ -26,7 +27,7 @@ def register(app: typer.Typer) -> None:
         while True:
             for f in fire_due(settings):
                 now = datetime.now().astimezone()
-                typer.echo(f"{now:%Y-%m-%d %H:%M:%S} reminder #{f.id}: {f.message}")
+                typer.echo(f"{now:%Y-%m-%d %H:%M:%S} reminder #{f.id}: {printable(f.message)}")
             if once:
                 return
             try:

@@ -7,10 +7,12 @@ import json
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from nanobot.config import load_settings
 from nanobot.errors import ConfigError
 from nanobot.memory.service import MemoryService, get_service
+from nanobot.safe_text import printable
 from nanobot.workspace import init_workspace
 
 memory_app = typer.Typer(help="Search and maintain the memory index (MEMORY.md, observations/, knowledge/).",
@@ -45,7 +47,7 @@ def search(
         return
     table = Table("score", "source", "text", box=None)
     for h in hits:
-        table.add_row(f"{h.score:.2f}", h.where, h.text)
+        table.add_row(f"{h.score:.2f}", Text(printable(h.where)), Text(printable(h.text)))  # data, not markup
     Console().print(table)
 
 

@@ -7,10 +7,12 @@ import json
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from nanobot.agent import Agent
 from nanobot.backends.base import Message
 from nanobot.runtime import open_agent
+from nanobot.safe_text import printable
 
 
 def prompt_report(agent: Agent, query: str | None = None) -> dict:
@@ -39,9 +41,9 @@ def prompt_report(agent: Agent, query: str | None = None) -> dict:
 def render_report(data: dict, console: Console) -> None:
     table = Table("section", "tokens", "budget", "trimmed", box=None)
     for s in data["sections"]:
-        table.add_row(s["name"], str(s["tokens"]), str(s["budget"]), str(s["trimmed_tokens"] or ""))
+        table.add_row(Text(s["name"]), str(s["tokens"]), str(s["budget"]), str(s["trimmed_tokens"] or ""))
     for name in data["omitted"]:
-        table.add_row(f"[dim]{name}[/dim]", "[dim]0[/dim]", "", "[dim]empty, not sent[/dim]")
+        table.add_row(Text(name, style="dim"), "[dim]0[/dim]", "", "[dim]empty, not sent[/dim]")
     if "memory" in data:
         m = data["memory"]
         table.add_row("memory (this turn)", str(m["tokens"]), str(m["budget"]), "")
@@ -54,7 +56,7 @@ def render_report(data: dict, console: Console) -> None:
         t = data["tools"]
         console.print(f"tool index: {t['index_tokens']} tokens (all schemas would cost {t['all_schemas_tokens']})")
     for line in data["trims"]:
-        console.print(f"[yellow]trimmed[/yellow] {line}")
+        console.print(Text.assemble(("trimmed", "yellow"), " ", printable(line)))
     if data.get("last_turn"):
         lt = data["last_turn"]
         console.print(f"last turn: prompt {lt['prompt_tokens']} tokens, reused {lt['reused_tokens']} from the KV cache, evaluated {lt['evaluated_tokens']}")
@@ -76,5 +78,5 @@ def register(app: typer.Typer) -> None:
             return
         console = Console()
         if show_text:
-            typer.echo(data["text"] + "\n")
+            typer.echo(printable(data["text"]) + "\n")  # workspace files may hold control characters
         render_report(data, console)

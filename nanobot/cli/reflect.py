@@ -12,6 +12,7 @@ from nanobot.config import load_settings
 from nanobot.observer.observer import find_pending, observe_transcript
 from nanobot.observer.reflector import reflect, refresh_context
 from nanobot.runtime import load_model
+from nanobot.safe_text import printable
 from nanobot.workspace import init_workspace
 
 
@@ -52,10 +53,10 @@ def register(app: typer.Typer) -> None:
                   f"{len(report.merged)} merged with existing lines"
                   + (f" ({report.similarity} similarity)" if report.similarity else ""), markup=False)
         for fact in report.added:
-            out.print(f"  + {fact}", markup=False)
+            out.print(printable(f"  + {fact}"), markup=False)
         for pair in report.merged:
-            out.print(f"  = {pair}", markup=False)
+            out.print(printable(f"  = {pair}"), markup=False)
         if dry_run and report.diff:
-            out.print(report.diff, markup=False)
+            out.print(printable(report.diff), markup=False)
         elif report.backup:
             out.print(f"previous MEMORY.md kept in {report.backup} (unified diff beside it)", markup=False)

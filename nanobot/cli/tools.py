@@ -1,4 +1,11 @@
-"""``nanobot tools``: list the tools (name + one line); ``nanobot tools NAME`` prints its schema."""
+"""``nanobot tools``: list the tools (name + one line); ``nanobot tools NAME`` prints its schema;
+``nanobot tools run NAME 'JSON'`` runs one call exactly as the model's would be run.
+
+``run`` uses the runner's own ``validate`` and ``execute`` (same pydantic checks, confinement and
+permissions) with no way to ask the user, like a piped chat: exec runs only allow-listed commands.
+The result is printed with control characters escaped. Exit 0 on success, 1 when the tool reports an
+error (one line on stderr), 2 for an unknown or disabled tool or arguments that are not valid.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +14,60 @@ import json
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from nanobot.config import load_settings
+from nanobot.config import Settings, load_settings
 from nanobot.errors import ConfigError
+from nanobot.safe_text import printable
+from nanobot.tools.base import ToolContext
 from nanobot.tools.registry import all_tools, enabled_tools
+from nanobot.tools.runner import execute, validate
+from nanobot.workspace import init_workspace
+
+USAGE = "usage: nanobot tools [NAME] | nanobot tools run NAME 'JSON'"
+
+
+def run_tool(settings: Settings, name: str, raw: str) -> int:
+    """Run one call of ``name`` with JSON ``raw``; print the outcome; return the exit code."""
+    tools = enabled_tools(settings)
+    if name not in tools:
+        why = "is disabled (tools.enabled)" if name in all_tools() else "does not exist"
+        raise ConfigError(f"tool '{name}' {why}; `nanobot tools` lists them")
+    args, error = validate(tools[name], raw)
+    if args is None:
+        raise ConfigError(f"{error}; `nanobot tools {name}` prints the schema")
+    init_workspace(settings.workspace)  # as a chat would have made it
+    ok, text, notices = execute(tools[name], args, ToolContext(settings=settings, confirm=None))
+    for note in notices:
+        typer.echo(printable(note), err=True)
+    if not ok:
+        typer.echo(f"Error: {printable(text, keep='')}", err=True)
+        return 1
+    typer.echo(printable(text))
+    return 0
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def tools(
-        name: str = typer.Argument(None, help="A tool name: print its JSON schema."),
+        words: list[str] = typer.Argument(None, help="NAME: print its JSON schema. run NAME 'JSON': run one call.",
+                                          metavar="NAME | run NAME JSON"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ) -> None:
-        """List the tools the model can call, or print one tool's JSON schema."""
+        """List the tools the model can call, print one tool's JSON schema, or run one call."""
         settings = load_settings()
         known = all_tools()
-        if name:
-            if name not in known:
-                raise ConfigError(f"no tool '{name}'; `nanobot tools` lists them")
-            typer.echo(json.dumps(known[name].schema(), indent=2))
+        words = words or []
+        if words and words[0] == "run":
+            if len(words) != 3:
+                raise ConfigError(f"tools run takes a tool name and one JSON argument; {USAGE}")
+            raise typer.Exit(run_tool(settings, words[1], words[2]))
+        if len(words) > 1:
+            raise ConfigError(f"too many arguments; {USAGE}")
+        if words:
+            if words[0] not in known:
+                raise ConfigError(f"no tool '{words[0]}'; `nanobot tools` lists them")
+            typer.echo(json.dumps(known[words[0]].schema(), indent=2))
             return
         enabled = enabled_tools(settings)
         rows = [{"name": n, "description": c.description, "enabled": n in enabled}
@@ -35,6 +77,6 @@ def register(app: typer.Typer) -> None:
             return
         table = Table("name", "description", box=None)
         for r in rows:
-            mark = "" if r["enabled"] else " [dim](disabled)[/dim]"
-            table.add_row(r["name"] + mark, r["description"])
+            name = Text(r["name"]) + (Text("") if r["enabled"] else Text(" (disabled)", style="dim"))
+            table.add_row(name, Text(r["description"]))
         Console().print(table)

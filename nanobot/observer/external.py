@@ -3,7 +3,8 @@
 For each directory: ``git status --porcelain`` counts and commits in the last 12 hours (when it is a
 git work tree and git is installed; otherwise silently skipped), and the files modified since the last
 session that nanobot did not write itself. Every git call has a timeout and the file walk has a
-deadline and a file cap, so a huge repository cannot stall start-up.
+deadline and a file cap, so a huge repository cannot stall start-up. Git runs hardened
+(``nanobot/gitsafe.py``): a repository's fsmonitor, hooks or pager never run.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
+from nanobot.gitsafe import git_cmd, git_env
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
              ".mypy_cache", ".pytest_cache", ".ruff_cache", "observations"}
@@ -166,9 +169,9 @@ _TIMEOUT = object()
 
 def _git(path: Path, timeout: float, *args: str):
     """stdout of a git command, None when it fails (not a repo), _TIMEOUT when it ran too long."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    env = git_env() | {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
     try:
-        proc = subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True,
+        proc = subprocess.run(git_cmd(path, *args), capture_output=True, text=True,
                               timeout=timeout, env=env, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return _TIMEOUT

@@ -1,6 +1,8 @@
 """File tools: read_file (in line ranges), write_file, edit_file (exact-match replace), list_dir.
 
-All paths go through ``paths.resolve_in_roots``; writes are atomic.
+All paths go through ``paths.resolve_in_roots``; writes are atomic and refused where a write could make
+something run later (VCS metadata, nanobot's own config and state: ``protected.py``). list_dir shows a
+symlink that leaves the roots as ``name -> (link)`` and never follows it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from pydantic import Field
 from nanobot.atomic import atomic_write
 from nanobot.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.tools.paths import display, resolve_in_roots
+from nanobot.tools.paths import display, resolve_in_roots, roots
+from nanobot.tools.protected import check_writable
 
 MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
@@ -71,6 +74,7 @@ class WriteFile(Tool):
 
     def run(self, args: WriteArgs, ctx: ToolContext) -> str:
         path = resolve_in_roots(args.path, ctx)
+        check_writable(path, args.path, ctx)
         if path.is_dir():
             raise ToolError(f"'{args.path}' is a directory; give a file path")
         existed = path.exists()
@@ -95,6 +99,7 @@ class EditFile(Tool):
 
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         path = resolve_in_roots(args.path, ctx)
+        check_writable(path, args.path, ctx)
         text = _read_text(path, args.path)
         count = text.count(args.old)
         if count == 0:
@@ -107,6 +112,22 @@ class EditFile(Tool):
             raise ToolError(f"cannot write '{args.path}': {e.strerror}") from None
         line = text[: text.index(args.old)].count("\n") + 1
         return f"edited {display(path, ctx)} at line {line}"
+
+
+def _within(link: Path, allowed: list[Path]) -> bool:
+    """Whether a symlink resolves (without error) to an existing path inside a root."""
+    try:
+        real = link.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return any(real == r or r in real.parents for r in allowed)
+
+
+def _entry(p: Path) -> str:
+    try:
+        return f"{p.name}/" if p.is_dir() else f"{p.name} ({p.stat().st_size} B)"
+    except OSError:
+        return f"{p.name} (unreadable)"
 
 
 class ListArgs(ToolArgs):
@@ -125,9 +146,10 @@ class ListDir(Tool):
             raise ToolError(f"directory '{args.path}' does not exist")
         if not path.is_dir():
             raise ToolError(f"'{args.path}' is a file; use read_file")
-        entries = sorted(path.iterdir(), key=lambda p: (not p.is_dir(), p.name))
-        lines = [f"{p.name}/" if p.is_dir() else f"{p.name} ({p.stat().st_size} B)"
-                 for p in entries[: self.limit] if not p.is_symlink() or p.exists()]
+        allowed = roots(ctx)
+        inside = {p: not p.is_symlink() or _within(p, allowed) for p in path.iterdir()}
+        entries = sorted(inside, key=lambda p: (not (inside[p] and p.is_dir()), p.name))
+        lines = [_entry(p) if inside[p] else f"{p.name} -> (link)" for p in entries[: self.limit]]
         more = f"\n[{len(entries) - self.limit} more not shown]" if len(entries) > self.limit else ""
         return f"{display(path, ctx)}: {len(entries)} entries\n" + "\n".join(lines) + more if entries \
             else f"{display(path, ctx)}: empty directory"

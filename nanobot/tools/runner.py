@@ -141,13 +141,7 @@ class ToolRunner:
         return (raw, *validate(tool, raw, agent.model.last.finish_reason == "length"))
 
     def execute(self, agent: Any, tool: Tool, args: BaseModel) -> tuple[bool, str, list[str]]:
-        ctx = ToolContext.for_agent(agent)
-        try:
-            return True, tool.run(args, ctx) or "(no output)", ctx.notices
-        except NanobotError as e:
-            return False, str(e), ctx.notices
-        except Exception as e:  # a tool bug must not kill the chat
-            return False, f"{tool.name} failed: {type(e).__name__}: {e}", ctx.notices
+        return execute(tool, args, ToolContext.for_agent(agent))
 
     def grammar(self, tool: Tool) -> str:
         if tool.name not in self._grammars:
@@ -196,6 +190,16 @@ def args_prefill(tool: Tool) -> str:
     one-line signature (cheaper than JSON schema, and a 135M model copies fewer descriptions)."""
     return (f"{CALL}{tool.name}\n{tool.description} "
             f"{signature(tool.name, tool.parameters())}\nArguments: ")
+
+
+def execute(tool: Tool, args: BaseModel, ctx: ToolContext) -> tuple[bool, str, list[str]]:
+    """Run a validated call: (ok, result or error message, notices). Also ``nanobot tools run``."""
+    try:
+        return True, tool.run(args, ctx) or "(no output)", ctx.notices
+    except NanobotError as e:
+        return False, str(e), ctx.notices
+    except Exception as e:  # a tool bug must not kill the chat
+        return False, f"{tool.name} failed: {type(e).__name__}: {e}", ctx.notices
 
 
 def validate(tool: Tool, raw: str, cut: bool = False) -> tuple[BaseModel | None, str]:

@@ -2,7 +2,10 @@
 
 Permission: a command whose text starts with an entry of ``tools.exec_allow`` (e.g. ``"git status"``,
 ``"ls"``) runs without asking. Otherwise an interactive chat asks the user (``ctx.confirm``); without
-a way to ask (piped chat, daemon, sub-agent) the command is refused.
+a way to ask (piped chat, daemon, sub-agent) the command is refused. An allow-listed command runs with
+hardened git settings (``nanobot/gitsafe.py``), so an allow-listed ``git status`` cannot run a
+repository's fsmonitor, hooks or pager. The confirmation shows control characters escaped
+(``nanobot/safe_text.py``): the command the user approves is the command that runs.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import subprocess
 from pydantic import Field
 
 from nanobot.errors import ToolError
+from nanobot.gitsafe import git_env
+from nanobot.safe_text import printable
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.paths import resolve_in_roots
 
@@ -50,20 +55,34 @@ class Exec(Tool):
         cwd = resolve_in_roots(args.cwd, ctx)
         if not cwd.is_dir():
             raise ToolError(f"cwd '{args.cwd}' is not a directory")
-        if not allowed(args.command, ctx.settings.tools.exec_allow):
+        listed = allowed(args.command, ctx.settings.tools.exec_allow)
+        if not listed:
             if ctx.confirm is None:
                 raise ToolError(f"exec refused: '{args.command}' is not in tools.exec_allow and "
                                 "this session cannot ask the user; add it to exec_allow in config.toml")
-            if not ctx.confirm(f"Run `{args.command}` in {cwd}?"):
+            if not ctx.confirm(question(args.command, str(cwd))):
                 raise ToolError(f"the user declined to run '{args.command}'")
-        return run_command(args.command, cwd, ctx.settings.tools.exec_timeout)
+        return run_command(args.command, cwd, ctx.settings.tools.exec_timeout, hardened=listed)
 
 
-def run_command(command: str, cwd, timeout: float) -> str:
-    """Run ``command`` with a shell; kill its whole process group on timeout."""
+def question(command: str, cwd: str) -> str:
+    """The confirmation, control characters escaped (and said so), on one line.
+
+    >>> question("ls\\x1b[2K", "/w")
+    'Run `ls\\\\x1b[2K` in /w? (control characters shown escaped)'
+    """
+    shown = printable(command, keep="")
+    note = " (control characters shown escaped)" if shown != command else ""
+    return f"Run `{shown}` in {printable(cwd, keep='')}?{note}"
+
+
+def run_command(command: str, cwd, timeout: float, hardened: bool = False) -> str:
+    """Run ``command`` with a shell; kill its whole process group on timeout. ``hardened``: git
+    inside it ignores the repository's fsmonitor, hooks and pager (for commands nobody approved)."""
+    env = git_env() if hardened else os.environ | {"GIT_TERMINAL_PROMPT": "0"}
     proc = subprocess.Popen(command, shell=True, cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=os.environ | {"GIT_TERMINAL_PROMPT": "0"})
+                            start_new_session=True, env=env)
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

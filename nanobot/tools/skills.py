@@ -1,7 +1,8 @@
 """skill_manager: markdown skills in ``workspace/skills/``, listed by name, loaded on demand.
 
 A skill is ``skills/NAME.md`` or ``skills/NAME/SKILL.md`` (``README.md`` is not a skill). Only names are listed (like tool names in
-the prompt); the text enters the context when the model loads one.
+the prompt); the text enters the context when the model loads one. Loading goes through the file
+tools' confinement (``paths.resolve_in_roots``): a skill that is a symlink leaving the roots is refused.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pydantic import Field
 
 from nanobot.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.paths import resolve_in_roots
 
 
 def find_skills(workspace: Path) -> dict[str, Path]:
@@ -46,7 +48,8 @@ class SkillManager(Tool):
         if name not in skills:
             known = ", ".join(skills) or "none"
             raise ToolError(f"no skill '{args.name}'; known skills: {known}")
+        path = resolve_in_roots(str(skills[name].relative_to(ctx.workspace)), ctx)
         try:
-            return skills[name].read_text(encoding="utf-8").strip() or f"skill {name} is empty"
+            return path.read_text(encoding="utf-8").strip() or f"skill {name} is empty"
         except (OSError, UnicodeDecodeError) as e:
             raise ToolError(f"cannot read skill {name}: {e}") from None

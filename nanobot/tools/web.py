@@ -1,11 +1,16 @@
 """web_fetch (http/https, timeout, size cap, readable text) and web_search (a SearxNG JSON API).
 
 Network only when the user's request makes the model call these; failures (offline, DNS, refused,
-timeout, unconfigured) come back immediately as one-line errors.
+timeout, unconfigured) come back immediately as one-line errors. Every connection, redirects included,
+goes through ``netguard.connect``: local and private addresses are refused unless the host is in
+``tools.web_allow_hosts`` (web_search may always reach its configured ``web_search_url``). Only http
+and https are spoken, and environment proxies are not used (a proxy would resolve names unchecked).
 """
 
 from __future__ import annotations
 
+import functools
+import http.client
 import json
 import urllib.error
 import urllib.parse
@@ -16,8 +21,10 @@ from pydantic import Field
 
 from nanobot.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.netguard import BlockedAddress, connect
 
 MAX_BYTES = 2_000_000
+_PORTS = {"http": 80, "https": 443}
 USER_AGENT = "nanobot/0.1 (+local agent)"
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
 _BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article",
@@ -70,19 +77,49 @@ def html_to_text(html: str) -> str:
     return f"{title}\n\n{body}" if title else body
 
 
-def fetch(url: str, timeout: float, accept: str = "*/*") -> tuple[bytes, str]:
-    """GET ``url``: (body up to MAX_BYTES, content type). ToolError on any failure."""
+def _guarded(cls: type[http.client.HTTPConnection], allow: list[str], host: str, **kw):
+    """An http.client connection whose socket comes from ``netguard.connect``."""
+    conn = cls(host, **kw)
+    conn._create_connection = lambda addr, timeout, source=None: connect(addr[0], addr[1], timeout, allow)
+    return conn
+
+
+def opener(allow: list[str]) -> urllib.request.OpenerDirector:
+    """http(s) with redirects, every hop's connection checked; no proxies, no ftp/file/data."""
+    class Http(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(functools.partial(_guarded, http.client.HTTPConnection, allow), req)
+
+    class Https(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(functools.partial(_guarded, http.client.HTTPSConnection, allow), req,
+                                context=self._context)
+
+    director = urllib.request.OpenerDirector()
+    for handler in (Http(), Https(), urllib.request.HTTPRedirectHandler(), urllib.request.UnknownHandler(),
+                    urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor()):
+        director.add_handler(handler)
+    return director
+
+
+def fetch(url: str, timeout: float, accept: str = "*/*", allow: list[str] | None = None) -> tuple[bytes, str]:
+    """GET ``url``: (body up to MAX_BYTES, content type). ToolError on any failure, including a
+    local or private address not in ``allow`` (host or host:port) at any redirect hop."""
     parts = urllib.parse.urlparse(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ToolError(f"'{url}' is not an http(s) URL; give a full URL like https://example.com")
     req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": accept})
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
+        with opener(allow or []).open(req, timeout=timeout) as resp:
             body = resp.read(MAX_BYTES + 1)
             ctype = resp.headers.get("Content-Type", "")
     except urllib.error.HTTPError as e:
         raise ToolError(f"{url}: HTTP {e.code} {e.reason}") from None
     except urllib.error.URLError as e:
+        if isinstance(e.reason, BlockedAddress):
+            raise ToolError(f"{url}: refused: {e.reason}") from None
+        if isinstance(e.reason, TimeoutError):
+            raise ToolError(f"{url}: no answer within {timeout:g}s (tools.web_timeout)") from None
         raise ToolError(f"{url}: cannot connect ({e.reason}); are you offline?") from None
     except TimeoutError:
         raise ToolError(f"{url}: no answer within {timeout:g}s (tools.web_timeout)") from None
@@ -103,7 +140,7 @@ class WebFetch(Tool):
     Args = FetchArgs
 
     def run(self, args: FetchArgs, ctx: ToolContext) -> str:
-        body, ctype = fetch(args.url, ctx.settings.tools.web_timeout)
+        body, ctype = fetch(args.url, ctx.settings.tools.web_timeout, allow=ctx.settings.tools.web_allow_hosts)
         charset = "utf-8"
         if "charset=" in ctype:
             charset = ctype.split("charset=")[-1].split(";")[0].strip() or "utf-8"
@@ -132,7 +169,9 @@ class WebSearch(Tool):
             raise ToolError("web_search is not configured; set tools.web_search_url to a SearxNG "
                             "URL in config.toml (e.g. http://localhost:8888)")
         url = base.rstrip("/") + "/search?" + urllib.parse.urlencode({"q": args.query, "format": "json"})
-        body, _ = fetch(url, ctx.settings.tools.web_timeout, accept="application/json")
+        own = urllib.parse.urlparse(base)  # the configured engine is allowed (often localhost)
+        allow = [*ctx.settings.tools.web_allow_hosts, f"{own.hostname}:{own.port or _PORTS.get(own.scheme, 80)}"]
+        body, _ = fetch(url, ctx.settings.tools.web_timeout, accept="application/json", allow=allow)
         try:
             results = json.loads(body.decode("utf-8", "replace")).get("results", [])
         except (json.JSONDecodeError, AttributeError):

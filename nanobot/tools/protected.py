@@ -1,0 +1,67 @@
+"""Places the file tools may read but never write: what would let a tool call run code later.
+
+Refused for write_file and edit_file (on the fully resolved path):
+
+- version-control metadata at any depth: a ``.git``, ``.jj``, ``.hg`` or ``.svn`` component (a
+  ``.git`` *file* too), and any folder git would take for a repository (``HEAD`` plus ``objects``
+  and ``refs``, or a ``commondir``/``gitdir`` file, counting what the write itself would add): that is where a worktree's or submodule's
+  ``.git`` file points, and where a separate git dir lives. A repository's config and hooks name
+  programs that an innocent ``git status`` runs.
+- nanobot's own home outside the workspace (``config.toml``, state, sessions, caches, the KV cache
+  nanobot loads into the model), and the workspace's ``nanobot.db`` (cron and task state, including
+  SQLite's ``-wal``/``-journal`` companions).
+- git's user config (``~/.gitconfig``, ``~/.config/git/``), which every git command reads.
+
+Workspace text (SOUL.md, USER.md, MEMORY.md, skills/, knowledge/) stays writable: it is prompt
+material the user asks the model to edit, never executed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nanobot.errors import ToolError
+from nanobot.tools.base import ToolContext
+
+VCS_DIRS = {".git", ".jj", ".hg", ".svn"}
+STATE_FILES = ("nanobot.db",)  # in the workspace, with any -wal/-shm/-journal suffix
+
+
+def looks_like_git_dir(folder: Path, writing: Path | None = None) -> bool:
+    """Roughly git's own test (setup.c is_git_directory): ``HEAD`` with ``objects`` or ``refs``, or a
+    worktree's ``commondir``/``gitdir``. A name counts as present when ``writing`` would create it,
+    so the write that would complete a repository folder is the one refused."""
+    def has(name: str) -> bool:
+        return (folder / name).exists() or (writing is not None and _inside(writing, folder / name))
+    return has("HEAD") and (has("objects") or has("refs") or has("commondir") or has("gitdir"))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def why_protected(real: Path, ctx: ToolContext) -> str | None:
+    """The reason ``real`` (a resolved path) must not be written, or None."""
+    vcs = VCS_DIRS.intersection(p.lower() for p in real.parts)
+    if vcs:
+        return f"it is inside version-control metadata ({sorted(vcs)[0]})"
+    for folder in real.parents:
+        if looks_like_git_dir(folder, real):
+            return f"{folder} is a git repository's metadata folder"
+    home, workspace = ctx.settings.home.resolve(), ctx.workspace.resolve()
+    if _inside(real, home) and not _inside(real, workspace):
+        return "it is nanobot's own configuration or state"
+    if real.parent == workspace and real.name.startswith(STATE_FILES):
+        return "it is nanobot's cron and task database"
+    user = Path.home().resolve()
+    if real == user / ".gitconfig" or _inside(real, user / ".config" / "git"):
+        return "it is git's user configuration"
+    return None
+
+
+def check_writable(real: Path, raw: str, ctx: ToolContext) -> None:
+    """ToolError when ``real`` is a protected path (``raw`` is what the model asked for)."""
+    why = why_protected(real, ctx)
+    if why:
+        raise ToolError(f"writing '{raw}' is refused: {why}; the file tools never write there "
+                        "(ask the user to make this change)")
