@@ -11,9 +11,11 @@ from rich.console import Console
 from nanobot.agent import Agent
 from nanobot.cli.prompt import prompt_report, render_report
 from nanobot.config import load_settings
-from nanobot.errors import NanobotError
+from nanobot.decode import NOTICE, decode_bytes
+from nanobot.errors import NanobotError, StorageError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.runtime import build_agent, load_model
+from nanobot.workspace import encoding_warnings
 
 HELP = """Commands:
   /help            this help
@@ -44,10 +46,15 @@ class ChatUI:
 
     # -- input -------------------------------------------------------------------------------
     def lines(self) -> Iterator[str]:
-        if not self.interactive:
-            for line in sys.stdin:
+        if not self.interactive:  # raw bytes: one bad byte must not end the chat (see nanobot.decode)
+            warned = False
+            for raw in sys.stdin.buffer:
+                line, bad = decode_bytes(raw)
+                if bad and not warned:
+                    warned = True
+                    self.notice(Notice(text=f"stdin: {NOTICE}", level="warning"))
                 if line.strip():
-                    yield line.rstrip("\n")
+                    yield line.rstrip("\r\n")
             return
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
@@ -124,7 +131,11 @@ class ChatUI:
             render_report(prompt_report(self.agent), self.out)
         elif cmd == "/model":
             if arg.strip():
-                self.agent.model = load_model(self.agent.settings, arg.strip())
+                try:
+                    self.agent.model = load_model(self.agent.settings, arg.strip())
+                except NanobotError as e:  # a typo must not end the session: keep the current model
+                    self.err.print(f"Error: {e} (keeping {self.agent.model.name})", style="red", markup=False)
+                    return True
                 self.agent.refresh_prompt()
             m = self.agent.model
             self.out.print(f"model: {m.name} ({getattr(getattr(m, 'resolved', None), 'path', '')}), n_ctx {m.n_ctx}", markup=False)
@@ -132,7 +143,11 @@ class ChatUI:
             self.err.print(f"unknown command {cmd}; /help lists them", markup=False)
         return True
 
-    def run(self) -> None:
+    def run(self) -> int:
+        """Chat until EOF or /quit; returns the exit code (1 if a turn failed, after the rest ran)."""
+        failed = False
+        for warning in encoding_warnings(self.agent.workspace):
+            self.notice(Notice(text=warning, level="warning"))
         for ev in self.agent.start_session():
             self.render(iter([ev]))
         if self.interactive:
@@ -148,13 +163,18 @@ class ChatUI:
                 try:
                     self.render(self.agent.turn(line))
                 except NanobotError as e:  # e.g. a message too long for n_ctx: say so, keep going
+                    failed = True
                     self.err.print(f"Error: {e}", style="red", markup=False)
+                except OSError as e:  # a full disk, a read-only home: the cause, not a traceback
+                    failed = True
+                    self.err.print(f"Error: {StorageError.from_os(e)}", style="red", markup=False)
         except KeyboardInterrupt:
             reason = "interrupt"
         if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled:
             self.err.print("[dim]writing an observation of this session… (Ctrl-C skips the model)[/dim]")
         for ev in self.agent.end_session(reason):
             self.render(iter([ev]))
+        return 1 if failed else 0
 
 
 def register(app: typer.Typer) -> None:
@@ -167,4 +187,6 @@ def register(app: typer.Typer) -> None:
         settings = load_settings()
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         agent = build_agent(settings, load_model(settings, model), interactive=interactive)
-        ChatUI(agent, interactive, verbose).run()
+        code = ChatUI(agent, interactive, verbose).run()
+        if code:
+            raise typer.Exit(code)

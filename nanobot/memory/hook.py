@@ -23,7 +23,8 @@ class MemoryHook:
         report = self.service.last_report
         fresh = [w for w in (report.warnings if report else []) if w not in self._reported]
         self._reported.update(fresh)
-        return [Notice(text=f"memory: {w}", level="warning") for w in fresh]
+        notes = [Notice(text=f"memory: {w}", level="warning") for w in fresh]
+        return notes + [Notice(text=n, level="warning") for n in self.service.notices()]
 
 
 def attach_memory(agent) -> MemoryService:

@@ -34,6 +34,10 @@ class MemoryRetriever:
         self.count_tokens = count_tokens
         self.settings = settings
 
+    def notices(self) -> list[str]:
+        """One-time messages from the memory service (e.g. a damaged index rebuilt)."""
+        return self.service.notices()
+
     def __call__(self, query: str, history: list[Message]) -> str:
         budget = self.settings.prompt.memory
         if budget <= 0 or not query.strip():

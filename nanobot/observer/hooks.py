@@ -22,7 +22,7 @@ from nanobot import background
 from nanobot.backends.base import Message
 from nanobot.events import Notice
 from nanobot.observer import external, reflector
-from nanobot.observer.context import load_context, save_context
+from nanobot.observer.context import load_context, update_context
 from nanobot.observer.observer import find_pending, observe_live, observe_transcript
 from nanobot.observer.state import ObserverState, load_state, record_written, state_path
 from nanobot.observer.timeaware import recent_spans, time_report
@@ -75,10 +75,8 @@ class ObserverHook:
             lines = external.detect(dirs, now, last_end, timeout=obs.git_timeout, ignore=ignore)
             self._external_lines = lines
             path = self.settings.workspace / "CONTEXT.md"
-            doc = load_context(path)
-            if doc.external != lines:
-                doc.external = lines
-                save_context(path, doc, self.settings.prompt.context)
+            if load_context(path).external != lines:
+                update_context(path, lambda doc: setattr(doc, "external", lines), self.settings.prompt.context)
                 record_written(self.settings.home, self.settings.workspace, path)
 
         self._external = background.start(self._quietly(run), "nanobot-external")
