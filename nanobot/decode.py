@@ -1,11 +1,10 @@
 """The input decoding policy: bytes that are not UTF-8 are replaced by U+FFFD and reported once,
 never a crash and never a dropped message.
 
-``decode_bytes`` is for raw input (piped stdin); ``scrub`` for text that already holds lone surrogates
-(``sys.argv`` under ``surrogateescape``, or anything else that cannot be written as UTF-8)::
+Input is read with ``errors="surrogateescape"`` (piped stdin; ``sys.argv`` already is), so a bad byte
+arrives as a lone surrogate; ``scrub`` turns those into U+FFFD (also for anything else that cannot be
+written as UTF-8) and says whether it did::
 
-    >>> decode_bytes(b"caf\\xe9")
-    ('caf\\ufffd', True)
     >>> scrub("caf\\udce9")
     ('caf\\ufffd', True)
 """
@@ -13,14 +12,6 @@ never a crash and never a dropped message.
 from __future__ import annotations
 
 NOTICE = "input held bytes that are not UTF-8; they were replaced with \ufffd (U+FFFD)"
-
-
-def decode_bytes(raw: bytes) -> tuple[str, bool]:
-    """(text, whether anything was replaced)."""
-    try:
-        return raw.decode("utf-8"), False
-    except UnicodeDecodeError:
-        return raw.decode("utf-8", errors="replace"), True
 
 
 def scrub(text: str) -> tuple[str, bool]:

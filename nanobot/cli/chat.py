@@ -11,7 +11,7 @@ from rich.console import Console
 from nanobot.agent import Agent
 from nanobot.cli.prompt import prompt_report, render_report
 from nanobot.config import load_settings
-from nanobot.decode import NOTICE, decode_bytes
+from nanobot.decode import NOTICE, scrub
 from nanobot.errors import NanobotError, StorageError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.runtime import build_agent, load_model
@@ -46,10 +46,12 @@ class ChatUI:
 
     # -- input -------------------------------------------------------------------------------
     def lines(self) -> Iterator[str]:
-        if not self.interactive:  # raw bytes: one bad byte must not end the chat (see nanobot.decode)
+        if not self.interactive:  # one bad byte must not end the chat (see nanobot.decode)
+            if hasattr(sys.stdin, "reconfigure"):
+                sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
             warned = False
-            for raw in sys.stdin.buffer:
-                line, bad = decode_bytes(raw)
+            for raw in sys.stdin:
+                line, bad = scrub(raw)
                 if bad and not warned:
                     warned = True
                     self.notice(Notice(text=f"stdin: {NOTICE}", level="warning"))
