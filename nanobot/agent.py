@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, TypeVar
 
+from nanobot import faults
 from nanobot.backends.base import ChatModel, Generation, Message
 from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, TurnDone
@@ -148,9 +149,15 @@ class Agent:
     def turn(self, text: str) -> Iterator[Event]:
         if self.transcript is None:
             yield from self.start_session()
-        memory = self.memory_block(text)
+        self.transcript.append("user", text)  # first: whatever fails below, the message is kept
+        try:
+            memory = self.memory_block(text)
+        except Exception as e:  # per-turn blocks are derived data (memory): never block a turn
+            memory = ""
+            yield Notice(text=f"memory lookup failed, answering without it: {e}", level="warning")
         sent = f"{memory}\n\n{text}" if memory else text
-        self.transcript.append("user", text, sent=sent if memory else None)
+        if memory:
+            self.transcript.append("event", "memory", sent=sent)
         messages = self.messages_for(sent)
         self.stop_prefill()  # the model is ours from here on
         yield from self._fit(messages)
@@ -160,6 +167,7 @@ class Agent:
         done: TurnDone | None = None
         try:
             for ev in self._respond(messages):
+                faults.point("reply-streaming")
                 if isinstance(ev, TurnDone):
                     done = ev
                 else:

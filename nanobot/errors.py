@@ -4,6 +4,8 @@ Every exception here carries a one-line message that names the thing that is wro
 The CLI prints ``Error: <message>`` and exits with code 2, never a traceback.
 """
 
+from __future__ import annotations
+
 
 class NanobotError(Exception):
     """Base class: ``str(err)`` is shown to the user as one line."""
@@ -27,3 +29,24 @@ class ToolError(NanobotError):
 
 class MissingDependency(NanobotError):
     """An optional dependency is not installed; the message names the package to install."""
+
+
+class StorageError(NanobotError):
+    """A file nanobot must write cannot be written; the message names the real cause and the fix."""
+
+    @classmethod
+    def from_os(cls, e: OSError, path: object = None) -> StorageError:
+        """Map an OSError to its cause: read-only (EROFS), no permission (EACCES/EPERM), disk full
+        (ENOSPC/EDQUOT), else the system's own words."""
+        import errno
+
+        where = path or e.filename or "a file"
+        if e.errno == errno.EROFS:
+            why = "the file system is read-only; remount it writable or set NANOBOT_HOME to a writable folder"
+        elif e.errno in (errno.EACCES, errno.EPERM):
+            why = "permission denied; make it writable or set NANOBOT_HOME to a writable folder"
+        elif e.errno in (errno.ENOSPC, errno.EDQUOT):
+            why = "the disk is full; free some space and try again"
+        else:
+            why = e.strerror or str(e)
+        return cls(f"cannot write {where}: {why}")

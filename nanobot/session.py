@@ -1,6 +1,7 @@
 """Session transcripts: one JSONL file per session, appended (and fsynced) as things happen.
 
-A crash loses nothing already said. On read, a torn or corrupt line is skipped and reported as a
+A crash loses nothing already said. Text that cannot be written as UTF-8 (lone surrogates) is
+stored with U+FFFD in its place, never refused. On read, a torn or corrupt line is skipped and reported as a
 warning naming the file and line; it is never "repaired" by rewriting the file.
 """
 
@@ -8,13 +9,17 @@ from __future__ import annotations
 
 import json
 import secrets
+import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from nanobot import faults
 from nanobot.atomic import append_line
+from nanobot.decode import scrub
+from nanobot.errors import StorageError
 
 
 class Record(BaseModel):
@@ -30,13 +35,23 @@ def new_session_id(now: datetime) -> str:
 
 
 class Transcript:
+    """A session's JSONL file. Records before the first user message (the session header, events)
+    are held back until it comes, so a session where nothing was said leaves no file behind."""
+
     def __init__(self, path: Path):
         self.path = path
+        self._held: list[str] | None = None  # None: writing through
 
     @classmethod
     def create(cls, sessions_dir: Path, now: datetime, **meta: Any) -> Transcript:
         sid = new_session_id(now)
+        try:  # fail at the start, with the cause, rather than at the user's first message
+            sessions_dir.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=sessions_dir).close()
+        except OSError as e:
+            raise StorageError.from_os(e, sessions_dir) from None
         t = cls(sessions_dir / f"{sid}.jsonl")
+        t._held = []
         t.append("session", "", now=now, id=sid, **meta)
         return t
 
@@ -46,9 +61,22 @@ class Transcript:
 
     def append(self, role: str, content: str, *, now: datetime | None = None,
                sent: str | None = None, **meta: Any) -> Record:
-        rec = Record(ts=now or datetime.now().astimezone(), role=role, content=content,
-                     sent=sent, meta=meta)
-        append_line(self.path, rec.model_dump_json(exclude_none=True))
+        meta = {k: scrub(v)[0] if isinstance(v, str) else v for k, v in meta.items()}
+        rec = Record(ts=now or datetime.now().astimezone(), role=role, content=scrub(content)[0],
+                     sent=scrub(sent)[0] if sent is not None else None, meta=meta)
+        line = rec.model_dump_json(exclude_none=True)
+        if role == "assistant" and faults.active("transcript-append"):  # half a record, then the crash
+            with open(self.path, "ab") as f:
+                f.write(line[: len(line) // 2].encode("utf-8"))
+            faults.point("transcript-append")
+        if self._held is not None:
+            if role != "user":
+                self._held.append(line)
+                return rec
+            for held in self._held:
+                append_line(self.path, held)
+            self._held = None
+        append_line(self.path, line)
         return rec
 
 

@@ -54,15 +54,41 @@ def init_workspace(workspace: Path) -> list[Path]:
 
 
 def read_text(path: Path) -> str:
-    """Read a workspace file as UTF-8; missing -> ''. Undecodable -> one-line WorkspaceError."""
+    """Read a workspace file; missing -> ''. Bytes that are not UTF-8 become U+FFFD (never an error,
+    never a dropped file); ``encoding_warnings`` reports such files once, naming the fix."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8", errors="replace")
     except FileNotFoundError:
         return ""
-    except UnicodeDecodeError:
-        raise WorkspaceError(f"{path} is not UTF-8 text; re-save it as UTF-8") from None
     except OSError as e:
         raise WorkspaceError(f"cannot read {path}: {e.strerror}") from None
+
+
+def utf8_problem(raw: bytes, name: str) -> str:
+    """'' for valid UTF-8, else a one-line warning naming the file, the first bad byte and the fix.
+
+    >>> utf8_problem("café".encode("latin-1"), "MEMORY.md")
+    'MEMORY.md is not valid UTF-8 (byte 0xe9 at offset 3): read with U+FFFD in its place; re-save the file as UTF-8'
+    """
+    try:
+        raw.decode("utf-8")
+        return ""
+    except UnicodeDecodeError as e:
+        return (f"{name} is not valid UTF-8 (byte 0x{raw[e.start]:02x} at offset {e.start}): read with "
+                "U+FFFD in its place; re-save the file as UTF-8")
+
+
+def encoding_warnings(workspace: Path) -> list[str]:
+    """One warning per prompt file (SOUL, USER, CONTEXT, MEMORY) that is not valid UTF-8."""
+    out = []
+    for name in PROMPT_FILES:
+        try:
+            raw = (workspace / name).read_bytes()
+        except OSError:
+            continue
+        if problem := utf8_problem(raw, name):
+            out.append(problem)
+    return out
 
 
 def visible_text(text: str) -> str:

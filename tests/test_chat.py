@@ -37,13 +37,13 @@ def test_piped_chat_answers_two_turns_and_reuses_the_prefix(cli, home):
 
 
 def test_slash_commands_when_piped(cli, home):
-    proc = cli("chat", input="/help\n/prompt\n/model\nhello\n/new\n/quit\nnever sent\n")
+    proc = cli("chat", input="/help\n/prompt\n/model\nhello\n/new\nagain\n/quit\nnever sent\n")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "/new" in out and "/quit" in out  # help
     assert "soul" in out and "cap 2000" in out  # /prompt breakdown
     assert "model: smollm2" in out
-    assert out.count("Nano:") == 1  # "never sent" was after /quit
+    assert out.count("Nano:") == 2  # "never sent" was after /quit
     assert len(list_transcripts(home / "sessions")) == 2  # /new started a second session
 
 

@@ -147,8 +147,9 @@ def test_one_feature_contributes_sections_block_tools_and_hooks_with_the_real_mo
     agent.end_session("quit")
     assert probe.calls == ["start", "pressure:True", "turn_start", "turn_end", "end:quit"]
     records, _ = read_transcript(agent.transcript.path)
-    user = next(r for r in records if r.role == "user")
-    assert user.sent == "Probe block for: hello there\n\nhello there"  # block in front, that turn only
+    assert next(r for r in records if r.role == "user").content == "hello there"
+    memory = next(r for r in records if r.role == "event" and r.content == "memory")
+    assert memory.sent == "Probe block for: hello there\n\nhello there"  # block in front, that turn only
     assert agent.system_prompt().text == built.text
 
 

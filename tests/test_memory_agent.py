@@ -52,8 +52,16 @@ def run_turn(agent, text: str) -> str:
 
 
 def user_records(agent):
+    """User records, each with ``sent`` from the memory event that follows it (the user's message
+    is written first, before memory lookup can fail; what the model saw is recorded after)."""
     records, _ = read_transcript(agent.transcript.path)
-    return [r for r in records if r.role == "user"]
+    out = []
+    for i, r in enumerate(records):
+        if r.role == "user":
+            nxt = records[i + 1] if i + 1 < len(records) else None
+            memory = nxt is not None and nxt.role == "event" and nxt.content == "memory"
+            out.append(r.model_copy(update={"sent": nxt.sent if memory else r.sent}))
+    return out
 
 
 def test_turn_gets_relevant_memory_only(settings, model):

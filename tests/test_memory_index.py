@@ -77,15 +77,16 @@ def test_sources_edit_delete_and_cache(svc):
     assert touched.embedded == 0 and touched.cached == 3 and touched.chunks == 3
 
 
-def test_binary_and_non_utf8_files_are_skipped_with_warning(svc):
+def test_binary_skipped_and_non_utf8_indexed_with_warning(svc):
     ws = svc.workspace
     write(ws / "MEMORY.md", "- Ana likes jasmine tea.\n")
     (ws / "knowledge").mkdir(exist_ok=True)
     (ws / "knowledge" / "latin1.md").write_bytes("caf\xe9 notes".encode("latin-1"))
     (ws / "knowledge" / "blob.md").write_bytes(b"\x00\x01\x02binary")
     r = svc.refresh()
-    assert r.chunks == 1 and len(r.warnings) == 2
-    assert all("not UTF-8" in w for w in r.warnings)
+    assert r.chunks == 2 and len(r.warnings) == 2  # the Latin-1 file is indexed (U+FFFD), binary skipped
+    assert any("latin1.md is not valid UTF-8" in w and "re-save" in w for w in r.warnings)
+    assert any("blob.md: binary" in w for w in r.warnings)
     assert svc.search("tea", 1)[0].text == "Ana likes jasmine tea."
     assert not svc.refresh().warnings  # reported once, not every turn
 

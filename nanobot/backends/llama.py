@@ -42,8 +42,9 @@ def llama_kwargs(ms: ModelSettings) -> dict:
         n_ctx=ms.n_ctx, n_batch=ms.n_batch, n_ubatch=ms.n_ubatch, n_gpu_layers=ms.n_gpu_layers,
         flash_attn=ms.flash_attn, use_mmap=ms.use_mmap, use_mlock=ms.use_mlock, seed=ms.seed,
     )
-    kw["n_threads"] = ms.n_threads or default_threads()
-    kw["n_threads_batch"] = ms.n_threads_batch or ms.n_threads or default_threads()
+    auto = free_threads()
+    kw["n_threads"] = ms.n_threads or auto
+    kw["n_threads_batch"] = ms.n_threads_batch or ms.n_threads or auto
     if ms.type_k:
         kw["type_k"] = KV_TYPES[ms.type_k]
     if ms.type_v:
@@ -62,6 +63,24 @@ def default_threads() -> int:
     except ImportError:  # pragma: no cover
         n = None
     return max(1, n or os.cpu_count() or 1)
+
+
+def free_threads() -> int:
+    """The default thread count: physical cores minus what other processes keep busy (the 1-minute
+    load average, read before our model runs), at least 1.
+
+    llama.cpp's worker threads wait for each other at every op (spinning; 0.3.36 exposes no polling
+    or threadpool setting), so a thread that shares its core with another busy process stalls them
+    all. bench/busy_bench.py on 2 cores: idle, 2 threads 0.30 s vs 1 thread 0.40 s per 32-token reply;
+    beside one CPU-bound process, 2 threads 0.97 s vs 1 thread 0.45 s. Fewer threads under load
+    costs ~1.3x at worst; too many costs 2x and more. ``n_threads`` in config.toml overrides this.
+    """
+    cores = default_threads()
+    try:
+        busy = int(os.getloadavg()[0] + 0.5)
+    except (OSError, AttributeError):  # pragma: no cover - no load average (Windows)
+        busy = 0
+    return max(1, min(cores, cores - busy))
 
 
 @lru_cache(maxsize=1)

@@ -13,7 +13,8 @@ import sys
 
 import typer
 
-from nanobot.errors import NanobotError
+from nanobot.decode import NOTICE, scrub
+from nanobot.errors import NanobotError, StorageError
 
 app = typer.Typer(
     name="nanobot", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -29,16 +30,30 @@ for _name in COMMANDS:
 def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    _scrub_argv()
     try:
         app()
     except NanobotError as e:
         print(f"Error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except OSError as e:  # a read-only home, a full disk: name the cause, never a traceback
+        print(f"Error: {StorageError.from_os(e)}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         print("", file=sys.stderr)
         sys.exit(130)
     finally:
         _finish_background()
+
+
+def _scrub_argv() -> None:
+    """Arguments that are not UTF-8 (Python keeps them as lone surrogates) are replaced, once noted."""
+    bad = False
+    for i, arg in enumerate(sys.argv):
+        sys.argv[i], changed = scrub(arg)
+        bad |= changed
+    if bad:
+        print(f"note: the command line {NOTICE}", file=sys.stderr)
 
 
 def _finish_background() -> None:

@@ -15,10 +15,12 @@ from rich.console import Console
 from nanobot.agent import Agent
 from nanobot.cli.prompt import prompt_report, render_report
 from nanobot.config import load_settings
-from nanobot.errors import NanobotError
+from nanobot.decode import NOTICE, scrub
+from nanobot.errors import NanobotError, StorageError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.runtime import build_agent, load_model
 from nanobot.safe_text import printable
+from nanobot.workspace import encoding_warnings
 
 HELP = """Commands:
   /help            this help
@@ -49,10 +51,17 @@ class ChatUI:
 
     # -- input -------------------------------------------------------------------------------
     def lines(self) -> Iterator[str]:
-        if not self.interactive:
-            for line in sys.stdin:
+        if not self.interactive:  # one bad byte must not end the chat (see nanobot.decode)
+            if hasattr(sys.stdin, "reconfigure"):
+                sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
+            warned = False
+            for raw in sys.stdin:
+                line, bad = scrub(raw)
+                if bad and not warned:
+                    warned = True
+                    self.notice(Notice(text=f"stdin: {NOTICE}", level="warning"))
                 if line.strip():
-                    yield line.rstrip("\n")
+                    yield line.rstrip("\r\n")
             return
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
@@ -132,7 +141,11 @@ class ChatUI:
         elif cmd == "/model":
             if arg.strip():
                 self.agent.stop_prefill()
-                self.agent.model = load_model(self.agent.settings, arg.strip())
+                try:
+                    self.agent.model = load_model(self.agent.settings, arg.strip())
+                except NanobotError as e:  # a typo must not end the session: keep the current model
+                    self.err.print(f"Error: {printable(str(e))} (keeping {self.agent.model.name})", style="red", markup=False)
+                    return True
                 self.agent.refresh_prompt()
             m = self.agent.model
             self.out.print(f"model: {m.name} ({getattr(getattr(m, 'resolved', None), 'path', '')}), n_ctx {m.n_ctx}", markup=False)
@@ -140,7 +153,11 @@ class ChatUI:
             self.err.print(f"unknown command {cmd}; /help lists them", markup=False)
         return True
 
-    def run(self) -> None:
+    def run(self) -> int:
+        """Chat until EOF or /quit; returns the exit code (1 if a turn failed, after the rest ran)."""
+        failed = False
+        for warning in encoding_warnings(self.agent.workspace):
+            self.notice(Notice(text=warning, level="warning"))
         for ev in self.agent.start_session():
             self.render(iter([ev]))
         if self.interactive:
@@ -157,7 +174,11 @@ class ChatUI:
                     try:
                         self.render(self.agent.turn(line))
                     except NanobotError as e:  # e.g. a message too long for n_ctx: say so, keep going
-                        self.err.print(f"Error: {e}", style="red", markup=False)
+                        failed = True
+                        self.err.print(f"Error: {printable(str(e))}", style="red", markup=False)
+                    except OSError as e:  # a full disk, a read-only home: the cause, not a traceback
+                        failed = True
+                        self.err.print(f"Error: {StorageError.from_os(e)}", style="red", markup=False)
                 if self.interactive:
                     self.agent.prefill()  # while the user reads and types
         except KeyboardInterrupt:
@@ -166,6 +187,7 @@ class ChatUI:
             self.err.print("[dim]writing an observation of this session… (Ctrl-C skips the model)[/dim]")
         for ev in self.agent.end_session(reason):
             self.render(iter([ev]))
+        return 1 if failed else 0
 
 
 def register(app: typer.Typer) -> None:
@@ -178,4 +200,6 @@ def register(app: typer.Typer) -> None:
         settings = load_settings()
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         agent = build_agent(settings, load_model(settings, model), interactive=interactive)
-        ChatUI(agent, interactive, verbose).run()
+        code = ChatUI(agent, interactive, verbose).run()
+        if code:
+            raise typer.Exit(code)

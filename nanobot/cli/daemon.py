@@ -8,6 +8,7 @@ from datetime import datetime
 import typer
 
 from nanobot.config import load_settings
+from nanobot.db import explain, is_damaged
 from nanobot.safe_text import printable
 from nanobot.tools.cron import fire_due
 from nanobot.workspace import init_workspace
@@ -25,7 +26,13 @@ def register(app: typer.Typer) -> None:
         if not once:
             typer.echo(f"nanobot daemon: checking {settings.workspace / 'nanobot.db'} every {interval:g}s", err=True)
         while True:
-            for f in fire_due(settings):
+            try:
+                due = fire_due(settings)
+            except Exception as e:  # nanobot.db holds the user's reminders: name it, never rebuild it
+                if not is_damaged(e):
+                    raise
+                raise explain(e, settings.workspace / "nanobot.db", derived=False) from None
+            for f in due:
                 now = datetime.now().astimezone()
                 typer.echo(f"{now:%Y-%m-%d %H:%M:%S} reminder #{f.id}: {printable(f.message)}")
             if once:

@@ -27,6 +27,11 @@ def _service() -> MemoryService:
     return get_service(settings)
 
 
+def _notices(svc: MemoryService) -> None:
+    for note in svc.notices():  # e.g. a damaged index moved aside and rebuilt
+        typer.echo(f"warning: {note}", err=True)
+
+
 @memory_app.command()
 def search(
     query: str = typer.Argument(..., help="What to look for."),
@@ -37,7 +42,9 @@ def search(
     """Search memory the way a turn does (hybrid vector + keyword), without the similarity floor."""
     if mode not in ("hybrid", "vector", "fts"):
         raise ConfigError(f"--mode '{mode}' is not one of hybrid, vector, fts")
-    hits = _service().search(query, k, mode=mode)  # type: ignore[arg-type]
+    svc = _service()
+    hits = svc.search(query, k, mode=mode)  # type: ignore[arg-type]
+    _notices(svc)
     if as_json:
         out = [{"text": h.text, "source": h.where, "score": h.score} for h in hits]
         typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
@@ -54,7 +61,9 @@ def search(
 @memory_app.command()
 def reindex(full: bool = typer.Option(False, "--full", help="Re-chunk every file, not only changed ones.")) -> None:
     """Bring the index up to date with the workspace files (cheap when nothing changed)."""
-    r = _service().refresh(full=full)
+    svc = _service()
+    r = svc.refresh(full=full)
+    _notices(svc)
     for w in r.warnings:
         typer.echo(f"warning: {w}", err=True)
     typer.echo(f"indexed: {len(r.added)} added, {len(r.updated)} updated, {len(r.removed)} removed; "
@@ -67,6 +76,7 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     svc = _service()
     svc.refresh()
     data = svc.stats()
+    _notices(svc)
     if as_json:
         typer.echo(json.dumps(data, indent=2))
         return

@@ -31,7 +31,12 @@ class MemoryFeature(Feature):
         report = self.service.last_report
         fresh = [w for w in (report.warnings if report else []) if w not in self._reported]
         self._reported.update(fresh)
-        return [Notice(text=f"memory: {w}", level="warning") for w in fresh]
+        notes = [Notice(text=f"memory: {w}", level="warning") for w in fresh]
+        return notes + self.on_turn_start(agent)
+
+    def on_turn_start(self, agent) -> list[Notice]:
+        """One-time messages of the service (e.g. a damaged index rebuilt), as soon as they exist."""
+        return [Notice(text=n, level="warning") for n in self.service.notices()]
 
 
 def make_feature(agent) -> MemoryFeature:

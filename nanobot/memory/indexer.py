@@ -19,8 +19,10 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
+from nanobot import faults
 from nanobot.memory.chunker import Chunk, chunk_markdown
 from nanobot.memory.store import MemoryStore, SourceState
+from nanobot.workspace import utf8_problem
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -106,6 +108,7 @@ def index_workspace(workspace: Path, store: MemoryStore, embed: Embed) -> IndexR
                     store.replace_chunks(p.path, p.chunks, _stack(p.chunks, vectors))
                 store.set_source(p.path, p.state)
             store.prune_cache()
+            faults.point("reindex-write")
         report.removed = removed
     report.chunks = store.count()
     report.seconds = round(time.perf_counter() - t0, 4)
@@ -128,21 +131,21 @@ def _scan(rel: str, path: Path, old: SourceState | None, report: IndexReport) ->
         return _Pending(path=rel, state=state, chunks=None)
     text = _decode(raw)
     if text is None:
-        report.warnings.append(f"{rel}: not UTF-8 text (binary?); skipped, re-save it as UTF-8 to index it")
+        report.warnings.append(f"{rel}: binary (holds NUL bytes); skipped")
         chunks: list[Chunk] = []  # drop what it used to hold
     else:
+        if problem := utf8_problem(raw, rel):  # indexed anyway: never lose a file over one byte
+            report.warnings.append(problem)
         chunks = chunk_markdown(text)
     (report.updated if old is not None else report.added).append(rel)
     return _Pending(path=rel, state=state, chunks=chunks)
 
 
 def _decode(raw: bytes) -> str | None:
+    """Text of a source file; invalid UTF-8 becomes U+FFFD. None for binary (NUL bytes)."""
     if b"\x00" in raw:
         return None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return raw.decode("utf-8", errors="replace")
 
 
 def _embed_pending(pending: list[_Pending], store: MemoryStore, embed: Embed,

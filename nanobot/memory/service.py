@@ -8,23 +8,29 @@ only when there is memory to search -- an empty memory never loads torch.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from nanobot import background
-from nanobot.atomic import append_line, atomic_write
+from nanobot.atomic import append_line
 from nanobot.config import Settings
+from nanobot.db import is_damaged
+from nanobot.decode import scrub
 from nanobot.errors import ToolError
 from nanobot.memory.embedder import Embedder, get_embedder
 from nanobot.memory.indexer import IndexReport, has_new_text, index_workspace, needs_update
 from nanobot.memory.store import Hit, MemoryStore
+from nanobot.userfile import file_lock, update_user_file
 from nanobot.workspace import read_text
 
 DB_NAME = "memory.db"
 Mode = Literal["hybrid", "vector", "fts"]
+T = TypeVar("T")
 
 
 class MemoryService:
@@ -38,6 +44,39 @@ class MemoryService:
         self._thread: threading.Thread | None = None
         self.last_report: IndexReport | None = None
         self.background_error: BaseException | None = None
+        self._notices: list[str] = []
+
+    def notices(self) -> list[str]:
+        """Things the user should hear about once (e.g. a damaged index rebuilt); drained."""
+        with self._lock:
+            out, self._notices = self._notices, []
+            return out
+
+    def _guard(self, fn: Callable[[], T]) -> T:
+        """Run ``fn``; if SQLite says memory.db is damaged, move it aside, rebuild, run again.
+        The index is derived data (MEMORY.md, observations/, knowledge/ are the truth)."""
+        try:
+            return fn()
+        except Exception as e:
+            if not is_damaged(e):
+                raise
+            with self._lock:
+                self._rebuild(e)
+            return fn()
+
+    def _rebuild(self, cause: BaseException) -> None:
+        try:
+            self.close()
+        except Exception:  # a damaged handle may not even close cleanly
+            self._store = None
+        aside = self.db_path.with_name(self.db_path.name + ".damaged")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(f"{self.db_path}{suffix}")
+            if src.exists():
+                os.replace(src, f"{aside}{suffix}")
+        first = str(cause).splitlines()[0][:120]
+        self._notices.append(f"memory: {self.db_path.name} was damaged ({first}); moved it to "
+                             f"{aside.name} and rebuilt the index from your files")
 
     @property
     def store(self) -> MemoryStore:
@@ -56,6 +95,9 @@ class MemoryService:
     def refresh(self, full: bool = False) -> IndexReport:
         """Re-index what changed (a stat per file when nothing did); ``full`` re-chunks every
         file (embeddings still come from the cache when the text is unchanged)."""
+        return self._guard(lambda: self._refresh(full))
+
+    def _refresh(self, full: bool) -> IndexReport:
         with self._lock:
             if full:
                 with self.store.write():
@@ -68,8 +110,10 @@ class MemoryService:
 
     def has_content(self) -> bool:
         """Is there anything to search, or about to be? (No torch involved.)"""
-        with self._lock:
-            return self.store.count() > 0 or has_new_text(self.workspace, self.store)
+        def check() -> bool:
+            with self._lock:
+                return self.store.count() > 0 or has_new_text(self.workspace, self.store)
+        return self._guard(check)
 
     def start_background(self) -> None:
         """Warm the embedder and refresh the index off the critical path (idempotent)."""
@@ -90,18 +134,24 @@ class MemoryService:
         """Top ``k`` chunks for ``query``. ``context`` (e.g. the previous user message) joins the
         query for the vector side only, so follow-ups like "and her birthday?" find their topic."""
         k = k or self.settings.memory.k
+        query, _ = scrub(query)
         self.refresh()
-        with self._lock:
-            if self.store.count() == 0 or not query.strip():
-                return []
-            vec_text = f"{context}\n{query}" if context else query
-            qvec = self.embedder.embed([vec_text])[0]
-            return self.store.search(qvec, query, k, mode=mode, fusion=fusion,
-                                     keyword_weight=self.settings.memory.keyword_weight)
+
+        def run() -> list[Hit]:
+            with self._lock:
+                if self.store.count() == 0 or not query.strip():
+                    return []
+                vec_text = f"{context}\n{query}" if context else query
+                qvec = self.embedder.embed([vec_text])[0]
+                return self.store.search(qvec, query, k, mode=mode, fusion=fusion,
+                                         keyword_weight=self.settings.memory.keyword_weight)
+        return self._guard(run)
 
     def stats(self) -> dict:
-        with self._lock:
-            data = self.store.stats()
+        def run() -> dict:
+            with self._lock:
+                return self.store.stats()
+        data = self._guard(run)
         data["embedder"] = self.embedder.name
         data["embedder_path"] = str(self.embedder.path)
         return data
@@ -110,19 +160,27 @@ class MemoryService:
     def add(self, text: str, *, kind: Literal["memory", "observation"] = "memory",
             heading: str | None = None) -> tuple[Path, int]:
         """Append ``text`` to MEMORY.md (under ``heading``) or today's observation file, then index
-        it. Returns (file, line). A file lock keeps two processes from losing each other's add."""
+        it. Returns (file, line). MEMORY.md changes by ``update_user_file`` (lock + compare-and-retry),
+        so neither another process nor the user's own edit is lost."""
         text = " ".join(text.split())
         if not text:
             raise ToolError("memory text is empty; pass the fact to remember")
-        with _file_lock(self.workspace / ".memory.lock"):
-            if kind == "observation":
-                path = self.workspace / "observations" / f"notes-{datetime.now():%Y-%m-%d}.md"
+        if kind == "observation":
+            path = self.workspace / "observations" / f"notes-{datetime.now():%Y-%m-%d}.md"
+            with file_lock(path.parent / f".{path.name}.lock"):
                 append_line(path, f"- {text}")
                 line = len(read_text(path).splitlines())
-            else:
-                path = self.workspace / "MEMORY.md"
-                new, line = insert_bullet(read_text(path), text, heading)
-                atomic_write(path, new)
+        else:
+            path = self.workspace / "MEMORY.md"
+            where: list[int] = []
+
+            def merge(old: str) -> str:
+                new, n = insert_bullet(old, text, heading)
+                where[:] = [n]
+                return new
+
+            update_user_file(path, merge)
+            line = where[0]
         self.refresh()
         return path, line
 
@@ -169,23 +227,3 @@ def insert_bullet(doc: str, text: str, heading: str | None) -> tuple[str, int]:
         lines += ["", f"## {heading.strip().lstrip('#').strip()}"]
     lines.append(bullet)
     return "\n".join(lines) + "\n", len(lines)
-
-
-class _file_lock:
-    """An exclusive advisory lock on ``path`` (fcntl where available; a no-op elsewhere)."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.fd = None
-
-    def __enter__(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = open(self.path, "a")
-        try:
-            import fcntl
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
-        except ImportError:
-            pass
-
-    def __exit__(self, *exc: object) -> None:
-        self.fd.close()  # closing releases the lock

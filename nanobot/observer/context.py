@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from nanobot.atomic import atomic_write
+from nanobot.userfile import update_user_file
 from nanobot.workspace import read_text, visible_text
 
 MAX_RECENT = 5
@@ -156,6 +157,22 @@ def save_context(path: Path, doc: ContextDoc, budget: int, count: Counter = appr
     """Fit ``doc`` to ``budget`` and write it atomically; return what the budget dropped."""
     dropped = doc.fit(budget, count)
     atomic_write(path, doc.render())
+    return dropped
+
+
+def update_context(path: Path, change: Callable[[ContextDoc], None], budget: int,
+                   count: Counter = approx_tokens) -> list[str]:
+    """Apply ``change`` to CONTEXT.md by read-merge-write (``userfile.update_user_file``): a line
+    the user adds meanwhile is merged, never overwritten. Returns what the budget dropped."""
+    dropped: list[str] = []
+
+    def merge(text: str) -> str:
+        doc = ContextDoc.parse(text) if text.strip() else ContextDoc()
+        change(doc)
+        dropped[:] = doc.fit(budget, count)
+        return doc.render()
+
+    update_user_file(path, merge)
     return dropped
 
 

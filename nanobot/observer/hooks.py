@@ -25,7 +25,7 @@ from nanobot.backends.base import Message
 from nanobot.events import Notice
 from nanobot.features import Feature
 from nanobot.observer import external, reflector
-from nanobot.observer.context import load_context, save_context
+from nanobot.observer.context import load_context, update_context
 from nanobot.observer.observer import find_pending, observe_live, observe_transcript
 from nanobot.observer.state import ObserverState, load_state, record_written, state_path
 from nanobot.observer.timeaware import recent_spans, session_line, time_report
@@ -83,10 +83,8 @@ class ObserverFeature(Feature):
             self._external_changes = changes
             lines = [line for label, ch in changes if (line := ch.line(label))]
             path = self.settings.workspace / "CONTEXT.md"
-            doc = load_context(path)
-            if doc.external != lines:
-                doc.external = lines
-                save_context(path, doc, self.settings.prompt.context)
+            if load_context(path).external != lines:
+                update_context(path, lambda doc: setattr(doc, "external", lines), self.settings.prompt.context)
                 record_written(self.settings.home, self.settings.workspace, path)
 
         self._external = background.start(self._quietly(run), "nanobot-external")

@@ -19,10 +19,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from nanobot import faults
 from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel, Message
 from nanobot.config import Settings
-from nanobot.observer.context import ContextDoc, load_context, save_context
+from nanobot.observer.context import ContextDoc, update_context
 from nanobot.observer.observation import (
     Observation,
     ObservationDraft,
@@ -152,11 +153,12 @@ def write_part(settings: Settings, session_id: str, started: datetime | None,
     path = observation_path(settings.workspace, session_id)
     obs = load_observation(path) or Observation(session=session_id, started=started)
     obs.parts.append(part)
+    faults.point("observation-write")
     atomic_write(path, obs.render())
     ctx_path = settings.workspace / "CONTEXT.md"
-    doc = load_context(ctx_path)
-    fold_into_context(doc, part, started, settings.sessions_dir, session_id)
-    dropped = save_context(ctx_path, doc, settings.prompt.context, *([count] if count else []))
+    dropped = update_context(
+        ctx_path, lambda doc: fold_into_context(doc, part, started, settings.sessions_dir, session_id),
+        settings.prompt.context, *([count] if count else []))
     record_written(settings.home, settings.workspace, ctx_path)
     return Outcome(path=path, part=part, context_dropped=dropped)
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from nanobot.atomic import atomic_write
 from nanobot.config import Settings
-from nanobot.observer.context import load_context, save_context
+from nanobot.observer.context import update_context
 from nanobot.observer.observation import Observation
 from nanobot.observer.state import (
     ReflectorState,
@@ -33,6 +33,7 @@ from nanobot.observer.state import (
     save_state,
     state_path,
 )
+from nanobot.userfile import update_user_file
 from nanobot.workspace import read_text, template_dir
 
 LEARNED = "## Learned from sessions"
@@ -62,12 +63,27 @@ def reflect(settings: Settings, *, now: datetime, similarity: Similarity | None 
     report = ReflectReport(dry_run=dry_run)
     facts = _new_facts(settings.workspace / "observations", state, report)
     mem_path = settings.workspace / "MEMORY.md"
-    old = read_text(mem_path) or read_text(template_dir() / "MEMORY.md")
-    new = old
+    template = read_text(template_dir() / "MEMORY.md")
+    sim = None
     if facts:
         sim = similarity or default_similarity(settings)
         report.similarity = getattr(sim, "kind", "custom")
-        new = _merge(old, facts, state, sim, settings.observer.merge_similarity, report)
+    merged: dict = {}
+
+    def merge(text: str) -> str:
+        """Pure in ``text``: redone from scratch when the user edits MEMORY.md meanwhile."""
+        old = text or template
+        st, rep = state.model_copy(deep=True), ReflectReport()
+        new = _merge(old, facts, st, sim, settings.observer.merge_similarity, rep) if facts else old
+        merged.update(old=old, new=new, state=st, added=rep.added, merged=rep.merged)
+        return new if new != old else text
+
+    if dry_run or not facts:
+        merge(read_text(mem_path))
+    else:
+        update_user_file(mem_path, merge, fault="reflect-write")
+    old, new, state = merged["old"], merged["new"], merged["state"]
+    report.added, report.merged = merged["added"], merged["merged"]
     if new != old:
         report.diff = "".join(difflib.unified_diff(
             old.splitlines(keepends=True), new.splitlines(keepends=True),
@@ -76,7 +92,6 @@ def reflect(settings: Settings, *, now: datetime, similarity: Similarity | None 
         return report
     if report.changed:
         report.backup = _backup(settings.workspace, old, report.diff, now)
-        atomic_write(mem_path, new)
         record_written(settings.home, settings.workspace, mem_path)
     state.last_run = now
     save_state(spath, state)
@@ -158,9 +173,23 @@ def _new_facts(obs_dir: Path, state: ReflectorState, report: ReflectReport) -> l
             continue
         report.observations.append(f.name)
         for part in obs.parts[done:]:
-            facts += [x.strip() for x in part.facts if x.strip()]
+            facts += [c for x in part.facts if (c := clean_fact(x))]
         state.processed[f.name] = len(obs.parts)
     return facts
+
+
+_TAG = re.compile(r"\s*\((?:[\w./-]+\.md):\d+\)")  # "(MEMORY.md:3)": a retrieved-memory source tag
+
+
+def clean_fact(fact: str) -> str:
+    """A fact as it may enter MEMORY.md: retrieved-memory source tags removed; "" for junk
+    (fewer than 3 letters or digits, e.g. "," or "- ...").
+
+    >>> clean_fact("Ana's birthday is 12 May (MEMORY.md:3)"), clean_fact(" , ")
+    ("Ana's birthday is 12 May", '')
+    """
+    fact = " ".join(_TAG.sub("", fact).split()).strip(" -*")
+    return fact if len(re.findall(r"\w", fact)) >= 3 else ""
 
 
 def _merge(text: str, facts: list[str], state: ReflectorState, sim: Similarity, threshold: float,
@@ -233,15 +262,17 @@ def refresh_context(settings: Settings, now: datetime, count: Callable[[str], in
     if not parts:
         return ""
     parts.sort(key=lambda p: p.at)
-    doc = load_context(path)
     latest = parts[-1]
-    doc.set_now(focus=latest.focus, task=latest.task)
     items = []
     for p in reversed(parts):
         items += [f"{p.at:%m-%d} {d}" for d in p.decisions] or ([f"{p.at:%m-%d} {p.summary}"] if p.summary else [])
-    doc.recent = []
-    doc.add_recent(items)
-    doc.external = []  # stale by definition; the next session start re-detects it
-    save_context(path, doc, settings.prompt.context, *([count] if count else []))
+
+    def change(doc) -> None:
+        doc.set_now(focus=latest.focus, task=latest.task)
+        doc.recent = []
+        doc.add_recent(items)
+        doc.external = []  # stale by definition; the next session start re-detects it
+
+    update_context(path, change, settings.prompt.context, *([count] if count else []))
     record_written(settings.home, settings.workspace, path)
     return f"CONTEXT.md was {int(age // 3600)} h old: refreshed from {len(parts)} observation part(s)"
