@@ -10,7 +10,7 @@ from nanobot.observer.observer import drop_parroting
 
 
 class Recorder:
-    """Wraps a real model and keeps ``(grammar, prefill, text, finish_reason)`` of every ``stream``
+    """Wraps a real model and keeps messages, grammar, prefill, text and finish reason of every ``stream``
     call, so a test can check what came out under a grammar whatever the words are."""
 
     def __init__(self, model):
@@ -29,7 +29,8 @@ class Recorder:
     def stream(self, messages, **kw):
         yield from self._model.stream(messages, **kw)
         last = self._model.last
-        self.calls.append({"grammar": kw.get("grammar"), "prefill": kw.get("prefill", ""),
+        self.calls.append({"messages": list(messages), "grammar": kw.get("grammar"),
+                           "prefill": kw.get("prefill", ""),
                            "text": last.text, "finish_reason": last.finish_reason})
 
     def constrained(self) -> list[dict]:
@@ -58,3 +59,15 @@ def expected_generator(raw: str) -> str:
     draft = parse_draft(raw)
     draft = drop_parroting(draft) if draft is not None else None
     return "model" if draft is not None and (draft.summary or draft.focus or draft.task) else "fallback"
+
+
+def llama_accepts(model, gbnf: str) -> bool:
+    """Whether llama.cpp's own GBNF parser accepts ``gbnf`` for ``model``'s vocabulary. (A grammar it
+    rejects gives a NULL sampler: generation would run unconstrained, or crash.)"""
+    import llama_cpp
+
+    sampler = llama_cpp.llama_sampler_init_grammar(model.llm._model.vocab, gbnf.encode(), b"root")
+    if not sampler:
+        return False
+    llama_cpp.llama_sampler_free(sampler)
+    return True

@@ -116,13 +116,43 @@ def test_decision_parsing():
     assert parse_decision("Tool: rm", names) is None
 
 
+def example_args(schema: dict) -> dict:
+    """The smallest arguments ``schema`` admits: each required key with a simple valid value."""
+    out = {}
+    for key in schema.get("required", []):
+        prop = schema["properties"][key]
+        if "enum" in prop:
+            out[key] = prop["enum"][0]
+        elif prop.get("type") == "integer":
+            out[key] = prop.get("minimum", 1)
+        else:
+            out[key] = "x" * max(1, prop.get("minLength", 1))
+    return out
+
+
 @pytest.mark.parametrize("name", list(all_tools()))
-def test_every_tool_schema_builds_a_grammar_and_rejects_unknown_keys(name):
-    tool = all_tools()[name]
-    grammar = args_grammar(tool.parameters())
-    assert grammar.startswith("root") or "\nroot ::=" in grammar
-    args, err = validate(tool(), json.dumps({"no_such_key": 1}))
-    assert args is None and err
+def test_every_tool_rejects_unknown_keys_and_says_which(name):
+    tool = all_tools()[name]()
+    good = example_args(tool.parameters())
+    args, err = validate(tool, json.dumps(good))
+    assert args is not None and err == ""  # the same arguments without the stray key are fine
+    args, err = validate(tool, json.dumps(good | {"no_such_key": 1}))
+    assert args is None
+    assert err == f"arguments for {name} are invalid: no_such_key: Extra inputs are not permitted"
+
+
+@pytest.mark.slow
+def test_every_grammar_compiles_in_llama_cpp(model):
+    """llama.cpp's own parser accepts every grammar nanobot builds (one it rejects would give a NULL
+    sampler: unconstrained output). The builder's output must also be one llama.cpp can reject."""
+    from nanobot.observer.observation import draft_grammar
+    from tests.realmodel import llama_accepts
+
+    grammars = {name: args_grammar(tool.parameters()) for name, tool in all_tools().items()}
+    grammars["decision"] = decision_grammar(list(all_tools()))
+    grammars["observation"] = draft_grammar()
+    assert {n: llama_accepts(model, g) for n, g in grammars.items()} == dict.fromkeys(grammars, True)
+    assert not llama_accepts(model, grammars["exec"].replace("root-command ::=", "root-cmd ::=", 1))
 
 
 def test_truncate_keeps_short_text():
