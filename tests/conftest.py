@@ -60,6 +60,16 @@ def model(tmp_path_factory, bundled):
     return LlamaBackend(resolve_model(settings, "smollm2"))
 
 
+@pytest.fixture(scope="session")
+def embedder(tmp_path_factory):
+    """The bundled embedder, loaded once per test session (shared process-wide by get_embedder)."""
+    from nanobot.memory.embedder import get_embedder
+
+    emb = get_embedder(load_settings(tmp_path_factory.mktemp("embhome")))
+    emb.load()
+    return emb
+
+
 def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None = None,
             timeout: float = 300) -> subprocess.CompletedProcess:
     """Run ``python -m nanobot ARGS`` for real; returns the completed process (text mode)."""
