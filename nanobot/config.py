@@ -107,7 +107,7 @@ class ToolSettings(_Strict):
     roots: list[Path] = Field(default_factory=list)  # extra roots the file tools may touch
     exec_allow: list[str] = Field(default_factory=list)  # commands exec may run without asking
     exec_timeout: float = Field(30.0, gt=0)
-    output_tokens: int = Field(400, ge=16)  # tool results are truncated to this
+    output_tokens: int = Field(400, ge=32)  # tool results are truncated to this (room for the note)
     max_steps: int = Field(4, ge=1)  # tool calls per turn
     max_retries: int = Field(2, ge=0)  # retries after a validation error
     args_tokens: int = Field(256, ge=16)  # most tokens a tool call's JSON arguments may take

@@ -12,6 +12,7 @@ from nanobot.bench import synthetic
 from nanobot.bench.baseline import build_full_dump
 from nanobot.bench.figures import BenchResult, stat
 from nanobot.bench.runner import QUESTIONS, bench_workspace
+from nanobot.tools.registry import all_tools
 
 
 def test_stat_median_and_spread():
@@ -73,11 +74,11 @@ def test_full_dump_is_built_from_the_same_workspace(tmp_path, model):
     assert names[0] == "soul" and "memory (whole MEMORY.md)" in names and "observations (recent)" in names
     memory = next(s for s in dump.sections if s.name.startswith("memory"))
     assert memory.text.count("\n- ") >= 100 and memory.tokens > 2000
-    tools = [s for s in dump.sections if s.name.startswith("tools")]
-    if tools:  # every importable tool's JSON schema; the rest is listed as missing
-        assert '"parameters"' in tools[0].text
-    else:
-        assert any("tool" in m for m in dump.missing)
+    # every registered tool is importable here, so the dump spells out every schema, one a line
+    (tools,) = [s for s in dump.sections if s.name.startswith("tools")]
+    schemas = [json.loads(line) for line in tools.text.splitlines()[1:]]
+    assert schemas == [cls.schema() for cls in all_tools().values()]
+    assert not any("tool" in m for m in dump.missing)
     small = bench_workspace(tmp_path / "small", small=True)
     assert (small.workspace / "MEMORY.md").read_text().count("\n- ") == 40
 

@@ -1,19 +1,16 @@
 """The interactive chat in a real pseudo-terminal: labels, streaming, Ctrl-C stops a reply, Ctrl-D quits."""
 
-import os
 import sys
 
 import pexpect
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli_env
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 def test_ctrl_c_stops_the_reply_and_keeps_the_session(home):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
-    env.update(NANOBOT_HOME=str(home), NANOBOT_CHAT__TEMPERATURE="0", NANOBOT_CHAT__MAX_TOKENS="400",
-               TERM="xterm", COLUMNS="100", LINES="30")
+    env = cli_env(home, dict(NANOBOT_CHAT__MAX_TOKENS="400", TERM="xterm", COLUMNS="100", LINES="30"))
     child = pexpect.spawn(sys.executable, ["-m", "nanobot", "chat"], cwd=str(ROOT), env=env,
                           encoding="utf-8", timeout=60, dimensions=(30, 100))
     try:

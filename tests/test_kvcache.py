@@ -42,16 +42,13 @@ def _greedy(model, messages, n=12):
     return text, model.last
 
 
-def test_key_changes_with_model_settings_and_prefix(model, tmp_path, bundled):
+def test_key_changes_with_the_prefix_and_the_model_file(model, tmp_path, bundled):
     ident = model_identity(bundled)
     settings = kv_settings(model)
     base = cache_key(ident, settings, [1, 2, 3])
     assert cache_key(ident, settings, [1, 2, 3]) == base
     assert cache_key(ident, settings, [1, 2, 4]) != base  # prefix
     assert cache_key(ident, settings, [1, 2]) != base
-    for field, value in [("n_ctx", 2048), ("type_k", 8), ("type_v", 8), ("flash_attn", not settings["flash_attn"]),
-                         ("n_batch", 256), ("n_gpu_layers", 1), ("chat_template", "x")]:
-        assert cache_key(ident, settings | {field: value}, [1, 2, 3]) != base, field
     copy = tmp_path / "copy.gguf"  # same bytes, another file: another identity
     copy.write_bytes(bundled.read_bytes())
     assert cache_key(model_identity(copy), settings, [1, 2, 3]) != base
@@ -59,15 +56,44 @@ def test_key_changes_with_model_settings_and_prefix(model, tmp_path, bundled):
     assert model_identity(copy)["mtime_ns"] == 1
 
 
-def test_kv_settings_read_from_the_live_model(model):
+def _load(model, **update):
     from nanobot.backends.llama import LlamaBackend
 
-    other = LlamaBackend(replace(model.resolved, settings=model.settings.model_copy(
-        update={"n_ctx": 1024, "flash_attn": not model.settings.flash_attn})))
+    return LlamaBackend(replace(model.resolved, settings=model.settings.model_copy(update=update)))
+
+
+# each setting that changes the KV state, set on a second model loaded for real: kv_settings must
+# read it from the live llama context (not from our config), and the key must change with it
+LIVE_CHANGES = [
+    ("n_ctx", {"n_ctx": 1024}),
+    ("n_batch", {"n_batch": 256, "n_ubatch": 256}),
+    ("n_ubatch", {"n_ubatch": 128}),
+    ("type_k", {"type_k": "q8_0"}),
+    ("type_v", {"type_v": "q8_0", "flash_attn": True}),
+    ("flash_attn", {"flash_attn": "flip"}),
+    ("n_gpu_layers", {"n_gpu_layers": 1}),
+    ("chat_format", {"chat_format": "chatml"}),
+]
+
+
+def test_same_settings_give_the_same_key_across_loads(model):
+    other = _load(model)
+    try:
+        assert kv_settings(other) == kv_settings(model)  # a restart can use the saved file
+    finally:
+        other.llm.close()
+
+
+@pytest.mark.parametrize("field,update", LIVE_CHANGES, ids=[f for f, _ in LIVE_CHANGES])
+def test_key_changes_with_each_live_kv_setting(model, bundled, field, update):
+    if update.get("flash_attn") == "flip":
+        update = {"flash_attn": not model.settings.flash_attn}
+    other = _load(model, **update)
     try:
         a, b = kv_settings(model), kv_settings(other)
-        assert (a["n_ctx"], b["n_ctx"]) == (4096, 1024)
-        assert a["flash_attn"] is model.settings.flash_attn and b["flash_attn"] is not model.settings.flash_attn
+        assert a[field] != b[field]
+        ident = model_identity(bundled)
+        assert cache_key(ident, a, [1, 2, 3]) != cache_key(ident, b, [1, 2, 3])
     finally:
         other.llm.close()
 

@@ -8,7 +8,6 @@ import pytest
 
 from nanobot.config import load_settings
 from nanobot.events import TurnDone
-from nanobot.memory.embedder import get_embedder
 from nanobot.memory.retriever import HEADER
 from nanobot.runtime import build_agent
 from nanobot.session import read_transcript
@@ -26,13 +25,6 @@ MEMORY = """# Memory
 ## Health
 - My blood type is O negative.
 """
-
-
-@pytest.fixture(scope="session")
-def embedder(tmp_path_factory):
-    emb = get_embedder(load_settings(tmp_path_factory.mktemp("embhome")))
-    emb.load()
-    return emb
 
 
 @pytest.fixture

@@ -7,9 +7,11 @@ from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.events import Notice
-from nanobot.observer.hooks import attach_observer
-from nanobot.observer.observer import load_observation, observation_path
+from nanobot.observer import observer as observer_mod
+from nanobot.observer.hooks import FALLBACK_NOTE, attach_observer
+from nanobot.observer.observer import fallback_draft, load_observation, observation_path
 from nanobot.workspace import init_workspace
+from tests.realmodel import EMPTY_DRAFT_GRAMMAR, Recorder, expected_generator, grammar_held
 
 DRAFT = json.dumps({"summary": "talked", "focus": "f", "task": "t", "decisions": ["d"],
                     "open_items": [], "facts": []})
@@ -98,12 +100,12 @@ def test_new_session_starts_a_new_episode(home):
     assert agent.transcript.id != first and pressure_parts(agent) == 1
 
 
-def test_pressure_observation_with_the_real_model(home, model):
+def _pressure_with_real_model(home, model):
     settings = load_settings(chat={"max_tokens": 24, "temperature": 0},
                              observer={"reflect_on_start": False, "threshold": 0.05})
     init_workspace(settings.workspace)
-    fixed = datetime(2026, 3, 2, 10, 30, tzinfo=UTC)  # the Time section feeds the model:
-    agent = Agent(settings, model, clock=lambda: fixed)  # a wall clock made this test flaky
+    fixed = datetime(2026, 3, 2, 10, 30, tzinfo=UTC)
+    agent = Agent(settings, Recorder(model), clock=lambda: fixed)
     attach_observer(agent)
     agent.start_session()
     limit = 0.05 * model.n_ctx
@@ -116,7 +118,32 @@ def test_pressure_observation_with_the_real_model(home, model):
             break
     assert first_notices, f"no pressure observation within {n} turns (limit {limit:.0f} tokens)"
     obs = load_observation(observation_path(agent.workspace, agent.transcript.id))
-    part = obs.parts[-1]
-    assert part.trigger == "pressure" and part.generator == "model" and part.summary
+    (part,) = obs.parts
+    assert part.trigger == "pressure" and part.turns == n - 1  # observed before turn n's message
+    written = next(x.text for x in first_notices if "observation written" in x.text)
+    # the notice says so exactly when the fallback was written
+    assert written.endswith(FALLBACK_NOTE) == (part.generator == "fallback"), (written, part)
     notices, _ = run(agent, "And one more question about serde?")
     assert not any("observation written" in x.text for x in notices)  # same crossing
+    (draft,) = agent.model.constrained()  # one grammar-constrained call: the observation
+    return agent, part, draft
+
+
+def test_pressure_observation_with_the_real_model(home, model):
+    """Whatever the model writes: the grammar held, and the part is the model's draft exactly when
+    that draft says something (otherwise the reported fallback)."""
+    _, part, draft = _pressure_with_real_model(home, model)
+    assert draft["finish_reason"] == "stop"  # the bounded grammar closed within max_tokens
+    grammar_held(draft["text"])
+    assert part.generator == expected_generator(draft["text"])
+
+
+def test_unusable_real_draft_falls_back_and_says_so(home, model, monkeypatch):
+    """The real model under a grammar that admits only an empty draft: fallback, reported."""
+    monkeypatch.setattr(observer_mod, "draft_grammar", lambda: EMPTY_DRAFT_GRAMMAR)
+    agent, part, draft = _pressure_with_real_model(home, model)
+    assert grammar_held(draft["text"])["summary"] == ""
+    assert part.generator == "fallback"
+    seen = [(m.role, m.content) for m in agent.history[: 2 * part.turns]]
+    expected = fallback_draft(seen)  # extractive: what was asked, nothing invented
+    assert (part.summary, part.focus, part.task) == (expected.summary, expected.focus, expected.task)

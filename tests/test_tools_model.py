@@ -2,6 +2,9 @@
 
 Validity, not choice: over a fixed set of varied requests, every tool call the model produces must
 parse and validate (the grammar guarantees the JSON shape; pydantic checks it). The count is printed.
+Nothing leaves the machine: exec has an empty allow-list (and cannot ask), and the web tools are
+replaced by offline ones with the same arguments (their grammar and validation are what is tested
+here; tests/test_tools_web.py runs them against a 127.0.0.1 server).
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ import pytest
 
 from nanobot.agent import Agent
 from nanobot.config import load_settings
+from nanobot.errors import ToolError
 from nanobot.events import ToolCall, ToolResult
+from nanobot.tools.grammar import CALL, REPLY
 from nanobot.tools.runner import attach_tools
+from nanobot.tools.web import WebFetch, WebSearch
 from nanobot.workspace import init_workspace
 
 pytestmark = pytest.mark.slow
@@ -38,7 +44,7 @@ REQUESTS: list[tuple[str, str]] = [
     ("What is inside the skills folder?", "list_dir"),
     ("Search the web for llama.cpp grammar performance", "web_search"),
     ("Look up the weather in Paris online", "web_search"),
-    ("Fetch https://example.com and summarize it", "web_fetch"),
+    ("Fetch http://127.0.0.1:9/index.html and summarize it", "web_fetch"),
     ("Get the page at http://127.0.0.1:9/docs", "web_fetch"),
     ("Add a task: buy milk", "task_board"),
     ("Show my task list", "task_board"),
@@ -64,15 +70,26 @@ def agent(home, model):
     settings = load_settings(
         home, chat={"temperature": 0, "max_tokens": 48}, memory={"enabled": False},
         observer={"enabled": False}, kv_cache={"enabled": False},
-        tools={"exec_allow": ["git status", "date", "du"], "web_timeout": 1.0},
+        tools={"exec_allow": [], "web_search_url": None},
     )
     init_workspace(settings.workspace)
     (settings.workspace / "notes.md").write_text("teh notes\n")
     a = Agent(settings, model, clock=lambda: NOW)  # a fixed prompt: decisions are reproducible
     runner = attach_tools(a)
+    runner.tools |= {"web_fetch": OfflineFetch(), "web_search": OfflineSearch()}
     a.start_session()
     assert set(t for _, t in REQUESTS) <= set(runner.names()) | {"memory_search", "memory_add"}
     return a
+
+
+class OfflineFetch(WebFetch):
+    def run(self, args, ctx) -> str:
+        raise ToolError("web_fetch is offline in this test")
+
+
+class OfflineSearch(WebSearch):
+    def run(self, args, ctx) -> str:
+        raise ToolError("web_search is offline in this test")
 
 
 def _attempts(events) -> tuple[int, list[str]]:
@@ -109,10 +126,12 @@ def test_free_decisions_are_valid_and_their_calls_validate(agent, capsys):
     runner = agent.tool_runner
     names = runner.names()
     chosen: list[str | None] = []
+    raw: list[str] = []
     total, failures = 0, []
     for request, _ in REQUESTS:
         msgs = agent.messages_for(request)
         name = runner.decide(agent, msgs, names)
+        raw.append(agent.model.last.text)
         chosen.append(name)
         if name is not None:
             n, bad = _attempts(list(runner.call(agent, msgs, name)))
@@ -124,7 +143,10 @@ def test_free_decisions_are_valid_and_their_calls_validate(agent, capsys):
               f"{total - len(failures)}/{total} of those calls validated; decision step mean "
               f"{sum(s.seconds for s in steps) / len(steps) * 1000:.0f} ms, "
               f"{sum(s.tokens for s in steps) / len(steps):.1f} tokens")
-    assert all(c is None or c in names for c in chosen)
+    # the grammar held: the model wrote exactly one of the admitted decisions, nothing more
+    admitted = {REPLY} | {CALL + n for n in names}
+    assert [t for t in raw if t not in admitted] == []
+    assert chosen == [None if t == REPLY else t[len(CALL):] for t in raw]
     assert failures == []
 
 

@@ -33,6 +33,7 @@ from nanobot.prompt import RawSection
 from nanobot.sections import TIME, context_section, time_section
 
 START_WAIT_S = 1.0  # the most the first prompt waits for external change detection
+FALLBACK_NOTE = " (fallback: the model's draft was unusable)"
 
 
 class ObserverFeature(Feature):
@@ -149,7 +150,8 @@ class ObserverFeature(Feature):
         out = self._guard(notices, "writing the observation", lambda: observe_live(agent, "pressure"))
         if out is not None:
             self._refresh_on_trim = True
-            notices.append(Notice(text=f"context at {pct}% of n_ctx: observation written to {_rel(out.path, agent.workspace)}"))
+            notices.append(Notice(text=f"context at {pct}% of n_ctx: observation written to "
+                                       f"{_rel(out.path, agent.workspace)}{_fallback_note(out)}"))
         return notices
 
     def _fires(self, agent) -> bool:
@@ -182,13 +184,13 @@ class ObserverFeature(Feature):
         if agent.user_turns:
             out = self._guard(notices, "writing the observation", lambda: observe_live(agent, reason))
             if out is not None:
-                gen = "" if out.part.generator == "model" else " (fallback: the model's draft was unusable)"
-                notices.append(Notice(text=f"observation written to {_rel(out.path, agent.workspace)}{gen}"))
+                notices.append(Notice(text=f"observation written to {_rel(out.path, agent.workspace)}"
+                                           f"{_fallback_note(out)}"))
         for path in self._pending[: self.settings.observer.recover_max]:
             out = self._guard(notices, f"observing {path.name}",
                               lambda p=path: observe_transcript(self.settings, agent.model, p, agent.clock()))
             if out is not None:
-                notices.append(Notice(text=f"observed earlier session {path.stem}"))
+                notices.append(Notice(text=f"observed earlier session {path.stem}{_fallback_note(out)}"))
         self._pending = []
         return notices
 
@@ -211,6 +213,11 @@ def _rel(path: Path, workspace: Path) -> str:
         return str(path.relative_to(workspace))
     except ValueError:
         return str(path)
+
+
+def _fallback_note(out) -> str:
+    """Said whenever the observation is the extractive fallback, not the model's draft."""
+    return "" if out.part.generator == "model" else FALLBACK_NOTE
 
 
 def _note(notices: list[Notice], text: str) -> None:

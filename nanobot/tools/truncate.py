@@ -8,13 +8,18 @@ from collections.abc import Callable
 def truncate(text: str, budget: int, count: Callable[[str], int]) -> str:
     """Keep the head of ``text`` within ``budget`` tokens and append a note when cut.
 
-    >>> truncate("a b c d e f", 3, lambda t: len(t.split()))
-    'a b\\n[truncated: showed 2 of 6 tokens]'
+    The note's own tokens are reserved first (a real tokenizer spends one token per digit on its
+    figures: ~16-19 tokens), so the result fits ``budget`` whenever the budget has room for the note
+    and a token of text (``tools.output_tokens`` >= 32 always does).
+
+    >>> truncate("a b c d e f g h i j k l", 10, lambda t: len(t.split()))
+    'a b c\\n[truncated: showed 3 of 12 tokens]'
     """
     total = count(text)
     if total <= budget:
         return text
-    keep = max(1, budget - min(16, budget // 2))  # leave room for the note
+    # showed <= budget, so this note is never shorter; +1 for a token merging across the join
+    keep = max(1, budget - count(_note(budget, total)) - 1)
     lo, hi = 0, len(text)  # longest prefix (in chars) within ``keep`` tokens
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -27,4 +32,8 @@ def truncate(text: str, budget: int, count: Callable[[str], int]) -> str:
     if cut > lo // 2:
         head = head[:cut]
     head = head.rstrip()
-    return f"{head}\n[truncated: showed {count(head)} of {total} tokens]"
+    return f"{head}{_note(count(head), total)}"
+
+
+def _note(shown: int, total: int) -> str:
+    return f"\n[truncated: showed {shown} of {total} tokens]"

@@ -1,0 +1,73 @@
+"""Helpers for tests that run the real model: they check what the runtime guarantees about its
+output (grammar held, fallback taken and reported) and never which words came out."""
+
+from __future__ import annotations
+
+import json
+
+from nanobot.observer.observation import ObservationDraft, parse_draft
+from nanobot.observer.observer import drop_parroting
+
+
+class Recorder:
+    """Wraps a real model and keeps messages, grammar, prefill, text and finish reason of every ``stream``
+    call, so a test can check what came out under a grammar whatever the words are."""
+
+    def __init__(self, model):
+        self._model = model
+        self.calls: list[dict] = []
+
+    def __getattr__(self, name):  # name, n_ctx, last, settings, count_tokens, render, ...
+        return getattr(self._model, name)
+
+    def __setattr__(self, name, value):  # e.g. the agent resetting ``model.last``
+        if name in ("_model", "calls"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._model, name, value)
+
+    def stream(self, messages, **kw):
+        yield from self._model.stream(messages, **kw)
+        last = self._model.last
+        self.calls.append({"messages": list(messages), "grammar": kw.get("grammar"),
+                           "prefill": kw.get("prefill", ""),
+                           "text": last.text, "finish_reason": last.finish_reason})
+
+    def constrained(self) -> list[dict]:
+        """The calls made under a grammar (with tools off: the observer's drafts)."""
+        return [c for c in self.calls if c["grammar"]]
+
+
+# A grammar that admits only the empty draft: the real model, run by llama.cpp under it, always
+# writes an unusable draft, so the fallback path is taken on every machine.
+EMPTY_DRAFT_GRAMMAR = "root ::= " + json.dumps(
+    json.dumps({k: "" if isinstance(v, str) else [] for k, v in ObservationDraft().model_dump().items()}))
+
+
+def grammar_held(raw: str) -> dict:
+    """The draft JSON ``raw`` parses to, with exactly the draft's keys in order (what the grammar
+    admits); fails the test otherwise."""
+    data = json.loads(raw)
+    assert list(data) == list(ObservationDraft.model_fields), raw
+    ObservationDraft.model_validate(data)
+    return data
+
+
+def expected_generator(raw: str) -> str:
+    """Which part the runtime must write for the model output ``raw``: "model" when the cleaned draft
+    says anything (summary, focus or task), else "fallback"."""
+    draft = parse_draft(raw)
+    draft = drop_parroting(draft) if draft is not None else None
+    return "model" if draft is not None and (draft.summary or draft.focus or draft.task) else "fallback"
+
+
+def llama_accepts(model, gbnf: str) -> bool:
+    """Whether llama.cpp's own GBNF parser accepts ``gbnf`` for ``model``'s vocabulary. (A grammar it
+    rejects gives a NULL sampler: generation would run unconstrained, or crash.)"""
+    import llama_cpp
+
+    sampler = llama_cpp.llama_sampler_init_grammar(model.llm._model.vocab, gbnf.encode(), b"root")
+    if not sampler:
+        return False
+    llama_cpp.llama_sampler_free(sampler)
+    return True
