@@ -107,6 +107,11 @@ class Agent:
             self._runner_built = True
         return self._runner
 
+    @tool_runner.setter
+    def tool_runner(self, runner: Any) -> None:
+        """Use ``runner`` instead of the one built from the features' tools (tests, benchmarks)."""
+        self._runner, self._runner_built = runner, True
+
     # -- prefill while the user types (nanobot.prefill) -----------------------------------------
     def prefill(self) -> None:
         """Start evaluating the next turn's known prefix in the background (interactive front ends

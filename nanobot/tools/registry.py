@@ -60,9 +60,9 @@ def all_tools() -> dict[str, type[Tool]]:
 def enabled_tools(settings: Settings) -> dict[str, Tool]:
     """Instances of the built-in tools ``settings.tools.enabled`` allows (None = all). Names it does
     not know may belong to a feature's tools: ``check_enabled`` reports the typos."""
-    wanted = settings.tools.enabled
-    return {name: cls() for name, cls in all_tools().items()
-            if (wanted is None or name in wanted) and cls.available(settings)}
+    classes, wanted = all_tools(), settings.tools.enabled
+    names = list(classes) if wanted is None else [n for n in wanted if n in classes]  # the user's order
+    return {name: classes[name]() for name in names if classes[name].available(settings)}
 
 
 def check_enabled(settings: Settings, known: list[str]) -> None:
