@@ -159,7 +159,13 @@ def draft_grammar() -> str:
         schema["properties"][key]["maxItems"] = GRAMMAR_ITEMS
         schema["properties"][key]["items"]["maxLength"] = ITEM_CHARS
     gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=list(ObservationDraft.model_fields))
+    gbnf = re.sub(r"^char ::= .*$", lambda m: JSON_CHAR, gbnf, flags=re.M)
     return _NESTED_CHARS.sub(_bounded, gbnf)
+
+
+# The converter's ``char`` admits raw control characters (a newline inside a string: invalid JSON,
+# so the draft was lost); this one is JSON's.
+JSON_CHAR = r'char ::= [^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
 
 
 _NESTED_CHARS = re.compile(r'"\\"" \(char(?: \(char)*(?:\)\?)+ "\\"" space')
