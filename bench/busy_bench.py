@@ -1,7 +1,7 @@
 """Reply time under CPU contention: the bundled model with n_threads = physical cores vs 1, on an
 idle machine and beside one competing CPU-bound process (a Python busy loop).
 
-    flock /tmp/nanobot-pytest.lock .venv/bin/python bench/busy_bench.py [--repeats 3] [--tokens 32]
+    .venv/bin/python bench/busy_bench.py [--repeats 3] [--tokens 32]
 
 Each (threads, load) cell runs in its own process (a stuck cell is cut at --timeout and recorded as
 such): load the model, one warm-up reply, then ``repeats`` timed replies of ``tokens`` tokens at
