@@ -1,0 +1,52 @@
+"""A closed terminal (SIGHUP) or SIGTERM ends the chat like /quit: observation written, transcript
+closed with the reason, exit 0 within a bound (real signals, real CLI, real model)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from nanobot.observer.observer import load_observation
+from nanobot.session import list_transcripts, read_transcript
+from tests.conftest import ROOT
+
+FAST = {"NANOBOT_CHAT__MAX_TOKENS": "24", "NANOBOT_OBSERVER__REFLECT_ON_START": "false",
+        "NANOBOT_MEMORY__ENABLED": "false", "NANOBOT_CHAT__TEMPERATURE": "0", "PYTHONUNBUFFERED": "1"}
+BOUND_S = 60  # signals.HARD_S is 40: the process must be gone by then whatever the observer does
+
+
+def wait_for_reply(home, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        files = list_transcripts(home / "sessions")
+        if files and any(r.role == "assistant" for r in read_transcript(files[0])[0]):
+            return
+        time.sleep(0.2)
+    raise AssertionError("no reply recorded")
+
+
+@pytest.mark.parametrize("sig,reason", [(signal.SIGTERM, "terminate"), (signal.SIGHUP, "hangup")])
+def test_signal_ends_session_like_quit(home, sig, reason):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
+    env |= FAST | {"NANOBOT_HOME": str(home)}
+    proc = subprocess.Popen([sys.executable, "-m", "nanobot", "chat"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    proc.stdin.write("I am Ada and I write a CSV parser in Rust.\n")
+    proc.stdin.flush()  # stdin stays open: the chat waits for the next line
+    wait_for_reply(home)
+    time.sleep(1.0)
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=BOUND_S)
+    took = time.monotonic() - sent
+    assert proc.returncode == 0, err
+    assert took < BOUND_S
+    records, _ = read_transcript(list_transcripts(home / "sessions")[0])
+    assert records[-1].content == "session end" and records[-1].meta["reason"] == reason
+    files = sorted((home / "workspace" / "observations").glob("*.md"))
+    assert len(files) == 1, err
+    part = load_observation(files[0]).parts[-1]
+    assert part.trigger == reason and part.turns == 1 and part.summary
