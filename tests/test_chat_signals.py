@@ -50,3 +50,33 @@ def test_signal_ends_session_like_quit(home, sig, reason):
     assert len(files) == 1, err
     part = load_observation(files[0]).parts[-1]
     assert part.trigger == reason and part.turns == 1 and part.summary
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_closing_the_terminal_leaves_an_observation(home):
+    """The interactive chat (prompt_toolkit waiting at "You: ") when its terminal goes away."""
+    import pexpect
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
+    env |= FAST | {"NANOBOT_HOME": str(home), "TERM": "xterm"}
+    child = pexpect.spawn(sys.executable, ["-m", "nanobot", "chat"], cwd=str(ROOT), env=env,
+                          encoding="utf-8", timeout=120, dimensions=(30, 100))
+    child.expect("You: ")
+    child.sendline("I am Ada and I write a CSV parser in Rust.")
+    child.expect("Nano:")
+    child.expect("You: ")  # back at the prompt
+    wait_for_reply(home)
+    os.close(child.child_fd)  # the terminal window closes: the kernel sends SIGHUP
+    deadline = time.monotonic() + BOUND_S
+    status = None
+    while time.monotonic() < deadline and status is None:
+        pid, st = os.waitpid(child.pid, os.WNOHANG)
+        status = st if pid else None
+        time.sleep(0.2)
+    assert status is not None, "the chat outlived its terminal"
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    records, _ = read_transcript(list_transcripts(home / "sessions")[0])
+    assert records[-1].content == "session end" and records[-1].meta["reason"] == "hangup"
+    files = sorted((home / "workspace" / "observations").glob("*.md"))
+    assert len(files) == 1
+    assert load_observation(files[0]).parts[-1].trigger == "hangup"
