@@ -80,3 +80,30 @@ def test_closing_the_terminal_leaves_an_observation(home):
     files = sorted((home / "workspace" / "observations").glob("*.md"))
     assert len(files) == 1
     assert load_observation(files[0]).parts[-1].trigger == "hangup"
+
+
+def test_soft_bound_cuts_a_slow_observer_model_to_the_fallback_draft():
+    """A model still drafting at the soft bound is interrupted; the extractive draft is used."""
+    import signal as sig
+
+    from nanobot.cli.signals import watchdog
+    from nanobot.observer.observer import draft_or_fallback
+
+    class Slow:  # a model far too slow to finish: one token every 0.05 s, forever
+        def stream(self, messages, **kw):
+            while True:
+                time.sleep(0.05)
+                yield "{"
+
+    closed = []
+    old = sig.getsignal(sig.SIGALRM)
+    start = time.monotonic()
+    cancel = watchdog(lambda: closed.append(1), soft_s=0.5, hard_s=300)
+    try:
+        draft, gen = draft_or_fallback(Slow(), lambda: [], [("user", "I write a CSV parser.")], 64)
+    finally:
+        cancel(hard=True)
+        sig.signal(sig.SIGALRM, old)
+    took = time.monotonic() - start
+    assert gen == "fallback" and "CSV parser" in draft.summary
+    assert took < 5.0 and not closed  # 0.5 s bound, 10x headroom; the hard bound never fired

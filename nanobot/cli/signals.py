@@ -68,6 +68,8 @@ def watchdog(close: Callable[[], None], soft_s: float = SOFT_S, hard_s: float = 
     timer.daemon = True
     timer.start()
 
-    def cancel() -> None:  # the hard bound stays: it covers the exit's wait for background work too
+    def cancel(hard: bool = False) -> None:  # the hard bound stays by default: it covers the exit too
         signal.setitimer(signal.ITIMER_REAL, 0)
+        if hard:
+            timer.cancel()
     return cancel
