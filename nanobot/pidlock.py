@@ -1,8 +1,7 @@
 """One copy per NANOBOT_HOME: an fcntl lock on ``$NANOBOT_HOME/<name>.lock`` holding the owner's pid.
 
 The kernel drops the lock when the process dies (even on SIGKILL), so a stale file never blocks.
-
->>> lock = acquire(Path(tempfile.mkdtemp()), "demo")  # doctest: +SKIP
+Usage: ``lock = acquire(settings.home, "daemon")`` and keep ``lock`` referenced while the work runs.
 """
 
 from __future__ import annotations
