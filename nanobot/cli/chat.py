@@ -13,7 +13,9 @@ import typer
 from rich.console import Console
 
 from nanobot.agent import Agent
+from nanobot.cli import signals
 from nanobot.cli.prompt import prompt_report, render_report
+from nanobot.cli.signals import SessionSignal
 from nanobot.config import load_settings
 from nanobot.decode import NOTICE, scrub
 from nanobot.errors import NanobotError, StorageError
@@ -78,6 +80,8 @@ class ChatUI:
         while True:
             try:
                 text = session.prompt([("bold ansigreen", "You: ")], multiline=False)
+            except SessionSignal:
+                raise
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt clears the line
             except EOFError:
@@ -119,6 +123,8 @@ class ChatUI:
                             f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens} · "
                             f"evaluated {g.evaluated_tokens} · {g.completion_tokens} tok · "
                             f"ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s]", style="dim", markup=False)
+        except SessionSignal:
+            raise  # not Ctrl-C: the session ends (run handles it)
         except KeyboardInterrupt:
             events.close()
             self.out.print()
@@ -181,13 +187,26 @@ class ChatUI:
                         self.err.print(f"Error: {StorageError.from_os(e)}", style="red", markup=False)
                 if self.interactive:
                     self.agent.prefill()  # while the user reads and types
+        except SessionSignal as e:  # terminal closed (SIGHUP) or SIGTERM: end like /quit, bounded
+            reason = e.reason
         except KeyboardInterrupt:
             reason = "interrupt"
+        cancel = signals.watchdog(lambda: self._close(reason)) if reason in signals.REASONS.values() else None
         if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled:
             self.err.print("[dim]writing an observation of this session… (Ctrl-C skips the model)[/dim]")
-        for ev in self.agent.end_session(reason):
+        events = self.agent.end_session(reason)
+        if cancel:
+            cancel()
+        for ev in events:
             self.render(iter([ev]))
         return 1 if failed else 0
+
+    def _close(self, reason: str) -> None:
+        """The watchdog's last resort: the transcript's "session end" record, unless already there."""
+        t = self.agent.transcript
+        tail = t.path.read_bytes()[-400:] if t is not None and t.path.exists() else b""
+        if t is not None and b'"session end"' not in tail:
+            t.append("event", "session end", reason=reason, bounded=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -200,6 +219,7 @@ def register(app: typer.Typer) -> None:
         settings = load_settings()
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         agent = build_agent(settings, load_model(settings, model), interactive=interactive)
+        signals.install()
         code = ChatUI(agent, interactive, verbose).run()
         if code:
             raise typer.Exit(code)

@@ -1,16 +1,20 @@
-"""``nanobot daemon``: fire due cron entries (the chat fires them too, while it runs)."""
+"""``nanobot daemon``: the one long-running process for scheduled work (``nanobot/scheduler.py``).
+
+Foreground; one log line per job run on stdout; SIGTERM / SIGINT let the current job finish, then
+exit 0; one copy per NANOBOT_HOME (``nanobot/pidlock.py``: a second one exits 2 naming the pid).
+"""
 
 from __future__ import annotations
 
-import time
+import signal
+import threading
 from datetime import datetime
 
 import typer
 
 from nanobot.config import load_settings
-from nanobot.db import explain, is_damaged
-from nanobot.safe_text import printable
-from nanobot.tools.cron import fire_due
+from nanobot.pidlock import acquire
+from nanobot.scheduler import JOBS, run_due
 from nanobot.workspace import init_workspace
 
 
@@ -18,26 +22,23 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def daemon(
         interval: float = typer.Option(30.0, "--interval", min=0.1, help="Seconds between checks."),
-        once: bool = typer.Option(False, "--once", help="Check once, fire what is due, and exit."),
+        once: bool = typer.Option(False, "--once", help="Run the due jobs once and exit."),
     ) -> None:
-        """Fire due cron entries: print each reminder with its time. Ctrl-C stops."""
+        """Run scheduled jobs (reminders, reflection, CONTEXT.md freshness) in the foreground."""
         settings = load_settings()
         init_workspace(settings.workspace)
+        lock = acquire(settings.home, "daemon")  # noqa: F841 - held until the process exits
+        stop = threading.Event()
         if not once:
-            typer.echo(f"nanobot daemon: checking {settings.workspace / 'nanobot.db'} every {interval:g}s", err=True)
-        while True:
-            try:
-                due = fire_due(settings)
-            except Exception as e:  # nanobot.db holds the user's reminders: name it, never rebuild it
-                if not is_damaged(e):
-                    raise
-                raise explain(e, settings.workspace / "nanobot.db", derived=False) from None
-            for f in due:
-                now = datetime.now().astimezone()
-                typer.echo(f"{now:%Y-%m-%d %H:%M:%S} reminder #{f.id}: {printable(f.message)}")
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, lambda *_: stop.set())  # never mid-job: checked between runs
+            names = ", ".join(j.name for j in JOBS)
+            typer.echo(f"nanobot daemon: pid lock {settings.home / 'daemon.lock'}; jobs {names}; "
+                       f"checking every {interval:g}s", err=True)
+        while not stop.is_set():
+            for run in run_due(settings, datetime.now().astimezone()):
+                typer.echo(run.line())
             if once:
                 return
-            try:
-                time.sleep(interval)
-            except KeyboardInterrupt:
-                return
+            stop.wait(interval)
+        typer.echo("nanobot daemon: stopped", err=True)

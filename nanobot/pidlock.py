@@ -1,0 +1,38 @@
+"""One copy per NANOBOT_HOME: an fcntl lock on ``$NANOBOT_HOME/<name>.lock`` holding the owner's pid.
+
+The kernel drops the lock when the process dies (even on SIGKILL), so a stale file never blocks.
+Usage: ``lock = acquire(settings.home, "daemon")`` and keep ``lock`` referenced while the work runs.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+from nanobot.errors import NanobotError
+
+
+class AlreadyRunning(NanobotError):
+    pass
+
+
+def acquire(home: Path, name: str):
+    """Take the lock or raise ``AlreadyRunning`` naming the pid that holds it; keep the returned
+    file open for as long as the lock must hold."""
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / f"{name}.lock"
+    f = open(path, "a+")  # noqa: SIM115 - held open for the process lifetime
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        pid = f.read().strip() or "?"
+        f.close()
+        raise AlreadyRunning(f"nanobot {name} already runs for {home} (pid {pid}); stop it first "
+                             f"(kill {pid})") from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"{os.getpid()}\n")
+    f.flush()
+    return f

@@ -1,0 +1,109 @@
+"""A closed terminal (SIGHUP) or SIGTERM ends the chat like /quit: observation written, transcript
+closed with the reason, exit 0 within a bound (real signals, real CLI, real model)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from nanobot.observer.observer import load_observation
+from nanobot.session import list_transcripts, read_transcript
+from tests.conftest import ROOT
+
+FAST = {"NANOBOT_CHAT__MAX_TOKENS": "24", "NANOBOT_OBSERVER__REFLECT_ON_START": "false",
+        "NANOBOT_MEMORY__ENABLED": "false", "NANOBOT_CHAT__TEMPERATURE": "0", "PYTHONUNBUFFERED": "1"}
+BOUND_S = 60  # signals.HARD_S is 40: the process must be gone by then whatever the observer does
+
+
+def wait_for_reply(home, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        files = list_transcripts(home / "sessions")
+        if files and any(r.role == "assistant" for r in read_transcript(files[0])[0]):
+            return
+        time.sleep(0.2)
+    raise AssertionError("no reply recorded")
+
+
+@pytest.mark.parametrize("sig,reason", [(signal.SIGTERM, "terminate"), (signal.SIGHUP, "hangup")])
+def test_signal_ends_session_like_quit(home, sig, reason):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
+    env |= FAST | {"NANOBOT_HOME": str(home)}
+    proc = subprocess.Popen([sys.executable, "-m", "nanobot", "chat"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    proc.stdin.write("I am Ada and I write a CSV parser in Rust.\n")
+    proc.stdin.flush()  # stdin stays open: the chat waits for the next line
+    wait_for_reply(home)
+    time.sleep(1.0)
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=BOUND_S)
+    took = time.monotonic() - sent
+    assert proc.returncode == 0, err
+    assert took < BOUND_S
+    records, _ = read_transcript(list_transcripts(home / "sessions")[0])
+    assert records[-1].content == "session end" and records[-1].meta["reason"] == reason
+    files = sorted((home / "workspace" / "observations").glob("*.md"))
+    assert len(files) == 1, err
+    part = load_observation(files[0]).parts[-1]
+    assert part.trigger == reason and part.turns == 1 and part.summary
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_closing_the_terminal_leaves_an_observation(home):
+    """The interactive chat (prompt_toolkit waiting at "You: ") when its terminal goes away."""
+    import pexpect
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
+    env |= FAST | {"NANOBOT_HOME": str(home), "TERM": "xterm"}
+    child = pexpect.spawn(sys.executable, ["-m", "nanobot", "chat"], cwd=str(ROOT), env=env,
+                          encoding="utf-8", timeout=120, dimensions=(30, 100))
+    child.expect("You: ")
+    child.sendline("I am Ada and I write a CSV parser in Rust.")
+    child.expect("Nano:")
+    child.expect("You: ")  # back at the prompt
+    wait_for_reply(home)
+    os.close(child.child_fd)  # the terminal window closes: the kernel sends SIGHUP
+    deadline = time.monotonic() + BOUND_S
+    status = None
+    while time.monotonic() < deadline and status is None:
+        pid, st = os.waitpid(child.pid, os.WNOHANG)
+        status = st if pid else None
+        time.sleep(0.2)
+    assert status is not None, "the chat outlived its terminal"
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    records, _ = read_transcript(list_transcripts(home / "sessions")[0])
+    assert records[-1].content == "session end" and records[-1].meta["reason"] == "hangup"
+    files = sorted((home / "workspace" / "observations").glob("*.md"))
+    assert len(files) == 1
+    assert load_observation(files[0]).parts[-1].trigger == "hangup"
+
+
+def test_soft_bound_cuts_a_slow_observer_model_to_the_fallback_draft():
+    """A model still drafting at the soft bound is interrupted; the extractive draft is used."""
+    import signal as sig
+
+    from nanobot.cli.signals import watchdog
+    from nanobot.observer.observer import draft_or_fallback
+
+    class Slow:  # a model far too slow to finish: one token every 0.05 s, forever
+        def stream(self, messages, **kw):
+            while True:
+                time.sleep(0.05)
+                yield "{"
+
+    closed = []
+    old = sig.getsignal(sig.SIGALRM)
+    start = time.monotonic()
+    cancel = watchdog(lambda: closed.append(1), soft_s=0.5, hard_s=300)
+    try:
+        draft, gen = draft_or_fallback(Slow(), lambda: [], [("user", "I write a CSV parser.")], 64)
+    finally:
+        cancel(hard=True)
+        sig.signal(sig.SIGALRM, old)
+    took = time.monotonic() - start
+    assert gen == "fallback" and "CSV parser" in draft.summary
+    assert took < 5.0 and not closed  # 0.5 s bound, 10x headroom; the hard bound never fired
