@@ -47,3 +47,12 @@ def test_related_context_and_relevant_memory(home, embedder):
 
     s.memory.observations_share = 0.0  # no share, but memory leaves room: it flows to observations
     assert "Related Context:" in MemoryRetriever(svc, approx_tokens, s)("What about my dog Biscuit?", [])
+
+
+def test_memory_add_is_not_an_outside_change(home, embedder):
+    from nanobot.written import load_written
+
+    s = load_settings(home)
+    init_workspace(s.workspace)
+    path, _ = MemoryService(s, embedder=embedder).add("The cat is called Miso.")
+    assert load_written(s.home)["MEMORY.md"] == path.stat().st_mtime_ns
