@@ -121,6 +121,7 @@ class MemorySettings(_Strict):
     embedder: str | None = None  # path to a sentence-transformers model; None = bundled MiniLM
     k: int = Field(5, ge=1)
     min_score: float = Field(0.35, ge=-1.0, le=1.0)  # similarity floor
+    observations_share: float = Field(0.4, ge=0.0, le=1.0)  # of prompt.memory, for "Related Context:"
     keyword_weight: float = Field(0.1, ge=0.0, le=1.0)  # hybrid: bonus of the best BM25 match
 
 

@@ -3,11 +3,16 @@
 ``MemoryRetriever(service, count_tokens, settings)(query, history)`` searches with the message (a
 short follow-up also borrows the previous user message, for the vector side), keeps hits whose
 cosine similarity clears ``memory.min_score``, drops duplicates and anything already in the recent
-conversation, and fits what is left, best first, into ``prompt.memory`` tokens::
+conversation, and fits what is left, best first, into ``prompt.memory`` tokens: observations as
+"Related Context:" with ``memory.observations_share`` of it, the rest as "Relevant Memory:", unused
+room flowing across (``shares.py``)::
 
     Relevant Memory:
     - Family: Wife is Ana, birthday 12 May (MEMORY.md:4)
     - Project Zephyr deploys with `make ship` (knowledge/zephyr.md:10)
+
+    Related Context:
+    - Chose csv+serde for the parser (observations/20260301-100000-abcd.md:7)
 
 Nothing clears the floor -> "" and nothing is injected.
 """
@@ -20,10 +25,11 @@ from collections.abc import Callable
 from nanobot.backends.base import Message
 from nanobot.config import Settings
 from nanobot.memory.service import MemoryService
+from nanobot.memory.shares import MEMORY_HEADER, RELATED_HEADER, is_observation, split_fit
 from nanobot.memory.store import Hit
 from nanobot.prompt import trim_to_budget
 
-HEADER = "Relevant Memory:"
+HEADER = MEMORY_HEADER
 SHORT_QUERY_WORDS = 6  # a message this short borrows the previous user message as context
 RECENT_MESSAGES = 4  # hits already shown in the last few messages are not repeated
 
@@ -39,15 +45,19 @@ class MemoryRetriever:
         if budget <= 0 or not query.strip():
             return ""
         hits = self.service.search(query, self.settings.memory.k, context=_context(query, history))
-        lines = [format_hit(h) for h in select(hits, self.settings.memory.min_score, history)]
-        return fit(lines, budget, self.count_tokens)
+        kept = select(hits, self.settings.memory.min_score, history)
+        memory = [format_hit(h) for h in kept if not is_observation(h.source)]
+        related = [format_hit(h) for h in kept if is_observation(h.source)]
+        return split_fit(memory, related, budget, self.settings.memory.observations_share,
+                         self.count_tokens, fit)
 
 
 def _context(query: str, history: list[Message]) -> str:
     if len(query.split()) >= SHORT_QUERY_WORDS:
         return ""
     prev = next((m.content for m in reversed(history) if m.role == "user"), "")
-    prev = prev.split(f"{HEADER}\n", 1)[-1]  # a previous turn's block is not context
+    for header in (HEADER, RELATED_HEADER):  # a previous turn's block is not context
+        prev = prev.split(f"{header}\n", 1)[-1]
     return prev.rsplit("\n\n", 1)[-1][-300:]
 
 
@@ -77,8 +87,8 @@ def format_hit(h: Hit) -> str:
     return f"- {topic + ': ' if topic else ''}{text} ({h.where})"
 
 
-def fit(lines: list[str], budget: int, count: Callable[[str], int]) -> str:
-    """Header plus as many lines (best first) as fit in ``budget`` tokens; "" if none.
+def fit(lines: list[str], budget: int, count: Callable[[str], int], header: str = HEADER) -> str:
+    """``header`` plus as many lines (best first) as fit in ``budget`` tokens; "" if none.
 
     >>> fit(["- a b", "- c d e f"], 6, lambda t: len(t.split()))
     'Relevant Memory:\\n- a b'
@@ -87,10 +97,10 @@ def fit(lines: list[str], budget: int, count: Callable[[str], int]) -> str:
         return ""
     kept: list[str] = []
     for line in lines:
-        if count("\n".join([HEADER, *kept, line])) <= budget:
+        if count("\n".join([header, *kept, line])) <= budget:
             kept.append(line)
     if not kept:  # even the best one is too long: cut it at a word boundary
-        room = budget - count(HEADER) - 1
+        room = budget - count(header) - 1
         first = trim_to_budget(lines[0], room, count) if room > 0 else ""
-        return f"{HEADER}\n{first}" if first.strip("- ") else ""
-    return "\n".join([HEADER, *kept])
+        return f"{header}\n{first}" if first.strip("- ") else ""
+    return "\n".join([header, *kept])

@@ -27,6 +27,7 @@ from nanobot.memory.indexer import IndexReport, has_new_text, index_workspace, n
 from nanobot.memory.store import Hit, MemoryStore
 from nanobot.userfile import file_lock, update_user_file
 from nanobot.workspace import read_text
+from nanobot.written import record_written
 
 DB_NAME = "memory.db"
 Mode = Literal["hybrid", "vector", "fts"]
@@ -181,6 +182,7 @@ class MemoryService:
 
             update_user_file(path, merge)
             line = where[0]
+        record_written(self.settings.home, self.workspace, path)
         self.refresh()
         return path, line
 

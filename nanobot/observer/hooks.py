@@ -27,10 +27,11 @@ from nanobot.features import Feature
 from nanobot.observer import external, reflector
 from nanobot.observer.context import load_context, update_context
 from nanobot.observer.observer import find_pending, observe_live, observe_transcript
-from nanobot.observer.state import ObserverState, load_state, record_written, state_path
+from nanobot.observer.state import record_written
 from nanobot.observer.timeaware import recent_spans, session_line, time_report
 from nanobot.prompt import RawSection
 from nanobot.sections import TIME, context_section, time_section
+from nanobot.written import load_written
 
 START_WAIT_S = 1.0  # the most the first prompt waits for external change detection
 FALLBACK_NOTE = " (fallback: the model's draft was unusable)"
@@ -75,7 +76,7 @@ class ObserverFeature(Feature):
         last_end = max((s.end for s in spans), default=None)
         dirs = [("workspace", self.settings.workspace)]
         dirs += [(_label(p), p.expanduser()) for p in obs.project_dirs]
-        ignore = load_state(state_path(self.settings.home, "observer"), ObserverState).written
+        ignore = load_written(self.settings.home)
         now = agent.clock()
         self._external_changes = []
 

@@ -23,10 +23,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 MAX_ITEMS = 3  # per list when parsing a file
 GRAMMAR_ITEMS = 2  # per list the model may write
-GRAMMAR_CHARS = {"summary": 160, "focus": 60, "task": 80}  # the model's bound per field
+GRAMMAR_CHARS = {"summary": 160, "focus": 60, "task": 80, "blocked": 80}  # the model's bound per field
 ITEM_CHARS = 80  # ... and per list item: ~800 characters in all, ~200 tokens
 LISTS = {"decisions": "Decisions", "open_items": "Open items", "facts": "Facts"}
-SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task"}
+SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task", "blocked": "Blocked"}
 
 
 class ObservationDraft(BaseModel):
@@ -35,6 +35,7 @@ class ObservationDraft(BaseModel):
     summary: str = ""
     focus: str = ""
     task: str = ""
+    blocked: str = ""  # what the task waits on, if anything
     decisions: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
     open_items: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
     facts: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)

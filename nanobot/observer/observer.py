@@ -24,6 +24,7 @@ from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel, Message
 from nanobot.config import Settings
 from nanobot.observer.context import ContextDoc, update_context
+from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import (
     Observation,
     ObservationDraft,
@@ -157,15 +158,16 @@ def write_part(settings: Settings, session_id: str, started: datetime | None,
     atomic_write(path, obs.render())
     ctx_path = settings.workspace / "CONTEXT.md"
     dropped = update_context(
-        ctx_path, lambda doc: fold_into_context(doc, part, started, settings.sessions_dir, session_id),
+        ctx_path, lambda doc: fold_into_context(doc, part, started, settings.sessions_dir, session_id,
+                                      settings.workspace),
         settings.prompt.context, *([count] if count else []))
     record_written(settings.home, settings.workspace, ctx_path)
     return Outcome(path=path, part=part, context_dropped=dropped)
 
 
 def fold_into_context(doc: ContextDoc, part: ObservationPart, started: datetime | None,
-                      sessions_dir: Path, session_id: str) -> None:
-    doc.set_now(focus=part.focus, task=part.task)
+                      sessions_dir: Path, session_id: str, workspace: Path) -> None:
+    set_now(doc, workspace, focus=part.focus, task=part.task, blocked=part.blocked)
     stamp = f"{part.at:%m-%d}"
     doc.add_recent([f"{stamp} {d}" for d in part.decisions] or
                    ([f"{stamp} {part.summary}"] if part.summary else []))

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from nanobot.atomic import atomic_write
 from nanobot.config import Settings
 from nanobot.observer.context import update_context
+from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import Observation
 from nanobot.observer.state import (
     ReflectorState,
@@ -268,7 +269,7 @@ def refresh_context(settings: Settings, now: datetime, count: Callable[[str], in
         items += [f"{p.at:%m-%d} {d}" for d in p.decisions] or ([f"{p.at:%m-%d} {p.summary}"] if p.summary else [])
 
     def change(doc) -> None:
-        doc.set_now(focus=latest.focus, task=latest.task)
+        set_now(doc, settings.workspace, focus=latest.focus, task=latest.task, blocked=latest.blocked)
         doc.recent = []
         doc.add_recent(items)
         doc.external = []  # stale by definition; the next session start re-detects it

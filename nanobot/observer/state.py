@@ -1,6 +1,6 @@
 """Small JSON state files of the observer and reflector (``$NANOBOT_HOME/state/``), written atomically.
 
-``ObserverState.written`` remembers the mtime nanobot gave each workspace file it wrote (CONTEXT.md,
+``ObserverState.written`` (nanobot/written.py) remembers the mtime nanobot gave each workspace file it wrote (CONTEXT.md,
 MEMORY.md), so external change detection can tell the user's edits from nanobot's own.
 ``ReflectorState`` records which observation parts were crystallized and which MEMORY.md lines the
 reflector wrote (lines not listed there are the user's and are never removed).
@@ -8,7 +8,6 @@ reflector wrote (lines not listed there are the user's and are never removed).
 
 from __future__ import annotations
 
-import threading
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -16,13 +15,9 @@ from typing import TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from nanobot.atomic import atomic_write
+from nanobot.written import ObserverState, record_written  # noqa: F401 (re-exported)
 
-_lock = threading.Lock()
 M = TypeVar("M", bound=BaseModel)
-
-
-class ObserverState(BaseModel):
-    written: dict[str, int] = Field(default_factory=dict)  # workspace-relative path -> mtime_ns
 
 
 class ReflectorState(BaseModel):
@@ -46,16 +41,3 @@ def load_state(path: Path, cls: type[M]) -> M:
 
 def save_state(path: Path, state: BaseModel) -> None:
     atomic_write(path, state.model_dump_json(indent=1))
-
-
-def record_written(home: Path, workspace: Path, *files: Path) -> None:
-    """Remember the mtime of files nanobot just wrote (thread-safe read-modify-write)."""
-    with _lock:
-        path = state_path(home, "observer")
-        state = load_state(path, ObserverState)
-        for f in files:
-            try:
-                state.written[str(f.relative_to(workspace))] = f.stat().st_mtime_ns
-            except (OSError, ValueError):
-                continue
-        save_state(path, state)

@@ -16,6 +16,7 @@ from nanobot.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
+from nanobot.written import record_written
 
 MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
@@ -82,6 +83,7 @@ class WriteFile(Tool):
             atomic_write(path, args.content)
         except OSError as e:
             raise ToolError(f"cannot write '{args.path}': {e.strerror}") from None
+        record_written(ctx.settings.home, ctx.workspace, path)
         verb = "overwrote" if existed else "created"
         return f"{verb} {display(path, ctx)} ({len(args.content)} chars)"
 
@@ -110,6 +112,7 @@ class EditFile(Tool):
             atomic_write(path, text.replace(args.old, args.new, 1))
         except OSError as e:
             raise ToolError(f"cannot write '{args.path}': {e.strerror}") from None
+        record_written(ctx.settings.home, ctx.workspace, path)
         line = text[: text.index(args.old)].count("\n") + 1
         return f"edited {display(path, ctx)} at line {line}"
 

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from nanobot.atomic import atomic_write
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.written import record_written
 
 
 def pad_path(ctx: ToolContext) -> Path:
@@ -34,7 +35,9 @@ class Scratchpad(Tool):
             return current or "(scratchpad is empty)"
         if args.action == "clear":
             atomic_write(path, "")
+            record_written(ctx.settings.home, ctx.workspace, path)
             return "scratchpad cleared"
         new = args.text if args.action == "write" else (current + ("\n" if current else "") + args.text)
         atomic_write(path, new)
+        record_written(ctx.settings.home, ctx.workspace, path)
         return f"scratchpad: {len(new)} chars"

@@ -1,8 +1,14 @@
-"""task_board: a persistent to-do list (tasks with a status) in the workspace database."""
+"""task_board: a persistent to-do list (tasks with a status) in the workspace database.
+
+Statuses: todo, doing, blocked (waiting on something), done. ``board_now`` gives what CONTEXT.md's
+Now section shows: the active item (the most recently updated ``doing`` one, else the first ``todo``)
+and the blocked items.
+"""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -11,7 +17,7 @@ from nanobot.db import connect
 from nanobot.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 
-Status = Literal["todo", "doing", "done"]
+Status = Literal["todo", "doing", "blocked", "done"]
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS tool_tasks (
     id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'todo',
@@ -24,6 +30,24 @@ def open_db(ctx: ToolContext):
     return conn
 
 
+def board_now(workspace: Path) -> tuple[str, list[str]]:
+    """(active task title or "", titles of blocked tasks); ("", []) when there is no board."""
+    if not (workspace / "nanobot.db").exists():
+        return "", []
+    conn = connect(workspace / "nanobot.db", vec=False)
+    try:
+        conn.execute(SCHEMA)
+        active = conn.execute(
+            "SELECT title FROM tool_tasks WHERE status IN ('doing', 'todo') ORDER BY "
+            "CASE status WHEN 'doing' THEN 0 ELSE 1 END, "
+            "CASE status WHEN 'doing' THEN -updated ELSE id END LIMIT 1").fetchone()
+        blocked = [t for (t,) in conn.execute(
+            "SELECT title FROM tool_tasks WHERE status = 'blocked' ORDER BY id").fetchall()]
+    finally:
+        conn.close()
+    return (active[0] if active else ""), blocked
+
+
 class TaskArgs(ToolArgs):
     action: Literal["add", "list", "update", "remove"] = Field(description="what to do")
     title: str = Field("", description="task text (add)", max_length=300)
@@ -33,7 +57,7 @@ class TaskArgs(ToolArgs):
 
 class TaskBoard(Tool):
     name = "task_board"
-    description = "Add, list, update or remove tasks (todo/doing/done)."
+    description = "Add, list, update or remove tasks (todo/doing/blocked/done)."
     Args = TaskArgs
 
     def run(self, args: TaskArgs, ctx: ToolContext) -> str:
@@ -54,7 +78,7 @@ class TaskBoard(Tool):
 
     def _list(self, conn, args: TaskArgs) -> str:
         rows = conn.execute("SELECT id, title, status FROM tool_tasks ORDER BY "
-                            "CASE status WHEN 'doing' THEN 0 WHEN 'todo' THEN 1 ELSE 2 END, id").fetchall()
+                            "CASE status WHEN 'doing' THEN 0 WHEN 'blocked' THEN 1 WHEN 'todo' THEN 2 ELSE 3 END, id").fetchall()
         if not rows:
             return "no tasks"
         return "\n".join(f"#{i} [{s}] {t}" for i, t, s in rows)
