@@ -6,7 +6,7 @@ attached); everything is written to the session transcript as it happens. ``turn
 and never prints. Closing the turn generator (Ctrl-C) keeps the partial reply in the session.
 
 Features (``nanobot.features.Feature``: prompt sections, a per-turn block, tools, lifecycle hooks)
-are added with ``add_feature``; ``runtime.attach_features`` lists them. ``confirm(question) -> bool``
+are added with ``add_feature``; ``runtime.FEATURES`` lists them. ``confirm(question) -> bool``
 is set by an interactive front end; None means "cannot ask".
 """
 
