@@ -144,6 +144,15 @@ class KVCacheSettings(_Strict):
     max_mb: int = Field(512, ge=1)
 
 
+class VaultSettings(_Strict):
+    """The knowledge vault: a table of contents of knowledge/ and a digest of recent changes."""
+
+    enabled: bool = True
+    toc: int = Field(400, ge=0)  # token budget of "Your Knowledge" (stable, cached with the prefix)
+    digest: int = Field(200, ge=0)  # token budget of "Recent Changes" (volatile, frozen per session)
+    hours: float = Field(24.0, gt=0)  # the digest's window
+
+
 def default_home() -> Path:
     return Path(os.environ.get("NANOBOT_HOME") or Path.home() / ".nanobot").expanduser()
 
@@ -168,6 +177,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     observer: ObserverSettings = Field(default_factory=ObserverSettings)
     kv_cache: KVCacheSettings = Field(default_factory=KVCacheSettings)
+    vault: VaultSettings = Field(default_factory=VaultSettings)
 
     @classmethod
     def settings_customise_sources(
