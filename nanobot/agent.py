@@ -21,7 +21,7 @@ from nanobot.backends.base import ChatModel, Generation, Message
 from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, TurnDone
 from nanobot.features import Feature, merge_sections
-from nanobot.prefill import Prefill
+from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
 from nanobot.prompt import BuiltPrompt, build_prompt
 from nanobot.sections import CoreSections
 from nanobot.session import Transcript
@@ -113,14 +113,26 @@ class Agent:
         self._runner, self._runner_built = runner, True
 
     # -- prefill while the user types (nanobot.prefill) -----------------------------------------
-    def prefill(self) -> None:
+    def prefill(self, draft: str = "") -> None:
         """Start evaluating the next turn's known prefix in the background (interactive front ends
-        call this once the prompt is shown); every later use of the model stops it first."""
+        call this once the prompt is shown, and with the ``draft`` as the user types); every later use
+        of the model stops it first. Returns at once."""
         if not self.settings.chat.prefill or not Prefill.supported(self.model):
             return
         if self._prefill is None or self._prefill.model is not self.model:
             self._prefill = Prefill(self.model)
-        self._prefill.start([Message(role="system", content=self.system_prompt().text), *self.history])
+        base = [Message(role="system", content=self.system_prompt().text), *self.history]
+        if not draft.strip() or draft.startswith("/"):
+            self._prefill.start(base)
+            return
+        pre, key = self._prefill, (draft, len(self.history))
+
+        def tokens() -> list[int]:  # on the prefill thread, once typing pauses
+            block = self.memory_block(draft)
+            pre.draft = (key, block)
+            return known_prefix(self.model, base, f"{block}\n\n{draft}" if block else draft)
+
+        pre.start(tokens, delay=DEBOUNCE_S)
 
     def stop_prefill(self) -> Prefill | None:
         """Cancel a running prefill (between chunks) and wait for the model to be free."""
@@ -155,8 +167,13 @@ class Agent:
         if self.transcript is None:
             yield from self.start_session()
         self.transcript.append("user", text)  # first: whatever fails below, the message is kept
+        typed = self.stop_prefill()  # the model is ours from here on
         try:
-            memory = self.memory_block(text)
+            if typed is not None and typed.draft is not None and typed.draft[0] == (text, len(self.history)):
+                memory = typed.draft[1]  # looked up while the user paused before Enter
+                typed.draft = None
+            else:
+                memory = self.memory_block(text)
         except Exception as e:  # per-turn blocks are derived data (memory): never block a turn
             memory = ""
             yield Notice(text=f"memory lookup failed, answering without it: {e}", level="warning")
@@ -164,7 +181,6 @@ class Agent:
         if memory:
             self.transcript.append("event", "memory", sent=sent)
         messages = self.messages_for(sent)
-        self.stop_prefill()  # the model is ours from here on
         yield from self._fit(messages)
         user_msg = messages[-1]
         yield from self._run_hooks("on_turn_start")

@@ -77,6 +77,8 @@ class ChatUI:
 
         history = self.agent.settings.home / "input_history"
         session = PromptSession(history=FileHistory(str(history)), key_bindings=kb)
+        # as the user types, the draft is prefilled (after a pause; never blocks a keystroke)
+        session.default_buffer.on_text_changed += lambda buf: self.agent.prefill(buf.text)
         while True:
             try:
                 text = session.prompt([("bold ansigreen", "You: ")], multiline=False)
