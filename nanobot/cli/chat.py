@@ -68,12 +68,18 @@ class ChatUI:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
         from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.keys import Keys
 
         kb = KeyBindings()
 
         @kb.add("escape", "enter")
         def _newline(event) -> None:
             event.current_buffer.insert_text("\n")
+
+        @kb.add(Keys.Vt100MouseEvent)
+        def _stray_mouse(event) -> None:
+            """Mouse tracking is off, so this is a stray or pasted escape sequence: ignore it (the
+            default handler raises on malformed ones)."""
 
         history = self.agent.settings.home / "input_history"
         session = PromptSession(history=FileHistory(str(history)), key_bindings=kb)
