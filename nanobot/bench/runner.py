@@ -229,16 +229,16 @@ def _warm_up(agent, backend: LlamaBackend) -> None:
     backend.llm.reset()
 
 
-TYPING_S = 3.0  # simulated typing time of a first message, word by word (the prefill gets at most this)
+TYPING_WPM = 60  # simulated typing of a first message, word by word: a fast typist (average is ~40)
 
 
 def _type(agent, text: str) -> None:
-    """The user types ``text`` word by word over TYPING_S seconds (the front end passes each draft
-    to ``agent.prefill``), then presses Enter right after the last word."""
+    """The user types ``text`` word by word at TYPING_WPM (the front end passes each draft to
+    ``agent.prefill``), then presses Enter right after the last word."""
     agent.prefill()
     words = text.split()
     for i in range(1, len(words) + 1):
-        time.sleep(TYPING_S / len(words))
+        time.sleep(60 / TYPING_WPM)
         agent.prefill(" ".join(words[:i]))
     agent.stop_prefill()
 
