@@ -115,12 +115,16 @@ class Agent:
     # -- prefill while the user types (nanobot.prefill) -----------------------------------------
     def prefill(self) -> None:
         """Start evaluating the next turn's known prefix in the background (interactive front ends
-        call this once the prompt is shown); every later use of the model stops it first."""
-        if not self.settings.chat.prefill or not Prefill.supported(self.model):
+        call this once the prompt is shown), after the features' idle work (``Feature.idle_work``);
+        every later use of the model stops it first."""
+        work = [w for f in self.features if (w := f.idle_work(self)) is not None]
+        prefix = self.settings.chat.prefill and Prefill.supported(self.model)
+        if not work and not prefix:
             return
         if self._prefill is None or self._prefill.model is not self.model:
             self._prefill = Prefill(self.model)
-        self._prefill.start([Message(role="system", content=self.system_prompt().text), *self.history])
+        self._prefill.start([Message(role="system", content=self.system_prompt().text), *self.history],
+                            before=work, prefix=prefix)
 
     def stop_prefill(self) -> Prefill | None:
         """Cancel a running prefill (between chunks) and wait for the model to be free."""
@@ -164,6 +168,8 @@ class Agent:
         if memory:
             self.transcript.append("event", "memory", sent=sent)
         messages = self.messages_for(sent)
+        if self._prefill is not None and (finishing := self._prefill.cancel()):
+            yield Notice(text=finishing)  # idle work the user's message waits for (the observation)
         self.stop_prefill()  # the model is ours from here on
         yield from self._fit(messages)
         user_msg = messages[-1]

@@ -140,7 +140,7 @@ def test_pressure_observation_with_the_real_model(home, model):
 
 def test_unusable_real_draft_falls_back_and_says_so(home, model, monkeypatch):
     """The real model under a grammar that admits only an empty draft: fallback, reported."""
-    monkeypatch.setattr(observer_mod, "draft_grammar", lambda: EMPTY_DRAFT_GRAMMAR)
+    monkeypatch.setattr(observer_mod, "draft_grammar", lambda *a: EMPTY_DRAFT_GRAMMAR)
     agent, part, draft = _pressure_with_real_model(home, model)
     assert grammar_held(draft["text"])["summary"] == ""
     assert part.generator == "fallback"
