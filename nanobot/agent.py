@@ -67,7 +67,7 @@ class Agent:
         """Graceful end (/quit, EOF, Ctrl-C exit): lets hooks (the observer) run, then records it."""
         if self.transcript is None:
             return []
-        self.stop_prefill()
+        self.stop_prefill(abandon=True)  # the session's own observation covers idle work
         events = self._run_hooks("on_session_end", reason)
         self.transcript.append("event", "session end", reason=reason)
         return events
@@ -126,10 +126,11 @@ class Agent:
         self._prefill.start([Message(role="system", content=self.system_prompt().text), *self.history],
                             before=work, prefix=prefix)
 
-    def stop_prefill(self) -> Prefill | None:
-        """Cancel a running prefill (between chunks) and wait for the model to be free."""
+    def stop_prefill(self, abandon: bool = False) -> Prefill | None:
+        """Cancel a running prefill (between chunks) and wait for the model to be free
+        (``abandon``: idle work stops too, even with its useful part done)."""
         if self._prefill is not None:
-            self._prefill.stop()
+            self._prefill.stop(abandon)
         return self._prefill
 
     # -- prompt ------------------------------------------------------------------------------

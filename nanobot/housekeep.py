@@ -65,6 +65,11 @@ def queued(home: Path) -> list[Path]:
     return sorted(jobs_dir(home).glob("*.json")) if jobs_dir(home).is_dir() else []
 
 
+def running(home: Path) -> int | None:
+    """The pid of the child working now (holding the lock), if any."""
+    return pidlock.holder(home, LOCK)
+
+
 def model_arg(model) -> str | None:
     """The model file a child can load (None for models that are not a local GGUF)."""
     path = getattr(getattr(model, "resolved", None), "path", None)
@@ -105,7 +110,7 @@ def report(settings) -> Status:
     pending = [p.stem for p in find_pending(settings) if p.stem not in jobs]
     log = log_path(settings.home)
     lines = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
-    return Status(running=pidlock.holder(settings.home, LOCK), queued=jobs, pending=pending,
+    return Status(running=running(settings.home), queued=jobs, pending=pending,
                   log=log, last_lines=lines)
 
 
@@ -140,7 +145,9 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
             path.unlink(missing_ok=True)
             written += 1
             say(f"{job.session}: observation written to {out.path} ({out.part.generator})")
-    for path in find_pending(settings, exclude=exclude or None)[: settings.observer.recover_max]:
+    kept = {p.stem for p in queued(settings.home)}  # failed jobs: the next start retries them as jobs
+    pending = [p for p in find_pending(settings, exclude=exclude or None) if p.stem not in kept]
+    for path in pending[: settings.observer.recover_max]:
         try:
             out = observe_transcript(settings, load(model), path, datetime.now().astimezone())
             written += 1

@@ -48,6 +48,7 @@ class Prefill:
         self.seconds = 0.0
         self.error = ""
         self.finishing = ""  # set by idle work that finishes after a cancel: what the turn waits for
+        self.abandoned = False
 
     @staticmethod
     def supported(model) -> bool:
@@ -59,6 +60,7 @@ class Prefill:
         self.stop()
         self._cancel.clear()
         self.evaluated, self.seconds, self.error, self.finishing = 0, 0.0, "", ""
+        self.abandoned = False
         self._thread = background.start(self._run, "nanobot-prefill", (messages, list(before), prefix))
 
     def _run(self, messages: list[Message], before: list, prefix: bool) -> None:
@@ -85,9 +87,11 @@ class Prefill:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def stop(self) -> None:
-        """Cancel (between chunks) and wait until the model is free again."""
+    def stop(self, abandon: bool = False) -> None:
+        """Cancel (between chunks) and wait until the model is free again; ``abandon``: idle work
+        must not finish what it started either (the session is ending)."""
         if self._thread is not None:
+            self.abandoned = abandon
             self._cancel.set()
             self._thread.join()
             self._thread = None

@@ -77,7 +77,9 @@ class ObserverFeature(Feature):
         self._start_external(agent)
         if self.detach and housekeep.model_arg(agent.model):
             due = self.settings.observer.reflect_on_start and reflector.reflection_due(self.settings, now)
-            if self._pending or due or housekeep.queued(self.settings.home):
+            jobs = housekeep.queued(self.settings.home)
+            self._pending = [p for p in self._pending if p.stem not in {j.stem for j in jobs}]
+            if self._pending or due or (jobs and not housekeep.running(self.settings.home)):
                 pid = self._guard(notices, "starting background housekeeping",
                                   lambda: housekeep.spawn(self.settings, housekeep.model_arg(agent.model),
                                                           exclude=sid, reflect=due))

@@ -7,7 +7,8 @@ snapshot taken when the reply ended, and ``nanobot housekeep`` rebuilds it from 
 ``Cancellable`` wraps the model for the 80% observation: once the user sends, the draft stops at the
 next token if its summary is not complete yet (``Cancelled``: nothing is written, the observer
 retries at the next idle moment); with the summary written it finishes, and the prefill's
-``finishing`` makes the next turn say what it waits for.
+``finishing`` makes the next turn say what it waits for. At session end (``abandoned``) it always
+stops: the session's own observation covers it.
 """
 
 from __future__ import annotations
@@ -69,10 +70,10 @@ class Cancellable:
         try:
             for piece in pieces:
                 self.text += piece
+                if self._ctl.cancelled() and (USEFUL not in self.text or self._ctl.abandoned):
+                    raise Cancelled
                 if USEFUL in self.text:
                     self._ctl.finishing = FINISHING  # from here on a cancel waits for the rest
-                elif self._ctl.cancelled():
-                    raise Cancelled
                 yield piece
         finally:
             close = getattr(pieces, "close", None)
