@@ -202,10 +202,9 @@ def test_cancelled_when_sent_before_anything_useful_then_retried(home, wait_s):
     agent = Agent(settings, model, interactive=True)
     hook = attach_observer(agent)
     agent.start_session()
-    base = model.prompt_tokens([Message(role="system", content=agent.system_prompt().text)])
-    model.n_ctx = int((base + 120) / 0.8)  # crossed after ~4 turns, trimmed only ~3 turns later
-    for i in range(20):
-        list(agent.turn(f"message {i} " * 8))
+    model.n_ctx = 1600  # room above the 80% mark for a 256-token draft; trimmed ~3 turns later
+    for i in range(30):
+        list(agent.turn(f"message {i} " * 40))
         if hook._idle_due:
             break
     assert hook._idle_due, "no crossing"
@@ -240,10 +239,9 @@ def test_session_end_abandons_the_idle_observation(home):
     agent = Agent(settings, model, interactive=True)
     hook = attach_observer(agent)
     agent.start_session()
-    base = model.prompt_tokens([Message(role="system", content=agent.system_prompt().text)])
-    model.n_ctx = int((base + 120) / 0.8)
+    model.n_ctx = 1600
     while not hook._idle_due:
-        list(agent.turn("message " * 16))
+        list(agent.turn("message " * 80))
     agent.prefill()
     wait_for(lambda: agent._prefill.finishing == FINISHING, timeout=10, what="the summary drafted")
     agent.end_session("quit")

@@ -34,7 +34,13 @@ from nanobot.features import Feature
 from nanobot.observer import external, reflector
 from nanobot.observer.context import load_context, update_context
 from nanobot.observer.idle import Cancellable, Cancelled, SessionView
-from nanobot.observer.observer import find_pending, observe_live, observe_transcript
+from nanobot.observer.observer import (
+    INSTRUCTION,
+    draft_budget,
+    find_pending,
+    observe_live,
+    observe_transcript,
+)
 from nanobot.observer.state import record_written
 from nanobot.observer.timeaware import recent_spans, session_line, time_report
 from nanobot.prompt import RawSection
@@ -180,14 +186,30 @@ class ObserverFeature(Feature):
             return []
         notices: list[Notice] = []  # fired, or trimming would drop what no observation saw: now
         pct = round(100 * used / agent.model.n_ctx)
-        seen = list(agent.history)
-        out = self._guard(notices, "writing the observation", lambda: observe_live(agent, "pressure"))
+        crossing = fires or bool(self._idle_due)
+        view = self._fitted(SessionView.of(agent), oldest=not crossing)  # else: what trimming drops
+        out = self._guard(notices, "writing the observation",
+                          lambda: observe_live(view, "pressure" if crossing else "trim"))
         self._idle_due = 0
         if out is not None:
-            self._refresh_on_trim, self._covered = True, seen
-            notices.append(Notice(text=f"context at {pct}% of n_ctx: observation written to "
+            self._refresh_on_trim = True
+            self._covered += view.history
+            what = f"context at {pct}% of n_ctx" if crossing else "history trimming would drop unobserved turns"
+            notices.append(Notice(text=f"{what}: observation written to "
                                        f"{_rel(out.path, agent.workspace)}{_fallback_note(out)}"))
         return notices
+
+    def _fitted(self, view: SessionView, oldest: bool = False) -> SessionView:
+        """``view`` with only the exchanges its observation prompt can hold, so what the model saw
+        is known exactly (``_covered``): the newest ones, or (``oldest``) the oldest ones."""
+        model, system = view.model, Message(role="system", content=view.system_prompt().text)
+        cap, ask = self.settings.observer.max_tokens, Message(role="user", content=INSTRUCTION)
+        while len(view.history) > 2:
+            budget = draft_budget(cap, [(m.role, m.content) for m in view.history])
+            if model.prompt_tokens([system, *view.history, ask]) <= model.n_ctx - budget:
+                break
+            view.history = view.history[:-2] if oldest else view.history[2:]
+        return view
 
     def _in_background(self, agent) -> bool:
         return bool(agent.interactive and self.settings.observer.background)
@@ -223,7 +245,7 @@ class ObserverFeature(Feature):
     def idle_work(self, agent):
         if not (self._idle_due and self._in_background(agent)):
             return None
-        view, pct = SessionView.of(agent), self._idle_due  # taken now, on the main thread
+        view, pct = self._fitted(SessionView.of(agent)), self._idle_due  # now, on the main thread
 
         def run(ctl) -> None:
             view.model = Cancellable(agent.model, ctl)
@@ -237,7 +259,8 @@ class ObserverFeature(Feature):
                 self._idle_notices.append(Notice(level="warning", text=f"observer: writing the observation failed ({self.last_error}); the transcript is kept and the next start will retry"))
                 return
             self._idle_due = 0
-            self._refresh_on_trim, self._covered = True, view.history
+            self._refresh_on_trim = True
+            self._covered += view.history
             self._idle_notices.append(Notice(text=f"context at {pct}% of n_ctx: observation written to "
                                                   f"{_rel(out.path, agent.workspace)} while you typed"
                                                   f"{_fallback_note(out)}"))
