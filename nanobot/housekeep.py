@@ -138,6 +138,11 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
             tried.add(path)
             try:
                 job = Job.model_validate_json(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:  # torn or edited: set aside, the transcript remains
+                path.replace(path.with_suffix(".bad"))
+                say(f"{path.stem}: unreadable job set aside as {path.stem}.bad ({type(e).__name__})")
+                continue
+            try:
                 out = observe_job(settings, load(job.model), job)
             except Exception as e:  # the job file stays: the next start retries it
                 say(f"{path.stem}: failed ({type(e).__name__}: {e}); kept for the next start")
