@@ -90,7 +90,8 @@ class ObserverFeature(Feature):
                                   lambda: housekeep.spawn(self.settings, housekeep.model_arg(agent.model),
                                                           exclude=sid, reflect=due))
                 if pid:
-                    what = f"{len(self._pending)} earlier session(s) without an observation" if self._pending else "reflection"
+                    n = len(self._pending) + len(jobs)
+                    what = f"{n} earlier session(s) without an observation" if n else "reflection"
                     notices.append(Notice(text=f"{what}: housekeeping in the background (pid {pid}; `nanobot status`)"))
             self._pending = []
             return notices
