@@ -49,6 +49,7 @@ from nanobot.written import load_written
 
 START_WAIT_S = 1.0  # the most the first prompt waits for external change detection
 FALLBACK_NOTE = " (fallback: the model's draft was unusable)"
+MIN_DRAFT = 128  # a pressure draft this small still says something; below it, history gives way
 
 
 class ObserverFeature(Feature):
@@ -188,9 +189,9 @@ class ObserverFeature(Feature):
         notices: list[Notice] = []  # fired, or trimming would drop what no observation saw: now
         pct = round(100 * used / agent.model.n_ctx)
         crossing = fires or bool(self._idle_due)
-        view = self._fitted(SessionView.of(agent), oldest=not crossing)  # else: what trimming drops
+        view, budget = self._fitted(SessionView.of(agent), oldest=not crossing)  # else: what trimming drops
         out = self._guard(notices, "writing the observation",
-                          lambda: observe_live(view, "pressure" if crossing else "trim"))
+                          lambda: observe_live(view, "pressure" if crossing else "trim", budget))
         self._idle_due = 0
         if out is not None:
             self._refresh_on_trim = True
@@ -200,17 +201,19 @@ class ObserverFeature(Feature):
                                        f"{_rel(out.path, agent.workspace)}{_fallback_note(out)}"))
         return notices
 
-    def _fitted(self, view: SessionView, oldest: bool = False) -> SessionView:
+    def _fitted(self, view: SessionView, oldest: bool = False) -> tuple[SessionView, int]:
         """``view`` with only the exchanges its observation prompt can hold, so what the model saw
-        is known exactly (``_covered``): the newest ones, or (``oldest``) the oldest ones."""
+        is known exactly (``_covered``), and the draft's budget. The whole history when at least
+        ``MIN_DRAFT`` tokens are left beside it (the KV cache already holds it: only the
+        instruction is evaluated); else the newest exchanges, or (``oldest``) the oldest ones."""
         model, system = view.model, Message(role="system", content=view.system_prompt().text)
         cap, ask = self.settings.observer.max_tokens, Message(role="user", content=INSTRUCTION)
-        while len(view.history) > 2:
+        while True:
             budget = draft_budget(cap, [(m.role, m.content) for m in view.history])
-            if model.prompt_tokens([system, *view.history, ask]) <= model.n_ctx - budget:
-                break
+            room = model.n_ctx - model.prompt_tokens([system, *view.history, ask])
+            if room >= min(budget, MIN_DRAFT) or len(view.history) <= 2:
+                return view, max(32, min(budget, room))
             view.history = view.history[:-2] if oldest else view.history[2:]
-        return view
 
     def _in_background(self, agent) -> bool:
         return bool(agent.interactive and self.settings.observer.background)
@@ -246,12 +249,12 @@ class ObserverFeature(Feature):
     def idle_work(self, agent):
         if not (self._idle_due and self._in_background(agent)):
             return None
-        view, pct = self._fitted(SessionView.of(agent)), self._idle_due  # now, on the main thread
+        (view, budget), pct = self._fitted(SessionView.of(agent)), self._idle_due  # on the main thread
 
         def run(ctl) -> None:
             view.model = Cancellable(agent.model, ctl)
             try:
-                out = observe_live(view, "pressure")
+                out = observe_live(view, "pressure", budget)
             except Cancelled:
                 return  # nothing written; still due: the next idle moment retries
             except Exception as e:  # never the session's problem; the turn will say so
