@@ -113,7 +113,7 @@ def main() -> None:
     p.add_argument("--max-tokens", type=int, default=24)
     p.add_argument("--observer-max-tokens", type=int, default=None)
     p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--n-ctx", type=int, default=1024)
+    p.add_argument("--n-ctx", type=int, default=2048)
     p.add_argument("--typing", type=float, default=10.0)
     p.add_argument("--json", type=Path, default=None)
     a = p.parse_args()
