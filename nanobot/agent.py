@@ -67,7 +67,7 @@ class Agent:
         """Graceful end (/quit, EOF, Ctrl-C exit): lets hooks (the observer) run, then records it."""
         if self.transcript is None:
             return []
-        self.stop_prefill()
+        self.stop_prefill(abandon=True)  # the session's own observation covers idle work
         events = self._run_hooks("on_session_end", reason)
         self.transcript.append("event", "session end", reason=reason)
         return events
@@ -113,17 +113,21 @@ class Agent:
         self._runner, self._runner_built = runner, True
 
     # -- prefill while the user types (nanobot.prefill) -----------------------------------------
-    def prefill(self, draft: str = "") -> None:
+    def prefill(self, draft: str = "", *, idle: bool = True) -> None:
         """Start evaluating the next turn's known prefix in the background (interactive front ends
-        call this once the prompt is shown, and with the ``draft`` as the user types); every later use
-        of the model stops it first. Returns at once."""
-        if not self.settings.chat.prefill or not Prefill.supported(self.model):
+        call this once the prompt is shown, and with the ``draft`` as the user types), after the
+        features' idle work (``Feature.idle_work``; ``idle=False`` for keystrokes, which never queue
+        it again); every later use of the model stops it first. Returns at once."""
+        drafting = bool(draft.strip()) and not draft.startswith("/")
+        work = [] if drafting or not idle else [w for f in self.features if (w := f.idle_work(self)) is not None]
+        prefix = self.settings.chat.prefill and Prefill.supported(self.model)
+        if not work and not prefix:
             return
         if self._prefill is None or self._prefill.model is not self.model:
             self._prefill = Prefill(self.model)
         base = [Message(role="system", content=self.system_prompt().text), *self.history]
-        if not draft.strip() or draft.startswith("/"):
-            self._prefill.start(base)
+        if not drafting:
+            self._prefill.start(base, before=work, prefix=prefix)
             return
         pre, key = self._prefill, (draft, len(self.history))
 
@@ -134,10 +138,11 @@ class Agent:
 
         pre.start(tokens, delay=DEBOUNCE_S)
 
-    def stop_prefill(self) -> Prefill | None:
-        """Cancel a running prefill (between chunks) and wait for the model to be free."""
+    def stop_prefill(self, abandon: bool = False) -> Prefill | None:
+        """Cancel a running prefill (between chunks) and wait for the model to be free
+        (``abandon``: idle work stops too, even with its useful part done)."""
         if self._prefill is not None:
-            self._prefill.stop()
+            self._prefill.stop(abandon)
         return self._prefill
 
     # -- prompt ------------------------------------------------------------------------------
@@ -167,6 +172,8 @@ class Agent:
         if self.transcript is None:
             yield from self.start_session()
         self.transcript.append("user", text)  # first: whatever fails below, the message is kept
+        if self._prefill is not None and (finishing := self._prefill.cancel()):
+            yield Notice(text=finishing)  # idle work the user's message waits for (the observation)
         typed = self.stop_prefill()  # the model is ours from here on
         try:
             if typed is not None and typed.draft is not None and typed.draft[0] == (text, len(self.history)):

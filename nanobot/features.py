@@ -28,7 +28,7 @@ add one line to ``runtime.FEATURES``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from nanobot.events import Event, TurnDone
@@ -37,6 +37,7 @@ from nanobot.prompt import RawSection
 if TYPE_CHECKING:  # pragma: no cover
     from nanobot.agent import Agent
     from nanobot.config import Settings
+    from nanobot.prefill import Prefill
 
 Events = Iterable[Event] | None
 
@@ -68,6 +69,11 @@ class Feature:
         return None
 
     def on_session_end(self, agent: Agent, reason: str) -> Events:
+        return None
+
+    def idle_work(self, agent: Agent) -> Callable[[Prefill], None] | None:
+        """Model work for while the user reads and types (run before the prefill, on its thread);
+        it gets the ``Prefill``: ``cancelled()`` once the user sends, ``finishing`` to say it goes on."""
         return None
 
 

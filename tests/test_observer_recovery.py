@@ -6,11 +6,13 @@ import pytest
 from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
+from nanobot.housekeep import queued
 from nanobot.observer import observer as observer_mod
 from nanobot.observer.hooks import attach_observer
 from nanobot.observer.observer import find_pending, load_observation, observation_path
 from nanobot.session import read_transcript
 from nanobot.workspace import init_workspace
+from tests.housekeeping import wait_housekept
 
 TURNS = ["My name is Ada and I write a CSV parser in Rust.", "We will use serde for the rows."]
 
@@ -115,13 +117,18 @@ def test_cli_failed_write_then_next_start_recovers(cli, home):
     ws.mkdir(parents=True)
     (ws / "observations").write_text("a file where the folder should be")
     r = cli("chat", input="Remember that my cat is called Miso.\n/quit\n", env=env)
-    assert r.returncode == 0 and "observer: writing the observation failed" in r.stderr, r.stderr
-    (sessions,) = (home / "sessions").glob("*.jsonl")
-    assert "Miso" in sessions.read_text()
-    (ws / "observations").unlink()
-    r = cli("chat", input="", env=env)  # the next start notices; its end writes the observation
     assert r.returncode == 0, r.stderr
-    assert "1 earlier session(s) have no observation yet" in r.stderr
-    assert f"observed earlier session {sessions.stem}" in r.stderr
+    log = wait_housekept(home)  # the detached child failed to write; its job stays queued
+    (sessions,) = (home / "sessions").glob("*.jsonl")
+    assert f"{sessions.stem}: failed" in log and "kept for the next start" in log, log
+    assert "Miso" in sessions.read_text()
+    assert [p.stem for p in queued(home)] == [sessions.stem]
+    (ws / "observations").unlink()
+    r = cli("chat", input="", env=env)  # the next start notices and starts the child again
+    assert r.returncode == 0, r.stderr
+    assert "1 earlier session(s) without an observation: housekeeping in the background" in r.stderr
+    log = wait_housekept(home)
+    assert f"{sessions.stem}: observation written" in log, log
     obs = load_observation(ws / "observations" / f"{sessions.stem}.md")
-    assert obs.parts[0].trigger == "recovered" and obs.parts[0].turns == 1
+    assert obs.parts[0].trigger == "quit" and obs.parts[0].turns == 1  # from the queued session
+    assert not queued(home)

@@ -20,6 +20,7 @@ from nanobot.config import load_settings
 from nanobot.decode import NOTICE, scrub
 from nanobot.errors import NanobotError, StorageError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.observer.hooks import ObserverFeature
 from nanobot.runtime import build_agent, load_model
 from nanobot.safe_text import printable
 from nanobot.workspace import encoding_warnings
@@ -42,6 +43,10 @@ class ChatUI:
         self.err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
         if interactive:  # tools that need permission (exec) ask here; piped chat cannot ask
             agent.confirm = self.confirm
+        observer = agent.feature(ObserverFeature) if agent.settings.observer.enabled else None
+        self.detached = observer is not None and agent.settings.observer.background
+        if observer is not None:  # the session's observation runs in a child: exit returns at once
+            observer.detach = self.detached
 
     def confirm(self, question: str) -> bool:
         """A y/N question on the terminal (default no); control characters in it shown escaped."""
@@ -84,7 +89,7 @@ class ChatUI:
         history = self.agent.settings.home / "input_history"
         session = PromptSession(history=FileHistory(str(history)), key_bindings=kb)
         # as the user types, the draft is prefilled (after a pause; never blocks a keystroke)
-        session.default_buffer.on_text_changed += lambda buf: self.agent.prefill(buf.text)
+        session.default_buffer.on_text_changed += lambda buf: self.agent.prefill(buf.text, idle=False)
         while True:
             try:
                 text = session.prompt([("bold ansigreen", "You: ")], multiline=False)
@@ -200,7 +205,7 @@ class ChatUI:
         except KeyboardInterrupt:
             reason = "interrupt"
         cancel = signals.watchdog(lambda: self._close(reason)) if reason in signals.REASONS.values() else None
-        if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled:
+        if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled and not self.detached:
             self.err.print("[dim]writing an observation of this session… (Ctrl-C skips the model)[/dim]")
         events = self.agent.end_session(reason)
         if cancel:

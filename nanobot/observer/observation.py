@@ -142,23 +142,41 @@ def _parse_part(chunk: str) -> ObservationPart | None:
                            generator=gen, **data)
 
 
-@lru_cache(maxsize=1)
-def draft_grammar() -> str:
+FULL_TOKENS = 256  # the draft budget the full bounds are made for
+SKELETON_TOKENS = 48  # keys, quotes and brackets of an empty draft
+
+
+def grammar_scale(max_tokens: int | None) -> float:
+    """How much of the full string bounds a ``max_tokens`` budget affords (1.0 = all, >= 0.25).
+
+    >>> grammar_scale(None), grammar_scale(256), grammar_scale(152)
+    (1.0, 1.0, 0.5)
+    """
+    if not max_tokens:
+        return 1.0
+    return max(0.25, min(1.0, (max_tokens - SKELETON_TOKENS) / (FULL_TOKENS - SKELETON_TOKENS)))
+
+
+@lru_cache(maxsize=8)
+def draft_grammar(max_tokens: int | None = None) -> str:
     """GBNF for ``ObservationDraft`` via llama.cpp's schema converter, every string bounded.
 
     The schema gets ``maxLength``/``maxItems`` so the whole draft stays ~200 tokens and always
-    closes within ``observer.max_tokens``. The converter spells ``maxLength`` N as N nested
-    optionals, which makes sampling slow; they are rewritten as the equivalent ``char{0,N}``.
+    closes within ``observer.max_tokens``; a smaller ``max_tokens`` (a short session's budget)
+    shrinks every string bound in proportion, so the smaller draft still closes. The converter
+    spells ``maxLength`` N as N nested optionals, which makes sampling slow; they are rewritten as
+    the equivalent ``char{0,N}``.
     """
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
+    scale = grammar_scale(max_tokens)
     schema = ObservationDraft.model_json_schema()
     schema["required"] = list(ObservationDraft.model_fields)  # every key, in this order
     for key, n in GRAMMAR_CHARS.items():
-        schema["properties"][key]["maxLength"] = n
+        schema["properties"][key]["maxLength"] = max(16, int(n * scale))
     for key in LISTS:
         schema["properties"][key]["maxItems"] = GRAMMAR_ITEMS
-        schema["properties"][key]["items"]["maxLength"] = ITEM_CHARS
+        schema["properties"][key]["items"]["maxLength"] = max(16, int(ITEM_CHARS * scale))
     gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=list(ObservationDraft.model_fields))
     gbnf = re.sub(r"^char ::= .*$", lambda m: JSON_CHAR, gbnf, flags=re.M)
     return _NESTED_CHARS.sub(_bounded, gbnf)

@@ -63,7 +63,7 @@ def load_observation(path: Path) -> Observation | None:
 def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int) -> ObservationDraft | None:
     """One bounded, grammar-constrained call; None when the output is not a valid draft."""
     text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
-                                grammar=draft_grammar()))
+                                grammar=draft_grammar(max_tokens)))
     draft = parse_draft(text)
     return drop_parroting(draft) if draft is not None else None
 
@@ -182,11 +182,22 @@ def fold_into_context(doc: ContextDoc, part: ObservationPart, started: datetime 
 
 
 # -- entry points ----------------------------------------------------------------------------
-def observe_live(agent, trigger: str) -> Outcome:
+def draft_budget(cap: int, exchanges: list[tuple[str, str]]) -> int:
+    """The draft's token budget, scaled with what happened: the JSON skeleton plus a share per user
+    turn, at most ``cap`` (``observer.max_tokens``); a 2-turn session does not get a 256-token draft.
+
+    >>> draft_budget(256, [("user", "hi"), ("assistant", "hello")] * 2), draft_budget(256, [("user", "x")] * 9)
+    (160, 256)
+    """
+    turns = sum(1 for role, _ in exchanges if role == "user")
+    return max(32, min(cap, 96 + 32 * turns))
+
+
+def observe_live(agent, trigger: str, max_tokens: int | None = None) -> Outcome:
     """Observe the agent's current session (history as the model saw it)."""
     settings = agent.settings
-    max_tokens = settings.observer.max_tokens
     exchanges = [(m.role, m.content) for m in agent.history]
+    max_tokens = max_tokens or draft_budget(settings.observer.max_tokens, exchanges)
     draft, gen = draft_or_fallback(
         agent.model,
         lambda: live_messages(agent.model, agent.system_prompt().text, agent.history, max_tokens),
@@ -196,11 +207,11 @@ def observe_live(agent, trigger: str) -> Outcome:
 
 
 def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
-                       now: datetime | None = None) -> Outcome:
+                       now: datetime | None = None, max_tokens: int | None = None) -> Outcome:
     """Observe a past session from its transcript (trigger ``recovered``)."""
     records, _ = read_transcript(path)
     exchanges = [(r.role, r.content) for r in records if r.role in ("user", "assistant")]
-    max_tokens = settings.observer.max_tokens
+    max_tokens = max_tokens or draft_budget(settings.observer.max_tokens, exchanges)
     draft, gen = draft_or_fallback(model, lambda: transcript_messages(model, exchanges, max_tokens),
                                    exchanges, max_tokens)
     span = read_span(path)
