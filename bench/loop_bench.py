@@ -1,7 +1,8 @@
 """Looping replies on the bundled model: share of replies that repeat themselves, and their length,
 for each DRY setting; the loop guard's effect is computed from the same streams (it only cuts them).
 
-    .venv/bin/python bench/loop_bench.py [--dry 0,0.8] [--max-tokens 512] [--out bench/results/loops.json]
+    .venv/bin/python bench/loop_bench.py [--dry 0,1.5] [--breakers ':,",*'] [--max-tokens 512]
+        [--out bench/results/loops.json]
 
 Each of the fixed open prompts in bench/data/open_prompts.txt is sent as the first message of a
 fresh session (the template workspace's system prompt, ``[chat]`` defaults: temperature 0.3, seed 0)
@@ -22,7 +23,6 @@ from collections import Counter
 from pathlib import Path
 
 from nanobot.agent import Agent
-from nanobot.backends import sampling
 from nanobot.config import load_settings
 from nanobot.events import TurnDone
 from nanobot.loopguard import LoopGuard
@@ -43,9 +43,8 @@ def occurrences(text: str, ngram: int = 12, sentence_chars: int = 24) -> int:
 
 
 def run(dry: float, max_tokens: int, model, home: Path, breakers: list[str] | None = None) -> dict:
-    settings = load_settings(home, chat={"dry_multiplier": dry, "loop_guard": False, "max_tokens": max_tokens})
-    if breakers is not None:
-        sampling.SEQ_BREAKERS[:] = breakers
+    chat = {"dry_multiplier": dry, "loop_guard": False, "max_tokens": max_tokens}
+    settings = load_settings(home, chat=chat | ({"dry_seq_breakers": breakers} if breakers is not None else {}))
     init_workspace(settings.workspace)
     rows = []
     for prompt in PROMPTS.read_text().splitlines():
@@ -61,7 +60,7 @@ def run(dry: float, max_tokens: int, model, home: Path, breakers: list[str] | No
                      "chars": len(done.reply), "guarded_chars": len(cut.strip()),
                      "guarded_tokens": model.count_tokens(cut), "reply": done.reply})
     n = len(rows)
-    return {"dry_multiplier": dry, "seq_breakers": list(sampling.SEQ_BREAKERS), "prompts": n,
+    return {"dry_multiplier": dry, "seq_breakers": settings.chat.dry_seq_breakers, "prompts": n,
             "looping_share": round(sum(r["loops"] for r in rows) / n, 3),
             "repeating_share": round(sum(r["repeats"] for r in rows) / n, 3),
             "looping_at_max_tokens": sum(r["loops"] and r["finish"] == "length" for r in rows),
@@ -72,10 +71,10 @@ def run(dry: float, max_tokens: int, model, home: Path, breakers: list[str] | No
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--dry", default="0,0.8")
+    ap.add_argument("--dry", default="0,1.5")
     ap.add_argument("--max-tokens", type=int, default=512)
     ap.add_argument("--out", default="bench/results/loops.json")
-    ap.add_argument("--breakers", default=None, help="DRY sequence breakers, e.g. ':,\",*' (default llama.cpp's)")
+    ap.add_argument("--breakers", default=None, help="DRY sequence breakers, comma separated (default: [chat] dry_seq_breakers)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(Path(tmp))

@@ -257,7 +257,8 @@ def dry_sampler(chat) -> Any:
     from nanobot.backends.sampling import Dry
 
     return Dry(multiplier=chat.dry_multiplier, base=chat.dry_base,
-               allowed_length=chat.dry_allowed_length, penalty_last_n=chat.dry_penalty_last_n)
+               allowed_length=chat.dry_allowed_length, penalty_last_n=chat.dry_penalty_last_n,
+               seq_breakers=chat.dry_seq_breakers)
 
 
 def _stats(gen: Generation) -> dict:
