@@ -4,7 +4,7 @@
 import json
 import re
 
-from nanobot.observer.observation import ObservationDraft, draft_grammar, parse_draft
+from nanobot.observer.observation import GroundedDraft, Said, draft_grammar, parse_draft
 
 
 def test_draft_grammar_strings_exclude_raw_control_characters():
@@ -14,6 +14,6 @@ def test_draft_grammar_strings_exclude_raw_control_characters():
 
 
 def test_a_draft_with_a_raw_newline_is_not_json_but_an_escaped_one_is():
-    good = json.dumps(ObservationDraft(summary="two\nlines").model_dump())
-    assert parse_draft(good).summary == "two lines"  # whitespace normalised
+    good = json.dumps(GroundedDraft(summary=Said(text="two\nlines", quote="a\nb")).model_dump())
+    assert parse_draft(good).summary == Said(text="two lines", quote="a b")  # whitespace normalised
     assert parse_draft(good.replace("\\n", "\n")) is None  # what the old grammar let through

@@ -135,14 +135,14 @@ def test_pressure_observation_with_the_real_model(home, model):
     _, part, draft = _pressure_with_real_model(home, model)
     assert draft["finish_reason"] == "stop"  # the bounded grammar closed within max_tokens
     grammar_held(draft["text"])
-    assert part.generator == expected_generator(draft["text"])
+    assert part.generator == expected_generator(draft)
 
 
 def test_unusable_real_draft_falls_back_and_says_so(home, model, monkeypatch):
     """The real model under a grammar that admits only an empty draft: fallback, reported."""
     monkeypatch.setattr(observer_mod, "draft_grammar", lambda: EMPTY_DRAFT_GRAMMAR)
     agent, part, draft = _pressure_with_real_model(home, model)
-    assert grammar_held(draft["text"])["summary"] == ""
+    assert grammar_held(draft["text"])["summary"]["text"] == ""
     assert part.generator == "fallback"
     seen = [(m.role, m.content) for m in agent.history[: 2 * part.turns]]
     expected = fallback_draft(seen)  # extractive: what was asked, nothing invented

@@ -1,14 +1,19 @@
 """An observation: what happened in a session, its decisions and open items, as a file.
 
-``ObservationDraft`` is what the model fills in under a JSON-schema grammar (the schema is the
+``GroundedDraft`` is what the model fills in under a JSON-schema grammar (the schema is the
 pydantic model's, compiled to GBNF with every string bounded so the output is short and always
-closes). ``Observation`` is the file ``observations/<session id>.md``: a small frontmatter, then one
-part per trigger (context pressure, session end), newest last. ``render``/``parse`` round-trip.
+closes): every item is ``{"text", "quote"}``, the quote being its evidence from the session.
+``ObservationDraft`` is what is kept once the quotes are verified (``observer/evidence.py``): the
+items' text, with ``evidence`` (item -> quote). ``Observation`` is the file
+``observations/<session id>.md``: a small frontmatter, then one part per trigger (context pressure,
+session end), newest last; an item with evidence is written ``text (said: "quote")``.
+``render``/``parse`` round-trip.
 
->>> d = ObservationDraft(summary="Chose csv+serde.", decisions=["use serde"])
+>>> d = ObservationDraft(summary="Chose csv+serde.", decisions=["use serde"],
+...                      evidence={"use serde": "let's use serde"})
 >>> obs = Observation(session="20260101-100000-abcd", parts=[ObservationPart.of(d, "quit", 4)])
->>> Observation.parse(obs.render()).parts[0].decisions
-['use serde']
+>>> Observation.parse(obs.render()).parts[0].evidence
+{'use serde': "let's use serde"}
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 MAX_ITEMS = 3  # per list when parsing a file
+MAX_FACTS = 6  # facts: the user's stated facts (observer/stated.py) come first, then the model's
 GRAMMAR_ITEMS = 2  # per list the model may write
-GRAMMAR_CHARS = {"summary": 160, "focus": 60, "task": 80, "blocked": 80}  # the model's bound per field
-ITEM_CHARS = 80  # ... and per list item: ~800 characters in all, ~200 tokens
+ITEM_CHARS = 80  # the model's bound per item's text
+QUOTE_CHARS = 100  # ... and per quote
 LISTS = {"decisions": "Decisions", "open_items": "Open items", "facts": "Facts"}
 SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task", "blocked": "Blocked"}
 
@@ -38,7 +44,8 @@ class ObservationDraft(BaseModel):
     blocked: str = ""  # what the task waits on, if anything
     decisions: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
     open_items: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
-    facts: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
+    facts: list[str] = Field(default_factory=list, max_length=MAX_FACTS)
+    evidence: dict[str, str] = Field(default_factory=dict)  # item -> the quote that grounds it
 
     def cleaned(self) -> ObservationDraft:
         """Strip list numbering, drop empties and repeats (small models repeat themselves)."""
@@ -55,7 +62,36 @@ class ObservationDraft(BaseModel):
         out = {k: keep(getattr(self, k)) for k in SCALARS}
         for k in LISTS:
             out[k] = [x for x in (keep(i) for i in getattr(self, k)) if x]
-        return ObservationDraft(**out)
+        return ObservationDraft(**out, evidence=self.evidence)
+
+    def said(self, item: str) -> str:
+        """``item`` as written in a file: with its evidence, if any."""
+        quote = self.evidence.get(item, "")
+        return f'{item} (said: "{quote}")' if quote else item
+
+
+class Said(BaseModel):
+    """One item as the model writes it: the note and the words of the session it rests on."""
+
+    text: str = ""
+    quote: str = ""
+
+
+class GroundedDraft(BaseModel):
+    """What the model writes (the JSON schema of this model is the grammar)."""
+
+    summary: Said = Field(default_factory=Said)
+    focus: Said = Field(default_factory=Said)
+    task: Said = Field(default_factory=Said)
+    blocked: Said = Field(default_factory=Said)  # what the task waits on, if anything
+    decisions: list[Said] = Field(default_factory=list, max_length=MAX_ITEMS)
+    open_items: list[Said] = Field(default_factory=list, max_length=MAX_ITEMS)
+    facts: list[Said] = Field(default_factory=list, max_length=MAX_ITEMS)
+
+    def items(self) -> list[tuple[str, Said]]:
+        """(field, item) for every item, scalars first."""
+        return [*((k, getattr(self, k)) for k in SCALARS),
+                *((k, i) for k in LISTS for i in getattr(self, k))]
 
 
 class ObservationPart(ObservationDraft):
@@ -106,11 +142,11 @@ def _kv(line: str) -> tuple[str, str]:
 def _render_part(n: int, p: ObservationPart) -> str:
     lines = [f"## Part {n} · {p.at.isoformat(timespec='seconds')} · {p.trigger} · "
              f"{p.turns} turns · {p.generator}"]
-    lines += [f"{label}: {getattr(p, k)}" for k, label in SCALARS.items() if getattr(p, k)]
+    lines += [f"{label}: {p.said(getattr(p, k))}" for k, label in SCALARS.items() if getattr(p, k)]
     for k, label in LISTS.items():
         items = getattr(p, k)
         if items:
-            lines += ["", f"### {label}", *[f"- {i}" for i in items]]
+            lines += ["", f"### {label}", *[f"- {p.said(i)}" for i in items]]
     return "\n".join(lines)
 
 
@@ -123,6 +159,7 @@ def _parse_part(chunk: str) -> ObservationPart | None:
     except (ValueError, IndexError):
         return None
     data: dict = {k: [] for k in LISTS}
+    evidence: dict[str, str] = {}
     current: str | None = None
     labels = {v.lower(): k for k, v in LISTS.items()}
     scalars = {v.lower(): k for k, v in SCALARS.items()}
@@ -130,36 +167,48 @@ def _parse_part(chunk: str) -> ObservationPart | None:
         if line.startswith("### "):
             current = labels.get(line[4:].strip().lower())
         elif current and line.lstrip().startswith(("- ", "* ")):
-            data[current].append(line.lstrip()[2:].strip())
+            data[current].append(_unsaid(line.lstrip()[2:].strip(), evidence))
         elif ":" in line and not current:
             k, v = _kv(line)
             if k.lower() in scalars:
-                data[scalars[k.lower()]] = v
+                data[scalars[k.lower()]] = _unsaid(v, evidence)
     for k in LISTS:
-        data[k] = data[k][:MAX_ITEMS]
+        data[k] = data[k][:MAX_FACTS if k == "facts" else MAX_ITEMS]
     gen = bits[3] if len(bits) > 3 and bits[3] in ("model", "fallback") else "model"
     return ObservationPart(at=at, trigger=bits[1] if len(bits) > 1 else "", turns=turns,
-                           generator=gen, **data)
+                           generator=gen, evidence=evidence, **data)
+
+
+_SAID = re.compile(r'^(.*\S)\s+\(said: "(.*)"\)$')
+
+
+def _unsaid(text: str, evidence: dict[str, str]) -> str:
+    """``text (said: "quote")`` -> ``text``, the quote noted in ``evidence``."""
+    m = _SAID.match(text)
+    if not m:
+        return text
+    evidence[m.group(1)] = m.group(2)
+    return m.group(1)
 
 
 @lru_cache(maxsize=1)
 def draft_grammar() -> str:
-    """GBNF for ``ObservationDraft`` via llama.cpp's schema converter, every string bounded.
+    """GBNF for ``GroundedDraft`` via llama.cpp's schema converter, every string bounded.
 
-    The schema gets ``maxLength``/``maxItems`` so the whole draft stays ~200 tokens and always
-    closes within ``observer.max_tokens``. The converter spells ``maxLength`` N as N nested
+    The schema gets ``maxLength``/``maxItems`` so the draft stays short and always closes within
+    ``observer.max_tokens``. The converter spells ``maxLength`` N as N nested
     optionals, which makes sampling slow; they are rewritten as the equivalent ``char{0,N}``.
     """
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    schema = ObservationDraft.model_json_schema()
-    schema["required"] = list(ObservationDraft.model_fields)  # every key, in this order
-    for key, n in GRAMMAR_CHARS.items():
-        schema["properties"][key]["maxLength"] = n
-    for key in LISTS:
-        schema["properties"][key]["maxItems"] = GRAMMAR_ITEMS
-        schema["properties"][key]["items"]["maxLength"] = ITEM_CHARS
-    gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=list(ObservationDraft.model_fields))
+    said = {"type": "object", "required": ["text", "quote"], "additionalProperties": False,
+            "properties": {"text": {"type": "string", "maxLength": ITEM_CHARS},
+                           "quote": {"type": "string", "maxLength": QUOTE_CHARS}}}
+    props: dict = {k: said for k in SCALARS}
+    props |= {k: {"type": "array", "items": said, "maxItems": GRAMMAR_ITEMS} for k in LISTS}
+    schema = {"type": "object", "properties": props, "required": list(GroundedDraft.model_fields),
+              "additionalProperties": False}
+    gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=[*GroundedDraft.model_fields, "text", "quote"])
     gbnf = re.sub(r"^char ::= .*$", lambda m: JSON_CHAR, gbnf, flags=re.M)
     return _NESTED_CHARS.sub(_bounded, gbnf)
 
@@ -176,15 +225,19 @@ def _bounded(m: re.Match) -> str:
     return f'"\\"" char{{0,{m.group(0).count("char")}}} "\\"" space'
 
 
-def parse_draft(text: str) -> ObservationDraft | None:
-    """The draft in ``text``; a draft cut off by ``max_tokens`` is closed and kept if it can be.
+def parse_draft(text: str) -> GroundedDraft | None:
+    """The draft in ``text``, whitespace normalised; a draft cut off by ``max_tokens`` is closed and
+    kept if it can be.
 
-    >>> parse_draft('{"summary": "Chose serde", "focus": "cs').focus
-    'cs'
+    >>> parse_draft('{"summary": {"text": "Chose serde", "quote": "use  serde"}, "focus": {"text": "cs').focus
+    Said(text='cs', quote='')
     """
-    for tail in ("", '"', "}", '"}', "]}", '"]}', '"]}}'):
+    for tail in ("", '"', '"}', "}", '"}}', "}}", "]}", '"}]}', "}]}", '"]}', '"]}}'):
         try:
-            return ObservationDraft.model_validate_json(text + tail).cleaned()
+            draft = GroundedDraft.model_validate_json(text + tail)
         except ValidationError:
             continue
+        for _, item in draft.items():
+            item.text, item.quote = " ".join(item.text.split()), " ".join(item.quote.split())
+        return draft
     return None
