@@ -1,13 +1,14 @@
 """Grounded observations on the labelled sessions (tests/data/labelled_sessions.json), bundled model.
 
-    .venv/bin/python bench/grounding_bench.py [--out bench/results/grounding.json]
+    .venv/bin/python bench/grounding_bench.py [--free-quotes] [--out bench/results/grounding.json]
 
 Each session is replayed into a fresh home and observed live at its end (``observe_live``, as at
 /quit), then reflected into MEMORY.md. Reported: the share of CONTEXT.md (Now, Recent) and MEMORY.md
 lines grounded in what the user typed (``nanobot.bench.grounded.score``; target 100%), the share of
 stated facts captured in MEMORY.md (target >= 80%) by each mechanism: the model's grounded draft
 alone, the extractive floor (``observer/stated.py``) alone, and both (what the runtime does), and why
-the model's items were dropped.
+the model's items were dropped. ``--free-quotes`` lets the model write any quote instead of copying
+one of the user's sentences (the copy-span grammar, the default).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from nanobot.agent import Agent
 from nanobot.bench.grounded import load_labelled, now, replay, score
 from nanobot.config import load_settings
+from nanobot.observer import observer as observer_mod
 from nanobot.observer.evidence import ground
 from nanobot.observer.hooks import attach_observer
 from nanobot.observer.observation import parse_draft
@@ -46,7 +48,7 @@ class Tap:
     def stream(self, messages, **kw):
         yield from self._m.stream(messages, **kw)
         if kw.get("grammar"):
-            self.drafts.append((list(messages), self._m.last.text))
+            self.drafts.append((list(messages), self._m.last.text, self._m.last.finish_reason))
 
 
 def captured(keys_list: list[list[str]], texts: list[str]) -> list[bool]:
@@ -57,7 +59,9 @@ def captured(keys_list: list[list[str]], texts: list[str]) -> list[bool]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="bench/results/grounding.json")
+    ap.add_argument("--free-quotes", action="store_true", help="quotes as free strings, not copied spans")
     args = ap.parse_args()
+    observer_mod.COPY_SPANS = not args.free_quotes
     sessions = load_labelled()
     rows, reasons = [], Counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,7 +76,7 @@ def main() -> None:
             agent.end_session("quit")
             reflect(settings, now=now(), similarity=lexical_similarity)
             sc = score(s, settings.workspace, agent.transcript.id)
-            msgs, raw = model.drafts[-1]
+            msgs, raw, finish = model.drafts[-1]
             said = "\n".join(u for u, _ in s.turns)
             draft = parse_draft(raw)
             g = ground(draft, said, instructions_of(msgs)) if draft else None
@@ -82,7 +86,7 @@ def main() -> None:
                 "model_only": captured(s.facts, g.draft.facts if g else []),
                 "floor_only": captured(s.facts, [f for f, _ in stated_facts([u for u, _ in s.turns])]),
                 "model_items": model_items, "model_kept": len(g.draft.evidence) if g else 0,
-                "draft": raw})
+                "draft": raw, "draft_finish": finish})
     lines = [ok for r in rows for _, ok in r["lines"]]
     facts = sum(len(r["facts_captured"]) for r in rows)
 
@@ -94,7 +98,9 @@ def main() -> None:
         "stated_facts": facts, "captured_share": share("facts_captured"),
         "captured_model_only": share("model_only"), "captured_floor_only": share("floor_only"),
         "model_items": sum(r["model_items"] for r in rows), "model_items_kept": sum(r["model_kept"] for r in rows),
-        "dropped_reasons": dict(reasons), "generator": dict(Counter(r["generator"] for r in rows))}
+        "dropped_reasons": dict(reasons), "generator": dict(Counter(r["generator"] for r in rows)),
+        "copy_spans": observer_mod.COPY_SPANS,
+        "draft_finish_length": sum(r["draft_finish"] == "length" for r in rows)}
     print(json.dumps(summary, indent=1))
     Path(args.out).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from nanobot.observer.evidence import ground
-from nanobot.observer.observation import LISTS, SCALARS, GroundedDraft, parse_draft
+from nanobot.observer.observation import DRAFT_SCALARS, LISTS, GroundedDraft, parse_draft
 from nanobot.observer.observer import instructions_of
 
 
@@ -63,7 +63,7 @@ def expected_generator(call: dict) -> str:
     msgs = call["messages"]
     said = "\n".join(m.content for m in msgs[:-1] if m.role == "user")
     kept = ground(draft, said, instructions_of(msgs)).draft
-    return "model" if any(getattr(kept, k) for k in (*SCALARS, *LISTS)) else "fallback"
+    return "model" if any(getattr(kept, k) for k in (*DRAFT_SCALARS, *LISTS)) else "fallback"
 
 
 def llama_accepts(model, gbnf: str) -> bool:

@@ -113,9 +113,9 @@ def test_agent_api_end_session(home, model):
 
 
 def test_unusable_real_draft_at_session_end_falls_back_and_says_so(home, model, monkeypatch):
-    monkeypatch.setattr(observer_mod, "draft_grammar", lambda: EMPTY_DRAFT_GRAMMAR)
+    monkeypatch.setattr(observer_mod, "draft_grammar", lambda *spans: EMPTY_DRAFT_GRAMMAR)
     part, draft = _end_session_with_real_model(home, model)
-    assert grammar_held(draft["text"])["summary"]["text"] == ""
+    assert grammar_held(draft["text"])["focus"]["text"] == ""
     assert part.generator == "fallback"
     assert part.summary == "1 user message(s), starting with: " + ASK.strip()
     assert part.focus == ASK.strip() and part.decisions == []

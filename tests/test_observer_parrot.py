@@ -22,9 +22,8 @@ FABRICATED = Said(text="Porting Ferrum to Go", quote="I want to port Ferrum to G
 PARROTED = Said(text="the user's current task, decisions made, open questions and facts",
                 quote="I work on a Rust compiler")
 DRAFT = GroundedDraft(
-    summary=Said(text="Take notes on our conversation so far as JSON: a one-sentence summary",
-                 quote="My name is Ada"),
     focus=REAL, task=FABRICATED,
+    blocked=Said(text="Take notes on our conversation so far as JSON: the topic", quote="My name is Ada"),
     decisions=[Said(text="I'm glad you're happy to have me", quote="I'm glad you're happy to have me")],
     facts=[PARROTED, Said(text="User's name is Ada", quote="my name is Ada")])
 
@@ -47,7 +46,8 @@ def test_scripted_session_writes_only_grounded_items(home):
     (part,) = load_observation(observation_path(agent.workspace, agent.transcript.id)).parts
     assert part.generator == "model" and part.focus == "Ferrum, a Rust compiler"
     assert part.task == "" and part.decisions == []  # fabricated; the assistant's own words
-    assert part.summary == f"1 user message(s), starting with: {SAID}"  # parroted: the floor's
+    assert part.blocked == ""  # the instruction, parroted
+    assert part.summary == f"1 user message(s), starting with: {SAID}"  # always the floor's
     assert part.facts == [f'User said: "{SAID}"', "User's name is Ada"]  # stated floor first
     assert part.evidence["User's name is Ada"] == "my name is Ada"
     context = (agent.workspace / "CONTEXT.md").read_text()

@@ -28,11 +28,12 @@ from pydantic import BaseModel, Field, ValidationError
 
 MAX_ITEMS = 3  # per list when parsing a file
 MAX_FACTS = 6  # facts: the user's stated facts (observer/stated.py) come first, then the model's
-GRAMMAR_ITEMS = 2  # per list the model may write
-ITEM_CHARS = 80  # the model's bound per item's text
-QUOTE_CHARS = 100  # ... and per quote
+GRAMMAR_ITEMS = 1  # per list the model may write (the draft must close within observer.max_tokens)
+ITEM_CHARS = 48  # the model's bound per item's text
+QUOTE_CHARS = 60  # ... and per quote (a copied quote: one of the user's sentences, cut at a word)
 LISTS = {"decisions": "Decisions", "open_items": "Open items", "facts": "Facts"}
 SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task", "blocked": "Blocked"}
+DRAFT_SCALARS = ("focus", "task", "blocked")  # the model's: the summary is the extractive one
 
 
 class ObservationDraft(BaseModel):
@@ -80,7 +81,6 @@ class Said(BaseModel):
 class GroundedDraft(BaseModel):
     """What the model writes (the JSON schema of this model is the grammar)."""
 
-    summary: Said = Field(default_factory=Said)
     focus: Said = Field(default_factory=Said)
     task: Said = Field(default_factory=Said)
     blocked: Said = Field(default_factory=Said)  # what the task waits on, if anything
@@ -90,7 +90,7 @@ class GroundedDraft(BaseModel):
 
     def items(self) -> list[tuple[str, Said]]:
         """(field, item) for every item, scalars first."""
-        return [*((k, getattr(self, k)) for k in SCALARS),
+        return [*((k, getattr(self, k)) for k in DRAFT_SCALARS),
                 *((k, i) for k in LISTS for i in getattr(self, k))]
 
 
@@ -191,26 +191,53 @@ def _unsaid(text: str, evidence: dict[str, str]) -> str:
     return m.group(1)
 
 
-@lru_cache(maxsize=1)
-def draft_grammar() -> str:
+@lru_cache(maxsize=16)
+def draft_grammar(spans: tuple[str, ...] = ()) -> str:
     """GBNF for ``GroundedDraft`` via llama.cpp's schema converter, every string bounded.
 
     The schema gets ``maxLength``/``maxItems`` so the draft stays short and always closes within
-    ``observer.max_tokens``. The converter spells ``maxLength`` N as N nested
-    optionals, which makes sampling slow; they are rewritten as the equivalent ``char{0,N}``.
+    ``observer.max_tokens``. With ``spans`` (the user's sentences) a quote can only be one of them,
+    or empty: the model copies evidence, it cannot invent it. The converter spells ``maxLength`` N
+    as N nested optionals, which makes sampling slow; they are rewritten as the equivalent
+    ``char{0,N}``.
     """
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
+    quote = {"enum": ["", *spans]} if spans else {"type": "string", "maxLength": QUOTE_CHARS}
     said = {"type": "object", "required": ["text", "quote"], "additionalProperties": False,
-            "properties": {"text": {"type": "string", "maxLength": ITEM_CHARS},
-                           "quote": {"type": "string", "maxLength": QUOTE_CHARS}}}
-    props: dict = {k: said for k in SCALARS}
+            "properties": {"text": {"type": "string", "maxLength": ITEM_CHARS}, "quote": quote}}
+    props: dict = {k: said for k in DRAFT_SCALARS}
     props |= {k: {"type": "array", "items": said, "maxItems": GRAMMAR_ITEMS} for k in LISTS}
     schema = {"type": "object", "properties": props, "required": list(GroundedDraft.model_fields),
               "additionalProperties": False}
     gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=[*GroundedDraft.model_fields, "text", "quote"])
     gbnf = re.sub(r"^char ::= .*$", lambda m: JSON_CHAR, gbnf, flags=re.M)
+    if spans:  # the converter repeats the enum for every field: one rule, referred to by all
+        alts = {m.group(1) for m in re.finditer(r"^[\w-]*quote ::= (.*)$", gbnf, flags=re.M)}
+        gbnf = re.sub(r"^([\w-]*quote) ::= .*$", r"\1 ::= quote-span", gbnf, flags=re.M)
+        gbnf += f"\nquote-span ::= {alts.pop()}\n" if len(alts) == 1 else ""
     return _NESTED_CHARS.sub(_bounded, gbnf)
+
+
+_SPAN = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def quote_spans(said: list[str], limit: int = 40, chars: int = QUOTE_CHARS) -> tuple[str, ...]:
+    """The user's sentences (the last ``limit``), each at most ``chars`` long (cut at a word), as
+    the quotes a copy-span grammar admits.
+
+    >>> quote_spans(["My name is Ada. I work on Ferrum!", "ok"])
+    ('My name is Ada.', 'I work on Ferrum!', 'ok')
+    """
+    out: list[str] = []
+    for message in said:
+        for m in _SPAN.finditer(message):
+            s = " ".join(m.group(0).split())
+            if len(s) > chars:
+                s = s[:chars].rsplit(" ", 1)[0]
+            if len(s) >= 2 and s not in out:
+                out.append(s)
+    return tuple(out[-limit:])
 
 
 # The converter's ``char`` admits raw control characters (a newline inside a string: invalid JSON,
@@ -229,7 +256,7 @@ def parse_draft(text: str) -> GroundedDraft | None:
     """The draft in ``text``, whitespace normalised; a draft cut off by ``max_tokens`` is closed and
     kept if it can be.
 
-    >>> parse_draft('{"summary": {"text": "Chose serde", "quote": "use  serde"}, "focus": {"text": "cs').focus
+    >>> parse_draft('{"focus": {"text": "Chose serde", "quote": "use  serde"}, "task": {"text": "cs').task
     Said(text='cs', quote='')
     """
     for tail in ("", '"', '"}', "}", '"}}', "}}", "]}", '"}]}', "}]}", '"]}', '"]}}'):

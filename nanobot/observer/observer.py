@@ -30,15 +30,16 @@ from nanobot.observer.context import ContextDoc, update_context
 from nanobot.observer.evidence import ground
 from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import (
+    DRAFT_SCALARS,
     LISTS,
     MAX_FACTS,
-    SCALARS,
     GroundedDraft,
     Observation,
     ObservationDraft,
     ObservationPart,
     draft_grammar,
     parse_draft,
+    quote_spans,
 )
 from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
@@ -47,9 +48,9 @@ from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import read_text
 
 INSTRUCTION = (
-    "Take notes on our conversation so far as JSON: a one-sentence summary, the topic, the user's "
-    "current task, what blocks it, decisions made, open questions, and facts about the user. Give "
-    "every note a quote: the user's exact words that it rests on."
+    "Take notes on our conversation so far as JSON: the topic, the user's current task, what blocks "
+    "it, decisions made, open questions, and facts about the user. Give every note a quote: the "
+    "user's exact words that it rests on."
 )
 TRANSCRIPT_SYSTEM = "You write short, factual observations of chat sessions."
 
@@ -70,10 +71,15 @@ def load_observation(path: Path) -> Observation | None:
 
 
 # -- drafting --------------------------------------------------------------------------------
-def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int) -> GroundedDraft | None:
-    """One bounded, grammar-constrained call; None when the output is not a valid draft."""
+COPY_SPANS = True  # quotes copied from the user's sentences by the grammar (bench/grounding_bench.py)
+
+
+def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int,
+                   spans: tuple[str, ...] = ()) -> GroundedDraft | None:
+    """One bounded, grammar-constrained call; None when the output is not a valid draft. With
+    ``spans`` each quote is one of them (a copy-span grammar)."""
     text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
-                                grammar=draft_grammar()))
+                                grammar=draft_grammar(spans)))
     return parse_draft(text)
 
 
@@ -146,11 +152,12 @@ def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Messa
     if model is not None:
         try:
             msgs = messages()
-            raw = generate_draft(model, msgs, max_tokens)
+            spans = quote_spans(said.splitlines()) if COPY_SPANS else ()
+            raw = generate_draft(model, msgs, max_tokens, spans)
         except (Exception, KeyboardInterrupt):  # whatever the model does, the session is observed
             raw = None
         grounded = ground(raw, said, instructions_of(msgs)).draft if raw is not None else None
-        if grounded is not None and any(getattr(grounded, k) for k in (*SCALARS, *LISTS)):
+        if grounded is not None and any(getattr(grounded, k) for k in (*DRAFT_SCALARS, *LISTS)):
             return with_floor(grounded, floor), "model"
     return floor, "fallback"
 
