@@ -17,10 +17,14 @@ given (the observer's instruction and the system prompt). What passes becomes an
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field
 
 from nanobot.grounding import check
 from nanobot.observer.observation import LISTS, GroundedDraft, ObservationDraft
+
+_NUMBERING = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")
 
 
 class Grounded(BaseModel):
@@ -35,7 +39,7 @@ def ground(draft: GroundedDraft, said: str, instructions: str) -> Grounded:
     dropped: list[str] = []
     seen: set[str] = set()
     for field, item in draft.items():
-        text = item.text.strip().lstrip("-*• ").strip()
+        text = _NUMBERING.sub("", item.text).strip()  # small models number their lists
         if not text or text.lower().rstrip(".") in seen:
             continue
         verdict = check(text, item.quote, said, instructions)

@@ -48,23 +48,6 @@ class ObservationDraft(BaseModel):
     facts: list[str] = Field(default_factory=list, max_length=MAX_FACTS)
     evidence: dict[str, str] = Field(default_factory=dict)  # item -> the quote that grounds it
 
-    def cleaned(self) -> ObservationDraft:
-        """Strip list numbering, drop empties and repeats (small models repeat themselves)."""
-        seen: set[str] = set()
-
-        def keep(item: str) -> str:
-            item = re.sub(r"^\s*(\d+[.)]|[-*•])\s*", "", " ".join(item.split())).strip()
-            key = item.lower().rstrip(".")
-            if not item or key in seen:
-                return ""
-            seen.add(key)
-            return item
-
-        out = {k: keep(getattr(self, k)) for k in SCALARS}
-        for k in LISTS:
-            out[k] = [x for x in (keep(i) for i in getattr(self, k)) if x]
-        return ObservationDraft(**out, evidence=self.evidence)
-
     def said(self, item: str) -> str:
         """``item`` as written in a file: with its evidence, if any."""
         quote = self.evidence.get(item, "")
