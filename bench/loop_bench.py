@@ -1,7 +1,7 @@
 """Looping replies on the bundled model: share of replies that repeat themselves, and their length,
 for each DRY setting; the loop guard's effect is computed from the same streams (it only cuts them).
 
-    .venv/bin/python bench/loop_bench.py [--dry 0,1.5] [--breakers ':,",*'] [--max-tokens 512]
+    .venv/bin/python bench/loop_bench.py [--dry 0,0.8] [--breakers ':,",*'] [--max-tokens 512]
         [--out bench/results/loops.json]
 
 Each of the fixed open prompts in bench/data/open_prompts.txt is sent as the first message of a
@@ -71,7 +71,7 @@ def run(dry: float, max_tokens: int, model, home: Path, breakers: list[str] | No
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--dry", default="0,1.5")
+    ap.add_argument("--dry", default="0,0.8")
     ap.add_argument("--max-tokens", type=int, default=512)
     ap.add_argument("--out", default="bench/results/loops.json")
     ap.add_argument("--breakers", default=None, help="DRY sequence breakers, comma separated (default: [chat] dry_seq_breakers)")

@@ -29,8 +29,8 @@ from pydantic import BaseModel, Field, ValidationError
 MAX_ITEMS = 3  # per list when parsing a file
 MAX_FACTS = 6  # facts: the user's stated facts (observer/stated.py) come first, then the model's
 GRAMMAR_ITEMS = 1  # per list the model may write (the draft must close within observer.max_tokens)
-ITEM_CHARS = 48  # the model's bound per item's text
-QUOTE_CHARS = 60  # ... and per quote (a copied quote: one of the user's sentences, cut at a word)
+ITEM_CHARS = 40  # the model's bound per item's text
+QUOTE_CHARS = 48  # ... and per quote (a copied quote: one of the user's sentences, cut at a word)
 LISTS = {"decisions": "Decisions", "open_items": "Open items", "facts": "Facts"}
 SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task", "blocked": "Blocked"}
 DRAFT_SCALARS = ("focus", "task", "blocked")  # the model's: the summary is the extractive one
@@ -186,7 +186,7 @@ def draft_grammar(spans: tuple[str, ...] = ()) -> str:
     """
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    quote = {"enum": ["", *spans]} if spans else {"type": "string", "maxLength": QUOTE_CHARS}
+    quote = {"type": "string", "maxLength": QUOTE_CHARS}
     said = {"type": "object", "required": ["text", "quote"], "additionalProperties": False,
             "properties": {"text": {"type": "string", "maxLength": ITEM_CHARS}, "quote": quote}}
     props: dict = {k: said for k in DRAFT_SCALARS}
@@ -195,10 +195,9 @@ def draft_grammar(spans: tuple[str, ...] = ()) -> str:
               "additionalProperties": False}
     gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=[*GroundedDraft.model_fields, "text", "quote"])
     gbnf = re.sub(r"^char ::= .*$", lambda m: JSON_CHAR, gbnf, flags=re.M)
-    if spans:  # the converter repeats the enum for every field: one rule, referred to by all
-        alts = {m.group(1) for m in re.finditer(r"^[\w-]*quote ::= (.*)$", gbnf, flags=re.M)}
+    if spans:  # every quote: one rule admitting "" or a span, as a JSON string (GBNF-escaped)
         gbnf = re.sub(r"^([\w-]*quote) ::= .*$", r"\1 ::= quote-span", gbnf, flags=re.M)
-        gbnf += f"\nquote-span ::= {alts.pop()}\n" if len(alts) == 1 else ""
+        gbnf = gbnf.rstrip("\n") + "\nquote-span ::= " + " | ".join(json.dumps(json.dumps(x)) for x in ("", *spans)) + "\n"
     return _NESTED_CHARS.sub(_bounded, gbnf)
 
 

@@ -89,18 +89,18 @@ def instructions_of(messages: list[Message]) -> str:
 
 
 def fallback_draft(exchanges: list[tuple[str, str]]) -> ObservationDraft:
-    """An extractive draft when the model cannot be used: no invented facts, just what was asked and
-    what the user stated about themselves (``observer/stated.py``); each item's evidence is itself."""
+    """An extractive draft when the model cannot be used: no invented facts, just what was asked (the
+    first message is the summary and focus, the last the task) and what the user stated about themselves
+    (``observer/stated.py``); each item's evidence is itself, so the verifier keeps it (a summary that
+    framed it, "2 user message(s), starting with: ...", failed its content share)."""
     asked = [text for role, text in exchanges if role == "user" and text.strip()]
     if not asked:
         return ObservationDraft()
     first, last = _clip(asked[0], 100), _clip(asked[-1], 100)
-    summary = f"{len(asked)} user message(s), starting with: {first}"
     task = last if len(asked) > 1 else ""
     facts = stated_facts(asked, MAX_FACTS)
-    evidence = {summary: first.rstrip("…"), first: first.rstrip("…"), **({task: task.rstrip("…")} if task else {}),
-                **dict(facts)}
-    return ObservationDraft(summary=summary, focus=first, task=task, facts=[f for f, _ in facts],
+    evidence = {first: first.rstrip("…"), **({task: task.rstrip("…")} if task else {}), **dict(facts)}
+    return ObservationDraft(summary=first, focus=first, task=task, facts=[f for f, _ in facts],
                             evidence=evidence)
 
 
