@@ -29,8 +29,8 @@ from pydantic import BaseModel, Field, ValidationError
 MAX_ITEMS = 3  # per list when parsing a file
 MAX_FACTS = 6  # facts: the user's stated facts (observer/stated.py) come first, then the model's
 GRAMMAR_ITEMS = 1  # per list the model may write (the draft must close within observer.max_tokens)
-ITEM_CHARS = 40  # the model's bound per item's text
-QUOTE_CHARS = 48  # ... and per quote (a copied quote: one of the user's sentences, cut at a word)
+ITEM_CHARS = 32  # the model's bound per item's text
+QUOTE_CHARS = 40  # ... and per quote (a copied quote: one of the user's sentences, cut at a word)
 LISTS = {"decisions": "Decisions", "open_items": "Open items", "facts": "Facts"}
 SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task", "blocked": "Blocked"}
 DRAFT_SCALARS = ("focus", "task", "blocked")  # the model's: the summary is the extractive one
@@ -224,7 +224,7 @@ def quote_spans(said: list[str], limit: int = 40, chars: int = QUOTE_CHARS) -> t
 
 # The converter's ``char`` admits raw control characters (a newline inside a string: invalid JSON,
 # so the draft was lost); this one is JSON's.
-JSON_CHAR = r'char ::= [^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
+JSON_CHAR = r'char ::= [^"\\\x00-\x1f] | "\\" ["\\/bfnrt]'  # no \uXXXX: one "char", six tokens
 
 
 _NESTED_CHARS = re.compile(r'"\\"" \(char(?: \(char)*(?:\)\?)+ "\\"" space')
