@@ -21,6 +21,7 @@ from nanobot.backends.base import ChatModel, Generation, Message
 from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, TurnDone
 from nanobot.features import Feature, merge_sections
+from nanobot.loopguard import LoopGuard
 from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
 from nanobot.prompt import BuiltPrompt, build_prompt
 from nanobot.sections import CoreSections
@@ -215,6 +216,8 @@ class Agent:
         self.last = gen
         self.history += [user_msg, Message(role="assistant", content=reply)]
         self.transcript.append("assistant", reply, interrupted=interrupted, **_stats(gen))
+        if gen.finish_reason == "repetition":
+            self.transcript.append("event", "stopped: repetition")
 
     def _respond(self, messages: list[Message]) -> Iterator[Event]:
         if self.tool_runner is not None:
@@ -223,17 +226,26 @@ class Agent:
         yield from self.stream_reply(messages)
 
     def stream_reply(self, messages: list[Message], **kw: Any) -> Iterator[Event]:
-        """Plain streamed reply; ends with a TurnDone."""
+        """Plain streamed reply; ends with a TurnDone. The loop guard (``nanobot.loopguard``) stops
+        a reply that repeats itself: finish reason ``repetition``, the reply kept up to the repeat."""
         chat = self.settings.chat
         opts = dict(max_tokens=chat.max_tokens, temperature=chat.temperature)
         if hasattr(self.model, "settings"):  # the llama backend takes sampling extras
-            opts |= dict(top_p=chat.top_p, repeat_penalty=chat.repeat_penalty)
+            opts |= dict(top_p=chat.top_p, repeat_penalty=chat.repeat_penalty, dry=dry_sampler(chat))
+        guard = LoopGuard.for_chat(chat)
         parts: list[str] = []
-        for piece in self.model.stream(messages, **(opts | kw)):
+        stream = self.model.stream(messages, **(opts | kw))
+        for piece in stream:
             parts.append(piece)
             yield TextDelta(text=piece)
+            if guard is not None and guard.feed(piece):
+                stream.close()
+                break
         gen = self.model.last
-        yield TurnDone(reply="".join(parts).strip(), generation=gen)
+        reply = "".join(parts)
+        if guard is not None and guard.cut is not None:
+            gen.finish_reason, reply = "repetition", reply[: guard.cut]
+        yield TurnDone(reply=reply.strip(), generation=gen)
 
     def _fit(self, messages: list[Message]) -> Iterator[Event]:
         """Trim the oldest history so prompt + reply reserve fits n_ctx (hooks run first)."""
@@ -259,6 +271,17 @@ class Agent:
             out: Iterable[Event] | None = getattr(feature, name)(self, *args)
             events.extend(out or [])
         return events
+
+
+def dry_sampler(chat) -> Any:
+    """llama.cpp's DRY sampler settings from ``[chat]``; None when ``dry_multiplier`` is 0."""
+    if chat.dry_multiplier <= 0:
+        return None
+    from nanobot.backends.sampling import Dry
+
+    return Dry(multiplier=chat.dry_multiplier, base=chat.dry_base,
+               allowed_length=chat.dry_allowed_length, penalty_last_n=chat.dry_penalty_last_n,
+               seq_breakers=chat.dry_seq_breakers)
 
 
 def _stats(gen: Generation) -> dict:

@@ -100,6 +100,15 @@ class ChatSettings(_Strict):
     top_p: float = Field(0.95, gt=0.0, le=1.0)
     repeat_penalty: float = Field(1.1, ge=0.0)
     prefill: bool = True  # interactive chat: evaluate the next turn's known prefix while you type
+    # loops (bench/loop_bench.py): llama.cpp's DRY sampler, then a guard that stops a repeating reply
+    dry_multiplier: float = Field(0.8, ge=0.0)  # 0 turns DRY off; llama.cpp's recommended 0.8
+    dry_base: float = Field(1.75, ge=1.0)
+    dry_allowed_length: int = Field(2, ge=1)  # repeats up to this many tokens are free
+    dry_penalty_last_n: int = Field(-1, ge=-1)  # tokens looked back over; -1 = the whole context
+    dry_seq_breakers: list[str] = Field(default_factory=lambda: ["\n", ":", '"', "*"])  # llama.cpp's
+    loop_guard: bool = True  # stop a reply when a sentence or a long word run repeats
+    loop_ngram: int = Field(12, ge=4)  # words in a run whose repeat counts as a loop
+    loop_sentence_chars: int = Field(24, ge=8)  # a repeated sentence at least this long is a loop
 
 
 class ToolSettings(_Strict):

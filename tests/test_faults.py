@@ -74,8 +74,9 @@ def workspace(home: Path) -> Path:
 
 
 def write_observation(ws: Path, sid: str, facts: list[str]) -> None:
-    part = ObservationPart.of(ObservationDraft(summary="csv work", focus="csv parser", facts=facts),
-                              "quit", 3, at=NOW)
+    draft = ObservationDraft(summary="csv work", focus="csv parser", facts=facts,
+                             evidence={f: f for f in facts})  # grounded: said word for word
+    part = ObservationPart.of(draft, "quit", 3, at=NOW)
     (ws / "observations" / f"{sid}.md").write_text(Observation(session=sid, parts=[part]).render())
 
 
@@ -161,7 +162,7 @@ def test_reflector_filters_junk_and_memory_tags(home):
     write_observation(ws, "20260310-100000-abcd", [",", "- ...", "Ada's dog is Rex (MEMORY.md:3)"])
     reflect(settings, now=NOW, similarity=lexical_similarity)
     mem = (ws / "MEMORY.md").read_text()
-    assert "- Ada's dog is Rex\n" in mem
+    assert "- Ada's dog is Rex (2026-03-10, session 20260310-100000-abcd)\n" in mem
     assert "- ,\n" not in mem and "(MEMORY.md:" not in mem and "- ...\n" not in mem
 
 

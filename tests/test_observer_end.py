@@ -114,13 +114,15 @@ def test_agent_api_end_session(home, model):
     print("observer at session end:", json.dumps(model.last.model_dump(exclude={"text"})))
     assert draft["finish_reason"] == "stop"
     grammar_held(draft["text"])
-    assert part.generator == expected_generator(draft["text"])
+    assert part.generator == expected_generator(draft)
 
 
 def test_unusable_real_draft_at_session_end_falls_back_and_says_so(home, model, monkeypatch):
     monkeypatch.setattr(observer_mod, "draft_grammar", lambda *a: EMPTY_DRAFT_GRAMMAR)
     part, draft = _end_session_with_real_model(home, model)
-    assert grammar_held(draft["text"])["summary"] == ""
+    assert grammar_held(draft["text"])["focus"]["text"] == ""
     assert part.generator == "fallback"
-    assert part.summary == "1 user message(s), starting with: " + ASK.strip()
-    assert part.focus == ASK.strip() and part.facts == part.decisions == []
+    assert part.summary == ASK.strip()  # the first message: extractive, grounded in itself
+    assert part.focus == ASK.strip() and part.decisions == []
+    assert part.facts == ['User said: "I am Ada."']  # the user's own statement, word for word
+    assert part.evidence[part.facts[0]] == "I am Ada."

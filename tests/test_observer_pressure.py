@@ -13,7 +13,8 @@ from nanobot.observer.observer import fallback_draft, load_observation, observat
 from nanobot.workspace import init_workspace
 from tests.realmodel import EMPTY_DRAFT_GRAMMAR, Recorder, expected_generator, grammar_held
 
-DRAFT = json.dumps({"summary": "talked", "focus": "f", "task": "t", "decisions": ["d"],
+DRAFT = json.dumps({"focus": {"text": "f words", "quote": "word word"}, "task": {"text": "t words", "quote": "word"},
+                    "blocked": {"text": "", "quote": ""}, "decisions": [{"text": "d words", "quote": "word"}],
                     "open_items": [], "facts": []})
 
 
@@ -42,7 +43,7 @@ def make_agent(home, n_ctx=1000, **env):
 
 
 def words(n: int) -> str:
-    return " ".join(["w"] * n)
+    return " ".join(["word"] * n)
 
 
 def run(agent, text: str) -> tuple[list[Notice], bool]:
@@ -135,14 +136,14 @@ def test_pressure_observation_with_the_real_model(home, model):
     _, part, draft = _pressure_with_real_model(home, model)
     assert draft["finish_reason"] == "stop"  # the bounded grammar closed within max_tokens
     grammar_held(draft["text"])
-    assert part.generator == expected_generator(draft["text"])
+    assert part.generator == expected_generator(draft)
 
 
 def test_unusable_real_draft_falls_back_and_says_so(home, model, monkeypatch):
     """The real model under a grammar that admits only an empty draft: fallback, reported."""
     monkeypatch.setattr(observer_mod, "draft_grammar", lambda *a: EMPTY_DRAFT_GRAMMAR)
     agent, part, draft = _pressure_with_real_model(home, model)
-    assert grammar_held(draft["text"])["summary"] == ""
+    assert grammar_held(draft["text"])["focus"]["text"] == ""
     assert part.generator == "fallback"
     seen = [(m.role, m.content) for m in agent.history[: 2 * part.turns]]
     expected = fallback_draft(seen)  # extractive: what was asked, nothing invented

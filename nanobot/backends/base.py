@@ -28,7 +28,7 @@ class Generation(BaseModel):
     completion_tokens: int = 0
     ttft_s: float = 0.0  # call start -> first generated token
     total_s: float = 0.0
-    finish_reason: Literal["stop", "length", "interrupted", ""] = ""
+    finish_reason: Literal["stop", "length", "interrupted", "repetition", ""] = ""  # repetition: loop guard
 
 
 @runtime_checkable

@@ -135,7 +135,9 @@ class ChatUI:
                         self.err.print(
                             f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens} · "
                             f"evaluated {g.evaluated_tokens} · {g.completion_tokens} tok · "
-                            f"ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s]", style="dim", markup=False)
+                            f"ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s"
+                            f"{' · stopped: repetition' if g.finish_reason == 'repetition' else ''}]",
+                            style="dim", markup=False)
         except SessionSignal:
             raise  # not Ctrl-C: the session ends (run handles it)
         except KeyboardInterrupt:
