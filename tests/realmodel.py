@@ -54,6 +54,16 @@ def grammar_held(raw: str) -> dict:
     return data
 
 
+def draft_closed(call: dict) -> None:
+    """What the runtime guarantees of a recorded draft: it either closed under the grammar within its
+    budget, or (digits and symbols cost a token per character, so a bounded number of characters does
+    not bound tokens) it was cut and the parser closes it."""
+    if call["finish_reason"] == "stop":
+        grammar_held(call["text"])
+    else:
+        assert call["finish_reason"] == "length" and parse_draft(call["text"]) is not None, call["text"]
+
+
 def expected_generator(call: dict) -> str:
     """Which part the runtime must write for the recorded draft ``call``: "model" when any item of the
     draft is grounded in what the user said (the user turns the model saw), else "fallback"."""

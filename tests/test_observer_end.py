@@ -17,7 +17,13 @@ from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import init_workspace
 from tests.conftest import ROOT, cli_env
 from tests.housekeeping import wait_housekept
-from tests.realmodel import EMPTY_DRAFT_GRAMMAR, Recorder, expected_generator, grammar_held
+from tests.realmodel import (
+    EMPTY_DRAFT_GRAMMAR,
+    Recorder,
+    draft_closed,
+    expected_generator,
+    grammar_held,
+)
 
 FAST = {"NANOBOT_CHAT__MAX_TOKENS": "24", "NANOBOT_OBSERVER__REFLECT_ON_START": "false",
         "NANOBOT_MEMORY__ENABLED": "false"}
@@ -112,8 +118,7 @@ def test_agent_api_end_session(home, model):
     """Whatever the model writes: the grammar held and the right part was written."""
     part, draft = _end_session_with_real_model(home, model)
     print("observer at session end:", json.dumps(model.last.model_dump(exclude={"text"})))
-    assert draft["finish_reason"] == "stop"
-    grammar_held(draft["text"])
+    draft_closed(draft)
     assert part.generator == expected_generator(draft)
 
 

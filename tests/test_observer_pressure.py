@@ -11,7 +11,13 @@ from nanobot.observer import observer as observer_mod
 from nanobot.observer.hooks import FALLBACK_NOTE, attach_observer
 from nanobot.observer.observer import fallback_draft, load_observation, observation_path
 from nanobot.workspace import init_workspace
-from tests.realmodel import EMPTY_DRAFT_GRAMMAR, Recorder, expected_generator, grammar_held
+from tests.realmodel import (
+    EMPTY_DRAFT_GRAMMAR,
+    Recorder,
+    draft_closed,
+    expected_generator,
+    grammar_held,
+)
 
 DRAFT = json.dumps({"focus": {"text": "f words", "quote": "word word"}, "task": {"text": "t words", "quote": "word"},
                     "blocked": {"text": "", "quote": ""}, "decisions": [{"text": "d words", "quote": "word"}],
@@ -134,8 +140,7 @@ def test_pressure_observation_with_the_real_model(home, model):
     """Whatever the model writes: the grammar held, and the part is the model's draft exactly when
     that draft says something (otherwise the reported fallback)."""
     _, part, draft = _pressure_with_real_model(home, model)
-    assert draft["finish_reason"] == "stop"  # the bounded grammar closed within max_tokens
-    grammar_held(draft["text"])
+    draft_closed(draft)
     assert part.generator == expected_generator(draft)
 
 

@@ -201,11 +201,11 @@ def draft_budget(cap: int, exchanges: list[tuple[str, str]]) -> int:
     """The draft's token budget, scaled with what happened: the JSON skeleton plus a share per user
     turn, at most ``cap`` (``observer.max_tokens``); a 2-turn session does not get a 256-token draft.
 
-    >>> draft_budget(256, [("user", "hi"), ("assistant", "hello")] * 2), draft_budget(256, [("user", "x")] * 9)
-    (192, 256)
+    >>> draft_budget(256, [("user", "hi"), ("assistant", "hello")]), draft_budget(512, [("user", "x")] * 9)
+    (224, 480)
     """
     turns = sum(1 for role, _ in exchanges if role == "user")
-    return max(32, min(cap, 128 + 32 * turns))  # a grounded draft's skeleton is ~100 tokens
+    return max(32, min(cap, 192 + 32 * turns))  # a full grounded draft (6 items + quotes) is ~200 tokens
 
 
 def observe_live(agent, trigger: str, max_tokens: int | None = None) -> Outcome:
