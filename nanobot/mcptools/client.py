@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import logging
 import os
 import threading
 from typing import Any
@@ -26,6 +27,9 @@ import mcp_types as types
 
 from nanobot.config import McpServerSettings, Settings
 from nanobot.errors import ToolError
+
+for _name in ("mcp", "httpx2"):  # the SDK's own warnings never reach the chat's terminal
+    logging.getLogger(_name).addHandler(logging.NullHandler())
 
 _loop: asyncio.AbstractEventLoop | None = None
 _lock = threading.Lock()

@@ -156,8 +156,9 @@ class _Converter:
     def object(self, node: dict, name: str) -> str:
         self.leftover(node, {"type", "properties", "required", "additionalProperties"})
         props: dict = node.get("properties") or {}
-        if not props:
-            return "any-object" if node.get("additionalProperties") is not False else '"{" space "}" space'
+        if not props:  # no "properties" at all: any object; declared empty: only {}
+            free = "properties" not in node and node.get("additionalProperties") is not False
+            return "any-object" if free else '"{" space "}" space'
         required = [k for k in props if k in node.get("required", [])]
         optional = [k for k in props if k not in required]
         kvs = {k: self.rule(f"{name}-{_slug(k)}-kv", f"{literal(json.dumps(k))} space \":\" space "

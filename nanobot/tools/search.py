@@ -46,8 +46,11 @@ def search(tools: dict[str, Any], query: str, settings, k: int = TOP) -> list[st
     lines = {n: tool_line(n, t) for n, t in tools.items() if n != ToolSearch.name}
     if not lines:
         return []
+    # the description alone ranks best (measured on tests' 200 tools: needs at rank <= 2 vs <= 7
+    # with the name in front); a tool without one is ranked by its name's words
+    texts = [tools[n].description or n.replace("_", " ").replace(".", " ") for n in lines]
     try:
-        scores = _embedded_scores(list(lines.values()), query, settings)
+        scores = _embedded_scores(texts, query, settings)
     except Exception:  # no embedder: rank by shared words, still useful
         words = set(_words(query))
         scores = np.array([len(words & set(_words(line))) for line in lines.values()], dtype=float)
@@ -59,11 +62,10 @@ def _words(text: str) -> list[str]:
     return [w for w in "".join(c.lower() if c.isalnum() else " " for c in text).split() if len(w) > 2]
 
 
-def _embedded_scores(lines: list[str], query: str, settings) -> np.ndarray:
+def _embedded_scores(texts: list[str], query: str, settings) -> np.ndarray:
     from nanobot.memory.embedder import get_embedder
 
     emb = get_embedder(settings)
-    texts = [line.replace("_", " ").replace(".", " ") for line in lines]
     missing = [t for t in texts if t not in _vectors]
     if missing:
         _vectors.update(zip(missing, emb.embed(missing), strict=True))

@@ -6,13 +6,13 @@ DOMAINS = [
     ("git", "git branch"), ("weather", "weather forecast"), ("music", "song in the music library"),
     ("lights", "smart light bulb"), ("thermostat", "heating schedule"), ("contacts", "address book contact"),
     ("notes", "text note"), ("todo", "to-do list item"), ("photos", "photo in the gallery"),
-    ("bank", "bank transfer"), ("travel", "flight booking"), ("recipes", "cooking recipe"),
+    ("bank", "bank transfer that sends money to a payee"), ("travel", "flight booking"), ("recipes", "saved cooking recipe"),
     ("fitness", "workout session"), ("news", "news article"), ("maps", "driving route"),
     ("shopping", "shopping cart item"), ("tickets", "support ticket"),
 ]
 ACTIONS = [
     ("create", "Create a new {n}."), ("delete", "Delete a {n}."), ("list", "List every {n}."),
-    ("search", "Search for a {n} by keyword."), ("update", "Change an existing {n}."),
+    ("search", "Find a {n} by searching for a keyword."), ("update", "Change an existing {n}."),
     ("get", "Show one {n} in detail."), ("share", "Share a {n} with another person."),
     ("export", "Export each {n} to a CSV file."), ("archive", "Archive an old {n}."),
     ("count", "Count how many of each {n} there are."),

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 import time
-from typing import Literal
+from typing import Annotated, Literal
 
 from catalog import catalog
 from mcp.server.mcpserver import Image, MCPServer
@@ -42,7 +42,7 @@ def echo(text: str = Field(description="the text to repeat", max_length=40)) -> 
 
 @app.tool()
 def ship(to: Address, speed: Literal["slow", "fast"] = "slow",
-         tags: list[str] = Field(default_factory=list, max_length=3)) -> str:
+         tags: list[Annotated[str, Field(max_length=12)]] = Field(default_factory=list, max_length=3)) -> str:
     """Ship a parcel to an address."""
     record("ship", {"to": to.model_dump(), "speed": speed, "tags": tags})
     return f"shipped to {to.city} {to.zip} ({speed})"
