@@ -19,6 +19,7 @@ Example config.toml -- swapping the model is one line::
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -123,6 +124,7 @@ class ToolSettings(_Strict):
     web_search_url: str | None = None  # e.g. a SearxNG instance
     web_timeout: float = Field(10.0, gt=0)
     web_allow_hosts: list[str] = Field(default_factory=list)  # local hosts web_fetch may reach: "name" or "name:port"
+    index_max: int = Field(20, ge=1)  # more tools than this: the prompt lists groups and tool_search
 
 
 class MemorySettings(_Strict):
@@ -154,6 +156,38 @@ class KVCacheSettings(_Strict):
     max_mb: int = Field(512, ge=1)
 
 
+class McpServerSettings(_Strict):
+    """One MCP server: ``command`` (+ args, env, cwd) for stdio, or ``url`` for streamable HTTP."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: Path | None = None
+    url: str | None = None
+    # an env var whose value is sent as "Authorization: Bearer <value>", or {header = "ENV_VAR"}
+    headers_env: str | dict[str, str] | None = None
+    trust: Literal["ask", "allow"] = "ask"  # ask: like exec, a call runs only if the user agrees
+    eager: bool = False  # start with the chat instead of on first use
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("an MCP server needs exactly one of command (stdio) or url (streamable HTTP)")
+        return self
+
+
+class McpSettings(_Strict):
+    timeout_s: float = Field(30.0, gt=0)  # per call (and per start); a hung server is restarted
+    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _names(self) -> McpSettings:
+        bad = [n for n in self.servers if not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", n)]
+        if bad:
+            raise ValueError(f"MCP server name {bad[0]!r}: use letters, digits, _ or - (the tools' prefix)")
+        return self
+
+
 def default_home() -> Path:
     return Path(os.environ.get("NANOBOT_HOME") or Path.home() / ".nanobot").expanduser()
 
@@ -178,6 +212,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     observer: ObserverSettings = Field(default_factory=ObserverSettings)
     kv_cache: KVCacheSettings = Field(default_factory=KVCacheSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     @classmethod
     def settings_customise_sources(
