@@ -33,7 +33,14 @@ INSTRUCTION = (
     "List what this chat is about as JSON items. category: ongoing (a project in progress), pending "
     "(a follow-up still to do), topic (something discussed) or preference (how the user likes things). "
     "item: a short note. quote: words copied exactly from the chat that show it. resolved: true if it "
-    "is finished or no longer wanted.")
+    "is finished or no longer wanted. Example: "
+    '{"items": [{"category": "pending", "item": "Call the bank", "quote": "I need to call the bank", '
+    '"resolved": false}]}')
+
+
+# A note's or a quote's characters: JSON string characters less braces and brackets, so the model
+# cannot wander into writing JSON inside a string (seen with the 135M model: '... emojis. }, {').
+TEXT_CHAR = r'tchar ::= [^"\\{}\[\]\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
 
 
 class Suggestion(BaseModel):
@@ -59,9 +66,10 @@ def suggestions_grammar() -> str:
     schema = Suggestion.model_json_schema()
     schema["required"] = list(Suggestion.model_fields)
     item = re.sub(r"^root ::=", "suggestion ::=", args_grammar(schema), count=1, flags=re.M)
+    item = item.replace("char{", "tchar{")  # notes and quotes: no JSON punctuation inside
     root = (r'root ::= "{" space "\"items\"" space ":" space "[" space suggestion '
             rf'("," space suggestion){{0,{MAX_ITEMS - 1}}} "]" space "}}" space')
-    return f"{root}\n{item}"
+    return f"{root}\n{item}\n{TEXT_CHAR}"
 
 
 def parse_suggestions(text: str) -> list[Suggestion]:
