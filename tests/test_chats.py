@@ -203,4 +203,5 @@ def test_contextfile_round_trip_keeps_hand_lines():
             "*Last updated: 2026-11-20 02:00*\n")
     doc = ContextFile.parse(text)
     assert doc.render(group=True) == text
+    assert ContextFile.parse(text.replace("\n\n## My notes\nfree text", "")).hand == doc.hand
     assert doc.hand == {"ongoing": ["- hand line [not a date]"]} and doc.extra == ["## My notes", "free text"]
