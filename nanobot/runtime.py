@@ -36,6 +36,7 @@ FEATURES: list[tuple[Callable[[Settings], bool], str]] = [
     (lambda s: s.memory.enabled, "nanobot.memory.hook:make_feature"),  # per-turn memory retrieval
     (lambda s: s.observer.enabled, "nanobot.observer.hooks:make_feature"),  # CONTEXT.md, Time, observations
     (lambda s: bool(s.mcp.servers) and s.tools.enabled != [], "nanobot.mcptools.feature:make_feature"),  # MCP tools
+    (lambda s: True, "nanobot.chats.feature:make_feature"),  # the chat (--chat/--as), its CONTEXT.md
     (lambda s: s.kv_cache.enabled, "nanobot.kvcache:make_feature"),  # last: reads the finished prompt
 ]
 

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from nanobot.agent import Agent
+from nanobot.chats.feature import ChatContextFeature
 from nanobot.cli import signals
 from nanobot.cli.prompt import prompt_report, render_report
 from nanobot.cli.signals import SessionSignal
@@ -229,11 +230,14 @@ def register(app: typer.Typer) -> None:
     def chat(
         model: str = typer.Option(None, "--model", "-m", help="Model name or .gguf path."),
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Print per-turn token and timing figures to stderr."),
+        chat_id: str = typer.Option("local", "--chat", help="The chat this session belongs to (its own CONTEXT.md)."),
+        speaker: str = typer.Option(None, "--as", help="Who is speaking (group chats); recorded per message."),
     ) -> None:
         """Chat with the model. Piped stdin: one message per line, one reply per message."""
         settings = load_settings()
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         agent = build_agent(settings, load_model(settings, model), interactive=interactive)
+        agent.feature(ChatContextFeature).select(chat_id, speaker)
         signals.install()
         code = ChatUI(agent, interactive, verbose).run()
         if code:
