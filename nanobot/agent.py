@@ -123,9 +123,12 @@ class Agent:
         self._prefill.start([Message(role="system", content=self.system_prompt().text), *self.history])
 
     def stop_prefill(self) -> Prefill | None:
-        """Cancel a running prefill (between chunks) and wait for the model to be free."""
+        """Cancel a running prefill (between chunks), let features end their background use of the
+        model (``Feature.release_model``), and wait for the model to be free."""
         if self._prefill is not None:
             self._prefill.stop()
+        for feature in self.features:
+            feature.release_model(self)
         return self._prefill
 
     # -- prompt ------------------------------------------------------------------------------
@@ -218,6 +221,9 @@ class Agent:
         used = self.model.prompt_tokens(messages)
         if used >= self.settings.observer.threshold * self.model.n_ctx:
             yield from self._run_hooks("on_context_pressure", used)
+            if messages[1:-1] != self.history:  # a hook started a fresh context (a coding checkpoint)
+                messages[:] = self.messages_for(messages[-1].content)
+                used = self.model.prompt_tokens(messages)
         dropped = 0
         while used > budget and len(messages) > 2:
             hist = messages[1:-1]

@@ -144,6 +144,13 @@ class KVCacheSettings(_Strict):
     max_mb: int = Field(512, ge=1)
 
 
+class CodingSettings(_Strict):
+    session: str = ""  # the coding session's root id; set by `nanobot session` (empty: feature off)
+    context: int = Field(600, ge=0)  # prompt budget: descriptions, diff stat, hunks
+    describe: bool = True  # rewrite the change's living description after each turn
+    describe_tokens: int = Field(256, ge=32)  # bound on the rewrite the model writes
+
+
 def default_home() -> Path:
     return Path(os.environ.get("NANOBOT_HOME") or Path.home() / ".nanobot").expanduser()
 
@@ -168,6 +175,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     observer: ObserverSettings = Field(default_factory=ObserverSettings)
     kv_cache: KVCacheSettings = Field(default_factory=KVCacheSettings)
+    coding: CodingSettings = Field(default_factory=CodingSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -35,6 +35,7 @@ FEATURES: list[tuple[Callable[[Settings], bool], str]] = [
     (lambda s: s.tools.enabled != [], "nanobot.tools.feature:make_feature"),  # built-in tools, cron
     (lambda s: s.memory.enabled, "nanobot.memory.hook:make_feature"),  # per-turn memory retrieval
     (lambda s: s.observer.enabled, "nanobot.observer.hooks:make_feature"),  # CONTEXT.md, Time, observations
+    (lambda s: bool(s.coding.session), "nanobot.coding.feature:make_feature"),  # `nanobot session` only
     (lambda s: s.kv_cache.enabled, "nanobot.kvcache:make_feature"),  # last: reads the finished prompt
 ]
 

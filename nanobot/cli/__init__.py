@@ -21,7 +21,7 @@ app = typer.Typer(
     help="A local-model-first agent runtime: small GGUF models, lean prompts, fully offline.",
 )
 
-COMMANDS = ["chat", "workspace", "models", "prompt", "memory", "reflect", "bench", "tools", "daemon"]
+COMMANDS = ["chat", "workspace", "models", "prompt", "memory", "reflect", "bench", "tools", "daemon", "session"]
 
 for _name in COMMANDS:
     importlib.import_module(f"nanobot.cli.{_name}").register(app)

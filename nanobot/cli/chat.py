@@ -216,10 +216,14 @@ def register(app: typer.Typer) -> None:
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Print per-turn token and timing figures to stderr."),
     ) -> None:
         """Chat with the model. Piped stdin: one message per line, one reply per message."""
-        settings = load_settings()
-        interactive = sys.stdin.isatty() and sys.stdout.isatty()
-        agent = build_agent(settings, load_model(settings, model), interactive=interactive)
-        signals.install()
-        code = ChatUI(agent, interactive, verbose).run()
-        if code:
-            raise typer.Exit(code)
+        run_chat(load_settings(), model, verbose)
+
+
+def run_chat(settings, model: str | None, verbose: bool) -> None:
+    """The chat loop for ``settings`` (``nanobot chat``, ``nanobot session``); exits 1 if a turn failed."""
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    agent = build_agent(settings, load_model(settings, model), interactive=interactive)
+    signals.install()
+    code = ChatUI(agent, interactive, verbose).run()
+    if code:
+        raise typer.Exit(code)
