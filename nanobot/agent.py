@@ -127,8 +127,9 @@ class Agent:
         if self._prefill is None or self._prefill.model is not self.model:
             self._prefill = Prefill(self.model)
         base = [Message(role="system", content=self.system_prompt().text), *self.history]
-        if not drafting:
-            self._prefill.start(base, before=work, prefix=prefix)
+        if not drafting:  # first, features' background use of the model ends (on the prefill thread)
+            release = [lambda _pre: [f.release_model(self) for f in self.features]]
+            self._prefill.start(base, before=release + work, prefix=prefix)
             return
         pre, key = self._prefill, (draft, len(self.history))
 
@@ -144,6 +145,8 @@ class Agent:
         (``abandon``: idle work stops too, even with its useful part done)."""
         if self._prefill is not None:
             self._prefill.stop(abandon)
+        for feature in self.features:  # their background use of the model ends (Feature.release_model)
+            feature.release_model(self)
         return self._prefill
 
     # -- prompt ------------------------------------------------------------------------------
@@ -253,6 +256,9 @@ class Agent:
         used = self.model.prompt_tokens(messages)
         if used >= self.settings.observer.threshold * self.model.n_ctx:
             yield from self._run_hooks("on_context_pressure", used)
+            if messages[1:-1] != self.history:  # a hook started a fresh context (a coding checkpoint)
+                messages[:] = self.messages_for(messages[-1].content)
+                used = self.model.prompt_tokens(messages)
         dropped = 0
         while used > budget and len(messages) > 2:
             hist = messages[1:-1]

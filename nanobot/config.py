@@ -199,6 +199,11 @@ class ConsolidationSettings(_Strict):
     stale_days: int = Field(7, ge=1)  # older than this: injected with a note saying so
     max_tokens: int = Field(320, ge=64)  # the suggester's output per window
     merge_similarity: float = Field(0.85, gt=0.0, le=1.0)  # same item (embedding cosine) -> one line
+class CodingSettings(_Strict):
+    session: str = ""  # the coding session's root id; set by `nanobot session` (empty: feature off)
+    context: int = Field(600, ge=0)  # prompt budget: descriptions, diff stat, hunks
+    describe: bool = True  # rewrite the change's living description after each turn
+    describe_tokens: int = Field(256, ge=32)  # bound on the rewrite the model writes
 
 
 def default_home() -> Path:
@@ -227,6 +232,7 @@ class Settings(BaseSettings):
     kv_cache: KVCacheSettings = Field(default_factory=KVCacheSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
+    coding: CodingSettings = Field(default_factory=CodingSettings)
 
     @classmethod
     def settings_customise_sources(

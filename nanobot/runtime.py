@@ -37,6 +37,7 @@ FEATURES: list[tuple[Callable[[Settings], bool], str]] = [
     (lambda s: s.observer.enabled, "nanobot.observer.hooks:make_feature"),  # CONTEXT.md, Time, observations
     (lambda s: bool(s.mcp.servers) and s.tools.enabled != [], "nanobot.mcptools.feature:make_feature"),  # MCP tools
     (lambda s: True, "nanobot.chats.feature:make_feature"),  # the chat (--chat/--as), its CONTEXT.md
+    (lambda s: bool(s.coding.session), "nanobot.coding.feature:make_feature"),  # `nanobot session` only
     (lambda s: s.kv_cache.enabled, "nanobot.kvcache:make_feature"),  # last: reads the finished prompt
 ]
 

@@ -234,11 +234,18 @@ def register(app: typer.Typer) -> None:
         speaker: str = typer.Option(None, "--as", help="Who is speaking (group chats); recorded per message."),
     ) -> None:
         """Chat with the model. Piped stdin: one message per line, one reply per message."""
-        settings = load_settings()
-        interactive = sys.stdin.isatty() and sys.stdout.isatty()
-        agent = build_agent(settings, load_model(settings, model), interactive=interactive)
-        agent.feature(ChatContextFeature).select(chat_id, speaker)
-        signals.install()
-        code = ChatUI(agent, interactive, verbose).run()
-        if code:
-            raise typer.Exit(code)
+        run_chat(load_settings(), model, verbose, chat_id, speaker)
+
+
+def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
+             speaker: str | None = None) -> None:
+    """The chat loop for ``settings`` (``nanobot chat``, ``nanobot session``); exits 1 if a turn failed."""
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    agent = build_agent(settings, load_model(settings, model), interactive=interactive)
+    chats = agent.feature(ChatContextFeature)
+    if chats is not None:
+        chats.select(chat_id, speaker)
+    signals.install()
+    code = ChatUI(agent, interactive, verbose).run()
+    if code:
+        raise typer.Exit(code)
