@@ -12,14 +12,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nanobot.agent import Agent
+from nanobot.backends.base import ChatModel
 from nanobot.backends.llama import LlamaBackend
 from nanobot.config import Settings, load_settings
 from nanobot.models import resolve_model
 from nanobot.workspace import init_workspace
 
 
-def load_model(settings: Settings, model: str | None = None, vocab_only: bool = False) -> LlamaBackend:
-    return LlamaBackend(resolve_model(settings, model), vocab_only=vocab_only)
+def load_model(settings: Settings, model: str | None = None, vocab_only: bool = False) -> ChatModel:
+    """The named model: in process (a GGUF), or a model server's client when it has ``base_url``."""
+    resolved = resolve_model(settings, model)
+    if resolved.remote:
+        from nanobot.backends.openai_http import OpenAIHTTPBackend
+
+        return OpenAIHTTPBackend(resolved)
+    return LlamaBackend(resolved, vocab_only=vocab_only)
 
 
 def build_agent(settings: Settings, backend, *, interactive: bool = False) -> Agent:
@@ -35,6 +42,7 @@ FEATURES: list[tuple[Callable[[Settings], bool], str]] = [
     (lambda s: s.tools.enabled != [], "nanobot.tools.feature:make_feature"),  # built-in tools, cron
     (lambda s: s.memory.enabled, "nanobot.memory.hook:make_feature"),  # per-turn memory retrieval
     (lambda s: s.observer.enabled, "nanobot.observer.hooks:make_feature"),  # CONTEXT.md, Time, observations
+    (lambda s: True, "nanobot.remote:make_feature"),  # a model server: what it can do, said once per session
     (lambda s: s.kv_cache.enabled, "nanobot.kvcache:make_feature"),  # last: reads the finished prompt
 ]
 

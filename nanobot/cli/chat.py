@@ -120,7 +120,7 @@ class ChatUI:
                     if self.verbose:
                         g = ev.generation
                         self.err.print(
-                            f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens} · "
+                            f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens if g.reuse_known else '?'} · "
                             f"evaluated {g.evaluated_tokens} · {g.completion_tokens} tok · "
                             f"ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s]", style="dim", markup=False)
         except SessionSignal:
