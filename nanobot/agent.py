@@ -208,6 +208,9 @@ class Agent:
             self._record(user_msg, self.model.last.text.strip(), self.model.last, interrupted=True)
             raise  # Ctrl-C closed us mid-reply: what was said is kept, the session goes on
         except Exception as e:
+            last = self.model.last
+            if last.finish_reason == "interrupted" and last.text.strip():  # e.g. a model server gone mid-reply
+                self._record(user_msg, last.text.strip(), last, interrupted=True, partial=True)
             self.transcript.append("event", "turn failed", error=str(e))
             raise
         assert done is not None, "a responder must end with TurnDone"
@@ -215,10 +218,10 @@ class Agent:
         yield from self._run_hooks("on_turn_end", done)
         yield done
 
-    def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool) -> None:
+    def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, **extra: Any) -> None:
         self.last = gen
         self.history += [user_msg, Message(role="assistant", content=reply)]
-        self.transcript.append("assistant", reply, interrupted=interrupted, **_stats(gen))
+        self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **_stats(gen))
         if gen.finish_reason == "repetition":
             self.transcript.append("event", "stopped: repetition")
 

@@ -67,9 +67,22 @@ class ModelSettings(_Strict):
     chat_format: str | None = None  # None = the GGUF's own chat template
     repack: bool | None = None  # weight repacking (extra buffer types); None = auto
     seed: int = 0
+    # An OpenAI-compatible model server instead of a GGUF file (nanobot/backends/openai_http.py):
+    base_url: str | None = None  # e.g. "http://127.0.0.1:8080/v1"
+    served_model: str | None = None  # the server's name for the model (default: the config name)
+    api_key_env: str | None = None  # NAME of an environment variable holding the key (never the key)
+    connect_timeout: float = Field(3.0, gt=0)  # seconds to reach the server
+    read_timeout: float = Field(120.0, gt=0)  # most seconds the server may stay silent mid-request
+    structured: Literal["auto", "grammar", "vllm", "json_schema", "none"] = "auto"  # how to constrain
 
     @model_validator(mode="after")
     def _check_combinations(self) -> ModelSettings:
+        if self.base_url and self.path:
+            raise ValueError("a model has either path (a GGUF file) or base_url (a model server), not both; remove one")
+        if self.base_url and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https:// (got {self.base_url!r})")
+        if self.api_key_env and not self.api_key_env.replace("_", "a").isalnum():
+            raise ValueError("api_key_env is the NAME of an environment variable (e.g. VLLM_API_KEY), never the key itself")
         if self.type_v and self.type_v not in _UNQUANTIZED and not self.flash_attn:
             raise ValueError(
                 f"type_v = '{self.type_v}' (a quantized V cache) needs flash_attn = true; "

@@ -134,7 +134,7 @@ class ChatUI:
                     if self.verbose:
                         g = ev.generation
                         self.err.print(
-                            f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens} · "
+                            f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens if g.reuse_known else '?'} · "
                             f"evaluated {g.evaluated_tokens} · {g.completion_tokens} tok · "
                             f"ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s"
                             f"{' · stopped: repetition' if g.finish_reason == 'repetition' else ''}]",
