@@ -105,7 +105,10 @@ class OpenAIHTTPBackend:
 
     def stream(self, messages: list[Message], *, max_tokens: int = 512, temperature: float = 0.3,
                grammar: str | None = None, prefill: str = "", stop: list[str] | None = None,
-               top_p: float | None = None, repeat_penalty: float | None = None) -> Iterator[str]:
+               top_p: float | None = None, repeat_penalty: float | None = None,
+               dry: object = None) -> Iterator[str]:
+        # ``dry``: llama.cpp's in-process DRY sampler; a server samples with its own settings (the
+        # stream-level loop guard still applies)
         body, wrapped = chat_body(self.caps, self.served, [m.as_dict() for m in messages],
                                   max_tokens=max_tokens, temperature=temperature, top_p=top_p,
                                   repeat_penalty=repeat_penalty, grammar=grammar, prefill=prefill, stop=stop)
