@@ -10,14 +10,12 @@ from rich.table import Table
 from nanobot.atomic import atomic_write
 from nanobot.bench.figures import Stat
 from nanobot.bench.server import ServerBench, run_server_bench
+from nanobot.cli.bench import _s as fmt_stat
 from nanobot.config import Settings
 
 
 def _s(st: Stat, unit: str = "s", digits: int = 3) -> str:
-    if st.n == 0:
-        return "-"
-    spread = f" ± {st.spread / 2:.{digits}f}" if st.n > 1 else ""
-    return f"{st.median:.{digits}f}{spread} {unit}".strip()
+    return fmt_stat(st, unit, digits)
 
 
 def render(r: ServerBench, console: Console) -> None:
