@@ -57,11 +57,13 @@ def grammar_held(raw: str) -> dict:
 def draft_closed(call: dict) -> None:
     """What the runtime guarantees of a recorded draft: it either closed under the grammar within its
     budget, or (digits and symbols cost a token per character, so a bounded number of characters does
-    not bound tokens) it was cut and the parser closes it."""
+    not bound tokens) it was cut: closed by the parser, or the reported fallback."""
     if call["finish_reason"] == "stop":
         grammar_held(call["text"])
     else:
-        assert call["finish_reason"] == "length" and parse_draft(call["text"]) is not None, call["text"]
+        # cut by max_tokens: the parser closes it when it can, else the extractive fallback is taken
+        # and reported (``expected_generator`` checks which part was written)
+        assert call["finish_reason"] == "length", call
 
 
 def expected_generator(call: dict) -> str:
