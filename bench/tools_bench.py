@@ -1,6 +1,8 @@
 """Tool-calling figures on the bundled model: index vs schema tokens, decision and argument latency.
 
-    .venv/bin/python bench/tools_bench.py [--json out.json]
+    .venv/bin/python bench/tools_bench.py [--json out.json] [--base-url http://127.0.0.1:8000/v1]
+
+``--base-url``: the same requests against an OpenAI-compatible model server (constraints over the wire).
 
 Runs the fixed request set of tests/test_tools_model.py: for each request the free decision step, and
 the argument step for the request's tool (forced), at temperature 0. Prints one JSON object.
@@ -31,13 +33,16 @@ from nanobot.workspace import init_workspace  # noqa: E402
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", type=Path, help="also write the figures here")
-    out_path = ap.parse_args().json
+    ap.add_argument("--base-url", help="an OpenAI-compatible model server to run the requests against")
+    opts = ap.parse_args()
+    out_path = opts.json
     home = Path(tempfile.mkdtemp(prefix="nanobot-toolbench-"))
-    settings = load_settings(home, chat={"temperature": 0, "max_tokens": 48},
+    server = {"models": {"server": {"base_url": opts.base_url}}} if opts.base_url else {}
+    settings = load_settings(home, **server, chat={"temperature": 0, "max_tokens": 48},
                              memory={"enabled": False}, observer={"enabled": False},
                              kv_cache={"enabled": False}, tools={"web_timeout": 1.0})
     init_workspace(settings.workspace)
-    agent = Agent(settings, load_model(settings))
+    agent = Agent(settings, load_model(settings, "server" if opts.base_url else None))
     runner = attach_tools(agent)
     agent.start_session()
     valid = total = chose_tool = 0

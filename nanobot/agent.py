@@ -21,7 +21,8 @@ from nanobot.backends.base import ChatModel, Generation, Message
 from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, TurnDone
 from nanobot.features import Feature, merge_sections
-from nanobot.prefill import Prefill
+from nanobot.loopguard import LoopGuard
+from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
 from nanobot.prompt import BuiltPrompt, build_prompt
 from nanobot.sections import CoreSections
 from nanobot.session import Transcript
@@ -67,7 +68,7 @@ class Agent:
         """Graceful end (/quit, EOF, Ctrl-C exit): lets hooks (the observer) run, then records it."""
         if self.transcript is None:
             return []
-        self.stop_prefill()
+        self.stop_prefill(abandon=True)  # the session's own observation covers idle work
         events = self._run_hooks("on_session_end", reason)
         self.transcript.append("event", "session end", reason=reason)
         return events
@@ -113,19 +114,39 @@ class Agent:
         self._runner, self._runner_built = runner, True
 
     # -- prefill while the user types (nanobot.prefill) -----------------------------------------
-    def prefill(self) -> None:
+    def prefill(self, draft: str = "", *, idle: bool = True) -> None:
         """Start evaluating the next turn's known prefix in the background (interactive front ends
-        call this once the prompt is shown); every later use of the model stops it first."""
-        if not self.settings.chat.prefill or not Prefill.supported(self.model):
+        call this once the prompt is shown, and with the ``draft`` as the user types), after the
+        features' idle work (``Feature.idle_work``; ``idle=False`` for keystrokes, which never queue
+        it again); every later use of the model stops it first. Returns at once."""
+        drafting = bool(draft.strip()) and not draft.startswith("/")
+        work = [] if drafting or not idle else [w for f in self.features if (w := f.idle_work(self)) is not None]
+        prefix = self.settings.chat.prefill and Prefill.supported(self.model)
+        if not work and not prefix:
             return
         if self._prefill is None or self._prefill.model is not self.model:
             self._prefill = Prefill(self.model)
-        self._prefill.start([Message(role="system", content=self.system_prompt().text), *self.history])
+        base = [Message(role="system", content=self.system_prompt().text), *self.history]
+        if not drafting:  # first, features' background use of the model ends (on the prefill thread)
+            release = [lambda _pre: [f.release_model(self) for f in self.features]]
+            self._prefill.start(base, before=release + work, prefix=prefix)
+            return
+        pre, key = self._prefill, (draft, len(self.history))
 
-    def stop_prefill(self) -> Prefill | None:
-        """Cancel a running prefill (between chunks) and wait for the model to be free."""
+        def tokens() -> list[int]:  # on the prefill thread, once typing pauses
+            block = self.memory_block(draft)
+            pre.draft = (key, block)
+            return known_prefix(self.model, base, f"{block}\n\n{draft}" if block else draft)
+
+        pre.start(tokens, delay=DEBOUNCE_S)
+
+    def stop_prefill(self, abandon: bool = False) -> Prefill | None:
+        """Cancel a running prefill (between chunks) and wait for the model to be free
+        (``abandon``: idle work stops too, even with its useful part done)."""
         if self._prefill is not None:
-            self._prefill.stop()
+            self._prefill.stop(abandon)
+        for feature in self.features:  # their background use of the model ends (Feature.release_model)
+            feature.release_model(self)
         return self._prefill
 
     # -- prompt ------------------------------------------------------------------------------
@@ -155,8 +176,15 @@ class Agent:
         if self.transcript is None:
             yield from self.start_session()
         self.transcript.append("user", text)  # first: whatever fails below, the message is kept
+        if self._prefill is not None and (finishing := self._prefill.cancel()):
+            yield Notice(text=finishing)  # idle work the user's message waits for (the observation)
+        typed = self.stop_prefill()  # the model is ours from here on
         try:
-            memory = self.memory_block(text)
+            if typed is not None and typed.draft is not None and typed.draft[0] == (text, len(self.history)):
+                memory = typed.draft[1]  # looked up while the user paused before Enter
+                typed.draft = None
+            else:
+                memory = self.memory_block(text)
         except Exception as e:  # per-turn blocks are derived data (memory): never block a turn
             memory = ""
             yield Notice(text=f"memory lookup failed, answering without it: {e}", level="warning")
@@ -164,7 +192,6 @@ class Agent:
         if memory:
             self.transcript.append("event", "memory", sent=sent)
         messages = self.messages_for(sent)
-        self.stop_prefill()  # the model is ours from here on
         yield from self._fit(messages)
         user_msg = messages[-1]
         yield from self._run_hooks("on_turn_start")
@@ -181,6 +208,9 @@ class Agent:
             self._record(user_msg, self.model.last.text.strip(), self.model.last, interrupted=True)
             raise  # Ctrl-C closed us mid-reply: what was said is kept, the session goes on
         except Exception as e:
+            last = self.model.last
+            if last.finish_reason == "interrupted" and last.text.strip():  # e.g. a model server gone mid-reply
+                self._record(user_msg, last.text.strip(), last, interrupted=True, partial=True)
             self.transcript.append("event", "turn failed", error=str(e))
             raise
         assert done is not None, "a responder must end with TurnDone"
@@ -188,10 +218,12 @@ class Agent:
         yield from self._run_hooks("on_turn_end", done)
         yield done
 
-    def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool) -> None:
+    def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, **extra: Any) -> None:
         self.last = gen
         self.history += [user_msg, Message(role="assistant", content=reply)]
-        self.transcript.append("assistant", reply, interrupted=interrupted, **_stats(gen))
+        self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **_stats(gen))
+        if gen.finish_reason == "repetition":
+            self.transcript.append("event", "stopped: repetition")
 
     def _respond(self, messages: list[Message]) -> Iterator[Event]:
         if self.tool_runner is not None:
@@ -200,17 +232,26 @@ class Agent:
         yield from self.stream_reply(messages)
 
     def stream_reply(self, messages: list[Message], **kw: Any) -> Iterator[Event]:
-        """Plain streamed reply; ends with a TurnDone."""
+        """Plain streamed reply; ends with a TurnDone. The loop guard (``nanobot.loopguard``) stops
+        a reply that repeats itself: finish reason ``repetition``, the reply kept up to the repeat."""
         chat = self.settings.chat
         opts = dict(max_tokens=chat.max_tokens, temperature=chat.temperature)
         if hasattr(self.model, "settings"):  # the llama backend takes sampling extras
-            opts |= dict(top_p=chat.top_p, repeat_penalty=chat.repeat_penalty)
+            opts |= dict(top_p=chat.top_p, repeat_penalty=chat.repeat_penalty, dry=dry_sampler(chat))
+        guard = LoopGuard.for_chat(chat)
         parts: list[str] = []
-        for piece in self.model.stream(messages, **(opts | kw)):
+        stream = self.model.stream(messages, **(opts | kw))
+        for piece in stream:
             parts.append(piece)
             yield TextDelta(text=piece)
+            if guard is not None and guard.feed(piece):
+                stream.close()
+                break
         gen = self.model.last
-        yield TurnDone(reply="".join(parts).strip(), generation=gen)
+        reply = "".join(parts)
+        if guard is not None and guard.cut is not None:
+            gen.finish_reason, reply = "repetition", reply[: guard.cut]
+        yield TurnDone(reply=reply.strip(), generation=gen)
 
     def _fit(self, messages: list[Message]) -> Iterator[Event]:
         """Trim the oldest history so prompt + reply reserve fits n_ctx (hooks run first)."""
@@ -218,6 +259,9 @@ class Agent:
         used = self.model.prompt_tokens(messages)
         if used >= self.settings.observer.threshold * self.model.n_ctx:
             yield from self._run_hooks("on_context_pressure", used)
+            if messages[1:-1] != self.history:  # a hook started a fresh context (a coding checkpoint)
+                messages[:] = self.messages_for(messages[-1].content)
+                used = self.model.prompt_tokens(messages)
         dropped = 0
         while used > budget and len(messages) > 2:
             hist = messages[1:-1]
@@ -236,6 +280,17 @@ class Agent:
             out: Iterable[Event] | None = getattr(feature, name)(self, *args)
             events.extend(out or [])
         return events
+
+
+def dry_sampler(chat) -> Any:
+    """llama.cpp's DRY sampler settings from ``[chat]``; None when ``dry_multiplier`` is 0."""
+    if chat.dry_multiplier <= 0:
+        return None
+    from nanobot.backends.sampling import Dry
+
+    return Dry(multiplier=chat.dry_multiplier, base=chat.dry_base,
+               allowed_length=chat.dry_allowed_length, penalty_last_n=chat.dry_penalty_last_n,
+               seq_breakers=chat.dry_seq_breakers)
 
 
 def _stats(gen: Generation) -> dict:

@@ -19,6 +19,7 @@ Example config.toml -- swapping the model is one line::
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -66,9 +67,22 @@ class ModelSettings(_Strict):
     chat_format: str | None = None  # None = the GGUF's own chat template
     repack: bool | None = None  # weight repacking (extra buffer types); None = auto
     seed: int = 0
+    # An OpenAI-compatible model server instead of a GGUF file (nanobot/backends/openai_http.py):
+    base_url: str | None = None  # e.g. "http://127.0.0.1:8080/v1"
+    served_model: str | None = None  # the server's name for the model (default: the config name)
+    api_key_env: str | None = None  # NAME of an environment variable holding the key (never the key)
+    connect_timeout: float = Field(3.0, gt=0)  # seconds to reach the server
+    read_timeout: float = Field(120.0, gt=0)  # most seconds the server may stay silent mid-request
+    structured: Literal["auto", "grammar", "vllm", "json_schema", "none"] = "auto"  # how to constrain
 
     @model_validator(mode="after")
     def _check_combinations(self) -> ModelSettings:
+        if self.base_url and self.path:
+            raise ValueError("a model has either path (a GGUF file) or base_url (a model server), not both; remove one")
+        if self.base_url and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https:// (got {self.base_url!r})")
+        if self.api_key_env and not self.api_key_env.replace("_", "a").isalnum():
+            raise ValueError("api_key_env is the NAME of an environment variable (e.g. VLLM_API_KEY), never the key itself")
         if self.type_v and self.type_v not in _UNQUANTIZED and not self.flash_attn:
             raise ValueError(
                 f"type_v = '{self.type_v}' (a quantized V cache) needs flash_attn = true; "
@@ -100,6 +114,15 @@ class ChatSettings(_Strict):
     top_p: float = Field(0.95, gt=0.0, le=1.0)
     repeat_penalty: float = Field(1.1, ge=0.0)
     prefill: bool = True  # interactive chat: evaluate the next turn's known prefix while you type
+    # loops (bench/loop_bench.py): llama.cpp's DRY sampler, then a guard that stops a repeating reply
+    dry_multiplier: float = Field(0.8, ge=0.0)  # 0 turns DRY off; llama.cpp's recommended 0.8
+    dry_base: float = Field(1.75, ge=1.0)
+    dry_allowed_length: int = Field(2, ge=1)  # repeats up to this many tokens are free
+    dry_penalty_last_n: int = Field(-1, ge=-1)  # tokens looked back over; -1 = the whole context
+    dry_seq_breakers: list[str] = Field(default_factory=lambda: ["\n", ":", '"', "*"])  # llama.cpp's
+    loop_guard: bool = True  # stop a reply when a sentence or a long word run repeats
+    loop_ngram: int = Field(12, ge=4)  # words in a run whose repeat counts as a loop
+    loop_sentence_chars: int = Field(24, ge=8)  # a repeated sentence at least this long is a loop
 
 
 class ToolSettings(_Strict):
@@ -114,6 +137,7 @@ class ToolSettings(_Strict):
     web_search_url: str | None = None  # e.g. a SearxNG instance
     web_timeout: float = Field(10.0, gt=0)
     web_allow_hosts: list[str] = Field(default_factory=list)  # local hosts web_fetch may reach: "name" or "name:port"
+    index_max: int = Field(20, ge=1)  # more tools than this: the prompt lists groups and tool_search
 
 
 class MemorySettings(_Strict):
@@ -137,11 +161,66 @@ class ObserverSettings(_Strict):
     reflect_every_h: float = Field(6.0, ge=0)  # "due": unreflected observations and last run this old
     merge_similarity: float = Field(0.85, gt=0.0, le=1.0)  # a new fact this close to a line merges
     context_max_age_h: float = Field(24.0, gt=0)  # older CONTEXT.md is refreshed from observations
+    background: bool = True  # chat: exit and 80% observations off the user's path (nanobot/housekeep.py)
 
 
 class KVCacheSettings(_Strict):
     enabled: bool = True  # disk cache of the stable prompt prefix's KV state
     max_mb: int = Field(512, ge=1)
+
+
+class McpServerSettings(_Strict):
+    """One MCP server: ``command`` (+ args, env, cwd) for stdio, or ``url`` for streamable HTTP."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: Path | None = None
+    url: str | None = None
+    # an env var whose value is sent as "Authorization: Bearer <value>", or {header = "ENV_VAR"}
+    headers_env: str | dict[str, str] | None = None
+    trust: Literal["ask", "allow"] = "ask"  # ask: like exec, a call runs only if the user agrees
+    eager: bool = False  # start with the chat instead of on first use
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("an MCP server needs exactly one of command (stdio) or url (streamable HTTP)")
+        return self
+
+
+class McpSettings(_Strict):
+    timeout_s: float = Field(30.0, gt=0)  # per call (and per start); a hung server is restarted
+    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _names(self) -> McpSettings:
+        bad = [n for n in self.servers if not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", n)]
+        if bad:
+            raise ValueError(f"MCP server name {bad[0]!r}: use letters, digits, _ or - (the tools' prefix)")
+        return self
+
+
+class ConsolidationSettings(_Strict):
+    """Per-chat context (``nanobot/chats/``): $NANOBOT_HOME/chats/<id>/CONTEXT.md."""
+
+    enabled: bool = True  # inject the chat's CONTEXT.md; nightly consolidation in `nanobot daemon`
+    at: str = Field("02:00", pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")  # nightly, local time (HH:MM)
+    lookback_days: int = Field(7, ge=1)  # the suggester reads at most this far back
+    prune_days: int = Field(14, ge=1)  # an item not mentioned for this long is dropped
+    topics: int = Field(5, ge=1)  # Recent Topics keeps the newest this many
+    max_bytes: int = Field(2048, ge=256)  # the file's cap
+    budget: int = Field(400, ge=0)  # tokens of the "Current conversation" prompt section
+    stale_days: int = Field(7, ge=1)  # older than this: injected with a note saying so
+    max_tokens: int = Field(320, ge=64)  # the suggester's output per window
+    merge_similarity: float = Field(0.85, gt=0.0, le=1.0)  # same item (embedding cosine) -> one line
+
+
+class CodingSettings(_Strict):
+    session: str = ""  # the coding session's root id; set by `nanobot session` (empty: feature off)
+    context: int = Field(600, ge=0)  # prompt budget: descriptions, diff stat, hunks
+    describe: bool = True  # rewrite the change's living description after each turn
+    describe_tokens: int = Field(256, ge=32)  # bound on the rewrite the model writes
 
 
 class VaultSettings(_Strict):
@@ -177,6 +256,9 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     observer: ObserverSettings = Field(default_factory=ObserverSettings)
     kv_cache: KVCacheSettings = Field(default_factory=KVCacheSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
+    coding: CodingSettings = Field(default_factory=CodingSettings)
     vault: VaultSettings = Field(default_factory=VaultSettings)
 
     @classmethod

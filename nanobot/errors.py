@@ -19,6 +19,10 @@ class ModelError(NanobotError):
     """A model path is missing, unreadable, or not a GGUF file."""
 
 
+class ServerError(ModelError):
+    """A model server (``base_url``) is down, slow, sent something unusable, or stopped mid-reply."""
+
+
 class WorkspaceError(NanobotError):
     """A workspace file cannot be read or written."""
 

@@ -16,6 +16,8 @@ A feature subclasses ``Feature`` and overrides what it contributes; everything i
 - Lifecycle hooks, each returning events (or None): ``on_session_start(agent)``,
   ``on_turn_start(agent)``, ``on_context_pressure(agent, used_tokens)`` (before history is trimmed),
   ``on_turn_end(agent, done)``, ``on_session_end(agent, reason)``.
+- ``release_model(agent)``: a feature that uses ``agent.model`` in the background (the coding
+  session's description rewrite) ends that use here; the Agent calls it before every use of its own.
 
 How to add one: write the feature in its own module (with a ``make_feature(agent)`` factory) and
 add one line to ``runtime.FEATURES``.
@@ -28,7 +30,7 @@ add one line to ``runtime.FEATURES``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from nanobot.events import Event, TurnDone
@@ -37,6 +39,7 @@ from nanobot.prompt import RawSection
 if TYPE_CHECKING:  # pragma: no cover
     from nanobot.agent import Agent
     from nanobot.config import Settings
+    from nanobot.prefill import Prefill
 
 Events = Iterable[Event] | None
 
@@ -68,6 +71,12 @@ class Feature:
         return None
 
     def on_session_end(self, agent: Agent, reason: str) -> Events:
+        return None
+
+    def idle_work(self, agent: Agent) -> Callable[[Prefill], None] | None:
+        """Model work for while the user reads and types (run before the prefill, on its thread);
+        it gets the ``Prefill``: ``cancelled()`` once the user sends, ``finishing`` to say it goes on."""
+    def release_model(self, agent: Agent) -> None:
         return None
 
 

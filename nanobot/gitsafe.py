@@ -26,14 +26,38 @@ OVERRIDES: list[tuple[str, str]] = [
     ("core.pager", "cat"),
     ("safe.bareRepository", "explicit"),  # a folder made to look like a bare repo is not one
 ]
-# for nanobot's own calls only (status, log): no diff is ever shown, so an empty driver is safe
-OWN_ONLY: list[tuple[str, str]] = [("diff.external", "")]
+# for nanobot's own calls only: an empty external diff driver (nanobot's diffs pass --no-ext-diff),
+# no signing program, no signature check, no colour codes in parsed output, no auto-gc pause
+OWN_ONLY: list[tuple[str, str]] = [
+    ("diff.external", ""), ("commit.gpgSign", "false"), ("log.showSignature", "false"),
+    ("color.ui", "false"), ("gc.auto", "0"),
+]
+# per-repository driver commands a .gitattributes line can run on add/status/diff
+_DRIVER_KEYS = r"^(filter|diff|merge)\..*\.(clean|smudge|process|textconv|command|driver)$"
 
 
-def git_cmd(path: str | os.PathLike, *args: str) -> list[str]:
-    """argv for ``git -C path ARGS`` with the overrides and no pager."""
-    opts = [x for k, v in OVERRIDES + OWN_ONLY for x in ("-c", f"{k}={v}")]
+def git_cmd(path: str | os.PathLike, *args: str, extra: list[tuple[str, str]] = ()) -> list[str]:
+    """argv for ``git -C path ARGS`` with the overrides (plus ``extra``, e.g. ``repo_drivers``) and
+    no pager."""
+    opts = [x for k, v in [*OVERRIDES, *OWN_ONLY, *extra] for x in ("-c", f"{k}={v}")]
     return ["git", "--no-pager", *opts, "-C", str(path), *args]
+
+
+def repo_drivers(path: str | os.PathLike, timeout: float = 5.0) -> list[tuple[str, str]]:
+    """Overrides that blank every filter/diff/merge driver command set in the repository's own
+    config (``filter.x.clean = ./evil`` with ``* filter=x`` in .gitattributes runs on ``git add``).
+    Drivers from the user's own (global/system) config, e.g. git-lfs, are kept. Reading config
+    runs nothing."""
+    import subprocess
+
+    try:
+        out = subprocess.run(git_cmd(path, "config", "--show-scope", "--get-regexp", _DRIVER_KEYS),
+                             capture_output=True, text=True, env=git_env(), timeout=timeout).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    keys = [line.split()[1] for line in out.splitlines()
+            if len(line.split()) > 1 and line.split()[0] in ("local", "worktree", "command")]
+    return [(k, "") for k in dict.fromkeys(keys)]
 
 
 def git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:

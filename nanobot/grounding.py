@@ -2,8 +2,11 @@
 (CONTEXT.md / observations), the reflector (MEMORY.md) and per-chat consolidation's reviewer.
 
 An item is kept only when its quote occurs in the transcript (whitespace, case, quote marks and
-punctuation at the edges normalised), the item shares content words with the quote, and the item does not
-mostly repeat the instructions the model was given (a general n-gram rule, not a phrase list).
+punctuation at the edges normalised), the item shares content words with the quote (at least one, and at
+least ``MIN_SUPPORT`` of the item's own: measured on the bundled model's drafts, bench/grounding_bench.py,
+where items sharing one word with a real quote and saying more were paraphrases the conversation did not
+support), and the item does not mostly repeat the instructions the model was given (a general n-gram
+rule, not a phrase list: on the same drafts it caught 79 parroted items and dropped no real one).
 
 >>> said = "User: My name is Ada and I work on Ferrum.\\nAssistant: Nice to meet you."
 >>> check("User's name is Ada", "my name is  ADA", said).kept
@@ -27,6 +30,7 @@ STOP = frozenset(
     "just also very too about into over under than then now up out all any some more most such only own "
     "user assistant".split())
 MIN_QUOTE_CHARS = 3
+MIN_SUPPORT = 0.5  # share of an item's content words its quote must have (bench/grounding_bench.py)
 
 
 class Verdict(BaseModel):
@@ -45,7 +49,14 @@ def words(text: str) -> list[str]:
 
 
 def content_words(text: str) -> set[str]:
-    return {w.strip("'") for w in words(text) if w.strip("'") not in STOP and len(w) > 1}
+    """Words that carry content: not stop words, possessive 's dropped ("user's" is "user")."""
+    out = set()
+    for w in words(text):
+        w = w.strip("'")
+        w = w[:-2] if w.endswith("'s") else w
+        if w not in STOP and len(w) > 1:
+            out.add(w)
+    return out
 
 
 def quote_found(quote: str, transcript: str) -> bool:
@@ -53,12 +64,22 @@ def quote_found(quote: str, transcript: str) -> bool:
     return len(q) >= MIN_QUOTE_CHARS and q in normalise(transcript)
 
 
-def shares_content(item: str, quote: str) -> bool:
-    """The item says something the quote says: at least one content word in common (prefix-matched, so
-    'prefers' meets 'prefer')."""
+def _meets(x: str, y: str) -> bool:
+    return x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x)))
+
+
+def support(item: str, quote: str) -> float:
+    """The share of the item's content words that the quote has (prefix-matched, so 'prefers' meets
+    'prefer'); 0 for an item without content words."""
     a, b = content_words(item), content_words(quote)
-    return any(x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x)))
-               for x in a for y in b)
+    return sum(any(_meets(x, y) for y in b) for x in a) / len(a) if a else 0.0
+
+
+def shares_content(item: str, quote: str, min_support: float = MIN_SUPPORT) -> bool:
+    """The item says something the quote says: at least one content word in common, and at least
+    ``min_support`` of the item's content words."""
+    s = support(item, quote)
+    return s > 0 and s >= min_support
 
 
 def repeats_instructions(item: str, instructions: str, share: float = 0.4) -> bool:

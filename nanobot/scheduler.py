@@ -68,10 +68,24 @@ def _context(settings: Settings, now: datetime) -> str:
     return refresh_context(settings, now)
 
 
+def _consolidation(settings: Settings, now: datetime) -> str:
+    from nanobot.chats import nightly
+    from nanobot.runtime import load_model
+
+    return nightly.run(settings, now, lambda: load_model(settings))
+
+
+def _consolidation_due(settings: Settings, now: datetime) -> bool:
+    from nanobot.chats import nightly
+
+    return nightly.due(settings, now)
+
+
 JOBS: list[Job] = [
     Job(name="reminders", due=lambda s, now: True, run=_reminders),
     Job(name="reflect", due=_reflect_due, run=_reflect),
     Job(name="context", due=lambda s, now: True, run=_context),  # refresh_context: '' while fresh
+    Job(name="consolidation", due=_consolidation_due, run=_consolidation),  # per-chat CONTEXT.md, nightly
 ]
 
 

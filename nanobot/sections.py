@@ -31,8 +31,8 @@ def user_section(workspace: Path, settings: Settings) -> RawSection:
                       header="## About the user", order=USER)
 
 
-def tools_section(names: list[str], settings: Settings) -> RawSection:
-    text = ", ".join(names)
+def tools_section(text: str, settings: Settings) -> RawSection:
+    """The tool index (``ToolRunner.index_text``: names, or groups + tool_search when many)."""
     return RawSection(name="tools", text=text, budget=settings.prompt.tools, header="## Tools",
                       order=TOOLS)
 
@@ -58,8 +58,9 @@ class CoreSections(Feature):
 
     def sections(self, agent) -> list[RawSection]:
         ws, settings = agent.workspace, agent.settings
+        index = getattr(agent.tool_runner, "index_text", None)
         return [soul_section(ws, settings), user_section(ws, settings),
-                tools_section(agent.tool_names(), settings), context_section(ws, settings),
+                tools_section(index() if index else ", ".join(agent.tool_names()), settings), context_section(ws, settings),
                 time_section(agent.started, settings)]
 
 

@@ -41,6 +41,7 @@ class Transcript:
     def __init__(self, path: Path):
         self.path = path
         self._held: list[str] | None = None  # None: writing through
+        self.user_meta: dict[str, Any] = {}  # added to every user record (a group chat's speaker)
 
     @classmethod
     def create(cls, sessions_dir: Path, now: datetime, **meta: Any) -> Transcript:
@@ -61,6 +62,8 @@ class Transcript:
 
     def append(self, role: str, content: str, *, now: datetime | None = None,
                sent: str | None = None, **meta: Any) -> Record:
+        if role == "user":
+            meta = {**self.user_meta, **meta}
         meta = {k: scrub(v)[0] if isinstance(v, str) else v for k, v in meta.items()}
         rec = Record(ts=now or datetime.now().astimezone(), role=role, content=scrub(content)[0],
                      sent=scrub(sent)[0] if sent is not None else None, meta=meta)

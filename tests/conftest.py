@@ -36,7 +36,10 @@ def home(tmp_path, monkeypatch) -> Path:
     h = tmp_path / "home"
     monkeypatch.setenv("NANOBOT_HOME", str(h))
     monkeypatch.setenv("NANOBOT_CHAT__TEMPERATURE", "0")
-    return h
+    yield h
+    from tests.housekeeping import wait_housekept
+
+    wait_housekept(h)  # a chat's detached housekeeping child must not outlive its test
 
 
 @pytest.fixture(scope="session")

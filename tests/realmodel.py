@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-from nanobot.observer.observation import ObservationDraft, parse_draft
-from nanobot.observer.observer import drop_parroting
+from nanobot.observer.evidence import ground
+from nanobot.observer.observation import DRAFT_SCALARS, LISTS, GroundedDraft, parse_draft
+from nanobot.observer.observer import instructions_of
 
 
 class Recorder:
@@ -40,25 +41,41 @@ class Recorder:
 
 # A grammar that admits only the empty draft: the real model, run by llama.cpp under it, always
 # writes an unusable draft, so the fallback path is taken on every machine.
-EMPTY_DRAFT_GRAMMAR = "root ::= " + json.dumps(
-    json.dumps({k: "" if isinstance(v, str) else [] for k, v in ObservationDraft().model_dump().items()}))
+EMPTY_DRAFT_GRAMMAR = "root ::= " + json.dumps(json.dumps(
+    {k: [] if k in LISTS else {"text": "", "quote": ""} for k in GroundedDraft.model_fields}))
 
 
 def grammar_held(raw: str) -> dict:
     """The draft JSON ``raw`` parses to, with exactly the draft's keys in order (what the grammar
     admits); fails the test otherwise."""
     data = json.loads(raw)
-    assert list(data) == list(ObservationDraft.model_fields), raw
-    ObservationDraft.model_validate(data)
+    assert list(data) == list(GroundedDraft.model_fields), raw
+    GroundedDraft.model_validate(data)
     return data
 
 
-def expected_generator(raw: str) -> str:
-    """Which part the runtime must write for the model output ``raw``: "model" when the cleaned draft
-    says anything (summary, focus or task), else "fallback"."""
-    draft = parse_draft(raw)
-    draft = drop_parroting(draft) if draft is not None else None
-    return "model" if draft is not None and (draft.summary or draft.focus or draft.task) else "fallback"
+def draft_closed(call: dict) -> None:
+    """What the runtime guarantees of a recorded draft: it either closed under the grammar within its
+    budget, or (digits and symbols cost a token per character, so a bounded number of characters does
+    not bound tokens) it was cut: closed by the parser, or the reported fallback."""
+    if call["finish_reason"] == "stop":
+        grammar_held(call["text"])
+    else:
+        # cut by max_tokens: the parser closes it when it can, else the extractive fallback is taken
+        # and reported (``expected_generator`` checks which part was written)
+        assert call["finish_reason"] == "length", call
+
+
+def expected_generator(call: dict) -> str:
+    """Which part the runtime must write for the recorded draft ``call``: "model" when any item of the
+    draft is grounded in what the user said (the user turns the model saw), else "fallback"."""
+    draft = parse_draft(call["text"])
+    if draft is None:
+        return "fallback"
+    msgs = call["messages"]
+    said = "\n".join(m.content for m in msgs[:-1] if m.role == "user")
+    kept = ground(draft, said, instructions_of(msgs)).draft
+    return "model" if any(getattr(kept, k) for k in (*DRAFT_SCALARS, *LISTS)) else "fallback"
 
 
 def llama_accepts(model, gbnf: str) -> bool:

@@ -1,5 +1,6 @@
-"""A closed terminal (SIGHUP) or SIGTERM ends the chat like /quit: observation written, transcript
-closed with the reason, exit 0 within a bound (real signals, real CLI, real model)."""
+"""A closed terminal (SIGHUP) or SIGTERM ends the chat like /quit: observation written (by the
+detached housekeeping child, which the signal does not reach), transcript closed with the reason,
+exit 0 within a bound (real signals, real CLI, real model)."""
 
 import os
 import signal
@@ -12,6 +13,7 @@ import pytest
 from nanobot.observer.observer import load_observation
 from nanobot.session import list_transcripts, read_transcript
 from tests.conftest import ROOT
+from tests.housekeeping import wait_housekept
 
 FAST = {"NANOBOT_CHAT__MAX_TOKENS": "24", "NANOBOT_OBSERVER__REFLECT_ON_START": "false",
         "NANOBOT_MEMORY__ENABLED": "false", "NANOBOT_CHAT__TEMPERATURE": "0", "PYTHONUNBUFFERED": "1"}
@@ -46,6 +48,7 @@ def test_signal_ends_session_like_quit(home, sig, reason):
     assert took < BOUND_S
     records, _ = read_transcript(list_transcripts(home / "sessions")[0])
     assert records[-1].content == "session end" and records[-1].meta["reason"] == reason
+    wait_housekept(home)  # the observation is written by the detached housekeeping child
     files = sorted((home / "workspace" / "observations").glob("*.md"))
     assert len(files) == 1, err
     part = load_observation(files[0]).parts[-1]
@@ -77,6 +80,7 @@ def test_closing_the_terminal_leaves_an_observation(home):
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     records, _ = read_transcript(list_transcripts(home / "sessions")[0])
     assert records[-1].content == "session end" and records[-1].meta["reason"] == "hangup"
+    wait_housekept(home)
     files = sorted((home / "workspace" / "observations").glob("*.md"))
     assert len(files) == 1
     assert load_observation(files[0]).parts[-1].trigger == "hangup"

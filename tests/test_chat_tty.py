@@ -34,3 +34,22 @@ def test_ctrl_c_stops_the_reply_and_keeps_the_session(home):
     assistant = [r for r in records if r.role == "assistant"]
     assert assistant[0].meta["interrupted"] is True and assistant[0].content
     assert records[-1].role == "event" and records[-1].meta["reason"] == "eof"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_a_malformed_escape_sequence_typed_or_pasted_is_ignored_not_a_traceback(home):
+    env = cli_env(home, dict(NANOBOT_CHAT__MAX_TOKENS="8", NANOBOT_OBSERVER__ENABLED="false",
+                             NANOBOT_MEMORY__ENABLED="false", TERM="xterm", COLUMNS="100", LINES="30"))
+    child = pexpect.spawn(sys.executable, ["-m", "nanobot", "chat"], cwd=str(ROOT), env=env,
+                          encoding="utf-8", timeout=60, dimensions=(30, 100))
+    try:
+        child.expect("You: ")
+        child.send("\x1b[M\xff\xfe\x01" + "hi\r")  # a mouse report prompt_toolkit cannot parse
+        child.expect("Nano:")
+        child.expect("You: ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        seen = child.before
+    finally:
+        child.close(force=True)
+    assert "Traceback" not in seen and child.exitstatus == 0

@@ -34,3 +34,13 @@ def test_parroted_instruction_dropped_even_with_a_real_quote():
 
 def test_too_short_quote_is_not_evidence():
     assert not quote_found("a", SAID) and not quote_found("  ", SAID)
+
+
+def test_item_mostly_unsupported_by_its_quote_dropped():
+    """Measured on the bundled model's drafts (bench/grounding_bench.py): an item that shares one word
+    with a real quote but says more than it is a paraphrase the conversation does not support."""
+    said = "User: Let's outline the report: intro, method, results."
+    quote = "Let's outline the report: intro, method, results."
+    assert not check("The user wants to know how we can improve this report", quote, said).kept
+    assert check("Outline of the report: method and results", quote, said).kept
+    assert check("User's name is Ada", "my name is Ada", SAID).kept  # possessive: 'user' is no content

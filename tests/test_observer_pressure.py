@@ -11,9 +11,16 @@ from nanobot.observer import observer as observer_mod
 from nanobot.observer.hooks import FALLBACK_NOTE, attach_observer
 from nanobot.observer.observer import fallback_draft, load_observation, observation_path
 from nanobot.workspace import init_workspace
-from tests.realmodel import EMPTY_DRAFT_GRAMMAR, Recorder, expected_generator, grammar_held
+from tests.realmodel import (
+    EMPTY_DRAFT_GRAMMAR,
+    Recorder,
+    draft_closed,
+    expected_generator,
+    grammar_held,
+)
 
-DRAFT = json.dumps({"summary": "talked", "focus": "f", "task": "t", "decisions": ["d"],
+DRAFT = json.dumps({"focus": {"text": "f words", "quote": "word word"}, "task": {"text": "t words", "quote": "word"},
+                    "blocked": {"text": "", "quote": ""}, "decisions": [{"text": "d words", "quote": "word"}],
                     "open_items": [], "facts": []})
 
 
@@ -42,7 +49,7 @@ def make_agent(home, n_ctx=1000, **env):
 
 
 def words(n: int) -> str:
-    return " ".join(["w"] * n)
+    return " ".join(["word"] * n)
 
 
 def run(agent, text: str) -> tuple[list[Notice], bool]:
@@ -63,7 +70,7 @@ def test_fires_once_while_above_threshold_even_with_trims(home):
     for i in range(14):
         notices, trimmed = run(agent, words(120))
         trims += trimmed
-        if any("observation written" in n.text for n in notices):
+        if any(n.text.startswith("context at") for n in notices):
             fired.append(i)
         if trimmed:
             after_trim.append(agent.model.prompt_tokens(agent.messages_for("x")))
@@ -82,7 +89,7 @@ def test_fires_again_after_usage_fell_below_and_crossed_again(home):
     sizes = [450] + [60] * 14  # the big first exchange is trimmed away: usage falls, then rises
     for i, n in enumerate(sizes):
         notices, _ = run(agent, words(n))
-        if any("observation written" in x.text for x in notices):
+        if any(x.text.startswith("context at") for x in notices):
             fired.append(i)
     assert len(fired) == 2 and pressure_parts(agent) == 2
     assert fired[1] - fired[0] > 1
@@ -124,7 +131,7 @@ def _pressure_with_real_model(home, model):
     # the notice says so exactly when the fallback was written
     assert written.endswith(FALLBACK_NOTE) == (part.generator == "fallback"), (written, part)
     notices, _ = run(agent, "And one more question about serde?")
-    assert not any("observation written" in x.text for x in notices)  # same crossing
+    assert not any(x.text.startswith("context at") for x in notices)  # same crossing
     (draft,) = agent.model.constrained()  # one grammar-constrained call: the observation
     return agent, part, draft
 
@@ -133,17 +140,35 @@ def test_pressure_observation_with_the_real_model(home, model):
     """Whatever the model writes: the grammar held, and the part is the model's draft exactly when
     that draft says something (otherwise the reported fallback)."""
     _, part, draft = _pressure_with_real_model(home, model)
-    assert draft["finish_reason"] == "stop"  # the bounded grammar closed within max_tokens
-    grammar_held(draft["text"])
-    assert part.generator == expected_generator(draft["text"])
+    draft_closed(draft)
+    assert part.generator == expected_generator(draft)
 
 
 def test_unusable_real_draft_falls_back_and_says_so(home, model, monkeypatch):
     """The real model under a grammar that admits only an empty draft: fallback, reported."""
-    monkeypatch.setattr(observer_mod, "draft_grammar", lambda: EMPTY_DRAFT_GRAMMAR)
+    monkeypatch.setattr(observer_mod, "draft_grammar", lambda *a: EMPTY_DRAFT_GRAMMAR)
     agent, part, draft = _pressure_with_real_model(home, model)
-    assert grammar_held(draft["text"])["summary"] == ""
+    assert grammar_held(draft["text"])["focus"]["text"] == ""
     assert part.generator == "fallback"
     seen = [(m.role, m.content) for m in agent.history[: 2 * part.turns]]
     expected = fallback_draft(seen)  # extractive: what was asked, nothing invented
     assert (part.summary, part.focus, part.task) == (expected.summary, expected.focus, expected.task)
+
+
+def test_trimming_never_drops_a_turn_no_observation_saw(home):
+    """Every user message trimmed out of the history was in some observation's prompt first."""
+    agent, _ = make_agent(home)
+    seen: set[str] = set()
+    stream = agent.model.stream
+
+    def recording(messages, **kw):
+        if kw.get("grammar"):
+            seen.update(m.content for m in messages if m.role == "user")
+        return stream(messages, **kw)
+
+    agent.model.stream = recording
+    sent = [f"turn {i}: " + words(120) for i in range(16)]
+    trims = sum(run(agent, text)[1] for text in sent)
+    assert trims >= 8, "the test must trim the whole early history away"
+    known = [m.content for m in agent.history] + list(seen)  # a message may carry a Session line
+    assert [s[:8] for s in sent if not any(c.endswith(s) for c in known)] == []

@@ -6,11 +6,13 @@ import pytest
 from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
+from nanobot.housekeep import queued
 from nanobot.observer import observer as observer_mod
 from nanobot.observer.hooks import attach_observer
 from nanobot.observer.observer import find_pending, load_observation, observation_path
 from nanobot.session import read_transcript
 from nanobot.workspace import init_workspace
+from tests.housekeeping import wait_housekept
 
 TURNS = ["My name is Ada and I write a CSV parser in Rust.", "We will use serde for the rows."]
 
@@ -25,7 +27,9 @@ def new_agent(model, **observer):
 
 
 def test_failed_write_loses_nothing_and_next_start_recovers(home, monkeypatch):
-    draft = '{"summary": "Ada chose serde", "focus": "csv", "task": "rows", "decisions": [], "open_items": [], "facts": []}'
+    draft = ('{"focus": {"text": "Rust CSV parser", "quote": "I write a CSV parser in Rust."}, '
+             '"task": {"text": "serde for rows", "quote": "We will use serde for the rows."}, '
+             '"blocked": {"text": "", "quote": ""}, "decisions": [], "open_items": [], "facts": []}')
     agent, hook = new_agent(ScriptedModel(["hi", "ok", draft]))
     agent.start_session()
     for text in TURNS:
@@ -55,7 +59,7 @@ def test_failed_write_loses_nothing_and_next_start_recovers(home, monkeypatch):
     obs = load_observation(observation_path(agent2.workspace, sid))
     assert obs.parts[0].trigger == "recovered" and obs.parts[0].turns == 2
     # the scripted model's draft (not a real model's wording) was used, not the fallback
-    assert (obs.parts[0].summary, obs.parts[0].generator) == ("Ada chose serde", "model")
+    assert (obs.parts[0].focus, obs.parts[0].generator) == ("Rust CSV parser", "model")
     assert "Conversation:" in agent2.model.calls[-1]["messages"][-1].content  # from the transcript
     assert find_pending(agent2.settings, exclude=agent2.transcript.id) == []
     assert not observation_path(agent2.workspace, agent2.transcript.id).exists()  # empty session
@@ -82,18 +86,20 @@ def test_model_failure_or_ctrl_c_falls_back_to_an_extractive_observation(home, e
     notices = agent.end_session("interrupt")
     assert any("fallback" in n.text for n in notices)
     part = load_observation(observation_path(agent.workspace, agent.transcript.id)).parts[0]
-    assert part.generator == "fallback" and part.facts == [] and TURNS[0][:40] in part.summary
+    assert part.generator == "fallback" and TURNS[0][:40] in part.summary
+    assert part.facts == [f'User said: "{TURNS[0]}"']  # the user's own words, nothing invented
 
 
 def test_cut_off_draft_is_closed_and_garbage_falls_back(home):
-    model = ScriptedModel(["fine", "fine", '{"summary": "Ada picked serde", "focus": "csv pa'])
+    model = ScriptedModel(["fine", "fine", '{"focus": {"text": "serde rows", "quote": "use serde for the rows'])
     agent, _ = new_agent(model)
     agent.start_session()
     for text in TURNS:
         list(agent.turn(text))
     agent.end_session("quit")
     part = load_observation(observation_path(agent.workspace, agent.transcript.id)).parts[0]
-    assert (part.generator, part.summary, part.focus) == ("model", "Ada picked serde", "csv pa")
+    assert (part.generator, part.focus) == ("model", "serde rows")
+    assert part.evidence["serde rows"] == "use serde for the rows"
 
 
 def test_invalid_json_from_the_model_falls_back(home):
@@ -115,13 +121,18 @@ def test_cli_failed_write_then_next_start_recovers(cli, home):
     ws.mkdir(parents=True)
     (ws / "observations").write_text("a file where the folder should be")
     r = cli("chat", input="Remember that my cat is called Miso.\n/quit\n", env=env)
-    assert r.returncode == 0 and "observer: writing the observation failed" in r.stderr, r.stderr
-    (sessions,) = (home / "sessions").glob("*.jsonl")
-    assert "Miso" in sessions.read_text()
-    (ws / "observations").unlink()
-    r = cli("chat", input="", env=env)  # the next start notices; its end writes the observation
     assert r.returncode == 0, r.stderr
-    assert "1 earlier session(s) have no observation yet" in r.stderr
-    assert f"observed earlier session {sessions.stem}" in r.stderr
+    log = wait_housekept(home)  # the detached child failed to write; its job stays queued
+    (sessions,) = (home / "sessions").glob("*.jsonl")
+    assert f"{sessions.stem}: failed" in log and "kept for the next start" in log, log
+    assert "Miso" in sessions.read_text()
+    assert [p.stem for p in queued(home)] == [sessions.stem]
+    (ws / "observations").unlink()
+    r = cli("chat", input="", env=env)  # the next start notices and starts the child again
+    assert r.returncode == 0, r.stderr
+    assert "1 earlier session(s) without an observation: housekeeping in the background" in r.stderr
+    log = wait_housekept(home)
+    assert f"{sessions.stem}: observation written" in log, log
     obs = load_observation(ws / "observations" / f"{sessions.stem}.md")
-    assert obs.parts[0].trigger == "recovered" and obs.parts[0].turns == 1
+    assert obs.parts[0].trigger == "quit" and obs.parts[0].turns == 1  # from the queued session
+    assert not queued(home)

@@ -67,8 +67,8 @@ def test_external_changes_in_context_md_and_time_section(home, tmp_path):
 def test_due_reflection_runs_in_the_background_at_start(home):
     agent, hook = agent_for(home, reflect_on_start=True)
     sid = "20260301-100000-abcd"
-    part = ObservationPart.of(ObservationDraft(summary="s", facts=["Ada's favourite language is Rust"]),
-                              "quit", 2)
+    fact = "Ada's favourite language is Rust"
+    part = ObservationPart.of(ObservationDraft(summary="s", facts=[fact], evidence={fact: fact}), "quit", 2)
     (agent.workspace / "observations" / f"{sid}.md").write_text(Observation(session=sid, parts=[part]).render())
     notices = agent.start_session()
     assert any("reflecting new observations" in n.text for n in notices)

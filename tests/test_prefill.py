@@ -84,3 +84,37 @@ def test_message_sent_during_prefill_cancels_it_cleanly(agent, model):
 
 def _last_logits(llm) -> np.ndarray:
     return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).copy()
+
+
+def test_typed_draft_is_prefilled_so_enter_evaluates_only_the_last_words(agent, model):
+    question = "What is the capital city of France?"
+    agent.prefill()
+    base = agent.stop_prefill()
+    for i in range(1, len(question.split()) + 1):  # keystrokes: each draft supersedes the last
+        agent.prefill(" ".join(question.split()[:i]))
+    base.wait(120)
+    assert not base.error and base.evaluated > 0
+    list(agent.turn(question))
+    g = agent.last
+    assert g.evaluated_tokens == g.prompt_tokens - g.reused_tokens
+    assert g.evaluated_tokens <= 8  # the last token or two + the template's tail
+    model.llm.reset()
+    other = Agent(agent.settings, model)
+    other.start_session()
+    other.prefill()
+    other._prefill.wait(120)
+    list(other.turn(question))  # prefilled without the draft: all the words are evaluated
+    assert other.last.evaluated_tokens >= g.evaluated_tokens + model.count_tokens(question) - 2
+
+
+def test_a_keystroke_never_waits_for_the_running_prefill(agent, model):
+    agent.history = [Message(role="user", content=LONG), Message(role="assistant", content="Noted.")]
+    agent.prefill()  # a long prefix: seconds of work, chunk by chunk
+    running = agent._prefill._thread
+    agent.prefill("Summ")  # returns at once: the running prefill is cancelled, not joined here
+    assert running.is_alive()
+    agent.prefill("Summarize")
+    agent.stop_prefill()
+    assert not running.is_alive() and not agent._prefill.error
+    list(agent.turn("Summarize in one word."))
+    assert agent.last.completion_tokens > 0

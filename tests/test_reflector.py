@@ -36,9 +36,11 @@ def setup(home, facts_by_session):
 
 
 def write_obs(settings, sid, facts, decisions=(), at=NOW):
+    """An observation whose facts are grounded: each its own quote (no transcript: shares content)."""
     part = ObservationPart.of(ObservationDraft(summary=f"session {sid}", focus="csv parser",
                                                task="malformed rows", facts=list(facts),
-                                               decisions=list(decisions)), "quit", 3, at=at)
+                                               decisions=list(decisions),
+                                               evidence={f: f for f in facts}), "quit", 3, at=at)
     path = settings.workspace / "observations" / f"{sid}.md"
     path.write_text(Observation(session=sid, parts=[part]).render())
     return path
@@ -54,11 +56,12 @@ def test_reflect_merges_a_duplicate_and_keeps_user_lines(home):
     assert report.added == ["Ada is writing a CSV parser in Rust."]
     assert len(report.merged) == 2  # one onto the user's line, one onto the new fact
     assert mem.count("CSV parser") == 1 and mem.count("short answers") == 1
-    assert "## Learned from sessions\n- Ada is writing a CSV parser in Rust.\n" in mem
+    assert ("## Learned from sessions\n- Ada is writing a CSV parser in Rust. "
+            "(2026-03-10, session 20260310-100000-abcd)\n") in mem
     backup = report.backup
     assert backup.read_text() == USER_MEMORY
     diff = backup.with_suffix(".diff").read_text()
-    assert "+- Ada is writing a CSV parser in Rust." in diff and "\n-- " not in diff
+    assert "+- Ada is writing a CSV parser in Rust. (2026-03-10, session" in diff and "\n-- " not in diff
     state = load_state(state_path(settings.home, "reflector"), ReflectorState)
     assert set(state.processed) == {"20260310-100000-abcd.md", "20260310-100001-abcd.md"}
     assert unreflected(settings) == []
@@ -79,7 +82,9 @@ def test_reflector_lines_merge_to_fuller_wording_user_lines_never(home):
     (settings.workspace / "MEMORY.md").write_text(mem.replace("Ada likes tea a lot", "Ada likes tea (green)"))
     write_obs(settings, "20260310-120000-abcd", ["Ada likes tea (green) very much indeed"])
     reflect(settings, now=NOW + timedelta(hours=2), similarity=lexical_similarity)
-    assert "- Ada likes tea (green)\n" in (settings.workspace / "MEMORY.md").read_text()
+    mem = (settings.workspace / "MEMORY.md").read_text()
+    assert "- Ada likes tea (green) (2026-03-10, session 20260310-110000-abcd)\n" in mem
+    assert "very much indeed" not in mem
 
 
 def test_dry_run_writes_nothing(home):

@@ -38,7 +38,7 @@ def test_printable_escapes_every_control_character_but_newline_and_tab():
 
 
 def test_chat_renders_hostile_events_as_plain_visible_text(capsys):
-    ui = ChatUI(SimpleNamespace(), interactive=False, verbose=False)
+    ui = ChatUI(_no_agent(), interactive=False, verbose=False)
     events = [Notice(text=HOSTILE), ToolCall(name="read_file", arguments={"path": HOSTILE}),
               ToolResult(name="read_file", ok=True, text=HOSTILE), TextDelta(text=HOSTILE),
               TurnDone(reply=HOSTILE, generation=Generation())]
@@ -64,7 +64,7 @@ def test_the_exec_confirmation_shows_the_command_that_runs(home, monkeypatch):
                      "(control characters shown escaped)"]
     prompts: list[str] = []
     monkeypatch.setattr("builtins.input", lambda p: prompts.append(p) or "n")
-    ui = ChatUI(SimpleNamespace(), interactive=False, verbose=False)
+    ui = ChatUI(_no_agent(), interactive=False, verbose=False)
     assert ui.confirm("Run `a\x1b[8m` ?") is False  # the UI escapes whatever question it is given
     assert prompts == ["Run `a\\x1b[8m` ? [y/N] "]
 
@@ -91,3 +91,9 @@ def test_a_hostile_reminder_cannot_crash_or_drive_the_real_chat(home):
     assert child.exitstatus == 0, shown
     assert "reminder #1: check [/] [bold red]x[/bold red] \\x1b[2J\\x1b]0;pwned\\x07\\roverwrite\\x08" in shown
     assert "\x1b[2J" not in shown and "\x1b]0;" not in shown and "\x9b" not in shown and "\u202e" not in shown
+
+
+def _no_agent() -> SimpleNamespace:
+    """What ChatUI reads of an agent when nothing runs (no observer to detach)."""
+    return SimpleNamespace(settings=SimpleNamespace(observer=SimpleNamespace(enabled=False)),
+                           feature=lambda kind: None)

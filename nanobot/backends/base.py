@@ -28,7 +28,27 @@ class Generation(BaseModel):
     completion_tokens: int = 0
     ttft_s: float = 0.0  # call start -> first generated token
     total_s: float = 0.0
-    finish_reason: Literal["stop", "length", "interrupted", ""] = ""
+    finish_reason: Literal["stop", "length", "interrupted", "repetition", ""] = ""  # repetition: loop guard
+    reuse_known: bool = True  # False: the backend (a model server) did not report its cached tokens
+
+
+class Grammar(str):
+    """GBNF text that also carries what a model server without GBNF needs to constrain the same
+    output: the JSON schema of an object (tool arguments), or the literal ``choices`` (the decision).
+    It *is* a ``str``, so every backend that takes GBNF uses it unchanged.
+
+    >>> g = Grammar('root ::= "a" | "b"', choices=["a", "b"])
+    >>> g == 'root ::= "a" | "b"', g.choices
+    (True, ['a', 'b'])
+    """
+
+    json_schema: dict | None
+    choices: list[str] | None
+
+    def __new__(cls, gbnf: str, *, json_schema: dict | None = None, choices: list[str] | None = None):
+        obj = super().__new__(cls, gbnf)
+        obj.json_schema, obj.choices = json_schema, choices
+        return obj
 
 
 @runtime_checkable

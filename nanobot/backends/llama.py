@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from functools import lru_cache
 
+from nanobot.backends import sampling
 from nanobot.backends.base import Generation, Message
 from nanobot.config import KV_TYPES, ModelSettings
 from nanobot.errors import MissingDependency, ModelError
@@ -161,6 +162,8 @@ class LlamaBackend:
             raise ModelError(f"llama.cpp could not load {model.path}: {e}; check the file and its settings") from None
         self.n_ctx = model.settings.n_ctx
         self.last = Generation()
+        self.dry: sampling.Dry | None = None  # set per call by ``stream`` (dry_multiplier > 0)
+        sampling.install(self.llm, self)
         self._formatter = self._make_formatter(model.settings.chat_format)
 
     # -- tokenizer ---------------------------------------------------------------------------
@@ -236,17 +239,20 @@ class LlamaBackend:
         stop: list[str] | None = None,
         top_p: float = 0.95,
         repeat_penalty: float = 1.1,
+        dry: sampling.Dry | None = None,
     ) -> Iterator[str]:
         return self.stream_tokens(
             self.tokenize_prompt(self.render(messages) + prefill), max_tokens=max_tokens,
             temperature=temperature, grammar=grammar, stop=stop, top_p=top_p,
-            repeat_penalty=repeat_penalty,
+            repeat_penalty=repeat_penalty, dry=dry,
         )
 
     def stream_tokens(self, tokens: list[int], *, max_tokens: int = 512, temperature: float = 0.3,
                       grammar: str | None = None, stop: list[str] | None = None, top_p: float = 0.95,
-                      repeat_penalty: float = 1.1) -> Iterator[str]:
+                      repeat_penalty: float = 1.1, dry: sampling.Dry | None = None) -> Iterator[str]:
+        """Generate from ``tokens``; ``dry`` adds llama.cpp's DRY sampler (``backends/sampling.py``)."""
         llama_cpp = _llama_cpp()
+        self.dry = dry
         start = time.perf_counter()
         if len(tokens) >= self.n_ctx:
             raise ModelError(f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}; raise n_ctx or shorten the prompt")

@@ -108,8 +108,8 @@ class TTFTFigures(BaseModel):
     ratio_full_vs_lean: float
     disk_kv_vs_cold: float  # lean_disk_kv / lean_cold (first turn still pays for per-turn tokens)
     restore_vs_prefix_eval: float  # lean_disk_kv_restore / prefix_eval_cold (start-up cost)
-    lean_prefilled: Stat | None = None  # first turn after a disk-KV start, Time prefilled while typing
-    lean_prefilled_evaluated: int = 0  # tokens that first turn still evaluated (memory + message)
+    lean_prefilled: Stat | None = None  # first turn after a disk-KV start, Time + typed draft prefilled while typing
+    lean_prefilled_evaluated: int = 0  # tokens that first turn still evaluated (the words typed last, + memory if it changed)
     prefilled_vs_cold: float | None = None  # lean_prefilled / lean_cold
 
 

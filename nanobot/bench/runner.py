@@ -229,7 +229,18 @@ def _warm_up(agent, backend: LlamaBackend) -> None:
     backend.llm.reset()
 
 
-TYPING_S = 3.0  # simulated typing time of a first message (the prefill gets at most this)
+TYPING_WPM = 60  # simulated typing of a first message, word by word: a fast typist (average is ~40)
+
+
+def _type(agent, text: str) -> None:
+    """The user types ``text`` word by word at TYPING_WPM (the front end passes each draft to
+    ``agent.prefill``), then presses Enter right after the last word."""
+    agent.prefill()
+    words = text.split()
+    for i in range(1, len(words) + 1):
+        time.sleep(60 / TYPING_WPM)
+        agent.prefill(" ".join(words[:i]))
+    agent.stop_prefill()
 
 
 def _cold_turn(agent, backend: LlamaBackend, opts: BenchOptions) -> tuple[Generation, float, float]:
@@ -265,9 +276,7 @@ def _disk_kv_runs(agent, backend: LlamaBackend, settings: Settings, opts: BenchO
         agent.start_session()
         backend.llm.reset()
         hook.on_session_start(agent)
-        agent.prefill()
-        agent._prefill._thread.join(TYPING_S)  # the user types for TYPING_S seconds
-        agent.stop_prefill()
+        _type(agent, QUESTIONS[0])
         out["prefilled"].append(_measured_turn(agent, backend, QUESTIONS[0], opts)[0])
     return out
 

@@ -21,7 +21,8 @@ app = typer.Typer(
     help="A local-model-first agent runtime: small GGUF models, lean prompts, fully offline.",
 )
 
-COMMANDS = ["chat", "workspace", "models", "prompt", "memory", "reflect", "bench", "tools", "daemon", "vault"]
+COMMANDS = ["chat", "workspace", "models", "prompt", "memory", "reflect", "bench", "tools", "daemon",
+            "housekeep", "status", "chats", "consolidate", "session", "vault"]
 
 for _name in COMMANDS:
     importlib.import_module(f"nanobot.cli.{_name}").register(app)

@@ -102,13 +102,20 @@ def register(app: typer.Typer) -> None:
         repeat: int = typer.Option(None, "--repeat", "-r", min=1, help="Timed runs per figure after the warm-up (default 3; 1 with --quick; 2 with --synthetic)."),
         pp: int = typer.Option(None, "--pp", min=8, help="Prompt tokens per speed row."),
         tg: int = typer.Option(None, "--tg", min=1, help="Generated tokens per speed row."),
+        against: str = typer.Option(None, "--against", help="With a model server as --model: also run this model (name or .gguf) in process and report the HTTP overhead per turn."),
     ) -> None:
         """Measure prompt size, time to first token, KV caching and llama.cpp settings on this machine."""
         from nanobot.bench.runner import BenchOptions, run_bench
         from nanobot.config import load_settings
+        from nanobot.models import resolve_model
 
         settings = load_settings()
         runs = repeat or (1 if quick else 2 if synthetic else 3)
+        if not synthetic and resolve_model(settings, model).remote:  # a model server
+            from nanobot.cli.benchserver import bench_server
+
+            bench_server(settings, model, against, runs, 8 if quick else 16, json_file)
+            return
         opts = BenchOptions(model=model, synthetic=synthetic, quick=quick, repeat=runs, pp=pp, tg=tg,
                             gen_tokens=8 if quick else 16, n_ctx=8192,
                             full_repeat=1 if synthetic else None)

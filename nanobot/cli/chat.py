@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from nanobot.agent import Agent
+from nanobot.chats.feature import ChatContextFeature
 from nanobot.cli import signals
 from nanobot.cli.prompt import prompt_report, render_report
 from nanobot.cli.signals import SessionSignal
@@ -20,6 +21,7 @@ from nanobot.config import load_settings
 from nanobot.decode import NOTICE, scrub
 from nanobot.errors import NanobotError, StorageError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.observer.hooks import ObserverFeature
 from nanobot.runtime import build_agent, load_model
 from nanobot.safe_text import printable
 from nanobot.workspace import encoding_warnings
@@ -42,6 +44,10 @@ class ChatUI:
         self.err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
         if interactive:  # tools that need permission (exec) ask here; piped chat cannot ask
             agent.confirm = self.confirm
+        observer = agent.feature(ObserverFeature) if agent.settings.observer.enabled else None
+        self.detached = observer is not None and agent.settings.observer.background
+        if observer is not None:  # the session's observation runs in a child: exit returns at once
+            observer.detach = self.detached
 
     def confirm(self, question: str) -> bool:
         """A y/N question on the terminal (default no); control characters in it shown escaped."""
@@ -68,6 +74,7 @@ class ChatUI:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
         from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.keys import Keys
 
         kb = KeyBindings()
 
@@ -75,8 +82,15 @@ class ChatUI:
         def _newline(event) -> None:
             event.current_buffer.insert_text("\n")
 
+        @kb.add(Keys.Vt100MouseEvent)
+        def _stray_mouse(event) -> None:
+            """Mouse tracking is off, so this is a stray or pasted escape sequence: ignore it (the
+            default handler raises on malformed ones)."""
+
         history = self.agent.settings.home / "input_history"
         session = PromptSession(history=FileHistory(str(history)), key_bindings=kb)
+        # as the user types, the draft is prefilled (after a pause; never blocks a keystroke)
+        session.default_buffer.on_text_changed += lambda buf: self.agent.prefill(buf.text, idle=False)
         while True:
             try:
                 text = session.prompt([("bold ansigreen", "You: ")], multiline=False)
@@ -120,9 +134,11 @@ class ChatUI:
                     if self.verbose:
                         g = ev.generation
                         self.err.print(
-                            f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens} · "
+                            f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens if g.reuse_known else '?'} · "
                             f"evaluated {g.evaluated_tokens} · {g.completion_tokens} tok · "
-                            f"ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s]", style="dim", markup=False)
+                            f"ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s"
+                            f"{' · stopped: repetition' if g.finish_reason == 'repetition' else ''}]",
+                            style="dim", markup=False)
         except SessionSignal:
             raise  # not Ctrl-C: the session ends (run handles it)
         except KeyboardInterrupt:
@@ -192,7 +208,7 @@ class ChatUI:
         except KeyboardInterrupt:
             reason = "interrupt"
         cancel = signals.watchdog(lambda: self._close(reason)) if reason in signals.REASONS.values() else None
-        if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled:
+        if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled and not self.detached:
             self.err.print("[dim]writing an observation of this session… (Ctrl-C skips the model)[/dim]")
         events = self.agent.end_session(reason)
         if cancel:
@@ -214,12 +230,22 @@ def register(app: typer.Typer) -> None:
     def chat(
         model: str = typer.Option(None, "--model", "-m", help="Model name or .gguf path."),
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Print per-turn token and timing figures to stderr."),
+        chat_id: str = typer.Option("local", "--chat", help="The chat this session belongs to (its own CONTEXT.md)."),
+        speaker: str = typer.Option(None, "--as", help="Who is speaking (group chats); recorded per message."),
     ) -> None:
         """Chat with the model. Piped stdin: one message per line, one reply per message."""
-        settings = load_settings()
-        interactive = sys.stdin.isatty() and sys.stdout.isatty()
-        agent = build_agent(settings, load_model(settings, model), interactive=interactive)
-        signals.install()
-        code = ChatUI(agent, interactive, verbose).run()
-        if code:
-            raise typer.Exit(code)
+        run_chat(load_settings(), model, verbose, chat_id, speaker)
+
+
+def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
+             speaker: str | None = None) -> None:
+    """The chat loop for ``settings`` (``nanobot chat``, ``nanobot session``); exits 1 if a turn failed."""
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    agent = build_agent(settings, load_model(settings, model), interactive=interactive)
+    chats = agent.feature(ChatContextFeature)
+    if chats is not None:
+        chats.select(chat_id, speaker)
+    signals.install()
+    code = ChatUI(agent, interactive, verbose).run()
+    if code:
+        raise typer.Exit(code)

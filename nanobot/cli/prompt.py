@@ -21,6 +21,7 @@ def prompt_report(agent: Agent, query: str | None = None) -> dict:
     data = built.model_dump()
     data["model"] = agent.model.name
     data["n_ctx"] = agent.model.n_ctx
+    data["token_counting"] = getattr(agent.model, "token_counting", "the model's own tokenizer (llama.cpp, in process)")
     data["text"] = built.text
     data["stable_tokens"] = agent.model.count_tokens(built.stable_text)
     reserve = agent.settings.chat.max_tokens

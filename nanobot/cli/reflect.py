@@ -56,6 +56,8 @@ def register(app: typer.Typer) -> None:
             out.print(printable(f"  + {fact}"), markup=False)
         for pair in report.merged:
             out.print(printable(f"  = {pair}"), markup=False)
+        for fact in report.ungrounded:
+            out.print(printable(f"  not grounded, not added: {fact}"), style="dim", markup=False)
         if dry_run and report.diff:
             out.print(printable(report.diff), markup=False)
         elif report.backup:

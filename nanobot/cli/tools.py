@@ -1,6 +1,9 @@
 """``nanobot tools``: list the tools (name + one line); ``nanobot tools NAME`` prints its schema;
 ``nanobot tools run NAME 'JSON'`` runs one call exactly as the model's would be run.
 
+MCP servers' tools (``[mcp.servers.NAME]``) are listed with their server (starting the servers);
+a server that cannot start is reported on stderr and its tools are left out.
+
 ``run`` uses the runner's own ``validate`` and ``execute`` (same pydantic checks, confinement and
 permissions) with no way to ask the user, like a piped chat: exec runs only allow-listed commands.
 The result is printed with control characters escaped. Exit 0 on success, 1 when the tool reports an
@@ -27,11 +30,27 @@ from nanobot.workspace import init_workspace
 USAGE = "usage: nanobot tools [NAME] | nanobot tools run NAME 'JSON'"
 
 
+def every_tool(settings: Settings) -> tuple[dict, dict]:
+    """(every tool by name, the enabled ones): the registry's and the MCP servers' tools."""
+    known: dict = dict(all_tools())
+    enabled: dict = dict(enabled_tools(settings))
+    if settings.mcp.servers:
+        from nanobot.mcptools.feature import all_mcp_tools
+
+        extra, notices = all_mcp_tools(settings)
+        for note in notices:
+            typer.echo(printable(f"warning: {note}", keep=""), err=True)
+        known |= extra
+        wanted = settings.tools.enabled
+        enabled |= {n: t for n, t in extra.items() if wanted is None or n in wanted}
+    return known, enabled
+
+
 def run_tool(settings: Settings, name: str, raw: str) -> int:
     """Run one call of ``name`` with JSON ``raw``; print the outcome; return the exit code."""
-    tools = enabled_tools(settings)
+    known, tools = every_tool(settings)
     if name not in tools:
-        why = "is disabled (tools.enabled)" if name in all_tools() else "does not exist"
+        why = "is disabled (tools.enabled)" if name in known else "does not exist"
         raise ConfigError(f"tool '{name}' {why}; `nanobot tools` lists them")
     args, error = validate(tools[name], raw)
     if args is None:
@@ -56,7 +75,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List the tools the model can call, print one tool's JSON schema, or run one call."""
         settings = load_settings()
-        known = all_tools()
         words = words or []
         if words and words[0] == "run":
             if len(words) != 3:
@@ -64,19 +82,23 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(run_tool(settings, words[1], words[2]))
         if len(words) > 1:
             raise ConfigError(f"too many arguments; {USAGE}")
+        known, enabled = every_tool(settings)
         if words:
             if words[0] not in known:
                 raise ConfigError(f"no tool '{words[0]}'; `nanobot tools` lists them")
             typer.echo(json.dumps(known[words[0]].schema(), indent=2))
+            loose = getattr(known[words[0]], "unsupported", None)
+            if loose:
+                typer.echo(f"note: checked after generation, not by the grammar: {', '.join(loose)}", err=True)
             return
-        enabled = enabled_tools(settings)
-        rows = [{"name": n, "description": c.description, "enabled": n in enabled}
-                for n, c in known.items()]
+        rows = [{"name": n, "description": c.description, "enabled": n in enabled,
+                 "server": getattr(c, "group", "") or None} for n, c in known.items()]
         if as_json:
             typer.echo(json.dumps(rows, indent=2))
             return
-        table = Table("name", "description", box=None)
+        table = Table("name", "server", "description", box=None)
         for r in rows:
             name = Text(r["name"]) + (Text("") if r["enabled"] else Text(" (disabled)", style="dim"))
-            table.add_row(name, Text(r["description"]))
+            table.add_row(name, Text(r["server"] or "built-in", style="dim"),
+                          Text(printable(r["description"], keep="")))
         Console().print(table)

@@ -5,9 +5,16 @@ Session start (cheap, nothing here loads torch or calls the model): refresh a st
 observations, note past sessions with no observation, start external change detection in a thread
 (bounded by ``observer.git_timeout``), and start a background reflection when one is due.
 Context pressure (prompt >= ``observer.threshold`` x n_ctx, before trimming): observe once per
-crossing; it re-arms when a prompt falls below ``observer.rearm_below`` x n_ctx.
+crossing; it re-arms when a prompt falls below ``observer.rearm_below`` x n_ctx. In the interactive
+chat (``observer.background``) the crossing is seen right after the reply that made it, and the
+observation runs while the user reads and types (``idle_work``, on the prefill thread; see
+``observer/idle.py``); a message sent before it said anything useful cancels it (retried at the next
+idle moment). Whatever the mode, trimming never drops a message no observation covered: such a
+message is observed first, in the turn.
 Session end (/quit, EOF, Ctrl-C, /new): observe the session, then up to ``observer.recover_max``
-past sessions that have none. A failure is reported as a warning; the transcript is never touched.
+past sessions that have none. With ``detach`` (the chat CLI, ``observer.background``) that work, and
+a due reflection, goes to a detached ``nanobot housekeep`` child instead (``nanobot/housekeep.py``),
+so the terminal is back at once. A failure is reported as a warning; the transcript is never touched.
 
 ``sections`` gives the CONTEXT section (CONTEXT.md as the observer keeps it) and lines under Time
 (gap, pattern, changes outside); both are computed once per session so the prompt, and with it the
@@ -20,13 +27,20 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from nanobot import background
+from nanobot import background, housekeep
 from nanobot.backends.base import Message
 from nanobot.events import Notice
 from nanobot.features import Feature
 from nanobot.observer import external, reflector
 from nanobot.observer.context import load_context, update_context
-from nanobot.observer.observer import find_pending, observe_live, observe_transcript
+from nanobot.observer.idle import Cancellable, Cancelled, SessionView
+from nanobot.observer.observer import (
+    INSTRUCTION,
+    draft_budget,
+    find_pending,
+    observe_live,
+    observe_transcript,
+)
 from nanobot.observer.state import record_written
 from nanobot.observer.timeaware import recent_spans, session_line, time_report
 from nanobot.prompt import RawSection
@@ -35,6 +49,7 @@ from nanobot.written import load_written
 
 START_WAIT_S = 1.0  # the most the first prompt waits for external change detection
 FALLBACK_NOTE = " (fallback: the model's draft was unusable)"
+MIN_DRAFT = 128  # a pressure draft this small still says something; below it, history gives way
 
 
 class ObserverFeature(Feature):
@@ -50,6 +65,10 @@ class ObserverFeature(Feature):
         self._refresh_on_trim = False
         self._armed = True
         self._last_seen = None  # the newest history message at the last pressure call
+        self._idle_due = 0  # the % of n_ctx of a crossing whose observation waits for an idle moment
+        self._idle_notices: list[Notice] = []  # what the idle observation did, for the next turn
+        self._covered: list[Message] = []  # history messages the last observation saw (refs: ids stay)
+        self.detach = False  # the chat CLI: session-end work goes to `nanobot housekeep` (a child)
         self.last_error: str = ""
 
     # -- session start -----------------------------------------------------------------------
@@ -58,13 +77,28 @@ class ObserverFeature(Feature):
         now, sid = agent.clock(), agent.transcript.id
         self._refresh_on_trim = False
         self._armed, self._last_seen = True, None
+        self._idle_due, self._idle_notices, self._covered = 0, [], []
         self._guard(notices, "refreshing CONTEXT.md",
                     lambda: _note(notices, reflector.refresh_context(self.settings, now, agent.model.count_tokens)))
         self._pending = find_pending(self.settings, exclude=sid)
+        self._start_external(agent)
+        if self.detach and housekeep.model_arg(agent.model):
+            due = self.settings.observer.reflect_on_start and reflector.reflection_due(self.settings, now)
+            jobs = housekeep.queued(self.settings.home)
+            self._pending = [p for p in self._pending if p.stem not in {j.stem for j in jobs}]
+            if self._pending or due or (jobs and not housekeep.running(self.settings.home)):
+                pid = self._guard(notices, "starting background housekeeping",
+                                  lambda: housekeep.spawn(self.settings, housekeep.model_arg(agent.model),
+                                                          exclude=sid, reflect=due))
+                if pid:
+                    n = len(self._pending) + len(jobs)
+                    what = f"{n} earlier session(s) without an observation" if n else "reflection"
+                    notices.append(Notice(text=f"{what}: housekeeping in the background (pid {pid}; `nanobot status`)"))
+            self._pending = []
+            return notices
         if self._pending:
             n = len(self._pending)
             notices.append(Notice(text=f"{n} earlier session(s) have no observation yet; they are observed when this session ends (or run `nanobot reflect`)"))
-        self._start_external(agent)
         if self.settings.observer.reflect_on_start and reflector.reflection_due(self.settings, now):
             self._reflect = background.start(self._reflect_quietly, "nanobot-reflect", (now,))
             notices.append(Notice(text="reflecting new observations into MEMORY.md in the background"))
@@ -141,19 +175,100 @@ class ObserverFeature(Feature):
     # -- context pressure --------------------------------------------------------------------
     def on_context_pressure(self, agent, used: int) -> list[Notice]:
         budget = agent.model.n_ctx - self.settings.chat.max_tokens
-        if not self._fires(agent):
-            if self._refresh_on_trim and used > budget:  # trimming rebuilds the cache anyway
+        fires = self._fires(agent)
+        trimming = used > budget
+        background = self._in_background(agent)
+        if fires and background and not trimming:
+            self._idle_due = round(100 * used / agent.model.n_ctx)  # the user's own message crossed it
+            return []
+        if not (fires and not background) and not (trimming and (self._idle_due or self._uncovered(agent, used))):
+            if self._refresh_on_trim and trimming:  # trimming rebuilds the cache anyway
                 agent.refresh_prompt()
                 self._refresh_on_trim = False
             return []
-        notices: list[Notice] = []
+        notices: list[Notice] = []  # fired, or trimming would drop what no observation saw: now
         pct = round(100 * used / agent.model.n_ctx)
-        out = self._guard(notices, "writing the observation", lambda: observe_live(agent, "pressure"))
+        crossing = fires or bool(self._idle_due)
+        view, budget = self._fitted(SessionView.of(agent), oldest=not crossing)  # else: what trimming drops
+        out = self._guard(notices, "writing the observation",
+                          lambda: observe_live(view, "pressure" if crossing else "trim", budget))
+        self._idle_due = 0
         if out is not None:
             self._refresh_on_trim = True
-            notices.append(Notice(text=f"context at {pct}% of n_ctx: observation written to "
+            self._covered += view.history
+            what = f"context at {pct}% of n_ctx" if crossing else "history trimming would drop unobserved turns"
+            notices.append(Notice(text=f"{what}: observation written to "
                                        f"{_rel(out.path, agent.workspace)}{_fallback_note(out)}"))
         return notices
+
+    def _fitted(self, view: SessionView, oldest: bool = False) -> tuple[SessionView, int]:
+        """``view`` with only the exchanges its observation prompt can hold, so what the model saw
+        is known exactly (``_covered``), and the draft's budget. The whole history when at least
+        ``MIN_DRAFT`` tokens are left beside it (the KV cache already holds it: only the
+        instruction is evaluated); else the newest exchanges, or (``oldest``) the oldest ones."""
+        model, system = view.model, Message(role="system", content=view.system_prompt().text)
+        cap, ask = self.settings.observer.max_tokens, Message(role="user", content=INSTRUCTION)
+        while True:
+            budget = draft_budget(cap, [(m.role, m.content) for m in view.history])
+            room = model.n_ctx - model.prompt_tokens([system, *view.history, ask])
+            if room >= min(budget, MIN_DRAFT) or len(view.history) <= 2:
+                return view, max(32, min(budget, room))
+            view.history = view.history[:-2] if oldest else view.history[2:]
+
+    def _in_background(self, agent) -> bool:
+        return bool(agent.interactive and self.settings.observer.background)
+
+    def _uncovered(self, agent, used: int) -> bool:
+        """Whether trimming a prompt of ``used`` tokens would drop a message no observation saw
+        (the messages ``Agent._fit`` drops: the oldest exchanges until the rest fits)."""
+        budget = agent.model.n_ctx - self.settings.chat.max_tokens
+        system = Message(role="system", content=agent.system_prompt().text)
+        hist = list(agent.history)
+        extra = used - agent.model.prompt_tokens([system, *hist])  # the new message's share
+        seen = {id(m) for m in self._covered}
+        while hist and agent.model.prompt_tokens([system, *hist]) + extra > budget:
+            if any(id(m) not in seen for m in hist[:2]):
+                return True
+            del hist[:2]
+        return False
+
+    # -- the 80% observation while the user reads and types ----------------------------------
+    def on_turn_end(self, agent, done) -> list[Notice]:
+        """Interactive chat: did this reply cross the threshold? Then observe at the idle moment."""
+        if self._in_background(agent):
+            system = Message(role="system", content=agent.system_prompt().text)
+            used = agent.model.prompt_tokens([system, *agent.history, Message(role="user", content="")])
+            if used >= self.settings.observer.threshold * agent.model.n_ctx and self._fires(agent):
+                self._idle_due = round(100 * used / agent.model.n_ctx)
+        return []
+
+    def on_turn_start(self, agent) -> list[Notice]:
+        notices, self._idle_notices = self._idle_notices, []
+        return notices
+
+    def idle_work(self, agent):
+        if not (self._idle_due and self._in_background(agent)):
+            return None
+        (view, budget), pct = self._fitted(SessionView.of(agent)), self._idle_due  # on the main thread
+
+        def run(ctl) -> None:
+            view.model = Cancellable(agent.model, ctl)
+            try:
+                out = observe_live(view, "pressure", budget)
+            except Cancelled:
+                return  # nothing written; still due: the next idle moment retries
+            except Exception as e:  # never the session's problem; the turn will say so
+                self._idle_due = 0
+                self.last_error = f"{type(e).__name__}: {e}"
+                self._idle_notices.append(Notice(level="warning", text=f"observer: writing the observation failed ({self.last_error}); the transcript is kept and the next start will retry"))
+                return
+            self._idle_due = 0
+            self._refresh_on_trim = True
+            self._covered += view.history
+            self._idle_notices.append(Notice(text=f"context at {pct}% of n_ctx: observation written to "
+                                                  f"{_rel(out.path, agent.workspace)} while you typed"
+                                                  f"{_fallback_note(out)}"))
+        return run
 
     def _fires(self, agent) -> bool:
         """Once per crossing: armed at session start; after firing, re-armed only when some turn's
@@ -179,6 +294,9 @@ class ObserverFeature(Feature):
     # -- session end -------------------------------------------------------------------------
     def on_session_end(self, agent, reason: str) -> list[Notice]:
         notices: list[Notice] = []
+        self._idle_due = 0  # the session's observation below covers it
+        if self.detach and (model := housekeep.model_arg(agent.model)):
+            return self._hand_off(agent, reason, model)
         for t in (self._external, self._reflect):
             if t is not None:
                 t.join(30)
@@ -193,6 +311,22 @@ class ObserverFeature(Feature):
             if out is not None:
                 notices.append(Notice(text=f"observed earlier session {path.stem}{_fallback_note(out)}"))
         self._pending = []
+        return notices
+
+    def _hand_off(self, agent, reason: str, model: str) -> list[Notice]:
+        """Detached: the job file (the session as the model saw it), then the child; returns at once."""
+        notices: list[Notice] = []
+        if not agent.user_turns and not self._pending:
+            return notices
+        if agent.user_turns and self._guard(notices, "queueing the observation",
+                                            lambda: housekeep.write_job(agent, reason)) is None:
+            return notices
+        pid = self._guard(notices, "starting background housekeeping",
+                          lambda: housekeep.spawn(self.settings, model))
+        self._pending = []
+        if pid:
+            notices.append(Notice(text=f"observing this session in the background (pid {pid}; "
+                                       f"`nanobot status` shows it)"))
         return notices
 
     def _guard(self, notices: list[Notice], what: str, fn: Callable):

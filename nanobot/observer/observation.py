@@ -1,14 +1,19 @@
 """An observation: what happened in a session, its decisions and open items, as a file.
 
-``ObservationDraft`` is what the model fills in under a JSON-schema grammar (the schema is the
+``GroundedDraft`` is what the model fills in under a JSON-schema grammar (the schema is the
 pydantic model's, compiled to GBNF with every string bounded so the output is short and always
-closes). ``Observation`` is the file ``observations/<session id>.md``: a small frontmatter, then one
-part per trigger (context pressure, session end), newest last. ``render``/``parse`` round-trip.
+closes): every item is ``{"text", "quote"}``, the quote being its evidence from the session.
+``ObservationDraft`` is what is kept once the quotes are verified (``observer/evidence.py``): the
+items' text, with ``evidence`` (item -> quote). ``Observation`` is the file
+``observations/<session id>.md``: a small frontmatter, then one part per trigger (context pressure,
+session end), newest last; an item with evidence is written ``text (said: "quote")``.
+``render``/``parse`` round-trip.
 
->>> d = ObservationDraft(summary="Chose csv+serde.", decisions=["use serde"])
+>>> d = ObservationDraft(summary="Chose csv+serde.", decisions=["use serde"],
+...                      evidence={"use serde": "let's use serde"})
 >>> obs = Observation(session="20260101-100000-abcd", parts=[ObservationPart.of(d, "quit", 4)])
->>> Observation.parse(obs.render()).parts[0].decisions
-['use serde']
+>>> Observation.parse(obs.render()).parts[0].evidence
+{'use serde': "let's use serde"}
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 MAX_ITEMS = 3  # per list when parsing a file
-GRAMMAR_ITEMS = 2  # per list the model may write
-GRAMMAR_CHARS = {"summary": 160, "focus": 60, "task": 80, "blocked": 80}  # the model's bound per field
-ITEM_CHARS = 80  # ... and per list item: ~800 characters in all, ~200 tokens
+MAX_FACTS = 6  # facts: the user's stated facts (observer/stated.py) come first, then the model's
+GRAMMAR_ITEMS = 1  # per list the model may write (the draft must close within observer.max_tokens)
+ITEM_CHARS = 32  # the model's bound per item's text
+QUOTE_CHARS = 40  # ... and per quote (a copied quote: one of the user's sentences, cut at a word)
 LISTS = {"decisions": "Decisions", "open_items": "Open items", "facts": "Facts"}
 SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task", "blocked": "Blocked"}
+DRAFT_SCALARS = ("focus", "task", "blocked")  # the model's: the summary is the extractive one
 
 
 class ObservationDraft(BaseModel):
@@ -38,24 +45,36 @@ class ObservationDraft(BaseModel):
     blocked: str = ""  # what the task waits on, if anything
     decisions: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
     open_items: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
-    facts: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
+    facts: list[str] = Field(default_factory=list, max_length=MAX_FACTS)
+    evidence: dict[str, str] = Field(default_factory=dict)  # item -> the quote that grounds it
 
-    def cleaned(self) -> ObservationDraft:
-        """Strip list numbering, drop empties and repeats (small models repeat themselves)."""
-        seen: set[str] = set()
+    def said(self, item: str) -> str:
+        """``item`` as written in a file: with its evidence, if any."""
+        quote = self.evidence.get(item, "")
+        return f'{item} (said: "{quote}")' if quote else item
 
-        def keep(item: str) -> str:
-            item = re.sub(r"^\s*(\d+[.)]|[-*•])\s*", "", " ".join(item.split())).strip()
-            key = item.lower().rstrip(".")
-            if not item or key in seen:
-                return ""
-            seen.add(key)
-            return item
 
-        out = {k: keep(getattr(self, k)) for k in SCALARS}
-        for k in LISTS:
-            out[k] = [x for x in (keep(i) for i in getattr(self, k)) if x]
-        return ObservationDraft(**out)
+class Said(BaseModel):
+    """One item as the model writes it: the note and the words of the session it rests on."""
+
+    text: str = ""
+    quote: str = ""
+
+
+class GroundedDraft(BaseModel):
+    """What the model writes (the JSON schema of this model is the grammar)."""
+
+    focus: Said = Field(default_factory=Said)
+    task: Said = Field(default_factory=Said)
+    blocked: Said = Field(default_factory=Said)  # what the task waits on, if anything
+    decisions: list[Said] = Field(default_factory=list, max_length=MAX_ITEMS)
+    open_items: list[Said] = Field(default_factory=list, max_length=MAX_ITEMS)
+    facts: list[Said] = Field(default_factory=list, max_length=MAX_ITEMS)
+
+    def items(self) -> list[tuple[str, Said]]:
+        """(field, item) for every item, scalars first."""
+        return [*((k, getattr(self, k)) for k in DRAFT_SCALARS),
+                *((k, i) for k in LISTS for i in getattr(self, k))]
 
 
 class ObservationPart(ObservationDraft):
@@ -106,11 +125,11 @@ def _kv(line: str) -> tuple[str, str]:
 def _render_part(n: int, p: ObservationPart) -> str:
     lines = [f"## Part {n} · {p.at.isoformat(timespec='seconds')} · {p.trigger} · "
              f"{p.turns} turns · {p.generator}"]
-    lines += [f"{label}: {getattr(p, k)}" for k, label in SCALARS.items() if getattr(p, k)]
+    lines += [f"{label}: {p.said(getattr(p, k))}" for k, label in SCALARS.items() if getattr(p, k)]
     for k, label in LISTS.items():
         items = getattr(p, k)
         if items:
-            lines += ["", f"### {label}", *[f"- {i}" for i in items]]
+            lines += ["", f"### {label}", *[f"- {p.said(i)}" for i in items]]
     return "\n".join(lines)
 
 
@@ -123,6 +142,7 @@ def _parse_part(chunk: str) -> ObservationPart | None:
     except (ValueError, IndexError):
         return None
     data: dict = {k: [] for k in LISTS}
+    evidence: dict[str, str] = {}
     current: str | None = None
     labels = {v.lower(): k for k, v in LISTS.items()}
     scalars = {v.lower(): k for k, v in SCALARS.items()}
@@ -130,43 +150,98 @@ def _parse_part(chunk: str) -> ObservationPart | None:
         if line.startswith("### "):
             current = labels.get(line[4:].strip().lower())
         elif current and line.lstrip().startswith(("- ", "* ")):
-            data[current].append(line.lstrip()[2:].strip())
+            data[current].append(_unsaid(line.lstrip()[2:].strip(), evidence))
         elif ":" in line and not current:
             k, v = _kv(line)
             if k.lower() in scalars:
-                data[scalars[k.lower()]] = v
+                data[scalars[k.lower()]] = _unsaid(v, evidence)
     for k in LISTS:
-        data[k] = data[k][:MAX_ITEMS]
+        data[k] = data[k][:MAX_FACTS if k == "facts" else MAX_ITEMS]
     gen = bits[3] if len(bits) > 3 and bits[3] in ("model", "fallback") else "model"
     return ObservationPart(at=at, trigger=bits[1] if len(bits) > 1 else "", turns=turns,
-                           generator=gen, **data)
+                           generator=gen, evidence=evidence, **data)
 
 
-@lru_cache(maxsize=1)
-def draft_grammar() -> str:
-    """GBNF for ``ObservationDraft`` via llama.cpp's schema converter, every string bounded.
+_SAID = re.compile(r'^(.*\S)\s+\(said: "(.*)"\)$')
 
-    The schema gets ``maxLength``/``maxItems`` so the whole draft stays ~200 tokens and always
-    closes within ``observer.max_tokens``. The converter spells ``maxLength`` N as N nested
-    optionals, which makes sampling slow; they are rewritten as the equivalent ``char{0,N}``.
+
+def _unsaid(text: str, evidence: dict[str, str]) -> str:
+    """``text (said: "quote")`` -> ``text``, the quote noted in ``evidence``."""
+    m = _SAID.match(text)
+    if not m:
+        return text
+    evidence[m.group(1)] = m.group(2)
+    return m.group(1)
+
+
+FULL_TOKENS = 256  # the draft budget the full bounds are made for
+SKELETON_TOKENS = 96  # keys, quotes and brackets of an empty grounded draft
+
+
+def grammar_scale(max_tokens: int | None) -> float:
+    """How much of the full item bounds a ``max_tokens`` budget affords (1.0 = all, >= 0.5).
+
+    >>> grammar_scale(None), grammar_scale(256), grammar_scale(176)
+    (1.0, 1.0, 0.5)
+    """
+    if not max_tokens:
+        return 1.0
+    return max(0.5, min(1.0, (max_tokens - SKELETON_TOKENS) / (FULL_TOKENS - SKELETON_TOKENS)))
+
+
+@lru_cache(maxsize=16)
+def draft_grammar(spans: tuple[str, ...] = (), max_tokens: int | None = None) -> str:
+    """GBNF for ``GroundedDraft`` via llama.cpp's schema converter, every string bounded.
+
+    The schema gets ``maxLength``/``maxItems`` so the draft stays short and always closes within
+    ``observer.max_tokens``. With ``spans`` (the user's sentences) a quote can only be one of them,
+    or empty: the model copies evidence, it cannot invent it. A smaller ``max_tokens`` (a short
+    session's budget) shrinks each item's bound in proportion, so the smaller draft still closes. The converter spells ``maxLength`` N
+    as N nested optionals, which makes sampling slow; they are rewritten as the equivalent
+    ``char{0,N}``.
     """
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    schema = ObservationDraft.model_json_schema()
-    schema["required"] = list(ObservationDraft.model_fields)  # every key, in this order
-    for key, n in GRAMMAR_CHARS.items():
-        schema["properties"][key]["maxLength"] = n
-    for key in LISTS:
-        schema["properties"][key]["maxItems"] = GRAMMAR_ITEMS
-        schema["properties"][key]["items"]["maxLength"] = ITEM_CHARS
-    gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=list(ObservationDraft.model_fields))
+    quote = {"type": "string", "maxLength": QUOTE_CHARS}
+    said = {"type": "object", "required": ["text", "quote"], "additionalProperties": False,
+            "properties": {"text": {"type": "string", "maxLength": max(16, int(ITEM_CHARS * grammar_scale(max_tokens)))},
+                           "quote": quote}}
+    props: dict = {k: said for k in DRAFT_SCALARS}
+    props |= {k: {"type": "array", "items": said, "maxItems": GRAMMAR_ITEMS} for k in LISTS}
+    schema = {"type": "object", "properties": props, "required": list(GroundedDraft.model_fields),
+              "additionalProperties": False}
+    gbnf = json_schema_to_gbnf(json.dumps(schema), prop_order=[*GroundedDraft.model_fields, "text", "quote"])
     gbnf = re.sub(r"^char ::= .*$", lambda m: JSON_CHAR, gbnf, flags=re.M)
+    if spans:  # every quote: one rule admitting "" or a span, as a JSON string (GBNF-escaped)
+        gbnf = re.sub(r"^([\w-]*quote) ::= .*$", r"\1 ::= quote-span", gbnf, flags=re.M)
+        gbnf = gbnf.rstrip("\n") + "\nquote-span ::= " + " | ".join(json.dumps(json.dumps(x)) for x in ("", *spans)) + "\n"
     return _NESTED_CHARS.sub(_bounded, gbnf)
+
+
+_SPAN = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def quote_spans(said: list[str], limit: int = 40, chars: int = QUOTE_CHARS) -> tuple[str, ...]:
+    """The user's sentences (the last ``limit``), each at most ``chars`` long (cut at a word), as
+    the quotes a copy-span grammar admits.
+
+    >>> quote_spans(["My name is Ada. I work on Ferrum!", "ok"])
+    ('My name is Ada.', 'I work on Ferrum!', 'ok')
+    """
+    out: list[str] = []
+    for message in said:
+        for m in _SPAN.finditer(message):
+            s = " ".join(m.group(0).split())
+            if len(s) > chars:
+                s = s[:chars].rsplit(" ", 1)[0]
+            if len(s) >= 2 and s not in out:
+                out.append(s)
+    return tuple(out[-limit:])
 
 
 # The converter's ``char`` admits raw control characters (a newline inside a string: invalid JSON,
 # so the draft was lost); this one is JSON's.
-JSON_CHAR = r'char ::= [^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
+JSON_CHAR = r'char ::= [^"\\\x00-\x1f] | "\\" ["\\/bfnrt]'  # no \uXXXX: one "char", six tokens
 
 
 _NESTED_CHARS = re.compile(r'"\\"" \(char(?: \(char)*(?:\)\?)+ "\\"" space')
@@ -176,15 +251,19 @@ def _bounded(m: re.Match) -> str:
     return f'"\\"" char{{0,{m.group(0).count("char")}}} "\\"" space'
 
 
-def parse_draft(text: str) -> ObservationDraft | None:
-    """The draft in ``text``; a draft cut off by ``max_tokens`` is closed and kept if it can be.
+def parse_draft(text: str) -> GroundedDraft | None:
+    """The draft in ``text``, whitespace normalised; a draft cut off by ``max_tokens`` is closed and
+    kept if it can be.
 
-    >>> parse_draft('{"summary": "Chose serde", "focus": "cs').focus
-    'cs'
+    >>> parse_draft('{"focus": {"text": "Chose serde", "quote": "use  serde"}, "task": {"text": "cs').task
+    Said(text='cs', quote='')
     """
-    for tail in ("", '"', "}", '"}', "]}", '"]}', '"]}}'):
+    for tail in ("", '"', '"}', "}", '"}}', "}}", "]}", '"}]}', "}]}", '"]}', '"]}}'):
         try:
-            return ObservationDraft.model_validate_json(text + tail).cleaned()
+            draft = GroundedDraft.model_validate_json(text + tail)
         except ValidationError:
             continue
+        for _, item in draft.items():
+            item.text, item.quote = " ".join(item.text.split()), " ".join(item.quote.split())
+        return draft
     return None

@@ -2,9 +2,13 @@
 
 Two sources: a live session (``observe_live``: the agent's own system prompt and history plus one
 instruction, so the KV cache already holds all but the instruction), or a transcript on disk
-(``observe_transcript``: for sessions whose observation never got written). The model fills an
-``ObservationDraft`` under a JSON-schema grammar with a bounded ``max_tokens``; if it fails, or the
-user presses Ctrl-C while it runs, an extractive fallback draft is used. Nothing here touches the
+(``observe_transcript``: for sessions whose observation never got written). The model fills a
+``GroundedDraft`` (every item with a quote) under a JSON-schema grammar with a bounded
+``max_tokens``; only items whose quotes ground them in what the user typed this session are kept
+(``observer/evidence.py``, the shared ``nanobot.grounding`` verifier), on an extractive floor: empty
+Now fields from the fallback draft, the user's stated facts (``observer/stated.py``) always. If the
+model fails, grounds nothing, or the user presses Ctrl-C while it runs, the extractive fallback
+draft is used. Nothing here touches the
 transcript, so a failure of the model or of a write never loses the session: ``find_pending`` lists
 transcripts with user turns and no observation, and the next session end (or ``nanobot reflect``)
 writes them.
@@ -12,7 +16,6 @@ writes them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -24,22 +27,30 @@ from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel, Message
 from nanobot.config import Settings
 from nanobot.observer.context import ContextDoc, update_context
+from nanobot.observer.evidence import ground
 from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import (
+    DRAFT_SCALARS,
+    LISTS,
+    MAX_FACTS,
+    GroundedDraft,
     Observation,
     ObservationDraft,
     ObservationPart,
     draft_grammar,
     parse_draft,
+    quote_spans,
 )
 from nanobot.observer.state import record_written
+from nanobot.observer.stated import stated_facts
 from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
 from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import read_text
 
 INSTRUCTION = (
-    "Take notes on our conversation so far as JSON: a one-sentence summary, the topic, the user's "
-    "current task, decisions made, open questions, and facts about the user."
+    "Take notes on our conversation so far as JSON: the topic, the user's current task, what blocks "
+    "it, decisions made, open questions, and facts about the user. Give every note a quote: the "
+    "user's exact words that it rests on."
 )
 TRANSCRIPT_SYSTEM = "You write short, factual observations of chat sessions."
 
@@ -60,49 +71,47 @@ def load_observation(path: Path) -> Observation | None:
 
 
 # -- drafting --------------------------------------------------------------------------------
-def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int) -> ObservationDraft | None:
-    """One bounded, grammar-constrained call; None when the output is not a valid draft."""
+COPY_SPANS = True  # quotes copied from the user's sentences by the grammar (bench/grounding_bench.py)
+
+
+def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int,
+                   spans: tuple[str, ...] = ()) -> GroundedDraft | None:
+    """One bounded, grammar-constrained call; None when the output is not a valid draft. With
+    ``spans`` each quote is one of them (a copy-span grammar)."""
     text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
-                                grammar=draft_grammar()))
-    draft = parse_draft(text)
-    return drop_parroting(draft) if draft is not None else None
+                                grammar=draft_grammar(spans, max_tokens)))
+    return parse_draft(text)
 
 
-_INSTRUCTION_WORDS = set(re.findall(r"[a-z']+", INSTRUCTION.lower()))
-
-
-def parrots_instruction(text: str) -> bool:
-    """Small models copy the instruction into the notes; such text must not reach CONTEXT.md.
-
-    >>> parrots_instruction("Take notes on our conversation so far as JSON")
-    True
-    >>> parrots_instruction("User asked about the capital of France")
-    False
-    """
-    words = re.findall(r"[a-z']+", text.lower())
-    return len(words) >= 4 and sum(w in _INSTRUCTION_WORDS for w in words) / len(words) >= 0.6
-
-
-def drop_parroting(draft: ObservationDraft) -> ObservationDraft:
-    def ok(t: str) -> str:
-        return "" if parrots_instruction(t) else t
-
-    return draft.model_copy(update={
-        "summary": ok(draft.summary), "focus": ok(draft.focus), "task": ok(draft.task),
-        "decisions": [t for t in draft.decisions if ok(t)],
-        "open_items": [t for t in draft.open_items if ok(t)],
-        "facts": [t for t in draft.facts if ok(t)],
-    })
+def instructions_of(messages: list[Message]) -> str:
+    """What the model was told, not said by the user: the system prompt and the instruction."""
+    return "\n".join([*(m.content for m in messages if m.role == "system"), INSTRUCTION])
 
 
 def fallback_draft(exchanges: list[tuple[str, str]]) -> ObservationDraft:
-    """An extractive draft when the model cannot be used: no invented facts, just what was asked."""
+    """An extractive draft when the model cannot be used: no invented facts, just what was asked (the
+    first message is the summary and focus, the last the task) and what the user stated about themselves
+    (``observer/stated.py``); each item's evidence is itself, so the verifier keeps it (a summary that
+    framed it, "2 user message(s), starting with: ...", failed its content share)."""
     asked = [text for role, text in exchanges if role == "user" and text.strip()]
     if not asked:
         return ObservationDraft()
     first, last = _clip(asked[0], 100), _clip(asked[-1], 100)
-    summary = f"{len(asked)} user message(s), starting with: {first}"
-    return ObservationDraft(summary=summary, focus=first, task=last if len(asked) > 1 else "")
+    task = last if len(asked) > 1 else ""
+    facts = stated_facts(asked, MAX_FACTS)
+    evidence = {first: first.rstrip("…"), **({task: task.rstrip("…")} if task else {}), **dict(facts)}
+    return ObservationDraft(summary=first, focus=first, task=task, facts=[f for f, _ in facts],
+                            evidence=evidence)
+
+
+def with_floor(model_draft: ObservationDraft, floor: ObservationDraft) -> ObservationDraft:
+    """The model's grounded draft, each empty Now field and the summary taken from the extractive
+    ``floor``, the user's stated facts first among the facts."""
+    pick = {k: getattr(model_draft, k) or getattr(floor, k) for k in ("summary", "focus", "task")}
+    facts = [*floor.facts, *(f for f in model_draft.facts if f not in floor.facts)][:MAX_FACTS]
+    used = {*pick.values(), model_draft.blocked, *model_draft.decisions, *model_draft.open_items, *facts}
+    evidence = {k: v for k, v in (floor.evidence | model_draft.evidence).items() if k in used}
+    return model_draft.model_copy(update=pick | {"facts": facts, "evidence": evidence})
 
 
 def live_messages(model: ChatModel, system: str, history: list[Message], max_tokens: int) -> list[Message]:
@@ -133,18 +142,24 @@ def transcript_messages(model: ChatModel, exchanges: list[tuple[str, str]], max_
 
 
 def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Message]],
-                      exchanges: list[tuple[str, str]], max_tokens: int) -> tuple[ObservationDraft, str]:
-    """(draft, generator). A model error, or Ctrl-C during generation, gives the fallback draft."""
+                      exchanges: list[tuple[str, str]], max_tokens: int,
+                      said: str | None = None) -> tuple[ObservationDraft, str]:
+    """(draft, generator). The model's draft keeps only the items its quotes ground in ``said`` (what
+    the user said this session; default: the user's turns in ``exchanges``), on the extractive floor
+    (``with_floor``). A model error, Ctrl-C during generation, or nothing grounded: the fallback."""
+    floor = fallback_draft(exchanges)
+    said = said if said is not None else "\n".join(t for r, t in exchanges if r == "user")
     if model is not None:
         try:
-            draft = generate_draft(model, messages(), max_tokens)
+            msgs = messages()
+            spans = quote_spans(said.splitlines()) if COPY_SPANS else ()
+            raw = generate_draft(model, msgs, max_tokens, spans)
         except (Exception, KeyboardInterrupt):  # whatever the model does, the session is observed
-            draft = None
-        if draft is not None and (draft.summary or draft.focus or draft.task):
-            if not draft.summary:  # e.g. it only parroted the instruction: say what was asked
-                draft = draft.model_copy(update={"summary": fallback_draft(exchanges).summary})
-            return draft, "model"
-    return fallback_draft(exchanges), "fallback"
+            raw = None
+        grounded = ground(raw, said, instructions_of(msgs)).draft if raw is not None else None
+        if grounded is not None and any(getattr(grounded, k) for k in (*DRAFT_SCALARS, *LISTS)):
+            return with_floor(grounded, floor), "model"
+    return floor, "fallback"
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -182,25 +197,37 @@ def fold_into_context(doc: ContextDoc, part: ObservationPart, started: datetime 
 
 
 # -- entry points ----------------------------------------------------------------------------
-def observe_live(agent, trigger: str) -> Outcome:
+def draft_budget(cap: int, exchanges: list[tuple[str, str]]) -> int:
+    """The draft's token budget, scaled with what happened: the JSON skeleton plus a share per user
+    turn, at most ``cap`` (``observer.max_tokens``); a 2-turn session does not get a 256-token draft.
+
+    >>> draft_budget(256, [("user", "hi"), ("assistant", "hello")]), draft_budget(512, [("user", "x")] * 9)
+    (224, 480)
+    """
+    turns = sum(1 for role, _ in exchanges if role == "user")
+    return max(32, min(cap, 192 + 32 * turns))  # a full grounded draft (6 items + quotes) is ~200 tokens
+
+
+def observe_live(agent, trigger: str, max_tokens: int | None = None) -> Outcome:
     """Observe the agent's current session (history as the model saw it)."""
     settings = agent.settings
-    max_tokens = settings.observer.max_tokens
-    exchanges = [(m.role, m.content) for m in agent.history]
+    said = user_said(agent.transcript.path)
+    exchanges = [(m.role, _typed(m.content, said) if m.role == "user" else m.content) for m in agent.history]
+    max_tokens = max_tokens or draft_budget(settings.observer.max_tokens, exchanges)
     draft, gen = draft_or_fallback(
         agent.model,
         lambda: live_messages(agent.model, agent.system_prompt().text, agent.history, max_tokens),
-        exchanges, max_tokens)
+        exchanges, max_tokens, "\n".join(said))
     part = ObservationPart.of(draft, trigger, agent.user_turns, at=agent.clock(), generator=gen)
     return write_part(settings, agent.transcript.id, agent.started, part, agent.model.count_tokens)
 
 
 def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
-                       now: datetime | None = None) -> Outcome:
+                       now: datetime | None = None, max_tokens: int | None = None) -> Outcome:
     """Observe a past session from its transcript (trigger ``recovered``)."""
     records, _ = read_transcript(path)
     exchanges = [(r.role, r.content) for r in records if r.role in ("user", "assistant")]
-    max_tokens = settings.observer.max_tokens
+    max_tokens = max_tokens or draft_budget(settings.observer.max_tokens, exchanges)
     draft, gen = draft_or_fallback(model, lambda: transcript_messages(model, exchanges, max_tokens),
                                    exchanges, max_tokens)
     span = read_span(path)
@@ -209,6 +236,17 @@ def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
     part = ObservationPart.of(draft, "recovered", turns, at=at, generator=gen)
     return write_part(settings, path.stem, span.start if span else None, part,
                       model.count_tokens if model is not None else None)
+
+
+def user_said(path: Path) -> list[str]:
+    """What the user typed in the session of transcript ``path`` (the evidence quotes must come from)."""
+    records, _ = read_transcript(path) if path.exists() else ([], [])
+    return [r.content for r in records if r.role == "user"]
+
+
+def _typed(sent: str, said: list[str]) -> str:
+    """A user message as typed: the per-turn memory block the model saw in front of it removed."""
+    return next((t for t in said if sent == t or sent.endswith("\n\n" + t)), sent)
 
 
 def find_pending(settings: Settings, exclude: str | None = None, limit: int = 50) -> list[Path]:

@@ -1,7 +1,10 @@
 """The reflector: crystallizes observations into MEMORY.md, and keeps CONTEXT.md fresh.
 
 ``reflect`` takes the observation parts not yet reflected (``ReflectorState.processed``), and for each
-fact they hold: a near-duplicate (cosine similarity >= ``observer.merge_similarity`` with the
+*grounded* fact they hold (one with evidence: a quote that ``nanobot.grounding.check`` finds in what
+the user typed in that session's transcript, or, when the transcript is gone, a quote the fact shares
+content with; others are listed in ``ReflectReport.ungrounded``), written with the quote's session
+and date (``- fact (2026-03-10, session 20260310-100000-abcd)``): a near-duplicate (cosine similarity >= ``observer.merge_similarity`` with the
 embedder, or a lexical ratio without it) of a line the *user* wrote is dropped (the user's line wins);
 a near-duplicate of a line the *reflector* wrote replaces it when it says more (merged); anything else
 is appended under ``## Learned from sessions``. Lines the reflector did not write are never changed or
@@ -24,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from nanobot.atomic import atomic_write
 from nanobot.config import Settings
+from nanobot.grounding import check, shares_content
 from nanobot.observer.context import update_context
 from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import Observation
@@ -34,18 +38,22 @@ from nanobot.observer.state import (
     save_state,
     state_path,
 )
+from nanobot.session import read_transcript
 from nanobot.userfile import update_user_file
 from nanobot.workspace import read_text, template_dir
 
 LEARNED = "## Learned from sessions"
 _BULLET = re.compile(r"^\s*[-*]\s+(.*\S)\s*$")
 Similarity = Callable[[list[str], list[str]], list[list[float]]]
+Fact = tuple[str, str]  # (the fact, where it was said: "(date, session id)")
+_SOURCE = re.compile(r"\s*\(\d{4}-\d\d-\d\d, session [\w-]+\)$")
 
 
 class ReflectReport(BaseModel):
     observations: list[str] = Field(default_factory=list)  # files with new parts
-    added: list[str] = Field(default_factory=list)
+    added: list[str] = Field(default_factory=list)  # the facts (in MEMORY.md each with its source)
     merged: list[str] = Field(default_factory=list)  # "new -> existing line"
+    ungrounded: list[str] = Field(default_factory=list)  # facts not promoted: "fact (reason)"
     similarity: str = ""  # "embedding" | "lexical"
     backup: Path | None = None
     diff: str = ""
@@ -62,7 +70,7 @@ def reflect(settings: Settings, *, now: datetime, similarity: Similarity | None 
     spath = state_path(settings.home, "reflector")
     state = load_state(spath, ReflectorState)
     report = ReflectReport(dry_run=dry_run)
-    facts = _new_facts(settings.workspace / "observations", state, report)
+    facts = _new_facts(settings.workspace / "observations", settings.sessions_dir, state, report)
     mem_path = settings.workspace / "MEMORY.md"
     template = read_text(template_dir() / "MEMORY.md")
     sim = None
@@ -162,8 +170,9 @@ lexical_similarity.kind = "lexical"  # type: ignore[attr-defined]
 
 
 # -- merge -----------------------------------------------------------------------------------
-def _new_facts(obs_dir: Path, state: ReflectorState, report: ReflectReport) -> list[str]:
-    facts: list[str] = []
+def _new_facts(obs_dir: Path, sessions_dir: Path, state: ReflectorState,
+               report: ReflectReport) -> list[Fact]:
+    facts: list[Fact] = []
     for f in sorted(obs_dir.glob("*.md")):
         text = read_text(f)
         if not text.strip():
@@ -173,10 +182,35 @@ def _new_facts(obs_dir: Path, state: ReflectorState, report: ReflectReport) -> l
         if len(obs.parts) <= done:
             continue
         report.observations.append(f.name)
+        sid = obs.session or f.stem
+        said = _said(sessions_dir / f"{sid}.jsonl")
         for part in obs.parts[done:]:
-            facts += [c for x in part.facts if (c := clean_fact(x))]
+            for x in part.facts:
+                reason = _ungrounded(x, part.evidence.get(x, ""), said)
+                if reason:
+                    report.ungrounded.append(f"{x} ({reason})")
+                elif c := clean_fact(x):
+                    facts.append((c, f"({part.at:%Y-%m-%d}, session {sid})"))
         state.processed[f.name] = len(obs.parts)
     return facts
+
+
+def _said(transcript: Path) -> str | None:
+    """What the user typed in a session; None when its transcript is gone."""
+    if not transcript.exists():
+        return None
+    records, _ = read_transcript(transcript)
+    return "\n".join(r.content for r in records if r.role == "user")
+
+
+def _ungrounded(fact: str, quote: str, said: str | None) -> str:
+    """Why ``fact`` may not enter MEMORY.md ("" when it may)."""
+    if not quote:
+        return "no evidence"
+    if said is None:
+        return "" if shares_content(fact, quote) else "item does not share content with its quote"
+    verdict = check(fact, quote, said)
+    return "" if verdict.kept else verdict.reason
 
 
 _TAG = re.compile(r"\s*\((?:[\w./-]+\.md):\d+\)")  # "(MEMORY.md:3)": a retrieved-memory source tag
@@ -193,33 +227,36 @@ def clean_fact(fact: str) -> str:
     return fact if len(re.findall(r"\w", fact)) >= 3 else ""
 
 
-def _merge(text: str, facts: list[str], state: ReflectorState, sim: Similarity, threshold: float,
+def _merge(text: str, facts: list[Fact], state: ReflectorState, sim: Similarity, threshold: float,
            report: ReflectReport) -> str:
+    """Similarity is on the facts' words; a line the reflector writes carries its source."""
     lines = text.splitlines()
     bullets = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := _BULLET.match(ln))]
     ours = set(state.lines)
-    existing = [b for _, b in bullets]
-    scores = sim(facts, existing) if existing else [[] for _ in facts]
+    existing = [_SOURCE.sub("", b) for _, b in bullets]
+    scores = sim([f for f, _ in facts], existing) if existing else [[] for _ in facts]
     added: list[str] = []
-    for fact, row in zip(facts, scores):
+    for (fact, source), row in zip(facts, scores):
         best = max(range(len(row)), key=row.__getitem__, default=None)
         if best is not None and row[best] >= threshold:
             idx, line = bullets[best]
             report.merged.append(f"{fact} -> {line}")
-            if line in ours and len(fact) > len(line):  # ours: keep the fuller wording
-                lines[idx] = lines[idx].replace(line, fact)
-                state.lines = [fact if x == line else x for x in state.lines]
+            if line in ours and len(fact) > len(existing[best]):  # ours: keep the fuller wording
+                new = f"{fact} {source}"
+                lines[idx] = lines[idx].replace(line, new)
+                state.lines = [new if x == line else x for x in state.lines]
                 ours = set(state.lines)
             continue
-        dup = [j for j, score in enumerate(sim([fact], added)[0] if added else []) if score >= threshold]
+        plain = [_SOURCE.sub("", a) for a in added]
+        dup = [j for j, score in enumerate(sim([fact], plain)[0] if plain else []) if score >= threshold]
         if dup:
             report.merged.append(f"{fact} -> {added[dup[0]]}")
             continue
-        added.append(fact)
+        added.append(f"{fact} {source}")
     if added:
         lines = _append_learned(lines, added)
         state.lines += added
-        report.added = added
+        report.added = [_SOURCE.sub("", a) for a in added]
     return "\n".join(lines) + "\n"
 
 

@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from nanobot.backends.base import Grammar
 from nanobot.errors import ToolError
 
 # The two openings the decision may take right after the assistant header. Measured with the bundled
@@ -40,7 +41,8 @@ def literal(text: str) -> str:
 def decision_grammar(names: list[str]) -> str:
     """Admit exactly "Answer:" or "Tool: NAME" for a registered NAME."""
     alts = " | ".join(literal(n) for n in names)
-    return f"root ::= {literal(REPLY)} | {literal(CALL)} ({alts})"
+    return Grammar(f"root ::= {literal(REPLY)} | {literal(CALL)} ({alts})",
+                   choices=[REPLY, *(CALL + n for n in names)])
 
 
 def parse_decision(text: str, names: list[str]) -> str | None:
@@ -63,7 +65,7 @@ def args_grammar(schema: dict) -> str:
     rules: dict[str, str] = {}
     _object(schema, "root", rules, schema.get("$defs", {}))
     body = "\n".join(f"{k} ::= {v}" for k, v in rules.items())
-    return f"{body}\n{_BASE}"
+    return Grammar(f"{body}\n{_BASE}", json_schema=schema)
 
 
 def _object(node: dict, name: str, rules: dict[str, str], defs: dict) -> str:

@@ -41,6 +41,7 @@ from nanobot.tools.grammar import (
     signature,
 )
 from nanobot.tools.registry import enabled_tools
+from nanobot.tools.search import index_text
 from nanobot.tools.truncate import truncate
 
 DECISION_TOKENS = 24
@@ -69,12 +70,17 @@ class ToolRunner:
     def names(self) -> list[str]:
         return list(self.tools)
 
+    def index_text(self) -> str:
+        """The prompt's tool index: every name, or names + groups above ``tools.index_max``."""
+        return index_text(self.tools, self.settings.tools.index_max)
+
     def cost_report(self, count) -> dict:
         """Tokens of the tool index in the system prompt vs. all schemas spelled out."""
-        index = "## Tools\n" + ", ".join(self.names())
+        index = "## Tools\n" + self.index_text()
         schemas = {n: count(compact_schema(t.schema())) for n, t in self.tools.items()}
         return {"index_tokens": count(index), "all_schemas_tokens": sum(schemas.values()),
-                "tools": len(self.tools), "schema_tokens": schemas,
+                "tools": len(self.tools), "index_max": self.settings.tools.index_max,
+                "compact_index": len(self.tools) > self.settings.tools.index_max, "schema_tokens": schemas,
                 "decision_grammar_chars": len(decision_grammar(self.names()))}
 
     def respond(self, agent: Any, messages: list[Message]) -> Iterator[Event]:
@@ -144,8 +150,9 @@ class ToolRunner:
         return execute(tool, args, ToolContext.for_agent(agent))
 
     def grammar(self, tool: Tool) -> str:
-        if tool.name not in self._grammars:
-            self._grammars[tool.name] = args_grammar(tool.parameters())
+        if tool.name not in self._grammars:  # a tool with its own grammar (MCP) builds it itself
+            own = getattr(tool, "grammar", None)
+            self._grammars[tool.name] = own() if callable(own) else args_grammar(tool.parameters())
         return self._grammars[tool.name]
 
     # -- helpers -----------------------------------------------------------------------------

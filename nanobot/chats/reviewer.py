@@ -1,0 +1,110 @@
+"""Pass B, the reviewer, in code: which suggestions reach the file, and what the file keeps.
+
+1. Each suggestion's quote must occur in the window the model read (``nanobot.grounding.check``:
+   whitespace, case and edge punctuation normalised; the item must share content with its quote and
+   not repeat the instructions). A fabricated or paraphrased quote drops the item. The item is dated
+   by the newest message that holds the quote, and credited to that message's speaker.
+2. An item marked resolved is dropped, and takes the file's matching item with it.
+3. The rest merge with the file: an item the same as one already there (same text, or embedding
+   similarity >= ``merge_similarity``) only moves that item's date forward; no duplicates.
+4. Items not mentioned for ``prune_days`` days are pruned; Recent Topics keeps the ``topics`` newest.
+Every decision is recorded with its reason (``nanobot consolidate --verbose`` shows them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from nanobot.chats.contextfile import ContextFile, Item
+from nanobot.chats.messages import ChatMessage
+from nanobot.chats.suggester import CATEGORY, INSTRUCTION, Suggestion, Window
+from nanobot.grounding import check, normalise, quote_found
+
+Similarity = Callable[[list[str], list[str]], list[list[float]]]
+
+
+class Decision(BaseModel):
+    category: str
+    item: str
+    quote: str = ""
+    outcome: str  # "added" | "merged" | "dropped" | "removed" | "pruned"
+    reason: str = ""
+
+
+class Review(BaseModel):
+    doc: ContextFile
+    decisions: list[Decision] = Field(default_factory=list)
+
+    def count(self, outcome: str) -> int:
+        return sum(d.outcome == outcome for d in self.decisions)
+
+
+def review(doc: ContextFile, windows: list[Window], messages: list[ChatMessage], now: datetime,
+           similarity: Similarity, *, merge_similarity: float = 0.85, prune_days: int = 14,
+           topics: int = 5) -> Review:
+    out = Review(doc=doc.model_copy(update={"items": [i.model_copy() for i in doc.items]}))
+    for w in windows:
+        for s in w.suggestions:
+            _one(out, s, w, messages[w.first: w.last + 1], similarity, merge_similarity)
+    _prune(out, now, prune_days, topics)
+    return out
+
+
+def _one(out: Review, s: Suggestion, w: Window, said: list[ChatMessage], sim: Similarity,
+         threshold: float) -> None:
+    cat = CATEGORY[s.category]
+    verdict = check(s.item, s.quote, w.text, INSTRUCTION)
+    if not verdict.kept:
+        out.decisions.append(Decision(category=cat, item=s.item, quote=s.quote, outcome="dropped",
+                                      reason=verdict.reason))
+        return
+    mention = next((m for m in reversed(said) if quote_found(s.quote, m.line())), said[-1])
+    item = Item(category=cat, text=" ".join(s.item.split()), date=mention.ts.date(),
+                who=mention.speaker if mention.role == "user" else "")
+    same = _same(out.doc, item, sim, threshold)
+    if s.resolved:
+        for old in same:
+            out.doc.items.remove(old)
+            out.decisions.append(Decision(category=cat, item=old.text, outcome="removed",
+                                          reason=f"resolved: {s.item}"))
+        out.decisions.append(Decision(category=cat, item=s.item, quote=s.quote, outcome="dropped",
+                                      reason="marked resolved"))
+    elif same:
+        old = same[0]
+        old.date = max(old.date, item.date)
+        old.who = old.who or item.who
+        out.decisions.append(Decision(category=cat, item=s.item, quote=s.quote, outcome="merged",
+                                      reason=f"same as {old.text!r}; date {old.date}"))
+    else:
+        out.doc.items.append(item)
+        out.decisions.append(Decision(category=cat, item=s.item, quote=s.quote, outcome="added",
+                                      reason=f"quote found, last mentioned {item.date}"))
+
+
+def _same(doc: ContextFile, item: Item, sim: Similarity, threshold: float) -> list[Item]:
+    """Items of ``doc`` in ``item``'s section that say the same thing, best match first."""
+    peers = [i for i in doc.items if i.category == item.category]
+    if not peers:
+        return []
+    exact = [p for p in peers if normalise(p.text) == normalise(item.text)]
+    scores = sim([item.text], [p.text for p in peers])[0]
+    close = sorted(((s, p) for s, p in zip(scores, peers) if s >= threshold and p not in exact),
+                   key=lambda sp: -sp[0])
+    return exact + [p for _, p in close]
+
+
+def _prune(out: Review, now: datetime, prune_days: int, topics: int) -> None:
+    today = now.date()
+    for i in list(out.doc.items):
+        if (today - i.date).days >= prune_days:
+            out.doc.items.remove(i)
+            out.decisions.append(Decision(category=i.category, item=i.text, outcome="pruned",
+                                          reason=f"not mentioned since {i.date} ({prune_days}+ days)"))
+    kept = sorted((i for i in out.doc.items if i.category == "topics"), key=lambda i: i.date, reverse=True)
+    for i in kept[topics:]:
+        out.doc.items.remove(i)
+        out.decisions.append(Decision(category="topics", item=i.text, outcome="pruned",
+                                      reason=f"beyond the {topics} newest topics"))

@@ -1,0 +1,101 @@
+"""``nanobot session``: coding sessions keyed to version-control changes.
+
+``start "TASK"`` (new change described by TASK, recorded as the session root, then chat),
+``continue [ID]`` (checkpoint, fresh context, the parent's description as the hand-off),
+``resume ID`` (that session's transcript back as history, then chat), ``list`` and ``show ID``.
+The chat is ``nanobot chat``'s loop with the coding feature switched on (``coding.session``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from nanobot.cli.chat import run_chat
+from nanobot.coding import store
+from nanobot.coding.session import CodingSession
+from nanobot.config import load_settings
+from nanobot.safe_text import printable
+
+PATH = typer.Option(Path("."), "--path", "-C", help="The repository (default: the current directory).")
+MODEL = typer.Option(None, "--model", "-m", help="Model name or .gguf path.")
+VERBOSE = typer.Option(False, "--verbose", "-v", help="Per-turn token and timing figures on stderr.")
+
+
+def _chat(settings, session: CodingSession, model: str | None, verbose: bool) -> None:
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err.print(printable(f"coding session {session.root[:12]} · change {session.current[:12]} "
+                        f"({session.meta.backend}) · {session.meta.task.splitlines()[0][:60]}"),
+              style="dim", markup=False)
+    settings.coding.session = session.root
+    run_chat(settings, model, verbose)
+
+
+def register(app: typer.Typer) -> None:
+    sub = typer.Typer(help="Coding sessions keyed to version-control changes (git or jj).",
+                      no_args_is_help=True)
+    app.add_typer(sub, name="session")
+
+    @sub.command("start")
+    def start(task: str = typer.Argument(..., help="What the session is for (the change's description)."),
+              path: Path = PATH, allow_dirty: bool = typer.Option(
+                  False, "--allow-dirty", help="Fold uncommitted changes into the session's first change."),
+              model: str = MODEL, verbose: bool = VERBOSE) -> None:
+        """Start a session: a new change described by TASK, then chat."""
+        settings = load_settings()
+        _chat(settings, CodingSession.start(settings, path, task, allow_dirty=allow_dirty), model, verbose)
+
+    @sub.command("continue")
+    def cont(session_id: str = typer.Argument(None, help="Session id (default: this repository's latest)."),
+             path: Path = PATH, model: str = MODEL, verbose: bool = VERBOSE) -> None:
+        """Checkpoint (a new change on top), then chat with a fresh context and the hand-off."""
+        settings = load_settings()
+        s = CodingSession.open(settings, session_id) if session_id else CodingSession.latest(settings, path)
+        s.require_resumable()
+        s.checkpoint(reason="continue")
+        _chat(settings, s, model, verbose)
+
+    @sub.command("resume")
+    def resume(session_id: str = typer.Argument(..., help="Session id (a unique prefix is enough)."),
+               model: str = MODEL, verbose: bool = VERBOSE) -> None:
+        """Reload a session's transcript (its current change's exchanges) and go on chatting."""
+        settings = load_settings()
+        s = CodingSession.open(settings, session_id)
+        s.require_resumable()
+        _chat(settings, s, model, verbose)
+
+    @sub.command("list")
+    def list_() -> None:
+        """Coding sessions: id, task, status (and why a session cannot be resumed), last active, changes."""
+        settings = load_settings()
+        out = Console(highlight=False, soft_wrap=True)
+        metas = store.list_sessions(settings.sessions_dir)
+        if not metas:
+            out.print("no coding sessions yet; start one with: nanobot session start \"TASK\"", markup=False)
+        for meta in metas:
+            try:
+                meta = CodingSession.open(settings, meta.root).check()
+            except Exception as e:  # a repository gone or unreadable: say so, list the rest
+                meta = meta.model_copy(update={"status": "broken", "reason": str(e)})
+            why = f" ({meta.reason})" if meta.reason else ""
+            out.print(printable(f"{meta.root[:12]}  {meta.status}{why}  {meta.last_active:%Y-%m-%d %H:%M}  "
+                                f"{len(meta.changes)} change(s)  {meta.task.splitlines()[0][:60]}"), markup=False)
+
+    @sub.command("show")
+    def show(session_id: str = typer.Argument(..., help="Session id (a unique prefix is enough).")) -> None:
+        """A session's metadata, its current description and how much transcript it has."""
+        settings = load_settings()
+        s = CodingSession.open(settings, session_id)
+        meta = s.check()
+        out = Console(highlight=False, soft_wrap=True)
+        lines = [f"session {meta.root}", f"task: {meta.task}", f"backend: {meta.backend}  repo: {meta.repo}",
+                 f"status: {meta.status}" + (f" ({meta.reason})" if meta.reason else ""),
+                 f"started: {meta.started:%Y-%m-%d %H:%M}  last active: {meta.last_active:%Y-%m-%d %H:%M}",
+                 "changes: " + " -> ".join(c[:12] for c in meta.changes)]
+        if meta.status != "broken":
+            lines += ["", f"current change {meta.current}:", s.description()]
+        recs = store.records(settings.sessions_dir, meta.root)
+        lines += ["", f"transcript: {sum(r.role == 'user' for r in recs)} user message(s)"]
+        out.print(printable("\n".join(lines)), markup=False)

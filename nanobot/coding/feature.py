@@ -1,0 +1,109 @@
+"""``CodingFeature``: a coding session inside the Agent (on only when ``coding.session`` names one,
+which ``nanobot session`` sets; plain ``nanobot chat`` never loads it).
+
+- ``sections``: the current change's description, the parent's (hand-off), the diff within
+  ``coding.context`` tokens (``coding/context.py``), built once per session and after checkpoints.
+- ``tools``: ``new_change``, ``describe_change``, ``query_ancestor``.
+- session start: the current change's transcript records come back as history (``session resume``);
+  the prefill is switched off, the idle time between turns goes to the description rewrite.
+- turn end: the exchange goes to the session's transcript; the description is rewritten in the
+  background (``coding/rewriter.py``); ``release_model`` waits for it before the model is used again.
+- context pressure: an automatic checkpoint (new change, description as hand-off, fresh context)
+  instead of dropping old turns.
+"""
+
+from __future__ import annotations
+
+from nanobot.backends.base import Message
+from nanobot.coding.context import session_context
+from nanobot.coding.rewriter import Rewriter
+from nanobot.coding.session import CodingSession
+from nanobot.coding.tools import DescribeChange, NewChange, QueryAncestor
+from nanobot.events import Notice
+from nanobot.features import Feature
+from nanobot.prompt import RawSection
+
+ORDER = 50  # after CONTEXT (40), before the volatile Time (90)
+
+
+class CodingFeature(Feature):
+    name = "coding"
+
+    def __init__(self, session: CodingSession):
+        self.session = session
+        self.rewriter = Rewriter(session, session.settings.coding.describe_tokens)
+        self._restored = False
+        self._text: str | None = None
+        self._query = ""
+
+    # -- prompt and tools ------------------------------------------------------------------------
+    def sections(self, agent) -> list[RawSection]:
+        if self._text is None:
+            self._text = session_context(self.session, self.session.settings.coding.context,
+                                         agent.model.count_tokens)
+        return [RawSection(name="coding", header="## Coding session", text=self._text,
+                           budget=self.session.settings.coding.context, order=ORDER)]
+
+    def tools(self, settings) -> list:
+        return [NewChange(self), DescribeChange(self), QueryAncestor(self)]
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def on_session_start(self, agent):
+        agent.settings.chat.prefill = False  # the model's idle time is the rewrite's
+        self._text = None
+        if self._restored:
+            return None
+        self._restored = True
+        recs = self.session.records()
+        agent.history = [Message(role=r.role, content=r.content) for r in recs]
+        if recs:
+            return [Notice(text=f"resumed: {len(recs) // 2} exchange(s) of change {self.session.current[:12]} restored")]
+        return None
+
+    def turn_block(self, agent, query: str) -> str:
+        self._query = query  # the user's words as typed (the history holds them with memory)
+        return ""
+
+    def on_turn_start(self, agent):
+        err = self.rewriter.take_error()
+        if err:
+            return [Notice(level="warning", text=f"coding: the description rewrite failed ({err}); "
+                                                 "the last good description is kept")]
+        return None
+
+    def on_turn_end(self, agent, done):
+        self.session.append("user", self._query)
+        self.session.append("assistant", done.reply)
+        if self.session.settings.coding.describe:
+            self.rewriter.start(agent.model, agent.system_prompt().text, agent.history)
+        return None
+
+    def release_model(self, agent) -> None:
+        self.rewriter.wait()
+
+    def on_context_pressure(self, agent, used: int):
+        self.rewriter.wait()
+        pct = round(100 * used / agent.model.n_ctx)
+        new = self.checkpoint(agent, None, "pressure")
+        agent.history = []
+        return [Notice(text=f"context at {pct}% of n_ctx: checkpoint, new change {new[:12]}; its parent's "
+                            "description is the hand-off and the context starts fresh")]
+
+    def on_session_end(self, agent, reason: str):
+        self.rewriter.wait()
+        self.session.save(status="ended")
+        return None
+
+    # -- shared by the tools -----------------------------------------------------------------------
+    def checkpoint(self, agent, description: str | None, reason: str) -> str:
+        new = self.session.checkpoint(description, reason)
+        self._text = None
+        if agent is not None:
+            agent.refresh_prompt()
+        return new
+
+
+def make_feature(agent) -> CodingFeature:
+    session = CodingSession.open(agent.settings, agent.settings.coding.session)
+    session.require_resumable()
+    return CodingFeature(session)

@@ -1,0 +1,80 @@
+"""Where a coding session lives: ``$NANOBOT_HOME/sessions/<root id>/`` holds ``meta.json`` (backend,
+repository, root id, changes, status) and ``transcript.jsonl`` (one per root, appended across
+checkpoints; every record names the change it belongs to).
+
+Ordinary chat transcripts are ``sessions/<id>.jsonl`` files in the same folder; a coding session is
+a subfolder, so the two never collide (``session.list_transcripts`` only globs ``*.jsonl``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from nanobot.atomic import atomic_write
+from nanobot.coding.vcs import CodingError
+from nanobot.session import Record, Transcript, read_transcript
+
+
+class SessionMeta(BaseModel):
+    root: str  # the change id the session is keyed to
+    task: str
+    backend: Literal["git", "jj"]
+    repo: str
+    changes: list[str] = Field(default_factory=list)  # root first, one per checkpoint
+    current: str = ""
+    status: Literal["active", "ended", "broken"] = "active"
+    reason: str = ""  # why it is broken (shown by `session list`)
+    started: datetime
+    last_active: datetime
+
+
+def session_dir(sessions_dir: Path, root: str) -> Path:
+    return sessions_dir / root
+
+
+def save_meta(sessions_dir: Path, meta: SessionMeta) -> None:
+    atomic_write(session_dir(sessions_dir, meta.root) / "meta.json", meta.model_dump_json(indent=2) + "\n")
+
+
+def load_meta(folder: Path) -> SessionMeta | None:
+    try:
+        return SessionMeta.model_validate_json((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValidationError, UnicodeDecodeError):
+        return None
+
+
+def list_sessions(sessions_dir: Path) -> list[SessionMeta]:
+    """Every coding session, most recently active first."""
+    if not sessions_dir.is_dir():
+        return []
+    metas = [m for d in sessions_dir.iterdir() if d.is_dir() and (m := load_meta(d)) is not None]
+    return sorted(metas, key=lambda m: m.last_active, reverse=True)
+
+
+def find_session(sessions_dir: Path, prefix: str) -> SessionMeta:
+    """The session whose root id starts with ``prefix`` (unique), else a CodingError."""
+    hits = [m for m in list_sessions(sessions_dir) if m.root.startswith(prefix.strip())]
+    if not prefix.strip() or not hits:
+        raise CodingError(f"no coding session {prefix!r}; `nanobot session list` shows the ids")
+    if len(hits) > 1:
+        raise CodingError(f"{prefix!r} matches {len(hits)} sessions; give more of the id")
+    return hits[0]
+
+
+def transcript(sessions_dir: Path, root: str) -> Transcript:
+    """The session's transcript, appending straight through (nothing held back)."""
+    folder = session_dir(sessions_dir, root)
+    folder.mkdir(parents=True, exist_ok=True)
+    return Transcript(folder / "transcript.jsonl")
+
+
+def records(sessions_dir: Path, root: str) -> list[Record]:
+    return read_transcript(session_dir(sessions_dir, root) / "transcript.jsonl")[0]
+
+
+def touch(meta: SessionMeta, now: datetime | None = None) -> SessionMeta:
+    return meta.model_copy(update={"last_active": now or datetime.now().astimezone()})

@@ -1,0 +1,104 @@
+"""``McpFeature``: the configured MCP servers' tools join the Agent's tools.
+
+Servers start when their tools are first needed (the first prompt of a chat, ``nanobot tools``) or,
+with ``eager = true``, in the background as the chat starts; each server's list is fetched once per
+session. A server that cannot start costs its tools, never the chat: the reason is shown once as a
+notice. So are schema keywords the argument grammar cannot express (checked after generation).
+When the tools outnumber ``[tools] index_max``, ``tool_search`` joins them (``nanobot.tools.search``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nanobot import background
+from nanobot.config import Settings
+from nanobot.errors import ToolError
+from nanobot.events import Notice
+from nanobot.features import Feature
+from nanobot.mcptools.client import McpServer
+from nanobot.mcptools.tool import McpTool
+from nanobot.tools.registry import enabled_tools
+from nanobot.tools.search import ToolSearch
+
+
+def servers_for(settings: Settings) -> dict[str, McpServer]:
+    return {name: McpServer(name, cfg, settings) for name, cfg in settings.mcp.servers.items()}
+
+
+def list_tools(servers: dict[str, McpServer]) -> tuple[dict[str, McpTool], list[str]]:
+    """Every server's tools by prefixed name, and one notice per server that failed or has schema
+    keywords left to validation."""
+    tools: dict[str, McpTool] = {}
+    notices: list[str] = []
+    for name, server in servers.items():
+        try:
+            specs = server.tools()
+        except ToolError as e:
+            notices.append(f"{e}; its tools are left out")
+            continue
+        loose: set[str] = set()
+        for spec in specs:
+            try:
+                tool = McpTool(server, spec)
+            except ToolError as e:
+                notices.append(f"{e}; tool left out")
+                continue
+            tools[tool.name] = tool
+            loose |= set(tool.unsupported)
+        if loose:
+            notices.append(f"MCP server '{name}': the argument grammar cannot express "
+                           f"{', '.join(sorted(loose))}; those are checked after generation")
+    return tools, notices
+
+
+def all_mcp_tools(settings: Settings) -> tuple[dict[str, Any], list[str]]:
+    """MCP tools (+ ``tool_search`` when the tools outnumber ``index_max``), for ``nanobot tools``."""
+    tools, notices = list_tools(servers_for(settings))
+    builtins = enabled_tools(settings)
+    if len(builtins) + len(tools) > settings.tools.index_max:
+        return {ToolSearch.name: ToolSearch(lambda: {**builtins, **tools}), **tools}, notices
+    return dict(tools), notices
+
+
+class McpFeature(Feature):
+    name = "mcp"
+
+    def __init__(self, settings: Settings):
+        self.servers = servers_for(settings)
+        self.notices: list[str] = []
+        self._tools: list[Any] | None = None
+        for server in self.servers.values():
+            if server.config.eager:
+                background.start(_preload, f"nanobot-mcp-{server.name}", (server,))
+
+    def tools(self, settings: Settings) -> list[Any]:
+        if self._tools is None:
+            tools, self.notices = list_tools(self.servers)
+            builtins = enabled_tools(settings)
+            self._tools = list(tools.values())
+            if len(builtins) + len(tools) > settings.tools.index_max:
+                self._tools.insert(0, ToolSearch(lambda: {**builtins, **tools}))
+        return self._tools
+
+    def on_session_start(self, agent):
+        return self._notices()
+
+    def on_turn_start(self, agent):
+        return self._notices()
+
+    def _notices(self) -> list[Notice]:
+        out = [Notice(text=n, level="warning") for n in self.notices]
+        self.notices = []
+        return out
+
+
+def _preload(server: McpServer) -> None:
+    try:
+        server.tools()
+    except ToolError:
+        pass  # reported when the tools are listed
+
+
+def make_feature(agent: Any) -> McpFeature | None:
+    return McpFeature(agent.settings) if agent.settings.mcp.servers else None
