@@ -77,7 +77,7 @@ def test_truncation_rule_keeps_1000_docs_within_the_budget(ws, home):
     # every folder keeps its line, docs come round-robin, each folder states what it left out
     assert [ln for ln in lines if ln.startswith("###")] == [
         "### archive/ (100 docs)", "### areas/ (300 docs)", "### projects/ (600 docs)"]
-    shown = {f: sum(1 for ln in lines if f"Summary number" in ln and ln.endswith(f"of {f}")) for f in folders}
+    shown = {f: sum(1 for ln in lines if "Summary number" in ln and ln.endswith(f"of {f}")) for f in folders}
     assert max(shown.values()) - min(shown.values()) <= 1 and min(shown.values()) >= 3
     for f, n in folders.items():
         assert f"- … and {n - shown[f]} more in {f}/" in lines

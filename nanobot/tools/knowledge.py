@@ -31,6 +31,8 @@ MAX_READ_LINES = 200
 def knowledge_rel(raw: str, ctx: ToolContext, *, write: bool = False) -> str:
     """``raw`` as a path relative to knowledge/ (posix), or ToolError when it leaves knowledge/."""
     text = raw.strip().replace("\\", "/").removeprefix("./").removeprefix("knowledge/")
+    if raw.strip().startswith(("/", "\\", "~")) or ".." in text.split("/"):
+        raise ToolError(f"path '{raw}' is outside knowledge/; give a path like projects/zephyr.md")
     if not text.endswith(".md"):
         raise ToolError(f"path '{raw}' must name a .md file inside knowledge/, e.g. projects/zephyr.md")
     real = resolve_in_roots(f"knowledge/{text}", ctx)

@@ -40,8 +40,12 @@ def pending_path(workspace: Path) -> Path:
 
 
 def lock(workspace: Path) -> file_lock:
-    (workspace / "audit").mkdir(parents=True, exist_ok=True)
-    return file_lock(workspace / "audit" / ".ledger.lock")
+    """The vault writers' lock; audit/.gitignore keeps it and the pending intent out of a git workspace."""
+    audit = workspace / "audit"
+    audit.mkdir(parents=True, exist_ok=True)
+    if not (audit / ".gitignore").exists():
+        atomic_write(audit / ".gitignore", ".ledger.lock\npending.json\n")
+    return file_lock(audit / ".ledger.lock")
 
 
 def _read(path: Path) -> bytes | None:

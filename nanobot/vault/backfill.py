@@ -126,9 +126,10 @@ class Backfill:
         if not self.written or not _git(self.workspace, "rev-parse", "--is-inside-work-tree"):
             return None
         files = [f"knowledge/{p}" for p in self.written]
-        ledger = ledger_path(self.workspace).relative_to(self.workspace).as_posix()
-        if _git(self.workspace, "check-ignore", "-q", ledger) is None:
-            files.append(ledger)
+        for extra in (ledger_path(self.workspace), self.workspace / "audit" / ".gitignore"):
+            rel = extra.relative_to(self.workspace).as_posix()
+            if extra.exists() and _git(self.workspace, "check-ignore", "-q", rel) is None:
+                files.append(rel)
         n = len(self.written)
         message = f"nanobot: backfill summaries of {n} knowledge doc{'s' if n > 1 else ''}"
         if _git(self.workspace, "add", "--", *files) is None or \

@@ -68,7 +68,8 @@ def parse(doc: str) -> Parsed:
     try:
         data = yaml.load(yaml_text, Loader=_Loader) if yaml_text.strip() else {}
     except yaml.YAMLError as e:
-        where = getattr(e, "problem_mark", None)
+        # where the broken construct began (an unclosed bracket is only noticed at the end)
+        where = getattr(e, "context_mark", None) or getattr(e, "problem_mark", None)
         line = f" on line {where.line + 2}" if where is not None else ""
         raise FrontmatterError(f"frontmatter is not valid YAML{line}") from None
     if not isinstance(data, dict):
