@@ -58,3 +58,43 @@ def test_chunker_indexes_the_summary_under_the_title():
     assert chunks[0].embed_text == "Zephyr: Port and owner of the Zephyr service"
     # no summary, or broken frontmatter: as before (frontmatter dropped / read as text)
     assert [c.text for c in chunk_markdown("---\ntitle: Z\n---\n- a\n")] == ["a"]
+
+
+def test_fast_frontmatter_reader_agrees_with_yaml():
+    """``fastyaml.load`` skips PyYAML for flat frontmatter; on random near-YAML text (quotes, flow
+    lists, YAML 1.1 bools, dates, comments, tabs, control characters) it answers exactly as
+    ``yaml.load`` with libyaml does, and takes the fast path for the common shape."""
+    import random
+
+    import yaml
+
+    from nanobot.vault import fastyaml
+
+    assert fastyaml._simple("title: Zephyr\nsummary: 'Zephyr: port, owner'\ntags: [rust, csv]\n# note\n") == {
+        "title": "Zephyr", "summary": "Zephyr: port, owner", "tags": ["rust", "csv"]}
+    alpha = list("abcXYZ019 :-#'\"[],{}&*!|>%@`?~\t\r\\.é😀\x0c\x85\u2028") + [
+        "yes", "null", "2024-01-01", "1.5", "0x1F", ": ", " #", "''", "<<", "=", "on", "\n", "\n  ", "\n- "]
+    keys = ["title", "summary", "tags", "yes", "a-b", "x", "on", "_k", "1a"]
+    rng = random.Random(11)
+    fast = 0
+    for _ in range(20_000):
+        lines = []
+        for _ in range(rng.randint(1, 4)):
+            v = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 8)))
+            if rng.random() < 0.3:
+                v = "'" + v.replace("'", "''" if rng.random() < 0.8 else "'") + "'"
+            if rng.random() < 0.2:
+                v = "[" + ", ".join(v.split(",")) + "]"
+            lines.append(f"{rng.choice(keys)}:{rng.choice([' ', '  ', '', chr(9)])}{v}")
+        text = "\n".join(lines) + rng.choice(["", "\n", "\r\n"])
+        try:
+            want = ("ok", yaml.load(text, Loader=yaml.CSafeLoader))
+        except yaml.YAMLError:
+            want = ("error",)
+        try:
+            got = ("ok", fastyaml.load(text))
+        except yaml.YAMLError:
+            got = ("error",)
+        assert got == want, repr(text)
+        fast += fastyaml._simple(text) is not None
+    assert fast > 300

@@ -145,3 +145,14 @@ def test_toc_is_stable_before_the_volatile_sections(ws, home):
     assert agent.system_prompt().text == built.text
     agent.start_session()
     assert "- b.md — B" in agent.system_prompt().text
+
+
+def test_scan_reads_the_head_of_long_docs_and_all_of_long_frontmatter(ws, tmp_path):
+    big_fm = "---\ntitle: Big\nnotes: '" + "n" * 10_000 + "'\nsummary: After ten KB of frontmatter\n---\nBody\n"
+    write(ws, "big-frontmatter.md", big_fm)
+    write(ws, "long-body.md", "---\nsummary: Short head, long body\n---\n" + "body line\n" * 5_000)
+    write(ws, "unclosed.md", "---\nsummary: never closed\n" + "x: y\n" * 3_000)
+    docs = {d.path: d for d in fmcache.scan(ws).docs}
+    assert docs["big-frontmatter.md"].summary == "After ten KB of frontmatter"
+    assert docs["long-body.md"].summary == "Short head, long body"
+    assert "not closed" in docs["unclosed.md"].error

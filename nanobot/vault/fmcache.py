@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -20,6 +21,8 @@ from nanobot.atomic import atomic_write
 from nanobot.vault.frontmatter import FrontmatterError, parse
 
 CACHE_VERSION = 1
+HEAD = 8192  # bytes read of a doc whose frontmatter ends within them (a long doc's body is not read)
+_CLOSED = re.compile(rb"\n(---|\.\.\.)[ \t]*\r?\n")
 
 
 class DocMeta(BaseModel):
@@ -73,19 +76,33 @@ def walk(root: Path) -> list[tuple[str, os.stat_result]]:
     return out
 
 
-def read_meta(path: Path, rel: str, st: os.stat_result) -> DocMeta:
-    """Parse one doc's frontmatter (title, summary, or the error)."""
-    meta = DocMeta(path=rel, mtime_ns=st.st_mtime_ns, size=st.st_size)
+def _head(path: str) -> bytes:
+    """The doc's first HEAD bytes if they hold the frontmatter's closing line, else all of it
+    (``os.read``: a third of what a Python file object costs to open, 1,000 times over)."""
+    fd = os.open(path, os.O_RDONLY)
     try:
-        doc = parse(path.read_bytes().decode("utf-8", errors="replace"))
+        data = os.read(fd, HEAD)
+        if len(data) == HEAD and not _CLOSED.search(data):
+            while chunk := os.read(fd, 1 << 20):
+                data += chunk
+        return data
+    finally:
+        os.close(fd)
+
+
+def read_meta(path: str, rel: str, st: os.stat_result) -> DocMeta:
+    """Parse one doc's frontmatter (title, summary, or the error). ``path`` is a str: a cold scan
+    reads 1,000 docs, and joining pathlib paths would cost a fifth of its time."""
+    title = summary = error = ""
+    try:
+        doc = parse(_head(path).decode("utf-8", errors="replace"))
+        title, summary = doc.text("title"), doc.text("summary")
     except FrontmatterError as e:
-        meta.error = str(e)
-        return meta
+        error = str(e)
     except OSError as e:
-        meta.error = f"cannot read ({e.strerror})"
-        return meta
-    meta.title, meta.summary = doc.text("title"), doc.text("summary")
-    return meta
+        error = f"cannot read ({e.strerror})"
+    return DocMeta(path=rel, title=title, summary=summary, error=error,
+                   mtime_ns=st.st_mtime_ns, size=st.st_size)
 
 
 def _load(cache_file: Path | None) -> dict[str, DocMeta]:
@@ -123,7 +140,7 @@ def scan(workspace: Path, cache_file: Path | None = None) -> Scan:
         if hit is not None and (hit.mtime_ns, hit.size) == (st.st_mtime_ns, st.st_size):
             docs.append(hit)
         else:
-            docs.append(read_meta(root / rel, rel, st))
+            docs.append(read_meta(os.path.join(root, rel), rel, st))
             parsed += 1
     docs.sort(key=lambda d: d.path)
     if cache_file is not None and (parsed or len(cached) != len(docs)):

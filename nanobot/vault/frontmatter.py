@@ -26,11 +26,12 @@ from typing import Any
 
 import yaml
 
+from nanobot.vault import fastyaml
+
 SUMMARY_MAX = 150
 _OPEN = re.compile(r"\A(\ufeff?)---[ \t]*(\r?\n)")
 _CLOSE = re.compile(r"^(---|\.\.\.)[ \t]*(\r?\n|\Z)", re.M)
 _MARKDOWN = re.compile(r"\*\*|__|`|\[[^\]]*\]\(|^\s*(#|>|[-*+]\s|\d+[.)]\s)")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class FrontmatterError(ValueError):
@@ -66,7 +67,7 @@ def parse(doc: str) -> Parsed:
         raise FrontmatterError("frontmatter is not closed (no second '---' line)")
     yaml_text = doc[m.end():close.start()]
     try:
-        data = yaml.load(yaml_text, Loader=_Loader) if yaml_text.strip() else {}
+        data = fastyaml.load(yaml_text) if yaml_text.strip() else {}
     except yaml.YAMLError as e:
         # where the broken construct began (an unclosed bracket is only noticed at the end)
         where = getattr(e, "context_mark", None) or getattr(e, "problem_mark", None)
