@@ -199,6 +199,8 @@ class McpSettings(_Strict):
         if bad:
             raise ValueError(f"MCP server name {bad[0]!r}: use letters, digits, _ or - (the tools' prefix)")
         return self
+
+
 class ConsolidationSettings(_Strict):
     """Per-chat context (``nanobot/chats/``): $NANOBOT_HOME/chats/<id>/CONTEXT.md."""
 
@@ -212,11 +214,22 @@ class ConsolidationSettings(_Strict):
     stale_days: int = Field(7, ge=1)  # older than this: injected with a note saying so
     max_tokens: int = Field(320, ge=64)  # the suggester's output per window
     merge_similarity: float = Field(0.85, gt=0.0, le=1.0)  # same item (embedding cosine) -> one line
+
+
 class CodingSettings(_Strict):
     session: str = ""  # the coding session's root id; set by `nanobot session` (empty: feature off)
     context: int = Field(600, ge=0)  # prompt budget: descriptions, diff stat, hunks
     describe: bool = True  # rewrite the change's living description after each turn
     describe_tokens: int = Field(256, ge=32)  # bound on the rewrite the model writes
+
+
+class VaultSettings(_Strict):
+    """The knowledge vault: a table of contents of knowledge/ and a digest of recent changes."""
+
+    enabled: bool = True
+    toc: int = Field(400, ge=0)  # token budget of "Your Knowledge" (stable, cached with the prefix)
+    digest: int = Field(200, ge=0)  # token budget of "Recent Changes" (volatile, frozen per session)
+    hours: float = Field(24.0, gt=0)  # the digest's window
 
 
 def default_home() -> Path:
@@ -246,6 +259,7 @@ class Settings(BaseSettings):
     mcp: McpSettings = Field(default_factory=McpSettings)
     consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
     coding: CodingSettings = Field(default_factory=CodingSettings)
+    vault: VaultSettings = Field(default_factory=VaultSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -9,7 +9,8 @@ Unset (always, outside tests) a point costs one comparison: the variable is read
 Points: ``reply-streaming`` (agent, mid-reply), ``transcript-append`` (session, between the bytes of
 one record), ``reindex-write`` (memory index transaction open), ``reflect-write`` (reflector merged,
 before writing MEMORY.md), ``observation-write`` (observer drafted, before writing the file), ``consolidate-suggested`` and
-``consolidate-reviewed`` (per-chat consolidation, between its passes).
+``consolidate-reviewed`` (per-chat consolidation, between its passes), ``vault-intent``,
+``vault-doc-written`` and ``vault-ledger-appended`` (knowledge_apply, after each step of its order).
 """
 
 from __future__ import annotations

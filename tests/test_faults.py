@@ -3,8 +3,8 @@ disk, concurrent writers. Every case checks the same four things: no line the us
 message the user sent is lost, the user gets a clear message (never a traceback), and the next start
 works. Run just these with ``python -m pytest -m faults``.
 
-Kill points are named in ``nanobot/faults.py`` (``NANOBOT_FAULT=name`` -> SIGKILL there). Not covered
-yet because the features do not exist: mid-knowledge-write and mid-ledger-append.
+Kill points are named in ``nanobot/faults.py`` (``NANOBOT_FAULT=name`` -> SIGKILL there). Mid-knowledge-write
+and mid-ledger-append are covered in tests/test_vault_apply.py.
 """
 
 from __future__ import annotations

@@ -34,7 +34,9 @@ def test_template_prompt_bytes_are_unchanged_by_the_contract(home):
     """tests/data/template_prompt.txt was printed by the code before the contract (commit 264a28d)
     for the template workspace, default features, the bundled model's tokenizer and this clock; the
     contract left it byte-identical (cd362d8). Since then only the Time lines changed, on purpose
-    (issue 10's wording: "Session: just started", gap wording, the last session's length)."""
+    (issue 10's wording: "Session: just started", gap wording, the last session's length) and, with the knowledge vault
+    (issue 11), the tool index gained knowledge_read, knowledge_search, knowledge_apply; an empty vault
+    adds no section."""
     settings = load_settings()
     init_workspace(settings.workspace)
     assert _prompt(settings) == (DATA / "template_prompt.txt").read_text(encoding="utf-8")

@@ -140,6 +140,12 @@ def _quiet_stderr():
         os.close(saved)
 
 
+@lru_cache(maxsize=1)
+def _no_tokens():
+    """A one-token buffer for counting (llama.cpp writes nothing into it when asked for 0 tokens)."""
+    return (_llama_cpp().llama_token * 1)()
+
+
 @lru_cache(maxsize=64)
 def _compiled_grammar(gbnf: str):
     return _llama_cpp().LlamaGrammar.from_string(gbnf, verbose=False)
@@ -168,9 +174,18 @@ class LlamaBackend:
 
     # -- tokenizer ---------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` is. Asks llama.cpp for the count alone (``n_tokens_max`` 0: it
+        answers minus the count) instead of ``Llama.tokenize``, which zeroes an n_ctx_train-sized
+        buffer and copies the tokens out: half the time, and prompts are counted line by line."""
         if not text:
             return 0
-        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        llama_cpp = _llama_cpp()
+        data = text.encode("utf-8")
+        vocab = getattr(getattr(self.llm, "_model", None), "vocab", None)
+        if vocab is None:  # another llama-cpp-python layout
+            return len(self.llm.tokenize(data, add_bos=False, special=False))
+        n = llama_cpp.llama_tokenize(vocab, data, len(data), _no_tokens(), 0, False, False)
+        return -n if n < 0 else n
 
     def tokenize_prompt(self, text: str) -> list[int]:
         return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)

@@ -11,6 +11,12 @@ ends so no chunk exceeds ``MAX_CHARS``.
 'Family: Wife: Ana'
 >>> [(c.text, c.line) for c in chunk_markdown("---\\nsession: x\\n---\\n# Obs\\n- did a thing")]
 [('did a thing', 5)]
+
+Frontmatter is dropped except a knowledge doc's ``summary``: it becomes the first chunk (under the
+doc's ``title``), so a doc is found by what it is about, not only by its wording.
+
+>>> [(c.text, c.heading, c.line) for c in chunk_markdown("---\\ntitle: Zephyr\\nsummary: Port of Zephyr\\n---\\nBody.")]
+[('Port of Zephyr', 'Zephyr', 3), ('Body.', '', 5)]
 """
 
 from __future__ import annotations
@@ -55,10 +61,28 @@ def _blank_comments(text: str) -> str:
     return "\n" * m.group(0).count("\n") + text[m.end():] if m else text
 
 
+def summary_chunk(text: str) -> Chunk | None:
+    """The frontmatter's ``summary`` as a chunk (heading: the ``title``), or None."""
+    if not text.startswith(("---", "\ufeff---")):
+        return None
+    from nanobot.vault.frontmatter import FrontmatterError, parse
+
+    try:
+        doc = parse(text)
+    except FrontmatterError:
+        return None
+    summary = doc.text("summary")
+    if not summary:
+        return None
+    lines = doc.yaml_text.splitlines()
+    line = next((i for i, ln in enumerate(lines) if ln.startswith("summary")), 0) + 2
+    return Chunk(text=summary, heading=doc.text("title"), line=line)
+
+
 def chunk_markdown(text: str, *, skip_title: bool = True) -> list[Chunk]:
     """Split markdown into chunks; see the module docstring."""
     lines = _blank_comments(text).splitlines()
-    chunks: list[Chunk] = []
+    chunks: list[Chunk] = [c for c in [summary_chunk(text)] if c is not None]
     path: list[tuple[int, str]] = []  # (level, title) of the enclosing headings
     buf: list[str] = []
     start = 0

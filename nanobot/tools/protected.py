@@ -51,6 +51,8 @@ def why_protected(real: Path, ctx: ToolContext) -> str | None:
     home, workspace = ctx.settings.home.resolve(), ctx.workspace.resolve()
     if _inside(real, home) and not _inside(real, workspace):
         return "it is nanobot's own configuration or state"
+    if _inside(real, workspace / "audit"):
+        return "it is the knowledge vault's append-only audit ledger (knowledge_apply writes it)"
     if real.parent == workspace and real.name.startswith(STATE_FILES):
         return "it is nanobot's cron and task database"
     user = Path.home().resolve()

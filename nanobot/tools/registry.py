@@ -39,6 +39,9 @@ BUILTINS: list[str] = [
     "nanobot.tools.message:SendMessage",
     "nanobot.tools.memory:MemorySearch",
     "nanobot.tools.memory:MemoryAdd",
+    "nanobot.tools.knowledge:KnowledgeRead",
+    "nanobot.tools.knowledge:KnowledgeSearch",
+    "nanobot.tools.knowledge:KnowledgeApply",
 ]
 
 

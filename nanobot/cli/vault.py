@@ -1,0 +1,116 @@
+"""``nanobot vault toc|digest|check`` and ``nanobot backfill-summaries``: the knowledge vault from the
+command line (the library in ``nanobot.vault`` does the work; this parses and renders)."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+
+import typer
+
+from nanobot.config import Settings, load_settings
+from nanobot.safe_text import printable
+from nanobot.workspace import init_workspace
+
+vault_app = typer.Typer(help="The knowledge vault: table of contents, recent changes, summary checks.",
+                        no_args_is_help=True)
+
+
+def _settings() -> Settings:
+    settings = load_settings()
+    init_workspace(settings.workspace)
+    return settings
+
+
+def _counter(settings: Settings):
+    from nanobot.runtime import load_model
+
+    return load_model(settings, vocab_only=True).count_tokens
+
+
+def _warn(lines: list[str]) -> None:
+    for line in lines:
+        typer.echo(f"warning: {printable(line, keep='')}", err=True)
+
+
+@vault_app.command()
+def toc(budget: int = typer.Option(None, "--budget", min=0, help="Token budget (default vault.toc).")) -> None:
+    """Print "Your Knowledge" as the system prompt shows it (within its budget)."""
+    from nanobot.vault import fmcache
+    from nanobot.vault.toc import render_toc
+
+    settings = _settings()
+    found = fmcache.scan(settings.workspace, settings.cache_dir / "vault" / "frontmatter.json")
+    _warn([f"knowledge/{d.path}: {d.error}; left out" for d in found.docs if d.error])
+    text = render_toc(found.docs, settings.vault.toc if budget is None else budget, _counter(settings))
+    typer.echo(printable(text) if text else "no knowledge docs (add markdown files to workspace/knowledge/)")
+
+
+@vault_app.command()
+def digest(hours: float = typer.Option(None, "--hours", min=0.01, help="Window (default vault.hours)."),
+           budget: int = typer.Option(None, "--budget", min=0, help="Token budget (default vault.digest).")) -> None:
+    """Print "Recent Changes": ledger entries of the last hours, newest first."""
+    from nanobot.vault.digest import recent, render_digest
+    from nanobot.vault.ledger import ledger_path
+
+    settings = _settings()
+    hours = settings.vault.hours if hours is None else hours
+    now = datetime.now().astimezone()
+    found = recent(ledger_path(settings.workspace), now, hours)
+    _warn([f"audit/{w}" for w in found.warnings])
+    text = render_digest(found.entries, now, hours, settings.vault.digest if budget is None else budget,
+                         _counter(settings))
+    typer.echo(printable(text))
+
+
+@vault_app.command()
+def check() -> None:
+    """List docs with a missing, too long or multi-line summary, or unreadable frontmatter (exit 1 if any)."""
+    from nanobot.vault.check import problems
+
+    found = problems(_settings().workspace)
+    for path, what in found:
+        typer.echo(f"knowledge/{printable(path)}: {printable(what)}")
+    if found:
+        typer.echo(f"{len(found)} doc(s) need attention (`nanobot backfill-summaries` writes missing summaries)",
+                   err=True)
+        raise typer.Exit(1)
+    typer.echo("all knowledge docs have a good summary")
+
+
+def backfill_summaries(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the summaries; write nothing."),
+    limit: int = typer.Option(None, "--limit", min=1, help="At most this many docs."),
+    model: str = typer.Option(None, "--model", "-m", help="Model name or .gguf path."),
+) -> None:
+    """Have the model write a one-line summary for every knowledge doc without one."""
+    from nanobot.runtime import load_model
+    from nanobot.vault.backfill import Backfill
+
+    settings = _settings()
+    run = Backfill(settings, load_model(settings, model), limit=limit, dry_run=dry_run)
+    if not run.docs:
+        typer.echo("every knowledge doc has a summary")
+        return
+    items = run.run()
+    if sys.stdout.isatty():
+        from rich.progress import track
+
+        items = track(items, total=len(run.docs), description="summarising", transient=True)
+    for item in items:
+        where = f"knowledge/{printable(item.path)}"
+        if item.status == "skipped":
+            typer.echo(f"{where}: skipped, {printable(item.why)}", err=True)
+        else:
+            typer.echo(f"{where}: {printable(item.summary)}")
+    if dry_run:
+        typer.echo("dry run: nothing written")
+        return
+    sha = run.commit()
+    done = f"{len(run.written)} summar{'y' if len(run.written) == 1 else 'ies'} written"
+    typer.echo(f"{done}; committed {sha[:12]}" if sha else done)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(vault_app, name="vault")
+    app.command("backfill-summaries")(backfill_summaries)

@@ -1,0 +1,80 @@
+"""The "Recent Changes" section: ledger entries of the last ``hours``, newest first, within a budget.
+
+Read backwards from the end of the ledger (``ledger.read_backwards``) and stopped at the first entry
+older than the window, so a 100,000-line ledger costs a few KiB of reading. One line per entry::
+
+    - [14:05] Updated knowledge/projects/zephyr.md — Added the new port
+
+(time in the session's own time zone; ``change_summary``, or ``reason`` for older entries without one).
+A torn or corrupt line is skipped with a warning naming its byte offset. Entries that do not fit the
+budget are counted in a last line, ``… and 12 more changes``. An empty window says ``No changes.``.
+The section is built once at session start and frozen for the session (``VaultFeature``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from nanobot.vault.ledger import LedgerEntry, read_backwards
+
+VERBS = {"create": "Created", "update": "Updated", "delete": "Deleted"}
+Counter = Callable[[str], int]
+
+
+class Digest(BaseModel):
+    entries: list[LedgerEntry] = Field(default_factory=list)  # in the window, newest first
+    warnings: list[str] = Field(default_factory=list)
+
+
+def header(hours: float) -> str:
+    return f"## Recent Changes (last {hours:g}h)"
+
+
+def recent(path: Path, now: datetime, hours: float) -> Digest:
+    """Entries with ``ts`` >= now - hours, newest first (reading stops at the first older one)."""
+    out = Digest()
+    cutoff = now - timedelta(hours=hours)
+    for offset, raw, terminated in read_backwards(path):
+        try:
+            entry = LedgerEntry.model_validate_json(raw)
+        except (ValidationError, ValueError):
+            what = "torn last line" if not terminated else f"corrupt line at byte {offset}"
+            out.warnings.append(f"{path.name}: {what} skipped (not a ledger entry)")
+            continue
+        if entry.ts < cutoff:
+            break
+        out.entries.append(entry)
+    return out
+
+
+def entry_line(e: LedgerEntry, tz) -> str:
+    what = " ".join((e.change_summary or e.reason).split())
+    line = f"- [{e.ts.astimezone(tz):%H:%M}] {VERBS[e.action]} {e.path}"
+    return f"{line} — {what}" if what else line
+
+
+def render_digest(entries: list[LedgerEntry], now: datetime, hours: float, budget: int,
+                  count: Counter) -> str:
+    """The section text (header included) within ``budget``; the newest entries are kept."""
+    head = header(hours)
+    if not entries:
+        return f"{head}\nNo changes."
+    lines = [entry_line(e, now.tzinfo) for e in entries]
+
+    def text(n: int) -> str:
+        more = len(lines) - n
+        tail = [f"… and {more} more change{'s' if more > 1 else ''}"] if more else []
+        return "\n".join([head, *lines[:n], *tail])
+
+    lo, hi = 0, len(lines)  # the most lines that fit, with the "more" line counted
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count(text(mid)) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text(lo)

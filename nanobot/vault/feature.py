@@ -1,0 +1,77 @@
+"""The vault as a feature: "Your Knowledge" (stable, order 50: inside the cached prefix, after CONTEXT)
+and "Recent Changes" (volatile, order 95: after Time, so after every stable section).
+
+Both are built once per session (keyed by ``agent.started``) and frozen: rebuilding the prompt within
+a session gives the same bytes, and a doc written mid-session shows up from the next session on. At
+session start a change a crash left half-done is finished or dropped first (``apply.recover``), and
+each unreadable doc or ledger line is reported once, naming it. An empty vault (no docs, no ledger)
+contributes nothing, so the template workspace's prompt is unchanged.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from nanobot.events import Notice
+from nanobot.features import Feature
+from nanobot.prompt import RawSection
+from nanobot.vault import apply, digest, fmcache, toc
+from nanobot.vault.ledger import ledger_path
+
+TOC_ORDER = 50  # stable: between context (40) and time (90)
+DIGEST_ORDER = 95  # volatile: after time (90)
+
+
+class VaultFeature(Feature):
+    name = "vault"
+
+    def __init__(self, settings: Any):
+        self.settings = settings
+        self._key: datetime | None = None
+        self._sections: list[RawSection] = []
+        self._warnings: list[str] = []
+        self._reported: set[str] = set()
+
+    def build(self, agent: Any) -> list[RawSection]:
+        """This session's sections (computed on the first call of the session, then reused)."""
+        if self._key == agent.started:
+            return self._sections
+        ws, vs = agent.workspace, self.settings.vault
+        count = agent.model.count_tokens
+        scan = fmcache.scan(ws, self.settings.cache_dir / "vault" / "frontmatter.json")
+        self._warnings = [f"knowledge/{d.path}: {d.error}; left out of Your Knowledge"
+                          for d in scan.docs if d.error]
+        sections = []
+        toc_text = toc.render_toc(scan.docs, vs.toc, count)
+        if toc_text:
+            head, _, body = toc_text.partition("\n")
+            sections.append(RawSection(name="knowledge", text=body, header=head, budget=vs.toc,
+                                       order=TOC_ORDER))
+        if scan.docs or ledger_path(ws).exists():
+            now = agent.started
+            found = digest.recent(ledger_path(ws), now, vs.hours)
+            self._warnings += [f"audit/{w}" for w in found.warnings]
+            text = digest.render_digest(found.entries, now, vs.hours, vs.digest, count)
+            head, _, body = text.partition("\n")
+            sections.append(RawSection(name="changes", text=body, header=head, budget=vs.digest,
+                                       stable=False, order=DIGEST_ORDER))
+        self._key, self._sections = agent.started, sections
+        return sections
+
+    def sections(self, agent: Any) -> list[RawSection]:
+        return [s.model_copy() for s in self.build(agent)]
+
+    def on_session_start(self, agent: Any) -> list[Notice]:
+        notes = []
+        if apply.pending_path(agent.workspace).exists():
+            with apply.lock(agent.workspace):
+                notes = apply.recover(agent.workspace, self.settings.home)
+        self.build(agent)
+        fresh = [w for w in self._warnings if w not in self._reported]
+        self._reported.update(fresh)
+        return [Notice(text=n) for n in notes] + [Notice(text=w, level="warning") for w in fresh]
+
+
+def make_feature(agent: Any) -> VaultFeature:
+    return VaultFeature(agent.settings)
