@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from nanobot.coding.describe import LISTS, draft_grammar, parse
+from nanobot.coding.describe import LISTS, draft_grammar, parse, parse_draft
 from nanobot.coding.feature import CodingFeature
 from nanobot.coding.session import CodingSession
 from nanobot.config import load_settings
@@ -39,8 +39,13 @@ def test_real_model_writes_a_description_with_all_four_lists(tmp_path, monkeypat
     agent.stop_prefill()  # waits for the background rewrite, as the next turn would
     assert coding.rewriter.error == "" and coding.rewriter.rewrites == 1
     (call,) = [c for c in agent.model.calls if c["grammar"] == draft_grammar()]
-    assert call["finish_reason"] == "stop"  # the bounded grammar closed within max_tokens
-    assert list(json.loads(call["text"])) == list(LISTS)  # all four lists, in order
+    # the bounded grammar closes within max_tokens, or (a bounded number of characters does not bound
+    # tokens: digits and symbols cost one each, and the tokens follow the machine's thread count) the
+    # cut draft is closed by the parser; either way all four lists, in order
+    if call["finish_reason"] == "stop":
+        assert list(json.loads(call["text"])) == list(LISTS)
+    else:
+        assert call["finish_reason"] == "length" and parse_draft(call["text"]) is not None, call
     text = coding.session.description()
     assert [ln for ln in text.splitlines() if ln.endswith(":")] == [f"{v}:" for v in LISTS.values()]
     desc = parse(text)
