@@ -31,15 +31,50 @@ add one line to ``runtime.FEATURES``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from nanobot.events import Event, TurnDone
 from nanobot.prompt import RawSection
 
 if TYPE_CHECKING:  # pragma: no cover
-    from nanobot.agent import Agent
+    from nanobot.backends.base import ChatModel, Generation, Message
     from nanobot.config import Settings
     from nanobot.prefill import Prefill
+    from nanobot.prompt import BuiltPrompt
+    from nanobot.session import Transcript
+
+F = TypeVar("F", bound="Feature")
+
+
+class Agent(Protocol):
+    """The view of the Agent a feature's hooks get (``nanobot.agent.Agent`` implements it).
+
+    Declared here, not imported, so the contract does not depend on the class that uses it.
+    """
+
+    settings: Settings
+    model: ChatModel
+    clock: Callable[[], datetime]
+    workspace: Path
+    interactive: bool
+    history: list[Message]
+    transcript: Transcript | None
+    started: datetime
+    last: Generation
+    features: list[Feature]
+    confirm: Callable[[str], bool] | None
+
+    @property
+    def user_turns(self) -> int: ...
+    def feature(self, kind: type[F]) -> F | None: ...
+    def add_feature(self, feature: F) -> F: ...
+    def system_prompt(self) -> BuiltPrompt: ...
+    def refresh_prompt(self) -> None: ...
+    def memory_block(self, query: str) -> str: ...
+    def tool_names(self) -> list[str]: ...
+    def stop_prefill(self, abandon: bool = False) -> Prefill | None: ...
 
 Events = Iterable[Event] | None
 

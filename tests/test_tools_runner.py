@@ -12,9 +12,10 @@ from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.events import Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.session import read_transcript
+from nanobot.tools.feature import attach_tools
 from nanobot.tools.grammar import args_grammar, decision_grammar, parse_decision
 from nanobot.tools.registry import all_tools
-from nanobot.tools.runner import ToolRunner, attach_tools, validate
+from nanobot.tools.runner import ToolRunner, validate
 from nanobot.tools.truncate import truncate
 from nanobot.workspace import init_workspace
 

@@ -176,3 +176,11 @@ class BenchResult(BaseModel):
     peak_rss_mb: float
     targets: Targets
     notes: list[str] = Field(default_factory=list)
+
+
+def fmt_stat(st: Stat, unit: str = "s", digits: int = 2) -> str:
+    """A median and half its spread as one cell: ``fmt_stat(Stat(...), "s") -> "1.20 ± 0.05 s"``."""
+    if st.n == 0:
+        return "-"
+    spread = f" ± {st.spread / 2:.{digits}f}" if st.n > 1 else ""
+    return f"{st.median:.{digits}f}{spread} {unit}".strip()

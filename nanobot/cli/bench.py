@@ -10,14 +10,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from nanobot.atomic import atomic_write
-from nanobot.bench.figures import BenchResult, Stat
-
-
-def _s(st: Stat, unit: str = "s", digits: int = 2) -> str:
-    if st.n == 0:
-        return "-"
-    spread = f" ± {st.spread / 2:.{digits}f}" if st.n > 1 else ""
-    return f"{st.median:.{digits}f}{spread} {unit}".strip()
+from nanobot.bench.figures import BenchResult
+from nanobot.bench.figures import fmt_stat as _s
 
 
 def render(result: BenchResult, console: Console) -> None:

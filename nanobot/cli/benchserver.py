@@ -8,9 +8,8 @@ from rich.console import Console
 from rich.table import Table
 
 from nanobot.atomic import atomic_write
-from nanobot.bench.figures import Stat
+from nanobot.bench.figures import Stat, fmt_stat
 from nanobot.bench.server import ServerBench, run_server_bench
-from nanobot.cli.bench import _s as fmt_stat
 from nanobot.config import Settings
 
 

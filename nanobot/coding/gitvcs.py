@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from nanobot.coding.changeid import ids_in, new_id, with_trailer, without_trailer
-from nanobot.coding.vcs import CodingError
+from nanobot.coding.errors import CodingError
 from nanobot.gitsafe import git_cmd, git_env, repo_drivers
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"

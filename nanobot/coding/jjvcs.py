@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from nanobot.coding.vcs import CodingError
+from nanobot.coding.errors import CodingError
 
 SAFE_CONFIG = ('ui.paginate="never"', 'fsmonitor.backend="none"', 'ui.diff-formatter=":git"',
                'snapshot.auto-track="all()"')

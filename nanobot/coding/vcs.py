@@ -13,11 +13,9 @@ import shutil
 from pathlib import Path
 from typing import Protocol
 
-from nanobot.errors import NanobotError
+from nanobot.coding.errors import CodingError
 
-
-class CodingError(NanobotError):
-    """A coding-session operation cannot proceed; the message names the cause and the fix."""
+__all__ = ["VCS", "CodingError", "open_vcs"]
 
 
 class VCS(Protocol):

@@ -227,9 +227,3 @@ def validate(tool: Tool, raw: str, cut: bool = False) -> tuple[BaseModel | None,
     except ToolError as e:
         return None, str(e)
 
-
-def attach_tools(agent: Any) -> ToolRunner:
-    """Add the built-in tools to ``agent`` (``nanobot.tools.feature``); returns its ToolRunner."""
-    from nanobot.tools.feature import attach_tools as attach
-
-    return attach(agent)

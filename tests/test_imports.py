@@ -1,0 +1,109 @@
+"""The package's import graph: no cycles, and no import running back up the layers.
+
+The graph is read from the source (every ``import``/``from`` statement, including the ones inside
+functions and under ``TYPE_CHECKING``), so a cycle hidden in a function body still counts.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "nanobot"
+
+
+def module_graph(pkg: Path = PKG) -> dict[str, set[str]]:
+    mods = {}
+    for path in pkg.rglob("*.py"):
+        name = ".".join(path.relative_to(pkg.parent).with_suffix("").parts)
+        mods[name.removesuffix(".__init__")] = path
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        here = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    base = ".".join([*parts, base] if base else parts)
+                targets = [base] + [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            for t in targets:
+                while t and t not in mods:
+                    t = t.rpartition(".")[0]
+                if t and t != mod:
+                    graph[mod].add(t)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
+
+
+def test_cycle_finder_finds_a_planted_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles():
+    assert cycles(module_graph()) == []
+
+
+def test_no_imports_back_up_the_layers():
+    """Only the CLI imports the CLI; the Agent is built by the runtime (the composition root), and
+    the runtime is imported only by what runs a whole agent: the CLI, housekeeping, the scheduler and
+    the benches. Features see the Agent through ``features.Agent`` (a Protocol), never the class."""
+    graph = module_graph()
+    upward = []
+    for mod, deps in graph.items():
+        for dep in deps:
+            top = {"nanobot.agent": ("nanobot.runtime", "nanobot.cli"),
+                   "nanobot.runtime": ("nanobot.cli", "nanobot.housekeep", "nanobot.scheduler",
+                                       "nanobot.bench")}
+            if dep.startswith("nanobot.cli") and not mod.startswith(("nanobot.cli", "nanobot.__main__")):
+                upward.append(f"{mod} -> {dep}")
+            for target, allowed in top.items():
+                if dep == target and not mod.startswith(allowed):
+                    upward.append(f"{mod} -> {dep}")
+    assert upward == []
