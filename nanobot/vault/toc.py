@@ -8,8 +8,9 @@ caller warns, naming each). The budget follows the model's context (``rank.toc_b
 Fitting rule (so the agent sees as much of its vault as fits; header included in the count):
 1. Every doc with its whole summary, if that fits.
 2. Else summaries are shortened first, all alike, to the longest of 12, 8, 5 or 3 words (``…``) with
-   which every doc fits.
-3. Else docs must go (at 3 words each): they are admitted in ``order`` -- the caller's priority,
+   which every doc fits, and if none does, every doc by name alone; the tokens left over give the first
+   docs in ``order`` (below) their longer summaries.
+3. Else docs must go (names alone): they are admitted in ``order`` -- the caller's priority,
    ``rank.order``: docs the ledger shows in use, then recently changed ones, then round-robin across
    folders (the first doc of each folder, then the second, ...) -- while the section still fits. Every
    folder keeps its ``###`` line; one with docs left out ends with ``- … and 37 more in projects/``.
@@ -33,12 +34,12 @@ from collections.abc import Callable
 from nanobot.vault.fmcache import DocMeta
 
 HEADER = "## Your Knowledge"
-LEVELS = (None, 12, 8, 5, 3)  # summary words tried, in turn (None: whole)
+LEVELS = (None, 12, 8, 5, 3, 0)  # summary words tried, in turn (None: whole; 0: the name alone)
 Counter = Callable[[str], int]
 
 
 def doc_line(d: DocMeta, words: int | None = None) -> str:
-    text = d.summary or d.title
+    text = "" if words == 0 else d.summary or d.title
     if words is not None and len(text.split()) > words:
         text = " ".join(text.split()[:words]) + "…"
     return f"- {d.name} — {text}" if text else f"- {d.name}"
@@ -102,11 +103,13 @@ def render_toc(docs: list[DocMeta], budget: int, count: Counter, header: str = H
     folder_of = {d.path: i for i, (_, ds) in enumerate(kept) for d in ds}
     shown: list[set[str]] = [set() for _ in kept]
 
+    longer: dict[str, int | None] = {}  # docs given more summary words than the rest (rule 2)
+
     def render(words: int | None) -> str:
         out = [header]
         for i, (folder, ds) in enumerate(kept):
             out.append(f"### {label(folder)} ({_docs_word(len(ds))})")
-            out += [doc_line(d, words) for d in ds if d.path in shown[i]]
+            out += [doc_line(d, longer.get(d.path, words)) for d in ds if d.path in shown[i]]
             if len(shown[i]) < len(ds):
                 out.append(f"- … and {len(ds) - len(shown[i])} more in {label(folder)}")
         if d := drop_line(k):
@@ -114,15 +117,29 @@ def render_toc(docs: list[DocMeta], budget: int, count: Counter, header: str = H
         return "\n".join(out)
 
     everything = total - sum(more(f, len(ds)) for f, ds in kept)
-    for words in LEVELS:  # rules 1 and 2: every doc, summaries shortened as little as needed
-        if everything + sum(cost(doc_line(d, words)) for _, ds in kept for d in ds) <= budget:
+    ranked = order if order is not None else round_robin(docs)
+    for n, words in enumerate(LEVELS):  # rules 1 and 2: every doc, summaries shortened as little as needed
+        used = everything + sum(cost(doc_line(d, words)) for _, ds in kept for d in ds)
+        if used <= budget:
             shown = [{d.path for d in ds} for _, ds in kept]
+            for d in ranked:  # what is left goes to the first docs in order: their longer summaries
+                if d.path not in folder_of:
+                    continue
+                for better in LEVELS[:n]:
+                    extra = cost(doc_line(d, better)) - cost(doc_line(d, words))
+                    if extra > 0 and used + extra <= budget:
+                        longer[d.path], used = better, used + extra
+                        break
             text = render(words)
+            while count(text) > budget and longer:  # the estimate was low: the upgrades go first
+                longer.popitem()
+                text = render(words)
             if count(text) <= budget:
                 return text
+            longer.clear()
     words = LEVELS[-1]  # rule 3: docs go, the caller's order deciding which stay
     admitted: list[DocMeta] = []
-    for d in (order if order is not None else round_robin(docs)):
+    for d in ranked:
         i = folder_of.get(d.path)
         if i is None or d.path in shown[i]:
             continue
