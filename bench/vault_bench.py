@@ -9,6 +9,8 @@
   Target <= 50 ms. (Docs shown per vault size and n_ctx: ``bench/vault_toc_bench.py``.)
 - ``digest_ms``: "Recent Changes (last 24h)" over a ``--lines``-line ledger whose last 24 hours hold
   40 entries (read backwards, rendered within its 200-token budget). Target <= 20 ms.
+- ``rank_ms``: the order the TOC keeps docs in when not all fit (the ledger's last 256 KiB read for
+  the docs in use, then recency, then round-robin), over the same docs and ledger.
 - ``prompt``: the template workspace plus a 100-doc vault, the system prompt's tokens per section, as
   ``nanobot prompt`` shows them. Target <= 1,000 tokens.
 Median of ``--runs`` runs each; prints one JSON object.
@@ -104,6 +106,8 @@ def main() -> None:
         return digest.render_digest(found.entries, now, 24, settings.vault.digest, count)
 
     dig_ms = timed(dig, a.runs)
+    docs = fmcache.scan(ws, cache).docs
+    rank_ms = timed(lambda: rank.order(docs, rank.ledger_use(ledger_path(ws))), a.runs)
     # the template plus a 100-doc vault (and this ledger), as the chat builds it
     shutil.rmtree(ws / "knowledge")
     make_vault(ws, 100)
@@ -113,7 +117,7 @@ def main() -> None:
     built = agent.system_prompt()
     out = {"bench": "vault", "docs": a.docs, "ledger_lines": a.lines, "ledger_mb": round(ledger_path(ws).stat().st_size / 2**20, 1),
            "toc_cold_ms": cold, "toc_warm_ms": warm, "toc_tokens": count(text), "toc_lines": len(text.splitlines()),
-           "digest_ms": dig_ms, "digest_entries": len(digest.recent(ledger_path(ws), now, 24).entries),
+           "digest_ms": dig_ms, "rank_ms": rank_ms, "load": os.getloadavg(), "digest_entries": len(digest.recent(ledger_path(ws), now, 24).entries),
            "prompt_100_docs": {"total_tokens": built.total_tokens,
                                "sections": {s.name: s.tokens for s in built.sections}}}
     print(json.dumps(out, indent=1))

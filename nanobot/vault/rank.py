@@ -26,7 +26,7 @@ from pathlib import Path
 from nanobot.vault.fmcache import DocMeta
 from nanobot.vault.toc import round_robin
 
-USE_BYTES = 1 << 20  # the ledger's tail read for "in use" (some 3,000 entries)
+USE_BYTES = 256 << 10  # the ledger's tail read for "in use" (some 750 entries)
 RECENT_DAYS = 30
 PREFIX = "knowledge/"
 

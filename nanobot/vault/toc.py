@@ -118,18 +118,31 @@ def render_toc(docs: list[DocMeta], budget: int, count: Counter, header: str = H
 
     everything = total - sum(more(f, len(ds)) for f, ds in kept)
     ranked = order if order is not None else round_robin(docs)
-    for n, words in enumerate(LEVELS):  # rules 1 and 2: every doc, summaries shortened as little as needed
-        used = everything + sum(cost(doc_line(d, words)) for _, ds in kept for d in ds)
-        if used <= budget:
+
+    def fits(words: int | None) -> int | None:
+        """Tokens of every doc at ``words``, or None as soon as they pass the budget (so 1,000 docs
+        cost a few dozen counted lines)."""
+        used = everything
+        for d in (d for _, ds in kept for d in ds):
+            used += cost(doc_line(d, words))
+            if used > budget:
+                return None
+        return used
+
+    # names alone first: when even they do not all fit (a large vault) go straight to rule 3
+    levels = list(enumerate(LEVELS)) if fits(LEVELS[-1]) is not None else []
+    for n, words in levels:  # rules 1 and 2: every doc, summaries shortened as little as needed
+        used = fits(words)
+        if used is not None:
             shown = [{d.path for d in ds} for _, ds in kept]
             for d in ranked:  # what is left goes to the first docs in order: their longer summaries
                 if d.path not in folder_of:
                     continue
-                for better in LEVELS[:n]:
-                    extra = cost(doc_line(d, better)) - cost(doc_line(d, words))
-                    if extra > 0 and used + extra <= budget:
-                        longer[d.path], used = better, used + extra
-                        break
+                extras = [(better, cost(doc_line(d, better)) - cost(doc_line(d, words))) for better in LEVELS[:n]]
+                fits = [(b, e) for b, e in extras if e > 0 and used + e <= budget]
+                if not fits:
+                    break  # the first doc that cannot grow ends it (the ones after it are no more important)
+                longer[d.path], used = fits[0][0], used + fits[0][1]
             text = render(words)
             while count(text) > budget and longer:  # the estimate was low: the upgrades go first
                 longer.popitem()
@@ -146,10 +159,11 @@ def render_toc(docs: list[DocMeta], budget: int, count: Counter, header: str = H
         folder, ds = kept[i]
         left = len(ds) - len(shown[i])
         delta = cost(doc_line(d, words)) - more(folder, left) + more(folder, left - 1)
-        if total + delta <= budget:
-            total += delta
-            shown[i].add(d.path)
-            admitted.append(d)
+        if total + delta > budget:
+            break  # full: the docs after this one in order are the less important ones
+        total += delta
+        shown[i].add(d.path)
+        admitted.append(d)
     text = render(words)
     while count(text) > budget and admitted:  # the estimate was low: give back the last admitted
         d = admitted.pop()
