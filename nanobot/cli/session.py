@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         s = CodingSession.open(settings, session_id)
         s.require_resumable()
         named = store.change_named(s.meta, session_id)
-        if named != s.current:
+        if named not in (s.root, s.current):  # a checkpoint's id: say where the session goes on
             n = s.meta.changes.index(named) + 1 if named in s.meta.changes else 0
             Console(stderr=True, highlight=False, soft_wrap=True).print(printable(
                 f"{named[:12]} is change {n} of {len(s.meta.changes)} of session {s.root[:12]}; "
