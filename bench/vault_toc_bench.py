@@ -19,12 +19,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from vault_bench import make_vault  # bench/ is on sys.path when run as a script
+
 from nanobot.config import load_settings
 from nanobot.runtime import load_model
 from nanobot.vault import fmcache, rank, toc
 from nanobot.workspace import init_workspace
-
-from vault_bench import make_vault  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 SIZES, CONTEXTS = (65, 300, 1000), (2048, 8192, 32768)
 

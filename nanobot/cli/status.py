@@ -4,10 +4,10 @@ chat's last consolidation with whether tonight's job will read it."""
 
 from __future__ import annotations
 
-import typer
-
 import json
 from datetime import datetime
+
+import typer
 
 from nanobot.config import load_settings
 from nanobot.safe_text import printable

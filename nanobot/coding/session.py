@@ -17,7 +17,6 @@ from nanobot.coding.store import SessionMeta
 from nanobot.coding.vcs import VCS, CodingError, open_vcs
 from nanobot.session import Record
 
-
 FIRST = "(first change of this session: no parent description to hand off)"
 
 
