@@ -5,9 +5,12 @@
 - ``toc_cold_ms``: "Your Knowledge" over ``--docs`` docs (10 folders, frontmatter + ~2 KB body each)
   with no frontmatter cache (a first start: every doc read and parsed; the OS file cache is warm);
   ``toc_warm_ms``: the same with the cache (one ``stat`` per doc). Both include rendering within the
-  400-token budget with the real tokenizer. Target <= 50 ms.
+  TOC's budget for the bundled model's n_ctx (``vault.rank.toc_budget``) with the real tokenizer.
+  Target <= 50 ms. (Docs shown per vault size and n_ctx: ``bench/vault_toc_bench.py``.)
 - ``digest_ms``: "Recent Changes (last 24h)" over a ``--lines``-line ledger whose last 24 hours hold
   40 entries (read backwards, rendered within its 200-token budget). Target <= 20 ms.
+- ``rank_ms``: the order the TOC keeps docs in when not all fit (the ledger's last 256 KiB read for
+  the docs in use, then recency, then round-robin), over the same docs and ledger.
 - ``prompt``: the template workspace plus a 100-doc vault, the system prompt's tokens per section, as
   ``nanobot prompt`` shows them. Target <= 1,000 tokens.
 Median of ``--runs`` runs each; prints one JSON object.
@@ -28,7 +31,7 @@ from pathlib import Path
 from nanobot.agent import Agent
 from nanobot.config import load_settings
 from nanobot.runtime import attach_features, load_model
-from nanobot.vault import digest, fmcache
+from nanobot.vault import digest, fmcache, rank
 from nanobot.vault.ledger import LedgerEntry, ledger_path
 from nanobot.vault.toc import render_toc
 from nanobot.workspace import init_workspace
@@ -79,16 +82,17 @@ def main() -> None:
     settings = load_settings(home)
     ws = settings.workspace
     init_workspace(ws)
-    count = load_model(settings, vocab_only=True).count_tokens
+    model = load_model(settings, vocab_only=True)
+    count, budget = model.count_tokens, rank.toc_budget(settings, model.n_ctx)
     make_vault(ws, a.docs)
     cache = home / "fm.json"
 
     def toc_cold():
         cache.unlink(missing_ok=True)
-        return render_toc(fmcache.scan(ws, cache).docs, settings.vault.toc, count)
+        return render_toc(fmcache.scan(ws, cache).docs, budget, count)
 
     def toc_warm():
-        return render_toc(fmcache.scan(ws, cache).docs, settings.vault.toc, count)
+        return render_toc(fmcache.scan(ws, cache).docs, budget, count)
 
     cold = timed(toc_cold, a.runs)
     toc_cold()
@@ -102,6 +106,8 @@ def main() -> None:
         return digest.render_digest(found.entries, now, 24, settings.vault.digest, count)
 
     dig_ms = timed(dig, a.runs)
+    docs = fmcache.scan(ws, cache).docs
+    rank_ms = timed(lambda: rank.order(docs, rank.ledger_use(ledger_path(ws))), a.runs)
     # the template plus a 100-doc vault (and this ledger), as the chat builds it
     shutil.rmtree(ws / "knowledge")
     make_vault(ws, 100)
@@ -111,7 +117,7 @@ def main() -> None:
     built = agent.system_prompt()
     out = {"bench": "vault", "docs": a.docs, "ledger_lines": a.lines, "ledger_mb": round(ledger_path(ws).stat().st_size / 2**20, 1),
            "toc_cold_ms": cold, "toc_warm_ms": warm, "toc_tokens": count(text), "toc_lines": len(text.splitlines()),
-           "digest_ms": dig_ms, "digest_entries": len(digest.recent(ledger_path(ws), now, 24).entries),
+           "digest_ms": dig_ms, "rank_ms": rank_ms, "load": os.getloadavg(), "digest_entries": len(digest.recent(ledger_path(ws), now, 24).entries),
            "prompt_100_docs": {"total_tokens": built.total_tokens,
                                "sections": {s.name: s.tokens for s in built.sections}}}
     print(json.dumps(out, indent=1))

@@ -221,13 +221,17 @@ class CodingSettings(_Strict):
     context: int = Field(600, ge=0)  # prompt budget: descriptions, diff stat, hunks
     describe: bool = True  # rewrite the change's living description after each turn
     describe_tokens: int = Field(256, ge=32)  # bound on the rewrite the model writes
+    description: int = Field(200, ge=40)  # token budget of the living description (older items merged)
 
 
 class VaultSettings(_Strict):
     """The knowledge vault: a table of contents of knowledge/ and a digest of recent changes."""
 
     enabled: bool = True
-    toc: int = Field(400, ge=0)  # token budget of "Your Knowledge" (stable, cached with the prefix)
+    toc: int | None = Field(None, ge=0)  # fixed token budget of "Your Knowledge"; None: follows n_ctx
+    toc_share: float = Field(0.10, ge=0.0, le=1.0)  # ... as this share of n_ctx,
+    toc_min: int = Field(400, ge=0)  # at least this many tokens,
+    toc_max: int = Field(3000, ge=0)  # at most this many (and at most half of [prompt] cap)
     digest: int = Field(200, ge=0)  # token budget of "Recent Changes" (volatile, frozen per session)
     hours: float = Field(24.0, gt=0)  # the digest's window
 

@@ -20,6 +20,7 @@ from nanobot.chats.suggester import make_windows, window_messages
 from nanobot.config import load_settings
 from nanobot.observer.reflector import lexical_similarity
 from nanobot.session import Transcript, read_transcript
+from tests.conftest import run_cli
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
@@ -205,3 +206,66 @@ def test_contextfile_round_trip_keeps_hand_lines():
     assert doc.render(group=True) == text
     assert ContextFile.parse(text.replace("\n\n## My notes\nfree text", "")).hand == doc.hand
     assert doc.hand == {"ongoing": ["- hand line [not a date]"]} and doc.extra == ["## My notes", "free text"]
+
+
+# -- conformance (issues 25, 29) -----------------------------------------------------------------
+def test_completed_items_leave_pending_and_ongoing_on_evidence_in_later_messages(settings):
+    path = context_path(settings.home, "proj")
+    path.parent.mkdir(parents=True)
+    path.write_text("## Ongoing\n- Porting the csv parser to Rust [2026-11-10]\n"
+                    "## Pending\n- Send the invoice to ACME [2026-11-12]\n- Book the venue [2026-11-12]\n"
+                    "- Send the reminder to Dana [2026-11-12]\n")
+    said(settings, "proj", ["I have to renew the parking permit.", "Noted.",
+                            "Invoice for ACME sent this morning.", "Great.",
+                            "We still need to book the venue.", "Done, the reminder to Dana is sent.",
+                            "The Rust port of the csv parser is finished!", "Congrats.",
+                            "Renewed the parking permit, all good.", "ok"])
+    model = ScriptedModel([reply(suggestion("pending", "Renew the parking permit", "renew the parking permit"))])
+    rep = consolidate(settings, "proj", model, clock=clock(), similarity=lexical_similarity)
+    doc = ContextFile.parse(path.read_text())
+    # not marked resolved by the model: the later messages are the evidence
+    assert sorted(i.text for i in doc.items) == ["Book the venue",  # "still need to": not done
+                                                 "Send the reminder to Dana"]  # only the assistant said so
+    removed = {d.item: d.reason for d in rep.decisions if d.outcome == "removed"}
+    assert set(removed) == {"Porting the csv parser to Rust", "Send the invoice to ACME",
+                            "Renew the parking permit"}  # added from this run's messages, then done
+    assert removed["Renew the parking permit"] == "completed: User said 'Renewed the parking permit, all good.'"
+
+
+def test_a_group_chat_quotes_only_users_and_credits_who_raised_the_topic(settings):
+    said(settings, "team", ["We should migrate the build to Bazel.",
+                            "Migrating sounds good; I also suggest remote caching for the CI."],
+         start=NOW - timedelta(hours=3), speaker="alice")
+    said(settings, "team", ["Agreed, migrate the build to Bazel this sprint.", "ok"],
+         start=NOW - timedelta(hours=1), speaker="bob")
+    model = ScriptedModel([reply(
+        suggestion("pending", "Migrate the build to Bazel", "migrate the build to Bazel"),
+        suggestion("pending", "Add remote caching for the CI", "I also suggest remote caching for the CI"))])
+    rep = consolidate(settings, "team", model, clock=clock(), similarity=lexical_similarity)
+    text = context_path(settings.home, "team").read_text()
+    assert "- Migrate the build to Bazel (by alice) [2026-11-20]" in text  # alice raised it, bob repeated it
+    assert "caching" not in text
+    reasons = {d.item: (d.outcome, d.reason) for d in rep.decisions}
+    assert reasons["Add remote caching for the CI"] == ("dropped", "quote is the assistant's, not a user's")
+
+
+def test_status_shows_each_chats_last_consolidation_and_tonights_job(settings):
+    from nanobot.chats.nightly import chat_status
+
+    said(settings, "team", ["I will review the parser PR.", "ok"], speaker="alice")
+    said(settings, "quiet", ["hello", "hi"])
+    consolidate(settings, "quiet", ScriptedModel([reply(suggestion("topic", "Greeting", "hello"))]),
+                clock=clock(NOW + timedelta(hours=1)), similarity=lexical_similarity)
+    nightly.run(settings, NOW - timedelta(hours=6), load_model=lambda: ScriptedModel([reply()]))  # 03:00
+    lines = {c.chat: c.line() for c in chat_status(settings, NOW)}
+    assert lines["team"].startswith("team: last consolidated 2026-11-20 03:00; tonight's job (02:00): ")
+    assert lines["quiet"] == "quiet: last consolidated 2026-11-20 10:00; tonight's job (02:00): nothing new"
+    said(settings, "quiet", ["are you there?", "yes"], start=NOW + timedelta(hours=2))
+    after = {c.chat: c for c in chat_status(settings, NOW + timedelta(hours=3))}
+    assert after["quiet"].pending and after["quiet"].line().endswith("tonight's job (02:00): pending")
+    missed = chat_status(settings, NOW + timedelta(days=1))  # the daemon did not run at 02:00
+    assert all("(02:00, missed: runs when the daemon starts)" in c.line() for c in missed)
+    out = run_cli("status", home=settings.home)  # the command shows them (on today's clock)
+    assert out.returncode == 0 and "chats: 2\n  quiet: last consolidated 2026-11-20 10:00; tonight's job" in out.stdout
+    data = json.loads(run_cli("status", "--json", home=settings.home).stdout)
+    assert [c["chat"] for c in data["chats"]] == ["quiet", "team"] and data["chats"][0]["pending"]

@@ -276,3 +276,101 @@ def test_lists_are_always_there(repo):
     s = CodingSession.start(settings_for(), repo.path, "task")
     text = s.description()
     assert [line for line in text.splitlines() if line.endswith(":")] == [f"{v}:" for v in LISTS.values()]
+
+
+# -- conformance (issue 25) ----------------------------------------------------------------------
+def test_resume_accepts_any_change_id_of_the_session(repo, cli):
+    s = CodingSession.start(settings_for(), repo.path, "Add CSV export")
+    first = s.checkpoint()
+    s.checkpoint()
+    for named in (s.root, first, s.current):  # the first change, a checkpoint, the current change
+        opened = CodingSession.open(settings_for(), named[:14])
+        assert opened.root == s.root and store.change_named(opened.meta, named[:14]) == named
+    other = CodingSession.start(settings_for(), repo.path, "another session", allow_dirty=True)
+    assert CodingSession.open(settings_for(), other.current[:14]).root == other.root
+    res = cli("session", "show", first[:14])  # the CLI takes a checkpoint's id too
+    assert res.returncode == 0 and f"session {s.root}" in res.stdout
+
+
+def test_an_id_that_is_not_a_session_change_says_so_in_one_line(git_repo, cli):
+    s = CodingSession.start(settings_for(), git_repo.path, "task")
+    git_repo.commit("a plain commit, no session")
+    for bad in ("Ideadbeef", git_repo.run("rev-parse", "HEAD").strip()[:12]):
+        res = cli("session", "resume", bad)
+        assert res.returncode == 2 and "Traceback" not in res.stderr
+        assert res.stderr.strip() == (f"Error: {bad!r} is not a change of any coding session (neither a "
+                                      "session's first change nor one of its checkpoints); `nanobot session "
+                                      "list` shows the ids")
+    assert s.root
+
+
+def test_prompt_always_carries_the_description_the_hand_off_and_the_diff(repo):
+    s = CodingSession.start(settings_for(), repo.path, "Add CSV export")
+    repo.write("export.py", "def export(rows):\n    return rows\n")
+    prompt = agent_for(s).system_prompt().text
+    assert "Current change description:\nAdd CSV export" in prompt
+    assert "Parent change (hand-off):\n(first change of this session" in prompt  # the root's hand-off
+    assert "Diff of the current change:" in prompt and "export.py" in prompt and "+def export(rows):" in prompt
+    # a checkpoint: the new change has no edits yet, so the parent's diff stat comes with the hand-off
+    s.describe("Add CSV export\n\nDone:\n- wrote export.py")
+    s.checkpoint()
+    prompt = agent_for(s).system_prompt().text
+    assert "Parent change (hand-off)" in prompt and "- wrote export.py" in prompt
+    assert "Diff of the current change: (no changes yet)" in prompt and "export.py |" in prompt
+    # a description far over the budget cannot push the diff out of the section
+    repo.write("more.py", "x = 1\n")
+    s.describe("Write the tests\n\n" + "\n".join(f"- note {i} " + "word " * 30 for i in range(60)))
+    prompt = agent_for(s).system_prompt().text
+    assert "(description cut; query_ancestor shows it all)" in prompt
+    assert "Parent change (hand-off)" in prompt and "Diff of the current change:" in prompt and "more.py" in prompt
+
+
+class Steps(Coder):
+    """Turn i's draft: done 'finished step i: ...' (and a decision every fifth turn), left 'step i+1'."""
+
+    def stream(self, messages, *, grammar=None, **kw):
+        if grammar == draft_grammar():
+            i = self.drafts
+            self.draft = json.dumps({"done": [f"finished step {i}: wrote the handler and its tests for the parser"],
+                                     "decisions": [f"option {i} chosen because it keeps the code simpler"]
+                                     if i % 5 == 0 else [],
+                                     "left": [f"step {i + 1}"], "questions": []})
+        return super().stream(messages, grammar=grammar, **kw)
+
+
+def test_thirty_turn_session_keeps_every_item_within_the_description_budget(git_repo):
+    from nanobot.coding.describe import unmerge
+
+    s = CodingSession.start(settings_for(), git_repo.path, "Long task")
+    agent = agent_for(s, Steps(), coding={"description": 240, "context": 1000})
+    for i in range(30):
+        git_repo.write(f"f{i}.py", f"x = {i}\n")
+        say(agent, f"do step {i}")
+        agent.stop_prefill()
+    text = s.description()
+    desc = parse(text)
+    done, decisions = unmerge(desc.done), unmerge(desc.decisions)
+    # none dropped, in order: the oldest merged into one line (cut to their first words), the newest whole
+    assert len(done) == 30 and all(d.startswith(f"finished step {i}:") for i, d in enumerate(done))
+    assert desc.done[0].startswith("Earlier: finished step 0: wrote the…; finished step 1: wrote the…;")
+    assert desc.done[-1] == "finished step 29: wrote the handler and its tests for the parser"
+    assert len(decisions) == 6 and all(d.startswith(f"option {i}") for i, d in zip(range(0, 30, 5), decisions))
+    assert desc.left == ["step 30"]  # the current state, not accumulated
+    assert agent.model.count_tokens(text.split("\n\n[session:")[0]) <= 240
+    s.checkpoint()  # and the hand-off carries them all
+    prompt = agent_for(s, coding={"context": 1000}).system_prompt().text
+    assert all(f"finished step {i}:" in prompt for i in range(30))
+
+
+def test_each_turn_shows_the_change_id_and_vcs_status(repo):
+    s = CodingSession.start(settings_for(), repo.path, "task")
+    agent = agent_for(s)
+    status = [e.text for e in say(agent, "hello") if isinstance(e, Notice) and e.text.startswith("[change ")]
+    assert status == [f"[change {s.current[:12]} ({repo.kind}) · no changes yet]"]
+    repo.write("a.py", "a = 1\nb = 2\n")
+    agent.stop_prefill()
+    events = say(agent, "again")
+    status = [e.text for e in events if isinstance(e, Notice) and e.text.startswith("[change ")]
+    assert status == [f"[change {s.current[:12]} ({repo.kind}) · 1 file changed, 2 insertions(+)]"]
+    assert events.index(next(e for e in events if isinstance(e, Notice) and e.text == status[0])) < \
+        events.index(next(e for e in events if not isinstance(e, Notice)))  # before the reply

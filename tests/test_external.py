@@ -6,6 +6,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from nanobot.observer import external
 from nanobot.observer.external import changed_since, detect, git_changes
 
 NOW = datetime.now().astimezone()
@@ -51,6 +52,24 @@ def test_clean_repo_and_injected_clock(tmp_path):
     assert (ch.modified, ch.untracked, ch.commits_12h) == (0, 0, 2) and ch.git
     later = git_changes(repo, NOW + timedelta(days=1), timeout=5)
     assert later.commits_12h == 0 and later.line("proj") == ""
+
+
+def test_git_log_reads_at_most_the_five_most_recent_commits(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path / "proj")
+    for i in range(6):  # eight commits in the last 12 hours in all
+        (repo / f"c{i}.txt").write_text(str(i))
+        git(repo, "add", f"c{i}.txt")
+        git(repo, "commit", "-q", "-m", f"c{i}", date=NOW - timedelta(minutes=50 - i))
+    calls = []
+    real = external._git
+    monkeypatch.setattr(external, "_git", lambda *a: calls.append(a[2:]) or real(*a))
+    ch = git_changes(repo, NOW, timeout=5)
+    log = next(c for c in calls if c[0] == "log")
+    assert "--max-count=5" in log and ch.commits_12h == 5
+    assert ch.line("proj") == "proj: 5+ commits in the last 12 h"
+    # an injected clock 11 h 12.5 min later: only the commits 47, 46 and 45 min ago are inside 12 h
+    later = git_changes(repo, NOW + timedelta(hours=11, minutes=12, seconds=30), timeout=5)
+    assert later.commits_12h == 3 and later.line("proj") == "proj: 3 commits in the last 12 h"
 
 
 def test_not_a_repo_or_missing_dir_is_skipped_silently(tmp_path):

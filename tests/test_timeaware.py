@@ -61,7 +61,8 @@ def test_boundaries_and_first_session(tmp_path):
 
 
 @pytest.mark.parametrize("gap, words", [
-    (timedelta(seconds=30), "just now"), (timedelta(minutes=7), "7 min ago"),
+    (timedelta(seconds=30), "just now"), (timedelta(minutes=4, seconds=50), "just now"),
+    (timedelta(minutes=5), "5 min ago"), (timedelta(minutes=7), "7 min ago"),
     (timedelta(minutes=61), "1 hour ago"), (timedelta(hours=5, minutes=59), "5 hours ago"),
     (timedelta(hours=24), "1 day ago"), (timedelta(days=3, hours=2), "3 days ago"),
 ])
@@ -88,6 +89,32 @@ def test_pattern_from_recent_session_lengths(tmp_path, minutes, word):
     assert report.pattern.startswith(word)
 
 
+def test_reorient_hint_points_at_context_md(tmp_path):
+    write_session(tmp_path, LAST - timedelta(minutes=20), 20)
+    for gap in (timedelta(minutes=30), timedelta(minutes=119)):
+        report = time_report(tmp_path, LAST + gap)
+        assert report.bucket == "reorient" and "check CONTEXT.md" in report.lines()
+    assert "CONTEXT.md" not in time_report(tmp_path, LAST + timedelta(minutes=12)).lines()
+
+
+def write_debugging(sessions: Path, start: datetime, minutes: float, question: str) -> None:
+    t = Transcript.create(sessions, start, model="test")
+    t.append("user", question, now=start + timedelta(minutes=minutes / 2))
+    t.append("assistant", "Let us look at it.", now=start + timedelta(minutes=minutes))
+
+
+@pytest.mark.parametrize("questions, word", [
+    (["pytest fails with a KeyError traceback", "the build is broken again", "why does it crash on start?",
+      "plan the next release"], "debugging sessions"),
+    (["plan the next release", "write the changelog", "the error page needs a logo", "rename the module"],
+     "mixed"),  # one mention in four is not a debugging pattern
+])
+def test_pattern_recognises_debugging_sessions(tmp_path, questions, word):
+    for day, q in enumerate(questions):
+        write_debugging(tmp_path, LAST - timedelta(days=4 - day), 20, q)
+    assert time_report(tmp_path, LAST).pattern.startswith(word)
+
+
 def test_agent_time_section_uses_injected_clock_and_stays_fixed(home):
     settings = load_settings()
     init_workspace(settings.workspace)
@@ -98,7 +125,7 @@ def test_agent_time_section_uses_injected_clock_and_stays_fixed(home):
     agent.start_session()
     first = agent.system_prompt().text
     assert "Now: Tuesday 2026-03-10 15:40" in first
-    assert "Session: just started\nLast interaction: 15:00, 40 min ago (the last session lasted 30 min). Re-orient briefly on the current task." in first
+    assert "Session: just started\nLast interaction: 15:00, 40 min ago (the last session lasted 30 min). Re-orient briefly: check CONTEXT.md for the current task." in first
     list(agent.turn("hello"))
     agent.refresh_prompt()
     assert agent.system_prompt().text == first  # built once per session: the prefix stays valid

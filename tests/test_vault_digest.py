@@ -78,8 +78,7 @@ def test_torn_last_line_and_corrupt_line_are_skipped_with_a_warning(ws, home):
         first, rest = data.split(b"\n", 1)
         f.write(first + b"\nnot json at all\n" + rest)
     text, warnings = prompt(home)
-    assert section(text) == ["- [14:40] Updated knowledge/projects/a.md — second",
-                             "- [13:40] Updated knowledge/projects/a.md — first"]
+    assert section(text) == ["- [14:40] Updated knowledge/projects/a.md — 2 changes, last: second"]
     assert len(warnings) == 2
     assert warnings[0] == "audit/ledger.jsonl: torn last line skipped (not a ledger entry)"
     assert warnings[1].startswith("audit/ledger.jsonl: corrupt line at byte ")
@@ -100,6 +99,46 @@ def test_budget_keeps_the_newest_and_counts_the_rest(ws):
     assert lines[1].endswith("d1.md — change number 1")  # newest kept
     shown = len(lines) - 2
     assert 5 < shown < 60 and lines[-1] == f"… and {60 - shown} more changes"
+
+
+def test_lines_lacking_optional_fields_read_with_defaults(ws, home):
+    p = ledger_path(ws)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        '{"ts":"2026-03-10T13:00:00Z","action":"create","path":"knowledge/script.md"}',  # a script's line
+        '{"ts":"2026-03-10T13:10:00Z","action":"update","path":"knowledge/old.md","reason":"fixed typo"}',
+        '{"ts":"2026-03-10T13:20:00Z","action":"update","path":"knowledge/odd.md","actor":"cron",'
+        '"sha_after":7,"change_summary":"Nightly sync"}',  # unreadable optional fields: their defaults
+        '{"ts":"2026-03-10T13:30:00Z","action":"update"}',  # no path: not an entry
+        '["ts","action","path"]',  # not an object
+        '{"ts":"yesterday","action":"update","path":"knowledge/x.md"}',  # ts unreadable
+    ]
+    p.write_text("\n".join(lines) + "\n")
+    text, warnings = prompt(home)
+    assert section(text) == ["- [14:20] Updated knowledge/odd.md — Nightly sync",
+                             "- [14:10] Updated knowledge/old.md — fixed typo",
+                             "- [14:00] Created knowledge/script.md"]
+    assert len(warnings) == 3 and all("corrupt line at byte" in w for w in warnings)
+    odd = LedgerEntry.from_line(lines[2])
+    assert odd is not None and odd.actor == "unknown" and odd.sha_after is None
+
+
+def test_repeated_edits_of_one_doc_are_one_line_and_every_doc_shows(ws):
+    busy = [entry(timedelta(minutes=90 - i), path="projects/zephyr.md", change=f"Port is now {8436 + i}")
+            for i in range(8)]  # eight edits, the newest last
+    others = [entry(timedelta(hours=h), path=f"d{h}.md", change=f"Note {h}") for h in (3, 4, 5)]
+    write_ledger(ws, others[::-1] + busy)
+    found = digest.recent(ledger_path(ws), NOW, 24)
+    count = lambda t: len(t.split())  # noqa: E731
+    lines = digest.render_digest(found.entries, NOW, 24, 200, count).splitlines()
+    assert lines[1:] == ["- [14:17] Updated knowledge/projects/zephyr.md — 8 changes, last: Port is now 8443",
+                         "- [12:40] Updated knowledge/d3.md — Note 3",
+                         "- [11:40] Updated knowledge/d4.md — Note 4",
+                         "- [10:40] Updated knowledge/d5.md — Note 5"]
+    cut = digest.render_digest(found.entries, NOW, 24, 30, count).splitlines()  # the cut is kept
+    assert count("\n".join(cut)) <= 30 and cut[-1] == "… and 2 more changes"
+    tight = digest.render_digest(found.entries, NOW, 24, 8, count).splitlines()
+    assert tight == ["## Recent Changes (last 24h)", "… and 11 more changes to 4 docs"]
 
 
 def test_empty_window_says_no_changes(ws, home):

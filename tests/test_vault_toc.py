@@ -64,6 +64,18 @@ def test_malformed_doc_is_skipped_with_one_warning_naming_it(ws, home):
     assert feature.build(agent)
 
 
+def shown_per_folder(lines: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    folder = ""
+    for ln in lines:
+        if ln.startswith("### "):
+            folder = ln[4:].split(" (")[0].rstrip("/")
+            out[folder] = 0
+        elif ln.startswith("- ") and not ln.startswith("- … and"):
+            out[folder] += 1
+    return out
+
+
 def test_truncation_rule_keeps_1000_docs_within_the_budget(ws, home):
     folders = {"projects": 600, "areas": 300, "archive": 100}
     for folder, n in folders.items():
@@ -74,20 +86,88 @@ def test_truncation_rule_keeps_1000_docs_within_the_budget(ws, home):
     text = render_toc(docs, 400, count)
     assert count(text) <= 400
     lines = text.splitlines()
-    # every folder keeps its line, docs come round-robin, each folder states what it left out
+    # every folder keeps its line; summaries go (names alone) before docs go; without a
+    # priority order docs come round-robin; each folder states what it left out
     assert [ln for ln in lines if ln.startswith("###")] == [
         "### archive/ (100 docs)", "### areas/ (300 docs)", "### projects/ (600 docs)"]
-    shown = {f: sum(1 for ln in lines if "Summary number" in ln and ln.endswith(f"of {f}")) for f in folders}
+    shown = shown_per_folder(lines)
     assert max(shown.values()) - min(shown.values()) <= 1 and min(shown.values()) >= 3
     for f, n in folders.items():
         assert f"- … and {n - shown[f]} more in {f}/" in lines
-    # the first docs of each folder, alphabetically
-    assert "- doc0000.md — Summary number 0 of projects" in lines
+    assert "- doc0000.md" in lines  # the first docs of each folder, alphabetically
     # a budget too small for every folder line drops folders from the end, counted
     tiny = render_toc(docs, 40, count).splitlines()
     assert count("\n".join(tiny)) <= 40
     assert tiny[1] == "### archive/ (100 docs)"
     assert tiny[-1] in ("… and 600 more docs in 1 more folder", "… and 900 more docs in 2 more folders")
+
+
+def test_budget_follows_the_models_context(home):
+    from nanobot.vault.rank import toc_budget
+
+    s = load_settings(home)
+    assert [toc_budget(s, n) for n in (2048, 8192, 32768)] == [400, 819, 1000]  # floor, share, half the cap
+    s = load_settings(home, prompt={"cap": 8000})
+    assert toc_budget(s, 32768) == 3000  # the ceiling
+    s = load_settings(home, vault={"toc": 250})
+    assert toc_budget(s, 32768) == 250  # a fixed budget wins
+
+
+def test_summaries_are_shortened_before_any_doc_is_dropped(ws, home):
+    for i in range(65):
+        write(ws, f"f{i % 5}/doc{i:02d}.md", f"---\nsummary: Doc {i} covers the quarterly planning notes, "
+                                             "owners, open risks and dates for the whole team\n---\n")
+    docs = fmcache.scan(ws).docs
+    count = load_model(load_settings(home), vocab_only=True).count_tokens
+    full = render_toc(docs, 5000, count)
+    assert "- doc00.md — Doc 0 covers the quarterly planning notes, owners, open risks and dates for the" in full
+    lines = render_toc(docs, count(full) - 1, count).splitlines()  # one token short: 12 words each, then
+    cut = [ln for ln in lines if ln.endswith("…")]  # the tokens left give the first docs (round-robin) theirs
+    assert cut == ["- doc64.md — Doc 64 covers the quarterly planning notes, owners, open risks and dates…"]
+    assert "- doc00.md — Doc 0 covers the quarterly planning notes, owners, open risks and dates for the whole team" in lines
+    for budget in (count(full) * 4 // 5, count(full) * 2 // 3):  # shorter still, and still every doc
+        text = render_toc(docs, budget, count)
+        docs_shown = [ln for ln in text.splitlines() if ln.startswith("- doc")]
+        assert count(text) <= budget and "more in" not in text and len(docs_shown) == 65
+        assert all(" covers" in ln for ln in docs_shown) and docs_shown[-1].endswith("…")  # shortened, not dropped
+
+
+def test_docs_in_use_and_recently_changed_are_kept_first(ws, home):
+    import time
+
+    from nanobot.vault import ledger
+    from nanobot.vault.ledger import LedgerEntry
+    from nanobot.vault.rank import ledger_use, order
+
+    old = time.time() - 90 * 86400
+    for i in range(300):
+        p = write(ws, f"{chr(97 + i % 6)}/doc{i:03d}.md", f"---\nsummary: Notes about subject number {i}\n---\n")
+        os.utime(p, (old, old))
+    os.utime(ws / "knowledge" / "f" / "doc299.md")  # changed on disk just now
+    from datetime import UTC, datetime
+    for rel in ("e/doc298.md", "d/doc297.md"):  # changed through knowledge_apply: in the ledger
+        ledger.append(ws, LedgerEntry(ts=datetime.now(UTC), actor="model", action="update",
+                                      path=f"knowledge/{rel}", change_summary="edited"))
+    docs = fmcache.scan(ws).docs
+    count = load_model(load_settings(home), vocab_only=True).count_tokens
+    alphabetical = render_toc(docs, 400, count)
+    assert "doc299.md" not in alphabetical and "doc298.md" not in alphabetical  # round-robin alone
+    ranked = order(docs, ledger_use(ledger.ledger_path(ws)))
+    assert [d.path for d in ranked[:3]] == ["d/doc297.md", "e/doc298.md", "f/doc299.md"]
+    text = render_toc(docs, 400, count, order=ranked)
+    assert count(text) <= 400
+    assert all(f"- doc{n}.md" in text.splitlines() for n in (297, 298, 299))
+    # the agent's prompt uses that order, and the budget its model's n_ctx
+    agent = Agent(load_settings(home), ScriptedModel([], n_ctx=2048))
+    agent.add_feature(VaultFeature(agent.settings))
+    agent.start_session()
+    small = agent.system_prompt().text
+    assert "- doc299.md" in small.splitlines() and "- doc298.md" in small.splitlines()
+    big = Agent(load_settings(home, prompt={"cap": 8000}), ScriptedModel([], n_ctx=32768))
+    big.add_feature(VaultFeature(big.settings))
+    big.start_session()
+    shown = lambda t: sum(ln.startswith("- doc") for ln in t.splitlines())  # noqa: E731
+    assert shown(big.system_prompt().text) > 2 * shown(small)
 
 
 def test_frontmatter_cache_parses_only_changed_docs(ws, tmp_path):

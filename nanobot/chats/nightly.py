@@ -3,7 +3,8 @@
 Due when the last run was before the most recent scheduled time, so a night the daemon was not
 running is made up at its next start. A run consolidates every chat active since its last
 consolidation; the model is loaded only when there is one. The time of the run is kept in
-``$NANOBOT_HOME/chats/nightly.json``.
+``$NANOBOT_HOME/chats/nightly.json``. ``chat_status`` is what ``nanobot status`` shows per chat: its
+last consolidation and whether the next run (tonight's, or a missed one made up) will read it.
 
 >>> last_slot(datetime(2026, 11, 22, 1, 0), "02:00")
 datetime.datetime(2026, 11, 21, 2, 0)
@@ -16,9 +17,11 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel
-from nanobot.chats.store import chats_dir
+from nanobot.chats.store import chats_dir, list_chats, pending
 from nanobot.config import Settings
 
 
@@ -63,3 +66,28 @@ def run(settings: Settings, now: datetime, load_model: Callable[[], ChatModel]) 
                 lines.append(f"{chat_id}: failed: {type(e).__name__}: {e}")
     atomic_write(_state(settings), json.dumps({"last": now.isoformat()}) + "\n")
     return "\n".join(lines)
+
+
+class ChatStatus(BaseModel):
+    chat: str
+    last_consolidated: datetime | None = None
+    pending: bool = False  # active since its last consolidation: tonight's job reads it
+    job_at: str = ""  # [consolidation] at; "" when nightly consolidation is off
+    overdue: bool = False  # a scheduled run was missed: the daemon runs it at its next start
+
+    def line(self) -> str:
+        """``team: last consolidated 2026-11-20 02:00; tonight's job (02:00): pending``."""
+        last = f"{self.last_consolidated:%Y-%m-%d %H:%M}" if self.last_consolidated else "never"
+        if not self.job_at:
+            return f"{self.chat}: last consolidated {last}; nightly consolidation is off"
+        when = f"{self.job_at}, missed: runs when the daemon starts" if self.overdue else self.job_at
+        return f"{self.chat}: last consolidated {last}; tonight's job ({when}): " + (
+            "pending" if self.pending else "nothing new")
+
+
+def chat_status(settings: Settings, now: datetime) -> list[ChatStatus]:
+    """Every chat (most recently active first) with its last consolidation and tonight's plan for it."""
+    on = settings.consolidation.enabled
+    at, overdue = (settings.consolidation.at, due(settings, now)) if on else ("", False)
+    return [ChatStatus(chat=c.id, last_consolidated=c.last_consolidated, pending=on and pending(c), job_at=at,
+                       overdue=overdue) for c in list_chats(settings.home)]

@@ -58,12 +58,19 @@ def register(app: typer.Typer) -> None:
         _chat(settings, s, model, verbose)
 
     @sub.command("resume")
-    def resume(session_id: str = typer.Argument(..., help="Session id (a unique prefix is enough)."),
+    def resume(session_id: str = typer.Argument(
+                   ..., help="Any change id of the session: its first change or a checkpoint (a unique prefix is enough)."),
                model: str = MODEL, verbose: bool = VERBOSE) -> None:
         """Reload a session's transcript (its current change's exchanges) and go on chatting."""
         settings = load_settings()
         s = CodingSession.open(settings, session_id)
         s.require_resumable()
+        named = store.change_named(s.meta, session_id)
+        if named not in (s.root, s.current):  # a checkpoint's id: say where the session goes on
+            n = s.meta.changes.index(named) + 1 if named in s.meta.changes else 0
+            Console(stderr=True, highlight=False, soft_wrap=True).print(printable(
+                f"{named[:12]} is change {n} of {len(s.meta.changes)} of session {s.root[:12]}; "
+                f"going on from its current change {s.current[:12]}"), style="dim", markup=False)
         _chat(settings, s, model, verbose)
 
     @sub.command("list")

@@ -34,15 +34,21 @@ def _warn(lines: list[str]) -> None:
 
 
 @vault_app.command()
-def toc(budget: int = typer.Option(None, "--budget", min=0, help="Token budget (default vault.toc).")) -> None:
+def toc(budget: int = typer.Option(None, "--budget", min=0,
+                                   help="Token budget (default: vault.toc, else a share of the model's n_ctx).")) -> None:
     """Print "Your Knowledge" as the system prompt shows it (within its budget)."""
-    from nanobot.vault import fmcache
+    from nanobot.runtime import load_model
+    from nanobot.vault import fmcache, rank
+    from nanobot.vault.ledger import ledger_path
     from nanobot.vault.toc import render_toc
 
     settings = _settings()
     found = fmcache.scan(settings.workspace, settings.cache_dir / "vault" / "frontmatter.json")
     _warn([f"knowledge/{d.path}: {d.error}; left out" for d in found.docs if d.error])
-    text = render_toc(found.docs, settings.vault.toc if budget is None else budget, _counter(settings))
+    model = load_model(settings, vocab_only=True)
+    budget = rank.toc_budget(settings, model.n_ctx) if budget is None else budget
+    keep_first = rank.order(found.docs, rank.ledger_use(ledger_path(settings.workspace)))
+    text = render_toc(found.docs, budget, model.count_tokens, order=keep_first)
     typer.echo(printable(text) if text else "no knowledge docs (add markdown files to workspace/knowledge/)")
 
 

@@ -5,6 +5,11 @@ and ``Open questions:`` lists, and the ``[session: <root id>]`` tag.
 bounded, every key required: the four lists always exist, however small the model). ``render``
 and ``parse`` round-trip the text that becomes the change's description.
 
+A long session keeps everything it did: ``with_draft`` adds the draft's ``done`` and ``decisions`` to
+the ones already there (``left`` and ``questions`` are the current state and are replaced), and ``fit``
+holds the whole description within ``[coding] description`` tokens by merging the oldest items of a
+list into one ``Earlier: …`` line (each item cut to its first words) rather than dropping any.
+
 >>> d = Description(task="Add CSV export", done=["parser"], left=["docs"], session="Iabc")
 >>> print(render(d))
 Add CSV export
@@ -33,7 +38,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 LISTS = {"done": "Done", "decisions": "Key decisions", "left": "Left to do", "questions": "Open questions"}
 NONE = "(none)"
-ITEMS, ITEM_CHARS = 3, 100  # the model's bounds per list and per item
+ITEMS, ITEM_CHARS = 3, 100  # the model's bounds per list and per item (per rewrite)
+KEPT = ("done", "decisions")  # lists that accumulate across rewrites
+EARLIER = "Earlier: "  # the line older items are merged into
 _TAG = re.compile(r"^\[session: ([^\]\s]+)\]\s*$", re.M)
 
 
@@ -51,10 +58,72 @@ class Description(DescriptionDraft):
     session: str = ""
 
     def with_draft(self, draft: DescriptionDraft) -> Description:
+        """The draft's lists; ``done`` and ``decisions`` keep the items already there (new ones after)."""
         def clean(items: list[str]) -> list[str]:
             out = [" ".join(i.split()).lstrip("-*• ").strip() for i in items]
             return list(dict.fromkeys(i for i in out if i and i != NONE))[:ITEMS]
-        return self.model_copy(update={k: clean(getattr(draft, k)) for k in LISTS})
+
+        update = {}
+        for k in LISTS:
+            new = clean(getattr(draft, k))
+            if k in KEPT:
+                old = getattr(self, k)
+                seen = {i.casefold() for i in unmerge(old)}
+                new = old + [i for i in new if i.casefold() not in seen]
+            update[k] = new
+        return self.model_copy(update=update)
+
+
+def unmerge(items: list[str]) -> list[str]:
+    """Every item of a list, the ``Earlier: a; b`` line split back into its items."""
+    out: list[str] = []
+    for i in items:
+        out += [p.strip() for p in i[len(EARLIER):].split("; ") if p.strip()] if i.startswith(EARLIER) else [i]
+    return out
+
+
+def _short(item: str, words: int) -> str:
+    w = item.split()
+    return item if len(w) <= words else " ".join(w[:words]) + "…"
+
+
+def fit(d: Description, budget: int, count) -> Description:
+    """``d`` within ``budget`` tokens (rendered), no item dropped: the oldest items of ``done`` and
+    ``decisions`` move, one at a time (from the longer list), into an ``Earlier: a; b; c`` line that
+    leads the list, each cut to its first 5 words; if all are merged and it is still too long, the
+    merged items are cut to fewer words (down to one).
+
+    >>> d = Description(task="t", done=[f"step {i}: the parser reads quoted fields now" for i in range(5)])
+    >>> fit(d, 50, lambda t: len(t.split())).done  # doctest: +NORMALIZE_WHITESPACE
+    ['Earlier: step 0: the parser reads…; step 1: the parser reads…; step 2: the parser reads…',
+     'step 3: the parser reads quoted fields now', 'step 4: the parser reads quoted fields now']
+    """
+    if count(render(d)) <= budget:
+        return d
+    lists = {k: unmerge(getattr(d, k)) for k in KEPT}
+    merged = {k: 0 for k in KEPT}  # how many of the oldest items are in the Earlier line
+
+    def build(words: int) -> Description:
+        update = {}
+        for k, items in lists.items():
+            m = merged[k]
+            head = [EARLIER + "; ".join(_short(i, words) for i in items[:m])] if m else []
+            update[k] = head + items[m:]
+        return d.model_copy(update=update)
+
+    words = 5
+    while True:
+        cand = build(words)
+        if count(render(cand)) <= budget:
+            return cand
+        full = {k: len(lists[k]) - merged[k] for k in KEPT}
+        k = max(KEPT, key=lambda k: full[k])
+        if full[k] > 1 or (full[k] == 1 and merged[k]):
+            merged[k] += 1
+        elif words > 1:
+            words = max(1, words // 2)
+        else:
+            return cand  # even one word per item does not fit: the nearest there is
 
 
 def render(d: Description) -> str:

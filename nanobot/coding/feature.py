@@ -6,6 +6,8 @@ which ``nanobot session`` sets; plain ``nanobot chat`` never loads it).
 - ``tools``: ``new_change``, ``describe_change``, ``query_ancestor``.
 - session start: the current change's transcript records come back as history (``session resume``);
   the prefill is switched off, the idle time between turns goes to the description rewrite.
+- turn start: the status line, ``[change <id> (git) · 2 files changed, 5 insertions(+)]``, before
+  the reply (and the rewrite's failure, once).
 - turn end: the exchange goes to the session's transcript; the description is rewritten in the
   background (``coding/rewriter.py``); ``release_model`` waits for it before the model is used again.
 - context pressure: an automatic checkpoint (new change, description as hand-off, fresh context)
@@ -65,11 +67,19 @@ class CodingFeature(Feature):
         return ""
 
     def on_turn_start(self, agent):
+        out = [Notice(text=self.status())]  # the chat's status line: change id + VCS status
         err = self.rewriter.take_error()
         if err:
-            return [Notice(level="warning", text=f"coding: the description rewrite failed ({err}); "
-                                                 "the last good description is kept")]
-        return None
+            out.append(Notice(level="warning", text=f"coding: the description rewrite failed ({err}); "
+                                                    "the last good description is kept"))
+        return out
+
+    def status(self) -> str:
+        """``[change I3f2a9c01b7de (git) · 2 files changed, 5 insertions(+)]``; never fails a turn."""
+        try:
+            return f"[{self.session.status_line()}]"
+        except Exception as e:  # a VCS hiccup must not cost the user their turn
+            return f"[change {self.session.current[:12]} ({self.session.meta.backend}) · status unavailable: {e}]"
 
     def on_turn_end(self, agent, done):
         self.session.append("user", self._query)

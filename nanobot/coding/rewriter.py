@@ -2,7 +2,9 @@
 
 After the reply, ``Rewriter.start`` asks the model (the session's own system prompt and history,
 so the KV cache already holds all but the instruction) for a ``DescriptionDraft`` under its
-grammar, and writes task + lists + session tag as the current change's description. It runs on a
+grammar, and writes task + lists + session tag as the current change's description: earlier
+``done`` and ``decisions`` items are kept, the whole within ``[coding] description`` tokens
+(``describe.fit`` merges the oldest into one line). It runs on a
 tracked background thread, so the next prompt is shown at once; the Agent calls ``wait`` (through
 ``Feature.release_model``) before it uses the model again. A failed rewrite (no valid draft, a model
 or VCS error) keeps the last good description and is reported once, at the next turn.
@@ -14,7 +16,7 @@ import threading
 
 from nanobot import background
 from nanobot.backends.base import Message
-from nanobot.coding.describe import draft_grammar, parse, parse_draft, render
+from nanobot.coding.describe import draft_grammar, fit, parse, parse_draft, render
 from nanobot.coding.session import CodingSession
 
 INSTRUCTION = ("Update the description of this code change. Current description:\n{current}\n\n"
@@ -56,7 +58,9 @@ class Rewriter:
             if draft is None:
                 self.error = "the model's description was not valid JSON"
                 return False
-            self.session.describe(render(parse(current).with_draft(draft)))
+            merged = parse(current).with_draft(draft)  # done and decisions accumulate
+            budget = self.session.settings.coding.description
+            self.session.describe(render(fit(merged, budget, model.count_tokens)))
             self.rewrites += 1
             return True
         except Exception as e:  # never the session's problem: the last good description stays

@@ -17,6 +17,8 @@ from nanobot.coding.store import SessionMeta
 from nanobot.coding.vcs import VCS, CodingError, open_vcs
 from nanobot.session import Record
 
+FIRST = "(first change of this session: no parent description to hand off)"
+
 
 def _now() -> datetime:
     return datetime.now().astimezone()
@@ -144,11 +146,20 @@ class CodingSession:
         (None, a note saying why there is no hand-off)."""
         parent = self.vcs.parent(self.current)
         if self.current == self.root:
-            return None, "(this is the session's first change)"
+            return None, FIRST
         if parent is None or parent not in self.meta.changes:
             return None, (f"(the parent of {self.current[:12]} is not this session's previous change: "
                           "it was rebased onto an unrelated parent; no hand-off)")
         return parent, self.vcs.description(parent)
+
+    def status_line(self) -> str:
+        """The change id and a one-line VCS status, shown at each turn.
+
+        >>> # s.status_line() -> 'change I3f2a9c01b7de (git) · 2 files changed, 5 insertions(+)'
+        """
+        stat = self.vcs.diff(self.current, stat=True).strip().splitlines()
+        summary = " ".join(stat[-1].split()) if stat else "no changes yet"
+        return f"change {self.current[:12]} ({self.meta.backend}) · {summary}"
 
     def append(self, role: str, content: str, **meta) -> Record:
         return self.transcript.append(role, content, change=self.current, **meta)

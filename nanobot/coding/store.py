@@ -56,13 +56,30 @@ def list_sessions(sessions_dir: Path) -> list[SessionMeta]:
 
 
 def find_session(sessions_dir: Path, prefix: str) -> SessionMeta:
-    """The session whose root id starts with ``prefix`` (unique), else a CodingError."""
-    hits = [m for m in list_sessions(sessions_dir) if m.root.startswith(prefix.strip())]
-    if not prefix.strip() or not hits:
-        raise CodingError(f"no coding session {prefix!r}; `nanobot session list` shows the ids")
+    """The session that ``prefix`` names: a unique prefix of its root id or of any of its changes (a
+    checkpoint's id resumes the session it belongs to); else a one-line CodingError.
+
+    >>> # find_session(home / "sessions", "Ia3f")   # the root, or checkpoint 3 of the same session
+    """
+    prefix = prefix.strip()
+    metas = list_sessions(sessions_dir)
+    hits = [m for m in metas if m.root.startswith(prefix)] if prefix else []
+    if prefix and not hits:
+        hits = [m for m in metas if any(c.startswith(prefix) for c in m.changes)]
+    if not hits:
+        raise CodingError(f"{prefix!r} is not a change of any coding session (neither a session's first change "
+                          "nor one of its checkpoints); `nanobot session list` shows the ids")
     if len(hits) > 1:
         raise CodingError(f"{prefix!r} matches {len(hits)} sessions; give more of the id")
     return hits[0]
+
+
+def change_named(meta: SessionMeta, prefix: str) -> str:
+    """The change of ``meta`` that ``prefix`` names (the root when it names the session itself)."""
+    prefix = prefix.strip()
+    if meta.root.startswith(prefix):
+        return meta.root
+    return next((c for c in meta.changes if c.startswith(prefix)), meta.root)
 
 
 def transcript(sessions_dir: Path, root: str) -> Transcript:

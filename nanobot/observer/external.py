@@ -1,7 +1,8 @@
 """External change detection: what changed in the workspace and project dirs while nanobot was away.
 
-For each directory: ``git status --porcelain`` counts and commits in the last 12 hours (when it is a
-git work tree and git is installed; otherwise silently skipped), and the files modified since the last
+For each directory: ``git status --porcelain`` counts and the commits of the last 12 hours (``git log``
+reads at most the ``LOG_CAP`` = 5 most recent; five read "5+ commits") when it is a git work tree and
+git is installed (otherwise silently skipped), and the files modified since the last
 session that nanobot did not write itself. Every git call has a timeout and the file walk has a
 deadline and a file cap, so a huge repository cannot stall start-up. Git runs hardened
 (``nanobot/gitsafe.py``): a repository's fsmonitor, hooks or pager never run.
@@ -22,6 +23,7 @@ from nanobot.gitsafe import git_cmd, git_env
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
              ".mypy_cache", ".pytest_cache", ".ruff_cache", "observations"}
+LOG_CAP = 5  # git log reads at most this many of the last 12 hours' commits (the most recent)
 SKIP_SUFFIXES = (".tmp", ".db", ".sqlite", ".sqlite3", "-wal", "-shm", ".pyc")
 
 
@@ -43,7 +45,8 @@ class DirChanges(BaseModel):
         if self.modified or self.untracked:
             bits.append(f"git: {self.modified} modified, {self.untracked} untracked")
         if self.commits_12h:
-            bits.append(f"{self.commits_12h} commit{'s' * (self.commits_12h != 1)} in the last 12 h")
+            n = f"{LOG_CAP}+" if self.commits_12h >= LOG_CAP else str(self.commits_12h)
+            bits.append(f"{n} commit{'s' * (self.commits_12h != 1)} in the last 12 h")
         if self.changed_files:
             shown = self.changed_files[:3] if detail == 2 else [Path(f).name for f in self.changed_files[:3]]
             names = f" ({', '.join(shown)}{' …' if len(self.changed_files) > 3 else ''})" if detail else ""
@@ -71,7 +74,7 @@ def git_changes(path: Path, now: datetime, timeout: float) -> DirChanges:
         elif line.strip():
             out.modified += 1
     since = (now - timedelta(hours=12)).isoformat(timespec="seconds")
-    log = _git(path, timeout, "log", f"--since={since}", "--format=%H", "--", ".")
+    log = _git(path, timeout, "log", f"--since={since}", f"--max-count={LOG_CAP}", "--format=%H", "--", ".")
     if log is _TIMEOUT:
         out.partial = True
     elif log:

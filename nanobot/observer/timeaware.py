@@ -7,9 +7,9 @@ assistant message):
 =====================  ==========  =============================================================
 gap                    bucket      hint
 =====================  ==========  =============================================================
-< 5 min                continue    continue naturally
+< 5 min                continue    continue naturally (the gap reads "just now")
 5-30 min               back        a brief "back to it" is enough
-30 min - 2 h           reorient    re-orient briefly on the current task
+30 min - 2 h           reorient    re-orient briefly: check CONTEXT.md for the current task
 2 h+ (same day)        summarize   start by summarizing where we left off
 an earlier day         new_day     fresh start: briefly review where we left off (any gap: a day
                                    boundary counts as the next day)
@@ -22,12 +22,17 @@ The Time lines (``TimeReport.lines``), at session start::
     Last interaction: 13:00, 2 hours ago (the last session lasted 20 min). Start by summarizing ...
     Pattern: deep work (recent sessions ~1 h 10 min)
 
+The pattern comes from the last five sessions with messages: "debugging sessions" when at least half of
+them were spent on errors (a user message naming an error, a traceback, a failing test, a bug...), else
+quick check-ins (median under 10 min), deep work (45 min or more) or mixed sessions.
+
 Later turns say how long the session has run (``session_line``), in front of the user's message.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -42,12 +47,16 @@ HINTS: dict[str, str] = {
     "first": "",
     "continue": "Continue naturally.",
     "back": "A brief \"back to it\" is enough.",
-    "reorient": "Re-orient briefly on the current task.",
+    "reorient": "Re-orient briefly: check CONTEXT.md for the current task.",
     "summarize": "Start by summarizing where we left off.",
     "new_day": "Fresh start: briefly review where we left off.",
 }
 _USER = b'"role":"user"'
 _ASSISTANT = b'"role":"assistant"'
+JUST_NOW = timedelta(minutes=5)  # gaps under this read "just now"
+# a user message with one of these words marks a debugging session
+_DEBUG = re.compile(rb"\b(error|errors|traceback|exception|stack ?trace|bug|bugs|debug\w*|crash\w*|"
+                    rb"fail(s|ed|ing|ure)?|broken|segfault|panic\w*)\b", re.IGNORECASE)
 
 
 class SessionSpan(BaseModel):
@@ -56,6 +65,7 @@ class SessionSpan(BaseModel):
     end: datetime  # last record of any kind
     last_interaction: datetime | None = None  # last user/assistant record
     user_turns: int = 0
+    debugging: bool = False  # a user message spoke of an error, a traceback, a failing test...
 
     @property
     def minutes(self) -> float:
@@ -110,14 +120,14 @@ def bucket_for(gap: timedelta, last: datetime, now: datetime) -> Bucket:
 
 
 def ago(gap: timedelta) -> str:
-    """A gap as the Time section says it: just now, N min, N hours (from 1 h), N days (from 24 h).
+    """A gap as the Time section says it: just now (under 5 min), N min, N hours (from 1 h), N days (from 24 h).
 
-    >>> ago(timedelta(seconds=20)), ago(timedelta(minutes=59)), ago(timedelta(hours=1, minutes=50)), ago(timedelta(hours=30))
+    >>> ago(timedelta(minutes=4)), ago(timedelta(minutes=59)), ago(timedelta(hours=1, minutes=50)), ago(timedelta(hours=30))
     ('just now', '59 min ago', '1 hour ago', '1 day ago')
     """
-    minutes = int(gap.total_seconds() // 60)
-    if minutes < 1:
+    if gap < JUST_NOW:
         return "just now"
+    minutes = int(gap.total_seconds() // 60)
     if minutes < 60:
         return f"{minutes} min ago"
     hours = minutes // 60
@@ -158,12 +168,14 @@ def human_gap(gap: timedelta) -> str:
 
 
 def session_pattern(spans: list[SessionSpan], n: int = 5) -> str:
-    """Quick check-ins vs deep work, from the median length of the last ``n`` sessions."""
-    recent = [s.minutes for s in spans if s.user_turns][-n:]
-    if len(recent) < 2:
+    """Debugging, quick check-ins or deep work, from the last ``n`` sessions with messages."""
+    talked = [s for s in spans if s.user_turns][-n:]
+    if len(talked) < 2:
         return ""
-    median = statistics.median(recent)
+    median = statistics.median(s.minutes for s in talked)
     typical = human_gap(timedelta(minutes=median))
+    if 2 * sum(s.debugging for s in talked) >= len(talked):
+        return f"debugging sessions (recent sessions ~{typical})"
     if median < 10:
         return f"quick check-ins (recent sessions ~{typical})"
     if median >= 45:
@@ -194,8 +206,9 @@ def read_span(path: Path) -> SessionSpan | None:
     if not stamps:
         return None
     last_talk = next((_ts(ln) for ln in reversed(lines) if _USER in ln or _ASSISTANT in ln), None)
+    debugging = any(_USER in ln and _DEBUG.search(ln) for ln in lines)
     return SessionSpan(id=path.stem, start=stamps[0], end=max(stamps), last_interaction=last_talk,
-                       user_turns=raw.count(_USER))
+                       user_turns=raw.count(_USER), debugging=debugging)
 
 
 def time_report(sessions_dir: Path, now: datetime, exclude: str | None = None) -> TimeReport:

@@ -16,7 +16,7 @@ from typing import Any
 from nanobot.events import Notice
 from nanobot.features import Feature
 from nanobot.prompt import RawSection
-from nanobot.vault import apply, digest, fmcache, toc
+from nanobot.vault import apply, digest, fmcache, rank, toc
 from nanobot.vault.ledger import ledger_path
 
 TOC_ORDER = 50  # stable: between context (40) and time (90)
@@ -43,10 +43,12 @@ class VaultFeature(Feature):
         self._warnings = [f"knowledge/{d.path}: {d.error}; left out of Your Knowledge"
                           for d in scan.docs if d.error]
         sections = []
-        toc_text = toc.render_toc(scan.docs, vs.toc, count)
+        budget = rank.toc_budget(self.settings, agent.model.n_ctx)  # follows the model's context
+        keep_first = rank.order(scan.docs, rank.ledger_use(ledger_path(ws)))
+        toc_text = toc.render_toc(scan.docs, budget, count, order=keep_first)
         if toc_text:
             head, _, body = toc_text.partition("\n")
-            sections.append(RawSection(name="knowledge", text=body, header=head, budget=vs.toc,
+            sections.append(RawSection(name="knowledge", text=body, header=head, budget=budget,
                                        order=TOC_ORDER))
         if scan.docs or ledger_path(ws).exists():
             now = agent.started

@@ -14,6 +14,7 @@ ledger of any length.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -26,13 +27,14 @@ from pydantic import BaseModel, Field, field_serializer, field_validator
 from nanobot.atomic import append_line
 
 BLOCK = 64 * 1024
-Actor = Literal["model", "user", "backfill"]
+Actor = Literal["model", "user", "backfill", "unknown"]  # "unknown": a line written without one
+REQUIRED = ("ts", "action", "path")  # a line lacking one of these is not an entry
 Action = Literal["create", "update", "delete"]
 
 
 class LedgerEntry(BaseModel):
     ts: datetime  # UTC; written as ISO 8601 with a Z
-    actor: Actor
+    actor: Actor = "unknown"  # older tools and scripts may leave it out
     action: Action
     path: str  # workspace-relative: knowledge/projects/a.md
     reason: str = ""
@@ -52,6 +54,39 @@ class LedgerEntry(BaseModel):
 
     def line(self) -> str:
         return self.model_dump_json()
+
+    @classmethod
+    def from_line(cls, raw: bytes | str) -> LedgerEntry | None:
+        """The entry of one ledger line; None when it is not a JSON object with a valid ts, action and
+        path. Every other field that is missing or unreadable takes its default, so a line an older
+        tool or a script appended (``{"ts": ..., "action": "update", "path": ...}``) still reads.
+
+        >>> LedgerEntry.from_line('{"ts":"2026-01-02T09:05:00Z","action":"update","path":"knowledge/a.md",'
+        ...                       '"actor":"cron"}').actor
+        'unknown'
+        """
+        try:
+            return cls.model_validate_json(raw)
+        except ValueError:
+            pass
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            return None
+        if not isinstance(obj, dict) or any(k not in obj for k in REQUIRED):
+            return None
+        try:
+            entry = cls.model_validate({k: obj[k] for k in REQUIRED})
+        except ValueError:
+            return None
+        for key in cls.model_fields.keys() - set(REQUIRED):
+            if key in obj:
+                try:
+                    setattr(entry, key, cls.model_validate({**{k: obj[k] for k in REQUIRED},
+                                                            key: obj[key]}).__dict__[key])
+                except ValueError:
+                    pass
+        return entry
 
 
 def ledger_path(workspace: Path) -> Path:
