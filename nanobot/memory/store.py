@@ -302,7 +302,7 @@ class MemoryStore:
         keyword = {cid: max(0.0, -bm) / best for cid, bm in fts}
         scores = {c: sims[c] + keyword_weight * keyword.get(c, 0.0) for c in sims}
         if mode == "fts":
-            order = {cid: -float(i) for i, (cid, _) in enumerate(fts)}
+            order = dict(keyword)
         elif mode == "vector":
             order = dict(vec)
         elif fusion == "rrf":
@@ -310,10 +310,31 @@ class MemoryStore:
         elif fusion == "score":
             order = scores
         else:
-            order = fusion_mod.blend(sims, dict(fts), fusion_mod.ALPHA if alpha is None else alpha)
+            a = fusion_mod.ALPHA if alpha is None else alpha
+            order = fusion_mod.blend(sims, dict(fts), a)
+            order = self._spread(order, sims, scores, qvec, a)
         weights = self._weights(list(order))
         ranked = sorted(order, key=lambda c: -_weighted(order[c], weights.get(c, 1.0)))[:k]
         return self._hits(ranked, sims, scores, vec, fts)
+
+    def _spread(self, order: dict[int, float], sims: dict[int, float], scores: dict[int, float],
+                qvec: np.ndarray, alpha: float) -> dict[int, float]:
+        """``fusion.spread`` over the candidates' neighbours (the chunk before and after in the same
+        source: a source's chunks have consecutive ids, and an excluded source has no candidate);
+        new ones get their cosine and score."""
+        if not order:
+            return order
+        near = {c + d for c in order for d in (-1, 1)} - set(order)
+        marks = ",".join("?" * len(order | dict.fromkeys(near)))
+        src = dict(self.conn.execute(f"SELECT id, source FROM chunks WHERE id IN ({marks})",
+                                     [*order, *near]).fetchall())
+        near = {n for n in near if n in src}
+        neighbours = {c: [n for n in (c - 1, c + 1) if n in src and src[n] == src.get(c)] for c in order}
+        fresh = self._exact(qvec, list(near))
+        sims.update(fresh)
+        scores.update(fresh)
+        own = {n: fusion_mod.vector_part(sims[n], {c: sims[c] for c in order}, alpha) for n in fresh}
+        return fusion_mod.spread(order, neighbours, own)
 
     def _in_sources(self, ids: list[int], sources: tuple[str, ...]) -> set[int]:
         if not ids:
