@@ -2,11 +2,11 @@
 embedding cache, in one SQLite file opened through ``nanobot.db.connect`` (WAL, busy timeout).
 
 Search is hybrid: the vector KNN (``embedding MATCH ? AND k = ?`` over int8-quantized vectors,
-candidates rescored exactly) and BM25 over FTS5 each give a
-candidate list; every candidate gets its cosine similarity (FTS-only ones from their stored
-vector) plus a keyword bonus, ``keyword_weight * bm25 / best bm25``, and the sum ranks them. On the
-labelled set in tests/data this beat reciprocal rank fusion, which let a crowd of weak keyword
-matches outvote the right vector hit (``fusion="rrf"`` is kept for comparison).
+candidates rescored exactly) and BM25 over FTS5 (porter stemming, stopwords dropped) each give
+``DEPTH`` candidates; ``fusion.blend`` ranks their union on normalised cosine and BM25, and
+``fusion.spread`` lifts the chunks next to good candidates. On LoCoMo (bench/locomo_bench.py) this
+took hybrid hit@5 from 0.52 to 0.67 on the held-back conversations, above both single modes; the
+old cosine + keyword bonus (``fusion="score"``) and RRF stay selectable for comparison.
 
 Writers use ``with store.write():`` -- one ``BEGIN IMMEDIATE`` transaction, so a crash mid-index
 rolls back and the previous index stays usable; a second process waits on the busy timeout.
