@@ -23,8 +23,8 @@ from locomo_bench import CATEGORIES, SPLITS, evidence, load_conversations, write
 
 from nanobot.config import load_settings  # noqa: E402
 from nanobot.memory import fusion  # noqa: E402
-from nanobot.memory.embedder import get_embedder  # noqa: E402
 from nanobot.memory import store as storemod  # noqa: E402
+from nanobot.memory.embedder import get_embedder  # noqa: E402
 from nanobot.memory.service import MemoryService  # noqa: E402
 from nanobot.workspace import init_workspace  # noqa: E402
 
@@ -41,7 +41,7 @@ def candidates(conv: dict, cid: str, keep: Path) -> list[dict]:
     out = []
     tmp = keep / cid
     fresh = not tmp.exists()
-    if True:
+    if True:  # indexes kept in --keep between runs
         settings = load_settings(Path(tmp))
         init_workspace(settings.workspace)
         where = write_observer(settings.workspace, conv) if fresh else _where(conv)

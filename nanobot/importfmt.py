@@ -26,7 +26,6 @@ one ``ImportFormatError`` naming the file and line (JSON: the conversation and m
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, timedelta
 from pathlib import Path

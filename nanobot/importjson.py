@@ -16,8 +16,14 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
-from nanobot.importfmt import (ROLES, SKIPPED, ImportedMessage, ImportedSession, ImportFormatError,
-                               parse_time)
+from nanobot.importfmt import (
+    ROLES,
+    SKIPPED,
+    ImportedMessage,
+    ImportedSession,
+    ImportFormatError,
+    parse_time,
+)
 
 _TIME_KEYS = ("timestamp", "ts", "created_at", "create_time", "date", "time")
 

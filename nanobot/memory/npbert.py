@@ -96,11 +96,8 @@ class NumpyBert:
         hd = self.dim // self.heads
         for layer in range(self.layers):
             p = f"encoder.layer.{layer}."
-
-            def heads(name: str) -> np.ndarray:
-                return self._dense(x, p + name).reshape(n, t, self.heads, hd).transpose(0, 2, 1, 3)
-
-            q, k, v = heads("attention.self.query"), heads("attention.self.key"), heads("attention.self.value")
+            q, k, v = (self._dense(x, p + f"attention.self.{name}").reshape(n, t, self.heads, hd).transpose(0, 2, 1, 3)
+                       for name in ("query", "key", "value"))
             scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(hd)) + bias
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             scores /= scores.sum(-1, keepdims=True)

@@ -29,7 +29,13 @@ from collections.abc import Callable
 from nanobot.backends.base import Message
 from nanobot.config import Settings
 from nanobot.memory.service import MemoryService
-from nanobot.memory.shares import MEMORY_HEADER, PAST_HEADER, RELATED_HEADER, is_observation, split_fit
+from nanobot.memory.shares import (
+    MEMORY_HEADER,
+    PAST_HEADER,
+    RELATED_HEADER,
+    is_observation,
+    split_fit,
+)
 from nanobot.memory.store import Hit
 from nanobot.memory.transcripts import is_transcript
 from nanobot.prompt import trim_to_budget
