@@ -22,7 +22,7 @@ app = typer.Typer(
 )
 
 COMMANDS = ["chat", "workspace", "models", "prompt", "memory", "reflect", "bench", "tools", "daemon",
-            "housekeep", "status", "chats", "consolidate", "session", "vault"]
+            "housekeep", "status", "chats", "consolidate", "session", "vault", "importer"]
 
 for _name in COMMANDS:
     importlib.import_module(f"nanobot.cli.{_name}").register(app)

@@ -15,7 +15,7 @@ from nanobot.memory.service import MemoryService, get_service
 from nanobot.safe_text import printable
 from nanobot.workspace import init_workspace
 
-memory_app = typer.Typer(help="Search and maintain the memory index (MEMORY.md, observations/, knowledge/).",
+memory_app = typer.Typer(help="Search and maintain the memory index (MEMORY.md, observations/, knowledge/, past sessions).",
                          no_args_is_help=True)
 
 

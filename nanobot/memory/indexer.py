@@ -1,6 +1,8 @@
 """Workspace files -> the memory store, incrementally.
 
-Sources: ``MEMORY.md``, ``observations/*.md`` and ``knowledge/**/*.md``. A run compares each file's
+Sources: ``MEMORY.md``, ``observations/*.md`` and ``knowledge/**/*.md``, and -- when a sessions
+folder is given (``memory.transcripts``) -- past conversations, ``sessions/*.jsonl`` outside the
+workspace (``transcripts.py``; a deleted transcript leaves the index with its chunks). A run compares each file's
 (mtime, size) with what the store recorded; only files that changed are read, hashed, re-chunked, and
 only chunks whose text is new are embedded (the rest come from the embedding cache). All changes --
 new, changed and deleted files -- are applied in one transaction, so a crash leaves the previous
@@ -22,6 +24,7 @@ from pydantic import BaseModel, Field
 from nanobot import faults
 from nanobot.memory.chunker import Chunk, chunk_markdown
 from nanobot.memory.store import MemoryStore, SourceState
+from nanobot.memory.transcripts import PREFIX, is_transcript, transcript_chunks
 from nanobot.workspace import utf8_problem
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -48,21 +51,25 @@ class _Pending(BaseModel):
     chunks: list[Chunk] | None  # None: unchanged text (only the stat moved) or skipped
 
 
-def source_files(workspace: Path) -> dict[str, Path]:
-    """Indexable files by workspace-relative path (forward slashes), sorted."""
+def source_files(workspace: Path, sessions: Path | None = None) -> dict[str, Path]:
+    """Indexable files by workspace-relative path (forward slashes), sorted; transcripts of
+    ``sessions`` as ``sessions/<id>.jsonl``."""
     found: list[Path] = []
     memory = workspace / "MEMORY.md"
     if memory.is_file():
         found.append(memory)
     found += sorted((workspace / "observations").glob("*.md"))
     found += sorted((workspace / "knowledge").rglob("*.md"))
-    return {p.relative_to(workspace).as_posix(): p for p in found if p.is_file()}
+    out = {p.relative_to(workspace).as_posix(): p for p in found if p.is_file()}
+    if sessions is not None and sessions.is_dir():
+        out |= {f"{PREFIX}{p.name}": p for p in sorted(sessions.glob("*.jsonl")) if p.is_file()}
+    return out
 
 
-def needs_update(workspace: Path, store: MemoryStore) -> bool:
+def needs_update(workspace: Path, store: MemoryStore, sessions: Path | None = None) -> bool:
     """Cheap check (stat only): does any source differ from what the store has?"""
     known = store.sources()
-    files = source_files(workspace)
+    files = source_files(workspace, sessions)
     if set(files) != set(known):
         return True
     for rel, path in files.items():
@@ -72,10 +79,10 @@ def needs_update(workspace: Path, store: MemoryStore) -> bool:
     return False
 
 
-def has_new_text(workspace: Path, store: MemoryStore) -> bool:
+def has_new_text(workspace: Path, store: MemoryStore, sessions: Path | None = None) -> bool:
     """Does a new or changed source hold any chunk? (Reads and chunks; never embeds.)"""
     known = store.sources()
-    for rel, path in source_files(workspace).items():
+    for rel, path in source_files(workspace, sessions).items():
         old = known.get(rel)
         try:
             st = path.stat()
@@ -84,17 +91,18 @@ def has_new_text(workspace: Path, store: MemoryStore) -> bool:
             text = _decode(path.read_bytes())
         except OSError:
             continue
-        if text and chunk_markdown(text):
+        if text and _chunks(rel, path, text):
             return True
     return False
 
 
-def index_workspace(workspace: Path, store: MemoryStore, embed: Embed) -> IndexReport:
+def index_workspace(workspace: Path, store: MemoryStore, embed: Embed,
+                    sessions: Path | None = None) -> IndexReport:
     """Bring the store in line with the workspace files; see the module docstring."""
     t0 = time.perf_counter()
     report = IndexReport()
     known = store.sources()
-    files = source_files(workspace)
+    files = source_files(workspace, sessions)
     pending = [p for rel, path in files.items()
                if (p := _scan(rel, path, known.get(rel), report)) is not None]
     removed = [rel for rel in known if rel not in files]
@@ -136,9 +144,15 @@ def _scan(rel: str, path: Path, old: SourceState | None, report: IndexReport) ->
     else:
         if problem := utf8_problem(raw, rel):  # indexed anyway: never lose a file over one byte
             report.warnings.append(problem)
-        chunks = chunk_markdown(text)
+        chunks = _chunks(rel, path, text)
     (report.updated if old is not None else report.added).append(rel)
     return _Pending(path=rel, state=state, chunks=chunks)
+
+
+def _chunks(rel: str, path: Path, text: str) -> list[Chunk]:
+    if is_transcript(rel):
+        return transcript_chunks(path, text.encode("utf-8"))
+    return chunk_markdown(text)
 
 
 def _decode(raw: bytes) -> str | None:

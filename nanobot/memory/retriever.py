@@ -4,8 +4,9 @@
 short follow-up also borrows the previous user message, for the vector side), keeps hits whose
 cosine similarity clears ``memory.min_score``, drops duplicates and anything already in the recent
 conversation, and fits what is left, best first, into ``prompt.memory`` tokens: observations as
-"Related Context:" with ``memory.observations_share`` of it, the rest as "Relevant Memory:", unused
-room flowing across (``shares.py``)::
+"Related Context:" with ``memory.observations_share`` of it, earlier sessions' turns as "Past
+Conversations:" with ``memory.transcripts_share`` (never the current session's own turns), the rest
+as "Relevant Memory:", unused room flowing across (``shares.py``)::
 
     Relevant Memory:
     - Family: Wife is Ana, birthday 12 May (MEMORY.md:4)
@@ -13,6 +14,9 @@ room flowing across (``shares.py``)::
 
     Related Context:
     - Chose csv+serde for the parser (observations/20260301-100000-abcd.md:7)
+
+    Past Conversations:
+    - 1 March 2026, User: the flat in Porto has two rooms (sessions/20260301-100000-abcd.jsonl:2)
 
 Nothing clears the floor -> "" and nothing is injected.
 """
@@ -25,8 +29,15 @@ from collections.abc import Callable
 from nanobot.backends.base import Message
 from nanobot.config import Settings
 from nanobot.memory.service import MemoryService
-from nanobot.memory.shares import MEMORY_HEADER, RELATED_HEADER, is_observation, split_fit
+from nanobot.memory.shares import (
+    MEMORY_HEADER,
+    PAST_HEADER,
+    RELATED_HEADER,
+    is_observation,
+    split_fit,
+)
 from nanobot.memory.store import Hit
+from nanobot.memory.transcripts import is_transcript
 from nanobot.prompt import trim_to_budget
 
 HEADER = MEMORY_HEADER
@@ -40,23 +51,27 @@ class MemoryRetriever:
         self.count_tokens = count_tokens
         self.settings = settings
 
-    def __call__(self, query: str, history: list[Message]) -> str:
+    def __call__(self, query: str, history: list[Message], session_id: str | None = None) -> str:
         budget = self.settings.prompt.memory
         if budget <= 0 or not query.strip():
             return ""
-        hits = self.service.search(query, self.settings.memory.k, context=_context(query, history))
+        hits = self.service.search(query, self.settings.memory.k, context=_context(query, history),
+                                   exclude_session=session_id)
         kept = select(hits, self.settings.memory.min_score, history)
+        past = [format_past(h) for h in kept if is_transcript(h.source)]
+        kept = [h for h in kept if not is_transcript(h.source)]
         memory = [format_hit(h) for h in kept if not is_observation(h.source)]
         related = [format_hit(h) for h in kept if is_observation(h.source)]
         return split_fit(memory, related, budget, self.settings.memory.observations_share,
-                         self.count_tokens, fit)
+                         self.count_tokens, fit, past=past,
+                         past_share=self.settings.memory.transcripts_share)
 
 
 def _context(query: str, history: list[Message]) -> str:
     if len(query.split()) >= SHORT_QUERY_WORDS:
         return ""
     prev = next((m.content for m in reversed(history) if m.role == "user"), "")
-    for header in (HEADER, RELATED_HEADER):  # a previous turn's block is not context
+    for header in (HEADER, RELATED_HEADER, PAST_HEADER):  # a previous turn's block is not context
         prev = prev.split(f"{header}\n", 1)[-1]
     return prev.rsplit("\n\n", 1)[-1][-300:]
 
@@ -79,6 +94,11 @@ def select(hits: list[Hit], floor: float, history: list[Message]) -> list[Hit]:
         seen.append(n)
         out.append(h)
     return out
+
+
+def format_past(h: Hit) -> str:
+    """A past conversation's line: its day, then who said what (``sessions/<id>.jsonl:LINE``)."""
+    return f"- {h.heading}, {' '.join(h.text.split())} ({h.where})"
 
 
 def format_hit(h: Hit) -> str:

@@ -1,6 +1,7 @@
 """``MemoryService``: one workspace's memory -- its store, its embedder, refresh, search, add.
 
-The agent, the memory tools and ``nanobot memory`` all go through this. It is thread-safe (one lock
+The agent, the memory tools and ``nanobot memory`` all go through this. With ``memory.transcripts``
+the index also holds past conversations (``$NANOBOT_HOME/sessions``). It is thread-safe (one lock
 around the store), and cheap to create: neither torch nor the model is touched until something must
 be embedded. ``start_background`` warms the embedder and refreshes the index in a daemon thread, but
 only when there is memory to search -- an empty memory never loads torch.
@@ -25,6 +26,7 @@ from nanobot.errors import ToolError
 from nanobot.memory.embedder import Embedder, get_embedder
 from nanobot.memory.indexer import IndexReport, has_new_text, index_workspace, needs_update
 from nanobot.memory.store import Hit, MemoryStore
+from nanobot.memory.transcripts import source_name
 from nanobot.userfile import file_lock, update_user_file
 from nanobot.workspace import read_text
 from nanobot.written import record_written
@@ -39,6 +41,7 @@ class MemoryService:
         self.settings = settings
         self.workspace = settings.workspace
         self.db_path = self.workspace / DB_NAME
+        self.sessions = settings.sessions_dir if settings.memory.transcripts else None
         self.embedder = embedder or get_embedder(settings)
         self._store: MemoryStore | None = None
         self._lock = threading.RLock()
@@ -103,9 +106,9 @@ class MemoryService:
             if full:
                 with self.store.write():
                     self.store.invalidate_sources()
-            elif not needs_update(self.workspace, self.store):
+            elif not needs_update(self.workspace, self.store, self.sessions):
                 return IndexReport(chunks=self.store.count())
-            report = index_workspace(self.workspace, self.store, self.embedder.embed)
+            report = index_workspace(self.workspace, self.store, self.embedder.embed, self.sessions)
             self.last_report = report
             return report
 
@@ -113,7 +116,7 @@ class MemoryService:
         """Is there anything to search, or about to be? (No torch involved.)"""
         def check() -> bool:
             with self._lock:
-                return self.store.count() > 0 or has_new_text(self.workspace, self.store)
+                return self.store.count() > 0 or has_new_text(self.workspace, self.store, self.sessions)
         return self._guard(check)
 
     def start_background(self) -> None:
@@ -131,9 +134,13 @@ class MemoryService:
 
     # -- search ------------------------------------------------------------------------------
     def search(self, query: str, k: int | None = None, *, mode: Mode = "hybrid",
-               context: str = "", fusion: str = "score") -> list[Hit]:
+               context: str = "", fusion: str | None = None,
+               exclude_session: str | None = None) -> list[Hit]:
         """Top ``k`` chunks for ``query``. ``context`` (e.g. the previous user message) joins the
-        query for the vector side only, so follow-ups like "and her birthday?" find their topic."""
+        query for the vector side only, so follow-ups like "and her birthday?" find their topic.
+        ``exclude_session``: that session's own turns are never returned (they are in its context)."""
+        exclude = (source_name(exclude_session),) if exclude_session else ()
+        fusion = fusion or self.settings.memory.fusion
         k = k or self.settings.memory.k
         query, _ = scrub(query)
         self.refresh()
@@ -144,7 +151,7 @@ class MemoryService:
                     return []
                 vec_text = f"{context}\n{query}" if context else query
                 qvec = self.embedder.embed([vec_text])[0]
-                return self.store.search(qvec, query, k, mode=mode, fusion=fusion,
+                return self.store.search(qvec, query, k, mode=mode, fusion=fusion, exclude=exclude,
                                          keyword_weight=self.settings.memory.keyword_weight)
         return self._guard(run)
 

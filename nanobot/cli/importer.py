@@ -1,0 +1,34 @@
+"""``nanobot import FILE``: bring a conversation history from another assistant into sessions.
+
+Formats (``nanobot/importfmt.py``): OpenAI-style message lists as JSON or JSONL, and a simple text
+format (``## 2026-03-01 10:00`` starts a session, ``user: ...`` / ``assistant: ...`` lines). All
+sessions are written or none; memory then finds them as past conversations.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from nanobot.config import load_settings
+from nanobot.safe_text import printable
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(name="import")
+    def import_(path: Path = typer.Argument(..., help="A .json, .jsonl or text file of conversations."),
+                dry_run: bool = typer.Option(False, "--dry-run", help="Check the file; write nothing.")) -> None:
+        """Import conversations (with their dates) as sessions: JSON/JSONL message lists or the text format
+        ('## 2026-03-01 10:00', then 'user: ...' / 'assistant: ...' lines)."""
+        from nanobot.importer import import_file
+        from nanobot.importfmt import parse_file
+
+        if dry_run:
+            sessions = parse_file(path)
+            n = sum(len(s.messages) for s in sessions)
+            typer.echo(f"{printable(str(path))}: {len(sessions)} sessions, {n} messages; nothing written")
+            return
+        written = import_file(load_settings(), path)
+        typer.echo(f"imported {len(written)} sessions from {printable(str(path))}: "
+                   f"{written[0].stem} .. {written[-1].stem}")

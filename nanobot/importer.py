@@ -1,0 +1,118 @@
+"""``nanobot import``'s library: parsed sessions -> session transcripts, all or nothing.
+
+Each ``ImportedSession`` becomes ``sessions/<id>.jsonl`` (the id from its start time, as a live
+session's), records stamped with the imported times; the session record notes the file it came
+from and the file's sha256, so the same file is not imported twice. Every transcript is written in
+a hidden staging folder first (fsynced), then each is renamed into place; if any step fails, the
+ones already moved are removed again: nothing is ever half-imported. Memory indexes the new
+transcripts on its next refresh (past conversations, ``memory/transcripts.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from nanobot import faults
+from nanobot.atomic import _fsync_dir, atomic_write
+from nanobot.config import Settings
+from nanobot.errors import StorageError
+from nanobot.importfmt import ImportedSession, ImportFormatError, parse_file
+from nanobot.session import Record, list_transcripts, new_session_id
+
+
+def import_file(settings: Settings, path: Path) -> list[Path]:
+    """Import every session of ``path``; returns the transcripts written (oldest first)."""
+    sessions = parse_file(path)
+    recover(settings.sessions_dir)
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    if already := _imported(settings.sessions_dir, sha):
+        raise ImportFormatError(f"{path} was already imported (session {already}); delete those sessions "
+                                "first to import it again")
+    return import_sessions(settings, sessions, source=path.name, sha=sha)
+
+
+def import_sessions(settings: Settings, sessions: list[ImportedSession], *, source: str = "",
+                    sha: str = "") -> list[Path]:
+    """Write ``sessions`` as transcripts, atomically as a set (see the module docstring)."""
+    target = settings.sessions_dir
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".import-", dir=target))
+    except OSError as e:
+        raise StorageError.from_os(e, target) from None
+    moved: list[Path] = []
+    try:
+        taken = {p.stem for p in list_transcripts(target)}
+        staged: list[tuple[Path, Path]] = []
+        for s in sorted(sessions, key=lambda s: s.started):
+            sid = new_session_id(s.started)
+            while sid in taken:
+                sid = new_session_id(s.started)
+            taken.add(sid)
+            tmp = staging / f"{sid}.jsonl"
+            _write(tmp, s, sid, source, sha)
+            staged.append((tmp, target / f"{sid}.jsonl"))
+        journal = target / f"{staging.name}.journal"
+        atomic_write(journal, "\n".join(final.name for _, final in staged) + "\n")
+        for tmp, final in staged:
+            os.rename(tmp, final)
+            moved.append(final)
+            faults.point("import-moved")
+        _fsync_dir(target)
+        journal.unlink()
+        return moved
+    except BaseException as e:
+        for p in moved:
+            p.unlink(missing_ok=True)
+        Path(f"{staging}.journal").unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise StorageError.from_os(e, target) from None
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def recover(sessions_dir: Path) -> int:
+    """Undo imports a crash interrupted (their journal is still there); returns sessions removed."""
+    removed = 0
+    for journal in sessions_dir.glob(".import-*.journal"):
+        for name in journal.read_text(encoding="utf-8").split():
+            p = sessions_dir / Path(name).name
+            if p.exists():
+                p.unlink()
+                removed += 1
+        shutil.rmtree(sessions_dir / journal.stem, ignore_errors=True)
+        journal.unlink()
+    return removed
+
+
+def _write(path: Path, s: ImportedSession, sid: str, source: str, sha: str) -> None:
+    meta = {"id": sid, "imported": source or "import", **({"import_sha": sha} if sha else {}),
+            **({"title": s.title} if s.title else {})}
+    lines = [Record(ts=s.started, role="session", meta=meta)]
+    for m in s.messages:
+        lines.append(Record(ts=m.ts, role=m.role, content=m.content,
+                            meta={"speaker": m.speaker} if m.speaker else {}))
+    data = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in lines)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _imported(sessions_dir: Path, sha: str) -> str | None:
+    """The id of a session imported from a file with this sha256, if any (reads first lines only)."""
+    for p in list_transcripts(sessions_dir):
+        try:
+            with open(p, encoding="utf-8", errors="replace") as f:
+                head = json.loads(f.readline() or "{}")
+        except (OSError, json.JSONDecodeError):
+            continue
+        if isinstance(head, dict) and head.get("meta", {}).get("import_sha") == sha:
+            return p.stem
+    return None

@@ -1,0 +1,89 @@
+"""Past conversations as a memory source (real embedder, real sqlite-vec): earlier sessions'
+turns are indexed and shown as "Past Conversations:", never the current session's own turns; a
+deleted transcript leaves the index; an assistant's reply ranks below the user's own words."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from nanobot.config import load_settings
+from nanobot.importer import import_sessions
+from nanobot.importfmt import ImportedMessage, ImportedSession
+from nanobot.memory.retriever import MemoryRetriever
+from nanobot.memory.service import MemoryService
+from nanobot.memory.transcripts import ASSISTANT_WEIGHT, transcript_chunks
+from nanobot.observer.context import approx_tokens
+from nanobot.session import Transcript
+from nanobot.workspace import init_workspace
+
+pytestmark = pytest.mark.slow
+AT = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+
+
+def _session(day: int, *turns: tuple[str, str]) -> ImportedSession:
+    when = AT.replace(day=day)
+    return ImportedSession(started=when, messages=[ImportedMessage(role=r, content=t, ts=when) for r, t in turns])
+
+
+@pytest.fixture
+def settings(home):
+    s = load_settings(home, prompt={"memory": 200}, memory={"min_score": 0.1})
+    init_workspace(s.workspace)
+    return s
+
+
+def test_past_sessions_found_current_excluded_deleted_removed(settings, embedder):
+    porto, other = import_sessions(settings, [
+        _session(1, ("user", "We signed the lease for the flat in Porto, two rooms and a balcony."),
+                 ("assistant", "Congratulations on the Porto flat!")),
+        _session(2, ("user", "My sister Ana plays the cello in an orchestra."))])
+    current = Transcript.create(settings.sessions_dir, datetime.now().astimezone())
+    current.append("user", "What did I tell you about the flat in Porto?")
+    svc = MemoryService(settings, embedder=embedder)
+    retriever = MemoryRetriever(svc, approx_tokens, settings)
+
+    block = retriever("What did I tell you about the flat in Porto?", [], current.id)
+    assert block.startswith("Past Conversations:\n"), block
+    assert f"(sessions/{porto.name}:2)" in block and "1 March 2026, User: We signed the lease" in block
+    assert current.id not in block  # its own turn is in the context already
+
+    hits = svc.search("the flat in Porto", 10)
+    assert any(h.source == f"sessions/{current.id}.jsonl" for h in hits)  # indexed, only excluded
+    assert not any(h.source == f"sessions/{current.id}.jsonl"
+                   for h in svc.search("the flat in Porto", 10, exclude_session=current.id))
+
+    porto.unlink()  # deleting a session removes it from the index
+    assert not any(h.source == f"sessions/{porto.name}" for h in svc.search("flat in Porto balcony", 10))
+    assert svc.store.conn.execute("SELECT count(*) FROM chunks WHERE source = ?",
+                                  (f"sessions/{porto.name}",)).fetchone()[0] == 0
+    assert any(h.source == f"sessions/{other.name}" for h in svc.search("Ana cello", 3))
+    svc.close()
+
+
+def test_transcripts_off_and_assistant_weight(settings, embedder, tmp_path):
+    import_sessions(settings, [_session(3, ("user", "The boiler code is 4711."),
+                                        ("assistant", "The boiler code is 4711."))])
+    svc = MemoryService(settings, embedder=embedder)
+    hits = svc.search("boiler code 4711", 2)
+    assert [h.text.split(":")[0] for h in hits] == ["User", "Assistant"]  # same words: the user's first
+    svc.close()
+
+    settings.memory.transcripts = False
+    off = MemoryService(settings, embedder=embedder)
+    off.db_path = tmp_path / "off.db"
+    assert off.search("boiler code 4711", 2) == []
+    off.close()
+
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in [
+        {"ts": "2026-03-01T10:00:00+00:00", "role": "session"},
+        {"ts": "2026-03-01T10:00:01+00:00", "role": "user", "content": "hello", "meta": {"speaker": "Ana"}},
+        {"ts": "2026-03-01T10:00:02+00:00", "role": "tool", "content": "tool output"},
+        '{"ts": "torn',
+        {"ts": "2026-03-01T10:00:03+00:00", "role": "assistant", "content": "hi Ana"}]))
+    chunks = transcript_chunks(path)
+    assert [(c.text, c.line, c.weight) for c in chunks] == [("Ana: hello", 2, 1.0),
+                                                             ("Assistant: hi Ana", 5, ASSISTANT_WEIGHT)]
