@@ -21,7 +21,8 @@ from nanobot import faults
 from nanobot.atomic import _fsync_dir, atomic_write
 from nanobot.config import Settings
 from nanobot.errors import StorageError
-from nanobot.importfmt import ImportedSession, ImportFormatError, parse_file
+from nanobot.importfile import parse_file
+from nanobot.importfmt import ImportedSession, ImportFormatError
 from nanobot.session import Record, list_transcripts, new_session_id
 
 

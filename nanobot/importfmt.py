@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -68,34 +67,6 @@ def parse_time(value: Any, where: str) -> datetime:
     except (ValueError, OverflowError, OSError):
         raise ImportFormatError(f"{where}: time {str(value)[:40]!r} is not ISO 8601 (2026-03-01T10:00) "
                                 "or Unix seconds; fix it or drop the field") from None
-
-
-def parse_file(path: Path) -> list[ImportedSession]:
-    """Every session in ``path``; raises ImportFormatError at the first problem."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ImportFormatError(f"cannot read {path}: {e.strerror}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
-        raise ImportFormatError(f"{path}:{line}: not UTF-8; save the file as UTF-8") from None
-    fallback = datetime.fromtimestamp(path.stat().st_mtime).astimezone()
-    first = text.lstrip()[:1]
-    if path.suffix.lower() == ".jsonl" or (first == "{" and "\n{" in text.strip()):
-        from nanobot.importjson import parse_jsonl
-        sessions = parse_jsonl(text, str(path), fallback)
-    elif first in "[{":
-        from nanobot.importjson import parse_json
-        sessions = parse_json(text, str(path), fallback)
-    else:
-        sessions = parse_text(text, str(path), fallback)
-    sessions = [s for s in sessions if s.messages]
-    if not sessions:
-        raise ImportFormatError(f"{path}: no user or assistant messages found; see `nanobot import --help` "
-                                "for the formats")
-    return sessions
 
 
 def parse_text(text: str, name: str, fallback: datetime) -> list[ImportedSession]:

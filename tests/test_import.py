@@ -10,7 +10,8 @@ import pytest
 
 from nanobot.config import load_settings
 from nanobot.importer import import_file, import_sessions
-from nanobot.importfmt import ImportFormatError, parse_file
+from nanobot.importfile import parse_file
+from nanobot.importfmt import ImportFormatError
 from nanobot.session import list_transcripts, read_transcript
 from tests.conftest import run_cli
 

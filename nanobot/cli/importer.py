@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
         """Import conversations (with their dates) as sessions: JSON/JSONL message lists or the text format
         ('## 2026-03-01 10:00', then 'user: ...' / 'assistant: ...' lines)."""
         from nanobot.importer import import_file
-        from nanobot.importfmt import parse_file
+        from nanobot.importfile import parse_file
 
         if dry_run:
             sessions = parse_file(path)
