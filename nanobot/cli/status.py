@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import typer
 
+from nanobot.cli.term import echo
 from nanobot.config import load_settings
 from nanobot.safe_text import printable
 
@@ -17,13 +18,13 @@ def register(app: typer.Typer) -> None:
 
         st = report(load_settings())
         if as_json:
-            typer.echo(st.model_dump_json(indent=1))
+            echo(st.model_dump_json(indent=1))
             return
         running = f"running (pid {st.running})" if st.running else "idle"
-        typer.echo(f"housekeeping: {running}")
-        typer.echo(f"queued observations: {len(st.queued)}" + "".join(f"\n  {s}" for s in st.queued))
-        typer.echo(f"sessions without an observation: {len(st.pending)}"
+        echo(f"housekeeping: {running}")
+        echo(f"queued observations: {len(st.queued)}" + "".join(f"\n  {s}" for s in st.queued))
+        echo(f"sessions without an observation: {len(st.pending)}"
                    + "".join(f"\n  {s}" for s in st.pending[-5:]))
-        typer.echo(f"log: {st.log}")
+        echo(f"log: {st.log}")
         for line in st.last_lines:
-            typer.echo(f"  {printable(line, keep='')}")
+            echo(f"  {printable(line, keep='')}")

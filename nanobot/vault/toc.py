@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from nanobot.safe_text import one_line
 from nanobot.vault.fmcache import DocMeta
 
 HEADER = "## Your Knowledge"
@@ -33,8 +34,9 @@ Counter = Callable[[str], int]
 
 
 def doc_line(d: DocMeta) -> str:
-    text = d.summary or d.title
-    return f"- {d.name} — {text}" if text else f"- {d.name}"
+    """One line of plain text whatever the doc's name, title or summary hold (``one_line``)."""
+    text = one_line(d.summary or d.title)
+    return f"- {one_line(d.name)} — {text}" if text else f"- {one_line(d.name)}"
 
 
 def _docs_word(n: int) -> str:
@@ -64,7 +66,7 @@ def render_toc(docs: list[DocMeta], budget: int, count: Counter, header: str = H
         return memo[line]
 
     def label(folder: str) -> str:
-        return folder or "./"
+        return one_line(folder) or "./"
 
     def more(folder: str, left: int) -> int:
         return cost(f"- … and {left} more in {label(folder)}") if left else 0
