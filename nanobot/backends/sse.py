@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Iterator
 
 
@@ -41,6 +42,26 @@ def events(lines: Iterable[str]) -> Iterator[dict]:
             err = payload["error"]
             raise ServerSaid(err.get("message", str(err)) if isinstance(err, dict) else str(err))
         yield payload
+
+
+class Stalled(TimeoutError):
+    """Bytes kept coming (keep-alive comments, empty deltas) but no text and no finish."""
+
+
+def watched(lines: Iterable[str], progress: list[float], timeout: float,
+            clock=time.monotonic) -> Iterator[str]:
+    """``lines``, raising ``Stalled`` once ``timeout`` seconds pass without progress (the caller
+    sets ``progress[0] = clock()`` when text or a finish arrives): the read timeout of a socket
+    counts bytes, so a server that sends only ``: ping`` forever would otherwise never time out.
+
+    >>> list(watched(iter(["a", "b"]), [0.0], 10, clock=iter([1, 11]).__next__))
+    Traceback (most recent call last):
+    nanobot.backends.sse.Stalled: no progress for 10 s
+    """
+    for line in lines:
+        if clock() - progress[0] > timeout:
+            raise Stalled(f"no progress for {timeout:g} s")
+        yield line
 
 
 class ServerSaid(RuntimeError):

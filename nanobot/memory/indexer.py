@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from nanobot import faults
 from nanobot.memory.chunker import Chunk, chunk_markdown
 from nanobot.memory.store import MemoryStore, SourceState
+from nanobot.regular import read_regular
 from nanobot.workspace import utf8_problem
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -81,7 +82,7 @@ def has_new_text(workspace: Path, store: MemoryStore) -> bool:
             st = path.stat()
             if old is not None and (st.st_mtime_ns, st.st_size) == (old.mtime_ns, old.size):
                 continue
-            text = _decode(path.read_bytes())
+            text = _decode(read_regular(path))
         except OSError:
             continue
         if text and chunk_markdown(text):
@@ -121,7 +122,7 @@ def _scan(rel: str, path: Path, old: SourceState | None, report: IndexReport) ->
         st = path.stat()
         if old is not None and (st.st_mtime_ns, st.st_size) == (old.mtime_ns, old.size):
             return None
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except OSError as e:
         report.warnings.append(f"{rel}: cannot read ({e.strerror}); skipped")
         return None

@@ -26,7 +26,9 @@ from pydantic import ValidationError
 
 from nanobot import faults
 from nanobot.atomic import atomic_write
+from nanobot.confine import inside
 from nanobot.errors import WorkspaceError
+from nanobot.regular import read_regular
 from nanobot.userfile import file_lock
 from nanobot.vault.ledger import LedgerEntry, append, ledger_path, now_utc, read_backwards, sha
 from nanobot.written import record_written
@@ -50,7 +52,7 @@ def lock(workspace: Path) -> file_lock:
 
 def _read(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError:
         return None
 
@@ -75,7 +77,12 @@ def recover(workspace: Path, home: Path | None = None) -> list[str]:
     except (ValidationError, ValueError):
         path.unlink(missing_ok=True)
         return ["vault: dropped an unreadable pending change (audit/pending.json)"]
-    current = sha(_read(workspace / entry.path))
+    try:  # the intent is a file anyone could have written: its path must name a doc in knowledge/
+        doc = inside(workspace / "knowledge", entry.path.removeprefix("knowledge/"))
+    except ValueError:
+        path.unlink(missing_ok=True)
+        return [f"vault: dropped a pending change whose path leaves knowledge/ ({entry.path!r})"]
+    current = sha(_read(doc))
     if current == entry.sha_before and entry.sha_before != entry.sha_after:
         path.unlink(missing_ok=True)
         return [f"vault: an interrupted change to {entry.path} was never written; dropped it"]
