@@ -18,6 +18,8 @@ crash at any point the doc and the ledger agree: either both show the change or 
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -66,6 +68,17 @@ def _in_ledger(workspace: Path, entry_id: str) -> bool:
     return False
 
 
+def _ledger_writable(workspace: Path) -> None:
+    path = ledger_path(workspace)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        raise WorkspaceError(f"{path} is not a regular file (a FIFO, directory or device); move it "
+                             "aside (the vault starts a new ledger) before changing knowledge docs")
+
+
 def recover(workspace: Path, home: Path | None = None) -> list[str]:
     """Finish or drop a change a crash interrupted (call under ``lock``); returns what it did."""
     path = pending_path(workspace)
@@ -105,6 +118,7 @@ def apply_change(workspace: Path, rel: str, make: Callable[[str | None], str | N
     """
     doc = workspace / "knowledge" / rel
     with lock(workspace):
+        _ledger_writable(workspace)  # before the doc changes: the two must never disagree
         notes = recover(workspace, home)
         for _ in range(RETRIES + 1):
             old = _read(doc)
