@@ -190,12 +190,13 @@ def test_a_one_megabyte_delta_does_not_spin_the_loop_guard(home):
     code = ("import time, sys\n"
             "from nanobot.agent import Agent\nfrom nanobot.backends.scripted import ScriptedModel\n"
             "from nanobot.config import load_settings\n"
-            "reply = 'word ' * 50 + 'x' * 1_000_000 + ' and then an end.'\n"
+            "reply = 'x' * 1_000_000 + ' and then an end.'  # the first piece is 1 MB\n"
             "agent = Agent(load_settings(), ScriptedModel([reply]))\n"
             "t = time.perf_counter(); list(agent.turn('hi')); print(round(time.perf_counter() - t, 2))\n")
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=cli_env(home, LEAN), timeout=min(120, LIMIT), cwd=ROOT)
+                             env=cli_env(home, {**LEAN, "NANOBOT_CHAT__MAX_TOKENS": "512"}),
+                             timeout=min(120, LIMIT), cwd=ROOT)
     except subprocess.TimeoutExpired:
         pytest.fail("a 1 MB delta kept the loop guard busy for 120 s")
     assert out.returncode == 0, out.stderr
