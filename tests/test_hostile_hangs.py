@@ -136,7 +136,7 @@ def test_fifos_where_state_files_belong(home, ws):
 
 
 class Stalling(BaseHTTPRequestHandler):
-    """Streams for ever: ``: ping`` comments, or empty deltas, and never a word."""
+    """Streams for ever: ``: ping`` comments, empty deltas, or one line that never ends."""
     mode = "ping"
 
     def log_message(self, *args):
@@ -156,7 +156,8 @@ class Stalling(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         empty = {"choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": None}]}
-        line = b": ping\n\n" if self.mode == "ping" else f"data: {json.dumps(empty)}\n\n".encode()
+        line = {"ping": b": ping\n\n", "empty": f"data: {json.dumps(empty)}\n\n".encode(),
+                "endless": b"x" * 64}[self.mode]  # endless: bytes flow, no line ever ends
         try:
             for _ in range(3000):  # 10 minutes at most, so the thread ends
                 self.wfile.write(line)
@@ -166,7 +167,7 @@ class Stalling(BaseHTTPRequestHandler):
             pass
 
 
-@pytest.mark.parametrize("mode", ["ping", "empty"])
+@pytest.mark.parametrize("mode", ["ping", "empty", "endless"])
 def test_a_server_that_sends_only_keep_alives_times_out_on_progress(home, mode):
     handler = type("H", (Stalling,), {"mode": mode})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)

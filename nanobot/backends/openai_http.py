@@ -146,7 +146,7 @@ class OpenAIHTTPBackend:
                     resp.read()
                     raise self._fail(f"answered HTTP {resp.status_code}: {_reason(resp)}; check the server log, served_model and the request limits")
                 progress = [time.monotonic()]  # time out on progress, not on bytes
-                lines = sse.watched(resp.iter_lines(), progress, self.settings.read_timeout)
+                lines = sse.watched(resp.iter_text(), progress, self.settings.read_timeout)
                 for event in sse.events(lines):
                     usage.update({k: event[k] for k in ("usage", "timings") if event.get(k)})
                     for choice in event.get("choices") or []:
