@@ -2,6 +2,8 @@
 
 ``atomic_write`` writes a temp file in the same directory, fsyncs it, renames it over the target and
 fsyncs the directory, so a reader sees either the old file or the new one, never a torn one.
+The new file keeps the permission bits of the file it replaces (a 0755 script stays executable, a
+0644 note stays readable by others); a new file gets the usual ``0666 & ~umask``.
 ``append_line`` appends one line to a log with a single ``write`` + fsync; readers skip a torn last line.
 """
 
@@ -16,8 +18,10 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "ut
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode(encoding) if isinstance(data, str) else data
+    mode = _mode_of(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
             f.flush()
@@ -37,7 +41,14 @@ def append_line(path: str | os.PathLike, line: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = (line.rstrip("\n") + "\n").encode("utf-8")
-    with open(path, "ab+") as f:
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
+    try:  # a FIFO, device or directory as a log: a clear error at once, never a block
+        _regular(fd, path)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "ab+") as f:
         f.seek(0, os.SEEK_END)
         if f.tell() > 0:
             f.seek(-1, os.SEEK_END)
@@ -46,6 +57,32 @@ def append_line(path: str | os.PathLike, line: str) -> None:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
+
+
+def _mode_of(path: Path) -> int:
+    """The permission bits to give the new file: the old file's, else what ``open`` would give."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (os.umask would, for a moment, in every thread)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def _regular(fd: int, path: Path) -> None:
+    from nanobot.regular import check_regular  # a FIFO or device as a log: a clear error, no hang
+
+    check_regular(fd, path)
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -33,6 +33,7 @@ from pydantic_settings import (
 )
 
 from nanobot.errors import ConfigError
+from nanobot.regular import read_regular
 
 DEFAULT_MODEL = "smollm2"
 
@@ -310,9 +311,11 @@ def load_settings(home: Path | None = None, **overrides: Any) -> Settings:
     path = home / "config.toml"
     if path.exists():
         try:
-            tomllib.loads(path.read_text(encoding="utf-8"))
+            tomllib.loads(read_regular(path).decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise ConfigError(f"{path}: not valid TOML ({e}); fix the syntax or delete the file") from None
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot be read ({e.strerror}); make it a regular TOML file or delete it") from None
     _toml_path = path
     try:
         return Settings(home=home, **overrides)

@@ -1,22 +1,32 @@
-"""Hardened git: the argv and environment for every git command nanobot runs without asking.
+"""Hardened git: the one runner for every git command nanobot runs (``run_git``).
 
 A repository's own config can name programs git runs on a harmless-looking ``git status``:
-``core.fsmonitor``, hooks (``post-index-change``), ``core.pager``, ``diff.external``. The file tools
-refuse to write VCS metadata (``tools/protected.py``); this is the second wall, for repositories
-someone else prepared. Settings given on the command line (``-c``) or through ``GIT_CONFIG_COUNT``
-override every config file, so the repository's values are never used:
+``core.fsmonitor``, hooks (``post-index-change``), ``core.pager``, ``diff.external``, a
+``filter.<x>.clean`` driver that a ``.gitattributes`` line switches on, a ``diff.<x>.textconv``,
+``gpg.program`` (via ``log.showSignature`` on a signed commit), ``core.sshCommand``, credential
+helpers -- also through ``include.path``/``includeIf`` files. The file tools refuse to write VCS
+metadata (``tools/protected.py``); this is the second wall, for repositories someone else prepared.
+Settings given on the command line (``-c``) override every config file, so:
+
+1. fixed overrides (``OVERRIDES``) switch off fsmonitor, hooks, pager, signatures, auto-gc;
+2. ``repo_programs`` lists every program-naming key the repository's *own* config sets (scopes
+   ``local``/``worktree``, included files count as local) and blanks each one;
+3. diffs pass ``--no-ext-diff --no-textconv`` (callers), and the environment drops
+   ``GIT_EXTERNAL_DIFF`` and the system attributes file.
+
+The user's own (global/system) config is trusted: git-lfs set up there keeps working.
 
 >>> git_cmd("/repo", "status", "--porcelain")[:6]
 ['git', '--no-pager', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
 
-``git_env`` carries the same settings for a shell command line (exec's allow-listed ``git ...``);
-it leaves ``diff.external`` alone there (an empty value would make every ``git diff`` fail), which
-is safe because nothing nanobot runs may write a repository's config.
+``git_env`` carries the fixed overrides for a shell command line (a user-approved ``exec``).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import time
 from collections.abc import Mapping
 
 # (key, value) pairs that win over the repository's config
@@ -25,45 +35,75 @@ OVERRIDES: list[tuple[str, str]] = [
     ("core.hooksPath", "/dev/null"),
     ("core.pager", "cat"),
     ("safe.bareRepository", "explicit"),  # a folder made to look like a bare repo is not one
+    ("log.showSignature", "false"),
+    ("protocol.ext.allow", "never"),
 ]
-# for nanobot's own calls only: an empty external diff driver (nanobot's diffs pass --no-ext-diff),
-# no signing program, no signature check, no colour codes in parsed output, no auto-gc pause
+# for nanobot's own calls: an empty external diff driver (diffs pass --no-ext-diff), no signing,
+# no colour codes in parsed output, no auto-gc or maintenance pause
 OWN_ONLY: list[tuple[str, str]] = [
-    ("diff.external", ""), ("commit.gpgSign", "false"), ("log.showSignature", "false"),
-    ("color.ui", "false"), ("gc.auto", "0"),
+    ("diff.external", ""), ("commit.gpgSign", "false"), ("tag.gpgSign", "false"),
+    ("color.ui", "false"), ("gc.auto", "0"), ("maintenance.auto", "false"),
 ]
-# per-repository driver commands a .gitattributes line can run on add/status/diff
-_DRIVER_KEYS = r"^(filter|diff|merge)\..*\.(clean|smudge|process|textconv|command|driver)$"
+# keys (as git canonicalises them: section and name lower case) whose value is a program to run
+PROGRAM_KEYS = ("^(filter\\..+\\.(clean|smudge|process|required)"
+                "|diff\\..+\\.(command|textconv)|diff\\.external|merge\\..+\\.driver"
+                "|(diff|merge)tool\\..+\\.(cmd|path)|pager\\..+|alias\\..+"
+                "|core\\.(fsmonitor|hookspath|pager|sshcommand|editor|askpass|gitproxy"
+                "|alternaterefscommand)|sequence\\.editor|ssh\\.variant"
+                "|gpg\\.program|gpg\\..+\\.program|gpg\\.ssh\\.defaultkeycommand"
+                "|credential\\.helper|credential\\..+\\.helper|uploadpack\\.packobjectshook"
+                "|remote\\..+\\.(uploadpack|receivepack|vcs)|sendemail\\..+)$")
+_SAFE_VALUE = {"core.fsmonitor": "false", "core.hookspath": "/dev/null", "core.pager": "cat"}
 
 
 def git_cmd(path: str | os.PathLike, *args: str, extra: list[tuple[str, str]] = ()) -> list[str]:
-    """argv for ``git -C path ARGS`` with the overrides (plus ``extra``, e.g. ``repo_drivers``) and
-    no pager."""
+    """argv for ``git -C path ARGS`` with the overrides (plus ``extra``, e.g. ``repo_programs``)."""
     opts = [x for k, v in [*OVERRIDES, *OWN_ONLY, *extra] for x in ("-c", f"{k}={v}")]
     return ["git", "--no-pager", *opts, "-C", str(path), *args]
 
 
-def repo_drivers(path: str | os.PathLike, timeout: float = 5.0) -> list[tuple[str, str]]:
-    """Overrides that blank every filter/diff/merge driver command set in the repository's own
-    config (``filter.x.clean = ./evil`` with ``* filter=x`` in .gitattributes runs on ``git add``).
-    Drivers from the user's own (global/system) config, e.g. git-lfs, are kept. Reading config
-    runs nothing."""
-    import subprocess
+def repo_programs(path: str | os.PathLike, timeout: float = 10.0) -> list[tuple[str, str]]:
+    """Overrides that blank every program-naming key set in the repository's own config
+    (``.git/config``, ``config.worktree`` and the files they include). Reading config runs nothing.
+    OSError / TimeoutExpired propagate: a command is never run with its programs left in place."""
+    out = subprocess.run(git_cmd(path, "config", "--name-only", "--show-scope",
+                                 "--get-regexp", PROGRAM_KEYS),
+                         capture_output=True, env=git_env(), timeout=timeout,
+                         stdin=subprocess.DEVNULL).stdout.decode("utf-8", "surrogateescape")
+    keys = [key for line in out.splitlines() if "\t" in line  # "scope<TAB>key" (a key has no newline)
+            for scope, key in [line.split("\t", 1)] if scope in ("local", "worktree")]
+    return [(k, _blank(k)) for k in dict.fromkeys(keys)]
 
-    try:
-        out = subprocess.run(git_cmd(path, "config", "--show-scope", "--get-regexp", _DRIVER_KEYS),
-                             capture_output=True, text=True, env=git_env(), timeout=timeout).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    keys = [line.split()[1] for line in out.splitlines()
-            if len(line.split()) > 1 and line.split()[0] in ("local", "worktree", "command")]
-    return [(k, "") for k in dict.fromkeys(keys)]
+
+
+def _blank(key: str) -> str:
+    if key.startswith("filter.") and key.endswith(".required"):
+        return "false"
+    return _SAFE_VALUE.get(key, "")
+
+
+def run_git(path: str | os.PathLike, *args: str, input: str | bytes | None = None,
+            env: Mapping[str, str] | None = None, timeout: float = 60.0,
+            errors: str = "replace", raw: bool = False) -> subprocess.CompletedProcess:
+    """Run ``git -C path ARGS`` hardened (fixed overrides + the repository's programs blanked),
+    stdin closed unless ``input``. Output is decoded as UTF-8 with ``errors`` (never raises on a
+    non-UTF-8 file name), or kept as bytes with ``raw``. Raises OSError / TimeoutExpired."""
+    full_env = git_env() | {"LC_ALL": "C"} | dict(env or {})
+    data = input.encode("utf-8", "surrogateescape") if isinstance(input, str) else input
+    deadline = time.monotonic() + timeout
+    blank = repo_programs(path, timeout=timeout)
+    proc = subprocess.run(git_cmd(path, *args, extra=blank), input=data, capture_output=True,
+                          env=full_env, timeout=max(0.1, deadline - time.monotonic()),
+                          stdin=subprocess.DEVNULL if data is None else None)
+    if not raw:
+        proc.stdout = proc.stdout.decode("utf-8", errors)
+        proc.stderr = proc.stderr.decode("utf-8", errors)
+    return proc
 
 
 def git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """``base`` (default os.environ) plus the overrides as GIT_CONFIG_COUNT/KEY_n/VALUE_n (appended
-    to any the user already set), GIT_PAGER=cat, no prompts. System and user config still apply:
-    only the repository's own files are untrusted."""
+    to any the user already set), GIT_PAGER=cat, no prompts, no system attributes file."""
     env = dict(os.environ if base is None else base)
     try:
         start = int(env.get("GIT_CONFIG_COUNT", "0"))
@@ -72,6 +112,7 @@ def git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     for i, (key, value) in enumerate(OVERRIDES, start):
         env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
     env["GIT_CONFIG_COUNT"] = str(start + len(OVERRIDES))
-    env.update(GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
-    env.pop("GIT_EXTERNAL_DIFF", None)
+    env.update(GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", GIT_ATTR_NOSYSTEM="1")
+    for var in ("GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS"):
+        env.pop(var, None)
     return env

@@ -23,15 +23,18 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from nanobot import pidlock
 from nanobot.atomic import atomic_write
 from nanobot.backends.base import Message
+from nanobot.confine import safe_id
+from nanobot.regular import open_append, read_regular, tail_lines
 
 LOCK = "housekeep"
 QUEUE_WAIT_S = 3600.0  # how long a child waits behind a running one
 NICE = 10
+JOB_MAX = 64 << 20  # a job file larger than this is not one nanobot wrote
 
 
 class Job(BaseModel):
@@ -43,6 +46,18 @@ class Job(BaseModel):
     system: str
     stable: str = ""  # the system prompt's stable part (its KV state may be on disk)
     history: list[Message]
+
+    @field_validator("session")
+    @classmethod
+    def _plain(cls, v: str) -> str:  # it names the observation file: never a path
+        return safe_id(v)
+
+    @field_validator("model")
+    @classmethod
+    def _gguf(cls, v: str) -> str:  # loaded by the child: a model file, nothing else
+        if v and not (v.endswith(".gguf") or "/" not in v):
+            raise ValueError(f"model {v!r} is neither a .gguf file nor a model name")
+        return v
 
 
 class Status(BaseModel):
@@ -95,7 +110,7 @@ def spawn(settings, model: str, exclude: str = "", reflect: bool = False) -> int
                NANOBOT_HOME=str(settings.home))
     cmd = [sys.executable, "-m", "nanobot", "housekeep", "--model", model,
            *(["--exclude", exclude] if exclude else []), *(["--reflect"] if reflect else [])]
-    with open(log, "ab") as out:
+    with open_append(log) as out:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True, close_fds=True, env=env)
         out.write(f"{datetime.now().astimezone():%Y-%m-%d %H:%M:%S} spawned pid {proc.pid} "
@@ -109,7 +124,7 @@ def report(settings) -> Status:
     jobs = [p.stem for p in queued(settings.home)]
     pending = [p.stem for p in find_pending(settings) if p.stem not in jobs]
     log = log_path(settings.home)
-    lines = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
+    lines = tail_lines(log, 5) if log.exists() else []
     return Status(running=running(settings.home), queued=jobs, pending=pending,
                   log=log, last_lines=lines)
 
@@ -137,7 +152,7 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
         for path in todo:
             tried.add(path)
             try:
-                job = Job.model_validate_json(path.read_text(encoding="utf-8"))
+                job = Job.model_validate_json(read_regular(path, limit=JOB_MAX))
             except (OSError, ValueError) as e:  # torn or edited: set aside, the transcript remains
                 path.replace(path.with_suffix(".bad"))
                 say(f"{path.stem}: unreadable job set aside as {path.stem}.bad ({type(e).__name__})")

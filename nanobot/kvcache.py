@@ -35,6 +35,7 @@ from pydantic import BaseModel, ValidationError
 from nanobot.atomic import atomic_write
 from nanobot.events import Notice
 from nanobot.features import Feature
+from nanobot.regular import read_regular
 
 MAGIC = b"NBKV1\n"
 SUFFIX = ".kv"
@@ -147,7 +148,7 @@ class KVCache:
         """The header and state bytes for ``key``; None if absent; CorruptCache if unusable."""
         path = self.path_for(key)
         try:
-            raw = path.read_bytes()
+            raw = read_regular(path)
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as e:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from nanobot.config import DEFAULT_MODEL, ModelSettings, Settings
 from nanobot.errors import ModelError
+from nanobot.regular import read_regular
 
 GGUF_MAGIC = b"GGUF"
 
@@ -90,8 +91,7 @@ def check_gguf(path: Path) -> None:
     if path.is_dir():
         raise ModelError(f"model path is a directory: {path}; point it at a .gguf file")
     try:
-        with open(path, "rb") as f:
-            magic = f.read(4)
+        magic = read_regular(path, 4)  # a FIFO named model.gguf must not block
     except OSError as e:
         raise ModelError(f"cannot read model file {path}: {e.strerror}") from None
     if magic != GGUF_MAGIC:

@@ -10,7 +10,9 @@ Trim rule (stated, and reported in ``BuiltPrompt.trims``):
 2. If the whole prompt is still over the cap, sections are trimmed further from the last (most volatile)
    towards the first until it fits. The cap is never exceeded.
 
-Token counts come from the loaded model's own tokenizer (any ``count(text) -> int``).
+Token counts come from the loaded model's own tokenizer (any ``count(text) -> int``). A section longer
+than ``CHARS_PER_TOKEN_MAX`` characters per budget token is cut to whole lines first, so a huge file
+costs what its budget shows, never a tokenizer pass over megabytes.
 """
 
 from __future__ import annotations
@@ -98,6 +100,15 @@ def trim_to_budget(text: str, budget: int, count: Counter) -> str:
     return " ".join(words[:lo]).rstrip()
 
 
+CHARS_PER_TOKEN_MAX = 16  # no tokenizer packs more characters into a token on average
+
+
+def _cut_lines(text: str, chars: int) -> str:
+    """The whole lines of ``text`` within its first ``chars`` characters (at least that cut)."""
+    head = text[:chars]
+    return head[: head.rfind("\n")] if "\n" in head else head
+
+
 def build_prompt(raw: list[RawSection], cap: int, count: Counter) -> BuiltPrompt:
     """Budget each section, then enforce the cap; see the module docstring for the rule."""
     sections: list[Section] = []
@@ -109,6 +120,8 @@ def build_prompt(raw: list[RawSection], cap: int, count: Counter) -> BuiltPrompt
             omitted.append(r.name)
             continue
         full = f"{r.header}\n{body}" if r.header else body
+        if len(full) > r.budget * CHARS_PER_TOKEN_MAX:  # bounded before counting: a 10 MB file
+            full = _cut_lines(full, r.budget * CHARS_PER_TOKEN_MAX)  # costs what its budget shows
         n = count(full)
         text = trim_to_budget(full, r.budget, count)
         kept = count(text) if text != full else n

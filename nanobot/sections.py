@@ -15,18 +15,18 @@ from pathlib import Path
 from nanobot.config import Settings
 from nanobot.features import Feature
 from nanobot.prompt import RawSection
-from nanobot.workspace import read_text, visible_text
+from nanobot.workspace import PROMPT_READ_MAX, read_text, visible_text
 
 SOUL, USER, TOOLS, CONTEXT, TIME = 10, 20, 30, 40, 90
 
 
 def soul_section(workspace: Path, settings: Settings) -> RawSection:
-    return RawSection(name="soul", text=visible_text(read_text(workspace / "SOUL.md")),
+    return RawSection(name="soul", text=visible_text(read_text(workspace / "SOUL.md", PROMPT_READ_MAX)),
                       budget=settings.prompt.soul, order=SOUL)
 
 
 def user_section(workspace: Path, settings: Settings) -> RawSection:
-    text = visible_text(read_text(workspace / "USER.md"))
+    text = visible_text(read_text(workspace / "USER.md", PROMPT_READ_MAX))
     return RawSection(name="user", text=_strip_title(text), budget=settings.prompt.user,
                       header="## About the user", order=USER)
 
@@ -41,7 +41,7 @@ def context_section(workspace: Path, settings: Settings, text: str | None = None
     """CONTEXT.md as written; with ``text``, a replacement rendering of it."""
     replace = text is not None
     if text is None:
-        text = _strip_title(visible_text(read_text(workspace / "CONTEXT.md")))
+        text = _strip_title(visible_text(read_text(workspace / "CONTEXT.md", PROMPT_READ_MAX)))
     return RawSection(name="context", text=text, budget=settings.prompt.context,
                       header="## Context", order=CONTEXT, replace=replace)
 

@@ -20,6 +20,7 @@ from nanobot import faults
 from nanobot.atomic import append_line
 from nanobot.decode import scrub
 from nanobot.errors import StorageError
+from nanobot.regular import read_regular
 
 
 class Record(BaseModel):
@@ -88,7 +89,7 @@ def read_transcript(path: Path) -> tuple[list[Record], list[str]]:
     records: list[Record] = []
     warnings: list[str] = []
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except OSError as e:
         return [], [f"cannot read {path}: {e.strerror}"]
     for i, line in enumerate(raw.split(b"\n"), start=1):

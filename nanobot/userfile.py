@@ -23,11 +23,12 @@ from pathlib import Path
 from nanobot import faults
 from nanobot.atomic import atomic_write
 from nanobot.errors import WorkspaceError
+from nanobot.regular import read_regular
 
 
 def _read(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError:
         return None
 

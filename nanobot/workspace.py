@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from nanobot.errors import WorkspaceError
+from nanobot.regular import read_regular
 
 PROMPT_FILES = ("SOUL.md", "USER.md", "CONTEXT.md", "MEMORY.md")
 FOLDERS = ("observations", "knowledge", "skills")
@@ -53,11 +54,16 @@ def init_workspace(workspace: Path) -> list[Path]:
     return created
 
 
-def read_text(path: Path) -> str:
+PROMPT_READ_MAX = 1 << 20  # what a prompt section reads of a file (its token budget is far smaller)
+
+
+def read_text(path: Path, limit: int | None = None) -> str:
     """Read a workspace file; missing -> ''. Bytes that are not UTF-8 become U+FFFD (never an error,
-    never a dropped file); ``encoding_warnings`` reports such files once, naming the fix."""
+    never a dropped file); ``encoding_warnings`` reports such files once, naming the fix. Only a
+    regular file is read (a FIFO raises WorkspaceError at once, never blocks); ``limit`` bounds the
+    bytes read (prompt sections pass ``PROMPT_READ_MAX``; a file that is rewritten must not)."""
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
+        return read_regular(path, limit).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return ""
     except OSError as e:
@@ -83,7 +89,7 @@ def encoding_warnings(workspace: Path) -> list[str]:
     out = []
     for name in PROMPT_FILES:
         try:
-            raw = (workspace / name).read_bytes()
+            raw = read_regular(workspace / name)
         except OSError:
             continue
         if problem := utf8_problem(raw, name):

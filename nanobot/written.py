@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from nanobot.atomic import atomic_write
+from nanobot.regular import read_regular
 
 _lock = threading.Lock()
 
@@ -29,7 +30,7 @@ def written_path(home: Path) -> Path:
 def load_written(home: Path) -> dict[str, int]:
     """Relative path -> the mtime_ns nanobot gave it; a missing or unreadable file gives {}."""
     try:
-        return ObserverState.model_validate_json(written_path(home).read_bytes()).written
+        return ObserverState.model_validate_json(read_regular(written_path(home))).written
     except (OSError, ValidationError, ValueError):
         return {}
 

@@ -145,10 +145,14 @@ class OpenAIHTTPBackend:
                 if resp.status_code >= 400:
                     resp.read()
                     raise self._fail(f"answered HTTP {resp.status_code}: {_reason(resp)}; check the server log, served_model and the request limits")
-                for event in sse.events(resp.iter_lines()):
+                progress = [time.monotonic()]  # time out on progress, not on bytes
+                lines = sse.watched(resp.iter_text(), progress, self.settings.read_timeout)
+                for event in sse.events(lines):
                     usage.update({k: event[k] for k in ("usage", "timings") if event.get(k)})
                     for choice in event.get("choices") or []:
                         piece = (choice.get("delta") or {}).get("content") or ""
+                        if piece or choice.get("finish_reason"):
+                            progress[0] = time.monotonic()
                         if piece:
                             if not gen.completion_tokens:
                                 gen.ttft_s = time.perf_counter() - start
@@ -171,6 +175,11 @@ class OpenAIHTTPBackend:
         except (httpx.ConnectError, httpx.ConnectTimeout) as e:
             gen.finish_reason = "interrupted"
             raise self._fail(f"is not answering ({describe_transport(e)}); start it or fix base_url in config.toml") from None
+        except sse.Stalled:
+            gen.finish_reason = "interrupted"
+            raise self._fail(f"sent no text for {self.settings.read_timeout:g} s (only keep-alives or empty "
+                             f"deltas; read_timeout) after {gen.completion_tokens} tokens; the partial reply "
+                             "is kept; check the server or raise read_timeout") from None
         except httpx.ReadTimeout:
             gen.finish_reason = "interrupted"
             raise self._fail(f"sent nothing for {self.settings.read_timeout:g} s (read_timeout) after {gen.completion_tokens} tokens; "

@@ -111,15 +111,22 @@ def render_capped(doc: ContextFile, max_bytes: int, group: bool = False) -> tupl
     """Render within ``max_bytes`` (UTF-8) by dropping managed items: the oldest day first, and within a
     day the lowest-priority section first (Recent Topics, Preferences, Ongoing, Pending). Hand lines are
     never dropped. Returns the text and the items dropped."""
-    doc = doc.model_copy(update={"items": list(doc.items)})
-    dropped: list[Item] = []
     text = doc.render(group)
-    while len(text.encode("utf-8")) > max_bytes and doc.items:
-        victim = min(doc.items, key=lambda i: (i.date, PRIORITY.get(i.category, 0)))
-        doc.items.remove(victim)
+    size = len(text.encode("utf-8"))
+    if size <= max_bytes or not doc.items:
+        return text, []
+    # each item is one line of the rendering: drop in order, subtracting its bytes (and newline),
+    # then render once -- linear in the file (re-rendering per dropped item was quadratic)
+    order = sorted(doc.items, key=lambda i: (i.date, PRIORITY.get(i.category, 0)))
+    dropped: list[Item] = []
+    for victim in order:
+        if size <= max_bytes:
+            break
+        size -= len(victim.line(group).encode("utf-8")) + 1
         dropped.append(victim)
-        text = doc.render(group)
-    return text, dropped
+    gone = {id(i) for i in dropped}
+    kept = doc.model_copy(update={"items": [i for i in doc.items if id(i) not in gone]})
+    return kept.render(group), dropped
 
 
 def _drop_rule(doc: ContextFile, current: str | None) -> None:

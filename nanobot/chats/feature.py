@@ -25,7 +25,7 @@ from nanobot.chats.store import (
 )
 from nanobot.features import Feature
 from nanobot.prompt import RawSection
-from nanobot.workspace import read_text
+from nanobot.workspace import PROMPT_READ_MAX, read_text
 
 ORDER = 45
 
@@ -58,7 +58,7 @@ class ChatContextFeature(Feature):
             return []
         sid = agent.transcript.id if agent.transcript else ""
         if sid not in self._text:
-            self._text[sid] = section_text(read_text(context_path(self.settings.home, self.chat_id)),
+            self._text[sid] = section_text(read_text(context_path(self.settings.home, self.chat_id), PROMPT_READ_MAX),
                                            agent.started, self.settings.consolidation.stale_days)
         return [RawSection(name="chat", text=self._text[sid], budget=self.settings.consolidation.budget,
                            header="## Current conversation", order=ORDER)]

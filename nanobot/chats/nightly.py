@@ -23,6 +23,7 @@ from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel
 from nanobot.chats.store import chats_dir, list_chats, pending
 from nanobot.config import Settings
+from nanobot.regular import read_regular
 
 
 def last_slot(now: datetime, at: str) -> datetime:
@@ -38,7 +39,7 @@ def _state(settings: Settings) -> Path:
 
 def last_run(settings: Settings) -> datetime | None:
     try:
-        return datetime.fromisoformat(json.loads(_state(settings).read_text())["last"])
+        return datetime.fromisoformat(json.loads(read_regular(_state(settings)))["last"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

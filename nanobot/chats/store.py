@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from nanobot.atomic import atomic_write
 from nanobot.errors import NanobotError
+from nanobot.regular import read_regular
 from nanobot.userfile import file_lock
 
 DEFAULT_CHAT = "local"
@@ -71,7 +72,7 @@ def context_path(home: Path, chat_id: str) -> Path:
 def load_chat(home: Path, chat_id: str) -> Chat | None:
     path = chat_dir(home, chat_id) / "chat.json"
     try:
-        return Chat.model_validate_json(path.read_bytes())
+        return Chat.model_validate_json(read_regular(path))
     except FileNotFoundError:
         return None
     except (OSError, ValidationError, ValueError) as e:

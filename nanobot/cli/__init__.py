@@ -15,6 +15,7 @@ import typer
 
 from nanobot.decode import NOTICE, scrub
 from nanobot.errors import NanobotError, StorageError
+from nanobot.safe_text import printable
 
 app = typer.Typer(
     name="nanobot", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -35,10 +36,10 @@ def main() -> None:
     try:
         app()
     except NanobotError as e:
-        print(f"Error: {e}", file=sys.stderr)
+        print(f"Error: {printable(str(e))}", file=sys.stderr)
         sys.exit(2)
     except OSError as e:  # a read-only home, a full disk: name the cause, never a traceback
-        print(f"Error: {StorageError.from_os(e)}", file=sys.stderr)
+        print(f"Error: {printable(str(StorageError.from_os(e)))}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         print("", file=sys.stderr)

@@ -12,6 +12,7 @@ from rich.table import Table
 from nanobot.atomic import atomic_write
 from nanobot.bench.figures import BenchResult
 from nanobot.bench.figures import fmt_stat as _s
+from nanobot.cli.term import console
 
 
 def render(result: BenchResult, console: Console) -> None:
@@ -113,7 +114,7 @@ def register(app: typer.Typer) -> None:
         opts = BenchOptions(model=model, synthetic=synthetic, quick=quick, repeat=runs, pp=pp, tg=tg,
                             gen_tokens=8 if quick else 16, n_ctx=8192,
                             full_repeat=1 if synthetic else None)
-        err = Console(stderr=True)
+        err = console(stderr=True)
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                    TimeElapsedColumn()]
         with Progress(*columns, console=err, transient=True) as bar:
@@ -123,7 +124,7 @@ def register(app: typer.Typer) -> None:
                 bar.update(task, description=step, completed=done, total=total)
 
             result = run_bench(settings, opts, progress)
-        render(result, Console())
+        render(result, console())
         if json_file:
             atomic_write(json_file, result.model_dump_json(indent=2))
             err.print(f"[dim]wrote {json_file}[/dim]")

@@ -10,6 +10,7 @@ from rich.table import Table
 from nanobot.atomic import atomic_write
 from nanobot.bench.figures import Stat, fmt_stat
 from nanobot.bench.server import ServerBench, run_server_bench
+from nanobot.cli.term import console
 from nanobot.config import Settings
 
 
@@ -40,11 +41,11 @@ def render(r: ServerBench, console: Console) -> None:
 
 def bench_server(settings: Settings, model: str, against: str | None, repeat: int, gen_tokens: int,
                  json_file: Path | None) -> None:
-    err = Console(stderr=True)
+    err = console(stderr=True)
     with err.status("benchmarking the model server") as status:
         result = run_server_bench(settings, model, against=against, repeat=repeat, gen_tokens=gen_tokens,
                                   progress=lambda step, done, total: status.update(f"{step} {done}/{total}"))
-    render(result, Console())
+    render(result, console())
     if json_file:
         atomic_write(json_file, result.model_dump_json(indent=2))
         err.print(f"[dim]wrote {json_file}[/dim]")

@@ -10,18 +10,19 @@ import sys
 from collections.abc import Iterator
 
 import typer
-from rich.console import Console
 
 from nanobot.agent import Agent
 from nanobot.chats.feature import ChatContextFeature
 from nanobot.cli import signals
 from nanobot.cli.prompt import prompt_report, render_report
 from nanobot.cli.signals import SessionSignal
+from nanobot.cli.term import console
 from nanobot.config import load_settings
 from nanobot.decode import NOTICE, scrub
 from nanobot.errors import NanobotError, StorageError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.observer.hooks import ObserverFeature
+from nanobot.regular import read_regular
 from nanobot.runtime import build_agent, load_model
 from nanobot.safe_text import printable
 from nanobot.workspace import encoding_warnings
@@ -40,8 +41,8 @@ class ChatUI:
         self.agent = agent
         self.interactive = interactive
         self.verbose = verbose
-        self.out = Console(highlight=False, soft_wrap=True, emoji=False)
-        self.err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+        self.out = console(highlight=False, soft_wrap=True, emoji=False)
+        self.err = console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
         if interactive:  # tools that need permission (exec) ask here; piped chat cannot ask
             agent.confirm = self.confirm
         observer = agent.feature(ObserverFeature) if agent.settings.observer.enabled else None
@@ -220,7 +221,7 @@ class ChatUI:
     def _close(self, reason: str) -> None:
         """The watchdog's last resort: the transcript's "session end" record, unless already there."""
         t = self.agent.transcript
-        tail = t.path.read_bytes()[-400:] if t is not None and t.path.exists() else b""
+        tail = read_regular(t.path)[-400:] if t is not None and t.path.exists() else b""
         if t is not None and b'"session end"' not in tail:
             t.append("event", "session end", reason=reason, bounded=True)
 

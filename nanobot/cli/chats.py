@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
 
 from nanobot.chats.store import list_chats
+from nanobot.cli.term import console
 from nanobot.config import load_settings
 from nanobot.safe_text import printable
 
@@ -15,7 +15,7 @@ def register(app: typer.Typer) -> None:
     def chats_cmd() -> None:
         """List chats: sessions, speakers, last active, last consolidated."""
         settings = load_settings()
-        out = Console(highlight=False, soft_wrap=True)
+        out = console(highlight=False, soft_wrap=True)
         chats = list_chats(settings.home)
         if not chats:
             out.print("no chats yet: `nanobot chat --chat ID` starts one (default: local)", markup=False)

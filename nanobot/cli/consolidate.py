@@ -11,6 +11,7 @@ from rich.console import Console
 
 from nanobot.chats.consolidate import Report, consolidate, pending_chats
 from nanobot.chats.store import ChatError, check_chat_id, load_chat
+from nanobot.cli.term import console
 from nanobot.config import load_settings
 from nanobot.runtime import load_model
 from nanobot.safe_text import printable
@@ -32,7 +33,7 @@ def register(app: typer.Typer) -> None:
         if chat_id and load_chat(settings.home, check_chat_id(chat_id)) is None:
             raise ChatError(f"no chat named {chat_id!r}; `nanobot chats` lists them")
         ids = [chat_id] if chat_id else pending_chats(settings)
-        out = Console(highlight=False, soft_wrap=True)
+        out = console(highlight=False, soft_wrap=True)
         if not ids:
             out.print("no chat has been active since its last consolidation", markup=False)
             return

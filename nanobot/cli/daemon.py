@@ -12,6 +12,7 @@ from datetime import datetime
 
 import typer
 
+from nanobot.cli.term import echo
 from nanobot.config import load_settings
 from nanobot.pidlock import acquire
 from nanobot.scheduler import JOBS, run_due
@@ -33,12 +34,12 @@ def register(app: typer.Typer) -> None:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, lambda *_: stop.set())  # never mid-job: checked between runs
             names = ", ".join(j.name for j in JOBS)
-            typer.echo(f"nanobot daemon: pid lock {settings.home / 'daemon.lock'}; jobs {names}; "
+            echo(f"nanobot daemon: pid lock {settings.home / 'daemon.lock'}; jobs {names}; "
                        f"checking every {interval:g}s", err=True)
         while not stop.is_set():
             for run in run_due(settings, datetime.now().astimezone()):
-                typer.echo(run.line())
+                echo(run.line())
             if once:
                 return
             stop.wait(interval)
-        typer.echo("nanobot daemon: stopped", err=True)
+        echo("nanobot daemon: stopped", err=True)

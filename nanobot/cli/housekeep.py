@@ -10,6 +10,7 @@ from datetime import datetime
 
 import typer
 
+from nanobot.cli.term import echo
 from nanobot.config import load_settings
 from nanobot.safe_text import printable
 
@@ -27,6 +28,6 @@ def register(app: typer.Typer) -> None:
         settings = load_settings()
 
         def say(line: str) -> None:
-            typer.echo(f"{datetime.now().astimezone():%Y-%m-%d %H:%M:%S} {printable(line, keep='')}")
+            echo(f"{datetime.now().astimezone():%Y-%m-%d %H:%M:%S} {printable(line, keep='')}")
 
         work(settings, model, say, exclude=exclude, reflect=reflect)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from nanobot.cli.term import console, echo
 from nanobot.config import load_settings
 from nanobot.errors import ConfigError
 from nanobot.memory.service import MemoryService, get_service
@@ -29,7 +29,7 @@ def _service() -> MemoryService:
 
 def _notices(svc: MemoryService) -> None:
     for note in svc.notices():  # e.g. a damaged index moved aside and rebuilt
-        typer.echo(f"warning: {note}", err=True)
+        echo(f"warning: {note}", err=True)
 
 
 @memory_app.command()
@@ -47,15 +47,15 @@ def search(
     _notices(svc)
     if as_json:
         out = [{"text": h.text, "source": h.where, "score": h.score} for h in hits]
-        typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
     if not hits:
-        typer.echo("no memory matches (nothing indexed yet? add bullets to MEMORY.md)")
+        echo("no memory matches (nothing indexed yet? add bullets to MEMORY.md)")
         return
     table = Table("score", "source", "text", box=None)
     for h in hits:
         table.add_row(f"{h.score:.2f}", Text(printable(h.where)), Text(printable(h.text)))  # data, not markup
-    Console().print(table)
+    console().print(table)
 
 
 @memory_app.command()
@@ -65,8 +65,8 @@ def reindex(full: bool = typer.Option(False, "--full", help="Re-chunk every file
     r = svc.refresh(full=full)
     _notices(svc)
     for w in r.warnings:
-        typer.echo(f"warning: {w}", err=True)
-    typer.echo(f"indexed: {len(r.added)} added, {len(r.updated)} updated, {len(r.removed)} removed; "
+        echo(f"warning: {w}", err=True)
+    echo(f"indexed: {len(r.added)} added, {len(r.updated)} updated, {len(r.removed)} removed; "
                f"{r.chunks} chunks ({r.embedded} embedded, {r.cached} from cache) in {r.seconds:.2f}s")
 
 
@@ -78,13 +78,13 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     data = svc.stats()
     _notices(svc)
     if as_json:
-        typer.echo(json.dumps(data, indent=2))
+        echo(json.dumps(data, indent=2))
         return
-    typer.echo(f"chunks: {data['chunks']} from {len(data['sources'])} source(s)")
+    echo(f"chunks: {data['chunks']} from {len(data['sources'])} source(s)")
     for src, n in sorted(data["sources"].items()):
-        typer.echo(f"  {src}: {n}")
-    typer.echo(f"db: {data['db']} ({data['db_bytes'] / 1e6:.1f} MB)")
-    typer.echo(f"embedder: {data['embedder']} ({data['embedder_path']}), dim {data['dim']}, "
+        echo(f"  {src}: {n}")
+    echo(f"db: {data['db']} ({data['db_bytes'] / 1e6:.1f} MB)")
+    echo(f"embedder: {data['embedder']} ({data['embedder_path']}), dim {data['dim']}, "
                f"{data['cached_embeddings']} cached embeddings")
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from nanobot.cli.term import console, echo
 from nanobot.config import load_settings
 from nanobot.models import list_models
 
@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
         or the server answers (1.5 s probe)."""
         rows = list_models(load_settings())
         if as_json:
-            typer.echo(json.dumps(rows, indent=2))
+            echo(json.dumps(rows, indent=2))
             return
         table = Table("", "name", "path", "size", "exists", box=None)
         for r in rows:
@@ -30,4 +30,4 @@ def register(app: typer.Typer) -> None:
             size = f"{r['size_mb']} MB" if r["size_mb"] is not None else "-"
             table.add_row("*" if r["default"] else "", r["name"], r["path"] or "-", size,
                           "yes" if r["exists"] else "NO")
-        Console().print(table)
+        console().print(table)

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from nanobot.agent import Agent
 from nanobot.backends.base import Message
+from nanobot.cli.term import console, echo
 from nanobot.runtime import open_agent
 from nanobot.safe_text import printable
 
@@ -75,9 +76,9 @@ def register(app: typer.Typer) -> None:
         agent = open_agent(model=model, vocab_only=True)
         data = prompt_report(agent, query)
         if as_json:
-            typer.echo(json.dumps(data, indent=2, default=str))
+            echo(json.dumps(data, indent=2, default=str))
             return
-        console = Console()
+        out = console()
         if show_text:
-            typer.echo(printable(data["text"]) + "\n")  # workspace files may hold control characters
-        render_report(data, console)
+            echo(printable(data["text"]) + "\n")  # workspace files may hold control characters
+        render_report(data, out)

@@ -6,8 +6,8 @@ import json
 from datetime import datetime
 
 import typer
-from rich.console import Console
 
+from nanobot.cli.term import console, echo
 from nanobot.config import load_settings
 from nanobot.observer.observer import find_pending, observe_transcript
 from nanobot.observer.reflector import reflect, refresh_context
@@ -38,9 +38,9 @@ def register(app: typer.Typer) -> None:
         report = reflect(settings, now=now, dry_run=dry_run)
         if as_json:
             data = report.model_dump(mode="json") | {"observed": observed, "context": context_note}
-            typer.echo(json.dumps(data, indent=2))
+            echo(json.dumps(data, indent=2))
             return
-        out = Console(highlight=False, soft_wrap=True)
+        out = console(highlight=False, soft_wrap=True)
         for path in observed:
             out.print(f"observed an earlier session: {path}", markup=False)
         if context_note:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from nanobot.cli.chat import run_chat
+from nanobot.cli.term import console
 from nanobot.coding import store
 from nanobot.coding.session import CodingSession
 from nanobot.config import load_settings
@@ -25,7 +25,7 @@ VERBOSE = typer.Option(False, "--verbose", "-v", help="Per-turn token and timing
 
 
 def _chat(settings, session: CodingSession, model: str | None, verbose: bool) -> None:
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = console(stderr=True, highlight=False, soft_wrap=True)
     err.print(printable(f"coding session {session.root[:12]} · change {session.current[:12]} "
                         f"({session.meta.backend}) · {session.meta.task.splitlines()[0][:60]}"),
               style="dim", markup=False)
@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
         named = store.change_named(s.meta, session_id)
         if named not in (s.root, s.current):  # a checkpoint's id: say where the session goes on
             n = s.meta.changes.index(named) + 1 if named in s.meta.changes else 0
-            Console(stderr=True, highlight=False, soft_wrap=True).print(printable(
+            console(stderr=True, highlight=False, soft_wrap=True).print(printable(
                 f"{named[:12]} is change {n} of {len(s.meta.changes)} of session {s.root[:12]}; "
                 f"going on from its current change {s.current[:12]}"), style="dim", markup=False)
         _chat(settings, s, model, verbose)
@@ -77,7 +77,7 @@ def register(app: typer.Typer) -> None:
     def list_() -> None:
         """Coding sessions: id, task, status (and why a session cannot be resumed), last active, changes."""
         settings = load_settings()
-        out = Console(highlight=False, soft_wrap=True)
+        out = console(highlight=False, soft_wrap=True)
         metas = store.list_sessions(settings.sessions_dir)
         if not metas:
             out.print("no coding sessions yet; start one with: nanobot session start \"TASK\"", markup=False)
@@ -96,7 +96,7 @@ def register(app: typer.Typer) -> None:
         settings = load_settings()
         s = CodingSession.open(settings, session_id)
         meta = s.check()
-        out = Console(highlight=False, soft_wrap=True)
+        out = console(highlight=False, soft_wrap=True)
         lines = [f"session {meta.root}", f"task: {meta.task}", f"backend: {meta.backend}  repo: {meta.repo}",
                  f"status: {meta.status}" + (f" ({meta.reason})" if meta.reason else ""),
                  f"started: {meta.started:%Y-%m-%d %H:%M}  last active: {meta.last_active:%Y-%m-%d %H:%M}",

@@ -9,6 +9,7 @@ from datetime import datetime
 
 import typer
 
+from nanobot.cli.term import echo
 from nanobot.config import load_settings
 from nanobot.safe_text import printable
 
@@ -24,15 +25,15 @@ def register(app: typer.Typer) -> None:
         st = report(settings)
         chats = chat_status(settings, datetime.now().astimezone())
         if as_json:
-            typer.echo(json.dumps({**st.model_dump(mode="json"),
+            echo(json.dumps({**st.model_dump(mode="json"),
                                    "chats": [c.model_dump(mode="json") for c in chats]}, indent=1))
             return
         running = f"running (pid {st.running})" if st.running else "idle"
-        typer.echo(f"housekeeping: {running}")
-        typer.echo(f"queued observations: {len(st.queued)}" + "".join(f"\n  {s}" for s in st.queued))
-        typer.echo(f"sessions without an observation: {len(st.pending)}"
+        echo(f"housekeeping: {running}")
+        echo(f"queued observations: {len(st.queued)}" + "".join(f"\n  {s}" for s in st.queued))
+        echo(f"sessions without an observation: {len(st.pending)}"
                    + "".join(f"\n  {s}" for s in st.pending[-5:]))
-        typer.echo(f"log: {st.log}")
+        echo(f"log: {st.log}")
         for line in st.last_lines:
-            typer.echo(f"  {printable(line, keep='')}")
-        typer.echo(f"chats: {len(chats)}" + "".join(f"\n  {printable(c.line(), keep='')}" for c in chats))
+            echo(f"  {printable(line, keep='')}")
+        echo(f"chats: {len(chats)}" + "".join(f"\n  {printable(c.line(), keep='')}" for c in chats))

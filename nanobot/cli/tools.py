@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from nanobot.cli.term import console, echo
 from nanobot.config import Settings, load_settings
 from nanobot.errors import ConfigError
 from nanobot.safe_text import printable
@@ -39,7 +39,7 @@ def every_tool(settings: Settings) -> tuple[dict, dict]:
 
         extra, notices = all_mcp_tools(settings)
         for note in notices:
-            typer.echo(printable(f"warning: {note}", keep=""), err=True)
+            echo(printable(f"warning: {note}", keep=""), err=True)
         known |= extra
         wanted = settings.tools.enabled
         enabled |= {n: t for n, t in extra.items() if wanted is None or n in wanted}
@@ -58,11 +58,11 @@ def run_tool(settings: Settings, name: str, raw: str) -> int:
     init_workspace(settings.workspace)  # as a chat would have made it
     ok, text, notices = execute(tools[name], args, ToolContext(settings=settings, confirm=None))
     for note in notices:
-        typer.echo(printable(note), err=True)
+        echo(printable(note), err=True)
     if not ok:
-        typer.echo(f"Error: {printable(text, keep='')}", err=True)
+        echo(f"Error: {printable(text, keep='')}", err=True)
         return 1
-    typer.echo(printable(text))
+    echo(printable(text))
     return 0
 
 
@@ -86,19 +86,19 @@ def register(app: typer.Typer) -> None:
         if words:
             if words[0] not in known:
                 raise ConfigError(f"no tool '{words[0]}'; `nanobot tools` lists them")
-            typer.echo(json.dumps(known[words[0]].schema(), indent=2))
+            echo(json.dumps(known[words[0]].schema(), indent=2))
             loose = getattr(known[words[0]], "unsupported", None)
             if loose:
-                typer.echo(f"note: checked after generation, not by the grammar: {', '.join(loose)}", err=True)
+                echo(f"note: checked after generation, not by the grammar: {', '.join(loose)}", err=True)
             return
         rows = [{"name": n, "description": c.description, "enabled": n in enabled,
                  "server": getattr(c, "group", "") or None} for n, c in known.items()]
         if as_json:
-            typer.echo(json.dumps(rows, indent=2))
+            echo(json.dumps(rows, indent=2))
             return
         table = Table("name", "server", "description", box=None)
         for r in rows:
             name = Text(r["name"]) + (Text("") if r["enabled"] else Text(" (disabled)", style="dim"))
             table.add_row(name, Text(r["server"] or "built-in", style="dim"),
                           Text(printable(r["description"], keep="")))
-        Console().print(table)
+        console().print(table)

@@ -8,6 +8,7 @@ from datetime import datetime
 
 import typer
 
+from nanobot.cli.term import echo
 from nanobot.config import Settings, load_settings
 from nanobot.safe_text import printable
 from nanobot.workspace import init_workspace
@@ -30,7 +31,7 @@ def _counter(settings: Settings):
 
 def _warn(lines: list[str]) -> None:
     for line in lines:
-        typer.echo(f"warning: {printable(line, keep='')}", err=True)
+        echo(f"warning: {printable(line, keep='')}", err=True)
 
 
 @vault_app.command()
@@ -49,7 +50,7 @@ def toc(budget: int = typer.Option(None, "--budget", min=0,
     budget = rank.toc_budget(settings, model.n_ctx) if budget is None else budget
     keep_first = rank.order(found.docs, rank.ledger_use(ledger_path(settings.workspace)))
     text = render_toc(found.docs, budget, model.count_tokens, order=keep_first)
-    typer.echo(printable(text) if text else "no knowledge docs (add markdown files to workspace/knowledge/)")
+    echo(printable(text) if text else "no knowledge docs (add markdown files to workspace/knowledge/)")
 
 
 @vault_app.command()
@@ -66,7 +67,7 @@ def digest(hours: float = typer.Option(None, "--hours", min=0.01, help="Window (
     _warn([f"audit/{w}" for w in found.warnings])
     text = render_digest(found.entries, now, hours, settings.vault.digest if budget is None else budget,
                          _counter(settings))
-    typer.echo(printable(text))
+    echo(printable(text))
 
 
 @vault_app.command()
@@ -76,12 +77,12 @@ def check() -> None:
 
     found = problems(_settings().workspace)
     for path, what in found:
-        typer.echo(f"knowledge/{printable(path)}: {printable(what)}")
+        echo(f"knowledge/{printable(path)}: {printable(what)}")
     if found:
-        typer.echo(f"{len(found)} doc(s) need attention (`nanobot backfill-summaries` writes missing summaries)",
+        echo(f"{len(found)} doc(s) need attention (`nanobot backfill-summaries` writes missing summaries)",
                    err=True)
         raise typer.Exit(1)
-    typer.echo("all knowledge docs have a good summary")
+    echo("all knowledge docs have a good summary")
 
 
 def backfill_summaries(
@@ -96,7 +97,7 @@ def backfill_summaries(
     settings = _settings()
     run = Backfill(settings, load_model(settings, model), limit=limit, dry_run=dry_run)
     if not run.docs:
-        typer.echo("every knowledge doc has a summary")
+        echo("every knowledge doc has a summary")
         return
     items = run.run()
     if sys.stdout.isatty():
@@ -106,15 +107,15 @@ def backfill_summaries(
     for item in items:
         where = f"knowledge/{printable(item.path)}"
         if item.status == "skipped":
-            typer.echo(f"{where}: skipped, {printable(item.why)}", err=True)
+            echo(f"{where}: skipped, {printable(item.why)}", err=True)
         else:
-            typer.echo(f"{where}: {printable(item.summary)}")
+            echo(f"{where}: {printable(item.summary)}")
     if dry_run:
-        typer.echo("dry run: nothing written")
+        echo("dry run: nothing written")
         return
     sha = run.commit()
     done = f"{len(run.written)} summar{'y' if len(run.written) == 1 else 'ies'} written"
-    typer.echo(f"{done}; committed {sha[:12]}" if sha else done)
+    echo(f"{done}; committed {sha[:12]}" if sha else done)
 
 
 def register(app: typer.Typer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from nanobot.cli.term import echo
 from nanobot.config import load_settings
 from nanobot.workspace import init_workspace
 
@@ -15,5 +16,5 @@ def register(app: typer.Typer) -> None:
         settings = load_settings()
         created = init_workspace(settings.workspace)
         for p in created:
-            typer.echo(f"created {p}")
-        typer.echo(f"workspace ready: {settings.workspace}" + ("" if created else " (nothing to create)"))
+            echo(f"created {p}")
+        echo(f"workspace ready: {settings.workspace}" + ("" if created else " (nothing to create)"))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from nanobot.coding.changeid import ids_in, new_id, with_trailer, without_trailer
 from nanobot.coding.errors import CodingError
-from nanobot.gitsafe import git_cmd, git_env, repo_drivers
+from nanobot.gitsafe import run_git
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 DIFF = ("--no-ext-diff", "--no-textconv", "--no-color")
@@ -28,17 +28,16 @@ class GitVCS:
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self._extra = repo_drivers(self.root)
 
     @staticmethod
     def find_root(path: Path) -> Path | None:
-        out = _git(path, "rev-parse", "--show-toplevel", check=False)
+        out = _git(path, "rev-parse", "--show-toplevel")
         return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
 
     # -- plumbing ------------------------------------------------------------------------------
     def _run(self, *args: str, input: str | None = None, env: dict | None = None,
              check: bool = True) -> str:
-        out = _git(self.root, *args, input=input, env=env, extra=self._extra, check=False)
+        out = _git(self.root, *args, input=input, env=env)
         if check and out.returncode != 0:
             first = (out.stderr.strip() or out.stdout.strip()).splitlines()[:1] or ["failed"]
             hint = ("; set an identity with git config user.name/user.email"
@@ -122,8 +121,7 @@ class GitVCS:
         a, b = self.commit_of(ancestor), self.commit_of(change_id)
         if a is None or b is None:
             return False
-        return _git(self.root, "merge-base", "--is-ancestor", a, b, extra=self._extra,
-                    check=False).returncode == 0
+        return _git(self.root, "merge-base", "--is-ancestor", a, b).returncode == 0
 
     def diff(self, change_id: str, stat: bool = False) -> str:
         sha = self._need(change_id)
@@ -141,15 +139,17 @@ class GitVCS:
             return self._run("diff", "--cached", *DIFF, *fmt, base, "--", env=env)
 
     def dirty(self) -> list[str]:
-        out = self._run("status", "--porcelain", "--untracked-files=all", "-z")
-        return [entry[3:] for entry in out.split("\0") if len(entry) > 3]
+        out = self._run("status", "--porcelain", "--untracked-files=all", "-z")  # names as bytes:
+        return [entry[3:] for entry in out.split("\0") if len(entry) > 3]   # undecodable -> U+FFFD
 
 
-def _git(path: Path, *args: str, input: str | None = None, env: dict | None = None,
-         extra: list[tuple[str, str]] = (), check: bool = True) -> subprocess.CompletedProcess:
-    full_env = git_env() | {"LC_ALL": "C"} | (env or {})
+def _git(path: Path, *args: str, input: str | None = None,
+         env: dict | None = None) -> subprocess.CompletedProcess:
+    """Hardened git (``gitsafe.run_git``); output decoded with U+FFFD for bytes that are not UTF-8
+    (a file name in another encoding must not end a session in a traceback)."""
     try:
-        return subprocess.run(git_cmd(path, *args, extra=list(extra)), input=input, text=True,
-                              capture_output=True, env=full_env, timeout=60, check=check)
+        return run_git(path, *args, input=input, env=env, timeout=60)
+    except OSError as e:
+        raise CodingError(f"git could not run in {path}: {e.strerror or e}") from None
     except subprocess.TimeoutExpired:
         raise CodingError(f"git {args[0]} in {path} took over 60 s; is the repository locked?") from None

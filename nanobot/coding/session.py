@@ -84,9 +84,16 @@ class CodingSession:
     def current(self) -> str:
         return self.meta.current
 
-    def save(self, **update) -> None:
-        self.meta = self.meta.model_copy(update={"last_active": _now(), **update})
-        store.save_meta(self.dir, self.meta)
+    def save(self, fn=None, **update) -> None:
+        """Write ``update`` (and ``fn(meta on disk)``'s fields) into meta.json under the session's
+        lock, on top of what is on disk now: concurrent commands never lose each other's writes."""
+        with store.meta_lock(self.dir, self.root):
+            self._save_locked(fn, **update)
+
+    def _save_locked(self, fn=None, **update) -> None:
+        def apply(disk: SessionMeta) -> SessionMeta:
+            return disk.model_copy(update={"last_active": _now(), **update, **(fn(disk) if fn else {})})
+        self.meta = store.update_meta(self.dir, self.root, apply, fallback=self.meta)
 
     def check(self) -> SessionMeta:
         """Bring the status up to date with the repository: a session is valid while its root id
@@ -132,12 +139,14 @@ class CodingSession:
     def checkpoint(self, description: str | None = None, reason: str = "checkpoint") -> str:
         """Fold the working copy into the current change (its description is the hand-off) and
         start a new change on top: ``description`` or the task, tagged with the session."""
-        old = self.current
         text = description or self.meta.task
         if not parse(text).session:
             text = render(Description(task=text, session=self.root))
-        new = self.vcs.new_change(text)
-        self.save(changes=[*self.meta.changes, new], current=new, status="active")
+        with store.meta_lock(self.dir, self.root):  # one checkpoint at a time per session
+            self.meta = store.load_meta(store.session_dir(self.dir, self.root)) or self.meta
+            old = self.current
+            new = self.vcs.new_change(text)
+            self._save_locked(lambda disk: {"changes": [*disk.changes, new]}, current=new, status="active")
         self.transcript.append("event", reason, change=new, parent=old)
         return new
 

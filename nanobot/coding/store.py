@@ -8,19 +8,23 @@ a subfolder, so the two never collide (``session.list_transcripts`` only globs `
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nanobot.atomic import atomic_write
 from nanobot.coding.vcs import CodingError
+from nanobot.confine import safe_id
+from nanobot.regular import read_regular
 from nanobot.session import Record, Transcript, read_transcript
+from nanobot.userfile import file_lock
 
 
 class SessionMeta(BaseModel):
-    root: str  # the change id the session is keyed to
+    root: str  # the change id the session is keyed to (a folder name: checked, never a path)
     task: str
     backend: Literal["git", "jj"]
     repo: str
@@ -31,18 +35,44 @@ class SessionMeta(BaseModel):
     started: datetime
     last_active: datetime
 
+    @field_validator("root")
+    @classmethod
+    def _plain(cls, v: str) -> str:
+        return safe_id(v)
+
+    @field_validator("changes")
+    @classmethod
+    def _plain_ids(cls, v: list[str]) -> list[str]:
+        return [safe_id(c) for c in v]
+
 
 def session_dir(sessions_dir: Path, root: str) -> Path:
-    return sessions_dir / root
+    return sessions_dir / safe_id(root)
 
 
 def save_meta(sessions_dir: Path, meta: SessionMeta) -> None:
     atomic_write(session_dir(sessions_dir, meta.root) / "meta.json", meta.model_dump_json(indent=2) + "\n")
 
 
+def meta_lock(sessions_dir: Path, root: str) -> file_lock:
+    """The session's one-writer lock (``.meta.lock`` beside meta.json): every change to the
+    metadata, and the VCS step it records, happens under it."""
+    return file_lock(session_dir(sessions_dir, safe_id(root)) / ".meta.lock")
+
+
+def update_meta(sessions_dir: Path, root: str, fn: Callable[[SessionMeta], SessionMeta],
+                fallback: SessionMeta) -> SessionMeta:
+    """Re-read meta.json, apply ``fn``, write it back (call under ``meta_lock``): a writer that
+    finished meanwhile is never overwritten with an older copy. ``fallback`` when it is unreadable."""
+    current = load_meta(session_dir(sessions_dir, root)) or fallback
+    new = fn(current)
+    save_meta(sessions_dir, new)
+    return new
+
+
 def load_meta(folder: Path) -> SessionMeta | None:
     try:
-        return SessionMeta.model_validate_json((folder / "meta.json").read_text(encoding="utf-8"))
+        return SessionMeta.model_validate_json(read_regular(folder / "meta.json"))
     except (OSError, ValidationError, UnicodeDecodeError):
         return None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import io
 import logging
 import os
 import threading
@@ -27,6 +28,7 @@ import mcp_types as types
 
 from nanobot.config import McpServerSettings, Settings
 from nanobot.errors import ToolError
+from nanobot.regular import open_append
 
 for _name in ("mcp", "httpx2"):  # the SDK's own warnings never reach the chat's terminal
     logging.getLogger(_name).addHandler(logging.NullHandler())
@@ -181,7 +183,7 @@ class McpServer:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        errlog = stack.enter_context(open(self.log_path, "a", encoding="utf-8"))  # the child's stderr
+        errlog = stack.enter_context(io.TextIOWrapper(open_append(self.log_path), encoding="utf-8"))  # the child's stderr
         params = StdioServerParameters(command=cfg.command, args=cfg.args, env=cfg.env or None,
                                        cwd=cfg.cwd.expanduser() if cfg.cwd else None)
         return stdio_client(params, errlog=errlog)

@@ -41,8 +41,13 @@ def list_tools(servers: dict[str, McpServer]) -> tuple[dict[str, McpTool], list[
         for spec in specs:
             try:
                 tool = McpTool(server, spec)
+                tool.grammar()
             except ToolError as e:
                 notices.append(f"{e}; tool left out")
+                continue
+            except (RecursionError, ValueError, TypeError, KeyError) as e:  # a schema nothing foresaw
+                notices.append(f"{server.name}.{spec.name}: the server's input schema is unusable "
+                               f"({type(e).__name__}); tool left out")
                 continue
             tools[tool.name] = tool
             loose |= set(tool.unsupported)

@@ -15,9 +15,11 @@ from typing import Any
 
 import jsonschema
 import mcp_types as types
+import referencing.exceptions
 from pydantic import RootModel, model_validator
 
 from nanobot.errors import ToolError
+from nanobot.mcptools import schemacheck
 from nanobot.mcptools.client import McpServer
 from nanobot.mcptools.results import summarise
 from nanobot.mcptools.schema_grammar import schema_grammar
@@ -26,19 +28,28 @@ from nanobot.tools.base import Tool, ToolContext, _strip_titles
 
 
 def args_model(name: str, schema: dict) -> type[RootModel]:
-    """A pydantic model whose validation is ``jsonschema`` against ``schema`` (errors: ToolError)."""
+    """A pydantic model whose validation is ``jsonschema`` against ``schema`` (errors: ToolError).
+    The schema is vetted first (``schemacheck``: local refs only, no loops, bounded) and references
+    resolve through a registry that retrieves nothing."""
+    schemacheck.vet(name, schema)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
-        validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        validator = cls(schema, format_checker=cls.FORMAT_CHECKER, registry=schemacheck.registry())
         cls.check_schema(schema)
     except jsonschema.SchemaError as e:
         raise ToolError(f"{name}: the server's input schema is invalid ({e.message[:120]})") from None
+    except (RecursionError, ValueError, TypeError) as e:
+        raise ToolError(f"{name}: the server's input schema is unusable ({type(e).__name__})") from None
 
     class Args(RootModel[dict[str, Any]]):
         @model_validator(mode="before")
         @classmethod
         def _check(cls, data: Any) -> Any:
-            errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+            try:
+                errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+            except (RecursionError, referencing.exceptions.Unresolvable) as e:
+                raise ToolError(f"arguments for {name} could not be checked against the server's "
+                                f"schema ({type(e).__name__})") from None
             if errors:
                 parts = [f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message[:120]}"
                          for e in errors[:3]]

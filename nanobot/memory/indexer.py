@@ -25,6 +25,7 @@ from nanobot import faults
 from nanobot.memory.chunker import Chunk, chunk_markdown
 from nanobot.memory.store import MemoryStore, SourceState
 from nanobot.memory.transcripts import PREFIX, is_transcript, transcript_chunks
+from nanobot.regular import read_regular
 from nanobot.workspace import utf8_problem
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -88,7 +89,7 @@ def has_new_text(workspace: Path, store: MemoryStore, sessions: Path | None = No
             st = path.stat()
             if old is not None and (st.st_mtime_ns, st.st_size) == (old.mtime_ns, old.size):
                 continue
-            text = _decode(path.read_bytes())
+            text = _decode(read_regular(path))
         except OSError:
             continue
         if text and _chunks(rel, path, text):
@@ -129,7 +130,7 @@ def _scan(rel: str, path: Path, old: SourceState | None, report: IndexReport) ->
         st = path.stat()
         if old is not None and (st.st_mtime_ns, st.st_size) == (old.mtime_ns, old.size):
             return None
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except OSError as e:
         report.warnings.append(f"{rel}: cannot read ({e.strerror}); skipped")
         return None

@@ -5,7 +5,7 @@ reads at most the ``LOG_CAP`` = 5 most recent; five read "5+ commits") when it i
 git is installed (otherwise silently skipped), and the files modified since the last
 session that nanobot did not write itself. Every git call has a timeout and the file walk has a
 deadline and a file cap, so a huge repository cannot stall start-up. Git runs hardened
-(``nanobot/gitsafe.py``): a repository's fsmonitor, hooks or pager never run.
+(``nanobot/gitsafe.py``): a repository's fsmonitor, hooks, pager or filter drivers never run.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nanobot.gitsafe import git_cmd, git_env
+from nanobot.gitsafe import run_git
+from nanobot.safe_text import one_line
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
              ".mypy_cache", ".pytest_cache", ".ruff_cache", "observations"}
@@ -41,6 +42,7 @@ class DirChanges(BaseModel):
         up to three files by path, 1 by file name (and the folder by its last part), 0 counts only."""
         if detail < 2:
             label = Path(label).name or label
+        label = one_line(label)
         bits = []
         if self.modified or self.untracked:
             bits.append(f"git: {self.modified} modified, {self.untracked} untracked")
@@ -48,7 +50,7 @@ class DirChanges(BaseModel):
             n = f"{LOG_CAP}+" if self.commits_12h >= LOG_CAP else str(self.commits_12h)
             bits.append(f"{n} commit{'s' * (self.commits_12h != 1)} in the last 12 h")
         if self.changed_files:
-            shown = self.changed_files[:3] if detail == 2 else [Path(f).name for f in self.changed_files[:3]]
+            shown = [one_line(f if detail == 2 else Path(f).name) for f in self.changed_files[:3]]
             names = f" ({', '.join(shown)}{' …' if len(self.changed_files) > 3 else ''})" if detail else ""
             bits.append(f"{len(self.changed_files)} file(s) changed since the last session{names}")
         if not bits:
@@ -172,10 +174,8 @@ _TIMEOUT = object()
 
 def _git(path: Path, timeout: float, *args: str):
     """stdout of a git command, None when it fails (not a repo), _TIMEOUT when it ran too long."""
-    env = git_env() | {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
     try:
-        proc = subprocess.run(git_cmd(path, *args), capture_output=True, text=True,
-                              timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+        proc = run_git(path, *args, timeout=timeout, env={"GIT_OPTIONAL_LOCKS": "0"})
     except subprocess.TimeoutExpired:
         return _TIMEOUT
     except OSError:

@@ -44,6 +44,7 @@ from nanobot.observer.observation import (
 from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
 from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
+from nanobot.regular import read_regular
 from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import read_text
 
@@ -257,7 +258,7 @@ def find_pending(settings: Settings, exclude: str | None = None, limit: int = 50
         if path.stem == exclude or (obs_dir / f"{path.stem}.md").exists():
             continue
         try:
-            if b'"role":"user"' in path.read_bytes():
+            if b'"role":"user"' in read_regular(path):
                 pending.append(path)
         except OSError:
             continue

@@ -15,6 +15,7 @@ from typing import TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from nanobot.atomic import atomic_write
+from nanobot.regular import read_regular
 from nanobot.written import ObserverState, record_written  # noqa: F401 (re-exported)
 
 M = TypeVar("M", bound=BaseModel)
@@ -34,7 +35,7 @@ def load_state(path: Path, cls: type[M]) -> M:
     """The state in ``path``; a missing or unreadable file gives a fresh state (it is a cache of
     facts that can be rebuilt, never the only copy of user data)."""
     try:
-        return cls.model_validate_json(path.read_bytes())
+        return cls.model_validate_json(read_regular(path))
     except (OSError, ValidationError, ValueError):
         return cls()
 

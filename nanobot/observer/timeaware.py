@@ -40,6 +40,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from nanobot.regular import read_regular
 from nanobot.session import list_transcripts
 
 Bucket = Literal["first", "continue", "back", "reorient", "summarize", "new_day"]
@@ -197,7 +198,7 @@ def recent_spans(sessions_dir: Path, exclude: str | None = None, limit: int = 12
 
 def read_span(path: Path) -> SessionSpan | None:
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except OSError:
         return None
     lines = [ln for ln in raw.split(b"\n") if ln.strip()]

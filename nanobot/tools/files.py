@@ -13,6 +13,7 @@ from pydantic import Field
 
 from nanobot.atomic import atomic_write
 from nanobot.errors import ToolError
+from nanobot.regular import read_regular
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
@@ -30,7 +31,7 @@ def _read_text(path: Path, raw: str) -> str:
     if path.stat().st_size > MAX_FILE_BYTES:
         raise ToolError(f"file '{raw}' is over {MAX_FILE_BYTES // 1_000_000} MB; read it with exec (head, sed -n)")
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular(path).decode("utf-8")
     except UnicodeDecodeError:
         raise ToolError(f"file '{raw}' is not UTF-8 text") from None
     except OSError as e:

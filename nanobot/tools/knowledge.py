@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from nanobot.errors import ToolError
+from nanobot.regular import read_regular
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.paths import resolve_in_roots
 from nanobot.tools.protected import check_writable
@@ -65,7 +66,7 @@ class KnowledgeRead(_VaultTool):
         path = ctx.workspace / "knowledge" / rel
         if not path.is_file():
             raise ToolError(f"knowledge/{rel} does not exist; the Your Knowledge list shows the docs")
-        lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+        lines = read_regular(path).decode("utf-8", errors="replace").splitlines()
         if args.start > max(1, len(lines)):
             raise ToolError(f"start={args.start} is past the end of knowledge/{rel} ({len(lines)} lines)")
         end = min(len(lines), args.start + MAX_READ_LINES - 1)

@@ -1,6 +1,7 @@
 """Confinement for the file tools: every path must stay inside the workspace or a configured root.
 
-Refused with a clear message: ``..`` components, absolute paths outside every root, and symlinks that
+Refused with a clear message: control characters in the name (newlines, tabs, escapes: a name must
+not break the prompt or the terminal), ``..`` components, absolute paths outside every root, and symlinks that
 resolve outside (the check is on the fully resolved path, so a link inside the workspace pointing to
 ``/etc`` is caught).
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from nanobot.errors import ToolError
+from nanobot.safe_text import has_controls, printable
 from nanobot.tools.base import ToolContext
 
 
@@ -25,6 +27,9 @@ def _inside(path: Path, root: Path) -> bool:
 
 def resolve_in_roots(raw: str, ctx: ToolContext) -> Path:
     """The real path for ``raw`` (relative to the workspace), or ToolError if it escapes."""
+    if has_controls(raw):
+        raise ToolError(f"path '{printable(raw, keep='')}' contains control characters (a newline, "
+                        "tab or escape); use a plain file name")
     text = raw.strip() or "."
     if ".." in PurePosixPath(text.replace("\\", "/")).parts:
         raise ToolError(f"path '{raw}' contains '..'; use a path inside the workspace")

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from nanobot.atomic import atomic_write
+from nanobot.regular import read_regular
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.written import record_written
 
@@ -30,7 +31,7 @@ class Scratchpad(Tool):
 
     def run(self, args: PadArgs, ctx: ToolContext) -> str:
         path = pad_path(ctx)
-        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        current = read_regular(path).decode("utf-8") if path.exists() else ""
         if args.action == "read":
             return current or "(scratchpad is empty)"
         if args.action == "clear":

@@ -2,9 +2,10 @@
 
 Permission: a command whose text starts with an entry of ``tools.exec_allow`` (e.g. ``"git status"``,
 ``"ls"``) runs without asking. Otherwise an interactive chat asks the user (``ctx.confirm``); without
-a way to ask (piped chat, daemon, sub-agent) the command is refused. An allow-listed command runs with
-hardened git settings (``nanobot/gitsafe.py``), so an allow-listed ``git status`` cannot run a
-repository's fsmonitor, hooks or pager. The confirmation shows control characters escaped
+a way to ask (piped chat, daemon, sub-agent) the command is refused. An allow-listed ``git ...`` is
+held to ``tools/gitexec.py`` (read-only subcommands and options, paths inside the roots) and runs
+without a shell through ``gitsafe.run_git``, so it cannot run a repository's programs or touch files
+outside the roots; other allow-listed commands run with the hardened git environment. The confirmation shows control characters escaped
 (``nanobot/safe_text.py``): the command the user approves is the command that runs.
 """
 
@@ -20,8 +21,9 @@ from pydantic import Field
 from nanobot.errors import ToolError
 from nanobot.gitsafe import git_env
 from nanobot.safe_text import printable
+from nanobot.tools import gitexec
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.tools.paths import resolve_in_roots
+from nanobot.tools.paths import resolve_in_roots, roots
 
 MAX_OUTPUT_CHARS = 20_000
 
@@ -56,12 +58,24 @@ class Exec(Tool):
         if not cwd.is_dir():
             raise ToolError(f"cwd '{args.cwd}' is not a directory")
         listed = allowed(args.command, ctx.settings.tools.exec_allow)
+        words = shlex.split(args.command) if listed else []
+        why = ""
+        if listed and words[0] == "git":
+            why = gitexec.check(words, cwd, roots(ctx)) or gitexec.repo_outside(cwd, roots(ctx)) or ""
+            listed = not why
         if not listed:
+            if ctx.confirm is None and why:
+                raise ToolError(f"exec refused: '{printable(args.command, keep='')}': an allow-listed "
+                                f"git command must be read-only and stay inside the roots ({why}); "
+                                "this session cannot ask the user")
             if ctx.confirm is None:
                 raise ToolError(f"exec refused: '{args.command}' is not in tools.exec_allow and "
                                 "this session cannot ask the user; add it to exec_allow in config.toml")
             if not ctx.confirm(question(args.command, str(cwd))):
                 raise ToolError(f"the user declined to run '{args.command}'")
+        elif words and words[0] == "git":
+            code, out = gitexec.run(words, cwd, ctx.settings.tools.exec_timeout)
+            return _shown(code, out)
         return run_command(args.command, cwd, ctx.settings.tools.exec_timeout, hardened=listed)
 
 
@@ -90,7 +104,10 @@ def run_command(command: str, cwd, timeout: float, hardened: bool = False) -> st
         out, _ = proc.communicate()
         text = out.decode("utf-8", "replace")[:MAX_OUTPUT_CHARS]
         raise ToolError(f"'{command}' timed out after {timeout:g}s (tools.exec_timeout); output so far:\n{text}") from None
-    text = out.decode("utf-8", "replace")
+    return _shown(proc.returncode, out.decode("utf-8", "replace"))
+
+
+def _shown(code: int, text: str) -> str:
     if len(text) > MAX_OUTPUT_CHARS:
         text = text[:MAX_OUTPUT_CHARS] + f"\n[output cut at {MAX_OUTPUT_CHARS} chars]"
-    return f"exit {proc.returncode}\n{text}".rstrip()
+    return f"exit {code}\n{text}".rstrip()

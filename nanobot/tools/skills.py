@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from nanobot.errors import ToolError
+from nanobot.regular import read_regular
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.paths import resolve_in_roots
 
@@ -50,6 +51,6 @@ class SkillManager(Tool):
             raise ToolError(f"no skill '{args.name}'; known skills: {known}")
         path = resolve_in_roots(str(skills[name].relative_to(ctx.workspace)), ctx)
         try:
-            return path.read_text(encoding="utf-8").strip() or f"skill {name} is empty"
+            return read_regular(path).decode("utf-8").strip() or f"skill {name} is empty"
         except (OSError, UnicodeDecodeError) as e:
             raise ToolError(f"cannot read skill {name}: {e}") from None

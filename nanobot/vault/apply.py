@@ -18,6 +18,8 @@ crash at any point the doc and the ledger agree: either both show the change or 
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +28,9 @@ from pydantic import ValidationError
 
 from nanobot import faults
 from nanobot.atomic import atomic_write
+from nanobot.confine import inside
 from nanobot.errors import WorkspaceError
+from nanobot.regular import read_regular
 from nanobot.userfile import file_lock
 from nanobot.vault.ledger import LedgerEntry, append, ledger_path, now_utc, read_backwards, sha
 from nanobot.written import record_written
@@ -50,7 +54,7 @@ def lock(workspace: Path) -> file_lock:
 
 def _read(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError:
         return None
 
@@ -64,6 +68,17 @@ def _in_ledger(workspace: Path, entry_id: str) -> bool:
     return False
 
 
+def _ledger_writable(workspace: Path) -> None:
+    path = ledger_path(workspace)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        raise WorkspaceError(f"{path} is not a regular file (a FIFO, directory or device); move it "
+                             "aside (the vault starts a new ledger) before changing knowledge docs")
+
+
 def recover(workspace: Path, home: Path | None = None) -> list[str]:
     """Finish or drop a change a crash interrupted (call under ``lock``); returns what it did."""
     path = pending_path(workspace)
@@ -75,7 +90,12 @@ def recover(workspace: Path, home: Path | None = None) -> list[str]:
     except (ValidationError, ValueError):
         path.unlink(missing_ok=True)
         return ["vault: dropped an unreadable pending change (audit/pending.json)"]
-    current = sha(_read(workspace / entry.path))
+    try:  # the intent is a file anyone could have written: its path must name a doc in knowledge/
+        doc = inside(workspace / "knowledge", entry.path.removeprefix("knowledge/"))
+    except ValueError:
+        path.unlink(missing_ok=True)
+        return [f"vault: dropped a pending change whose path leaves knowledge/ ({entry.path!r})"]
+    current = sha(_read(doc))
     if current == entry.sha_before and entry.sha_before != entry.sha_after:
         path.unlink(missing_ok=True)
         return [f"vault: an interrupted change to {entry.path} was never written; dropped it"]
@@ -98,6 +118,7 @@ def apply_change(workspace: Path, rel: str, make: Callable[[str | None], str | N
     """
     doc = workspace / "knowledge" / rel
     with lock(workspace):
+        _ledger_writable(workspace)  # before the doc changes: the two must never disagree
         notes = recover(workspace, home)
         for _ in range(RETRIES + 1):
             old = _read(doc)

@@ -19,7 +19,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from nanobot.backends.base import Message
-from nanobot.gitsafe import git_cmd, git_env
+from nanobot.gitsafe import git_env, run_git
+from nanobot.regular import read_regular
 from nanobot.vault.apply import apply_change
 from nanobot.vault.fmcache import DocMeta, scan
 from nanobot.vault.frontmatter import (
@@ -96,7 +97,7 @@ class Backfill:
     def _one(self, d: DocMeta) -> Item:
         path = self.workspace / "knowledge" / d.path
         try:
-            doc = parse(path.read_bytes().decode("utf-8"))
+            doc = parse(read_regular(path).decode("utf-8"))
         except UnicodeDecodeError:
             return Item(path=d.path, status="skipped", why="not valid UTF-8; re-save it as UTF-8")
         except (OSError, FrontmatterError) as e:
@@ -145,8 +146,7 @@ def _git(workspace: Path, *args: str) -> str | None:
         env |= {"GIT_AUTHOR_NAME": "nanobot", "GIT_AUTHOR_EMAIL": "nanobot@localhost",
                 "GIT_COMMITTER_NAME": "nanobot", "GIT_COMMITTER_EMAIL": "nanobot@localhost"}
     try:
-        out = subprocess.run(git_cmd(workspace, *args), capture_output=True, text=True, env=env,
-                             timeout=30)
+        out = run_git(workspace, *args, env=env, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
@@ -154,8 +154,7 @@ def _git(workspace: Path, *args: str) -> str | None:
 
 def _identity_missing(workspace: Path, env: dict) -> bool:
     try:
-        out = subprocess.run(git_cmd(workspace, "config", "user.email"), capture_output=True,
-                             text=True, env=env, timeout=10)
+        out = run_git(workspace, "config", "user.email", env=env, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return True
     return out.returncode != 0 or not out.stdout.strip()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nanobot.regular import read_regular
 from nanobot.vault.fmcache import knowledge_dir, walk
 from nanobot.vault.frontmatter import FrontmatterError, parse, summary_problem
 
@@ -16,7 +17,7 @@ def problems(workspace: Path) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for rel, _ in sorted(walk(root)) if root.is_dir() else []:
         try:
-            doc = parse((root / rel).read_bytes().decode("utf-8", errors="replace"))
+            doc = parse(read_regular(root / rel).decode("utf-8", errors="replace"))
         except FrontmatterError as e:
             out.append((rel, f"malformed frontmatter: {e}"))
             continue

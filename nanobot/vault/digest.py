@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from nanobot.safe_text import one_line
 from nanobot.vault.ledger import LedgerEntry, read_backwards
 
 VERBS = {"create": "Created", "update": "Updated", "delete": "Deleted"}
@@ -38,26 +39,48 @@ def header(hours: float) -> str:
     return f"## Recent Changes (last {hours:g}h)"
 
 
+MAX_BAD = 1000  # unreadable lines after which the rest of the ledger is not read
+
+
 def recent(path: Path, now: datetime, hours: float) -> Digest:
-    """Entries with ``ts`` >= now - hours, newest first (reading stops at the first older one)."""
+    """Entries with ``ts`` >= now - hours, newest first (reading stops at the first older one).
+
+    Unreadable lines give ONE warning (how many, where the first was); after ``MAX_BAD`` of them the
+    rest of the file is not read, so a 50 MB garbage ledger costs a bounded read, not 195,000
+    warnings. A ledger that is not a regular file raises NotRegularFile (the feature falls back)."""
     out = Digest()
     cutoff = now - timedelta(hours=hours)
+    bad, first, torn = 0, None, False
     for offset, raw, terminated in read_backwards(path):
-        entry = LedgerEntry.from_line(raw)
+        entry = LedgerEntry.from_line(raw)  # lenient: only ts, action and path are required
         if entry is None:
-            what = "torn last line" if not terminated else f"corrupt line at byte {offset}"
-            out.warnings.append(f"{path.name}: {what} skipped (not a ledger entry)")
+            if not terminated:
+                torn = True
+                continue
+            bad, first = bad + 1, offset
+            if bad >= MAX_BAD:
+                break
             continue
         if entry.ts < cutoff:
             break
         out.entries.append(entry)
+    if torn:
+        out.warnings.append(f"{path.name}: torn last line skipped (not a ledger entry)")
+    if bad == 1:
+        out.warnings.append(f"{path.name}: corrupt line at byte {first} skipped (not a ledger entry)")
+    elif bad:
+        more = f", stopped reading after {MAX_BAD}" if bad >= MAX_BAD else ""
+        out.warnings.append(f"{path.name}: {bad} corrupt lines skipped (not ledger entries; the earliest "
+                            f"read at byte {first}{more}); move the file aside if it is not a ledger")
     return out
 
 
 def entry_line(e: LedgerEntry, tz, changes: int = 1) -> str:
-    """One doc's line: its newest entry, and how many changes it had in the window when more than one."""
-    what = " ".join((e.change_summary or e.reason).split())
-    line = f"- [{e.ts.astimezone(tz):%H:%M}] {VERBS[e.action]} {e.path}"
+    """One doc's line: its newest entry, and how many changes it had in the window when more than one.
+
+    A ledger line may carry anything: path and summary become one plain line (``one_line``)."""
+    what = one_line(e.change_summary or e.reason)
+    line = f"- [{e.ts.astimezone(tz):%H:%M}] {VERBS[e.action]} {one_line(e.path)}"
     if changes > 1:
         return f"{line} — {changes} changes, last: {what}" if what else f"{line} — {changes} changes"
     return f"{line} — {what}" if what else line

@@ -4,18 +4,22 @@ and "Recent Changes" (volatile, order 95: after Time, so after every stable sect
 Both are built once per session (keyed by ``agent.started``) and frozen: rebuilding the prompt within
 a session gives the same bytes, and a doc written mid-session shows up from the next session on. At
 session start a change a crash left half-done is finished or dropped first (``apply.recover``), and
-each unreadable doc or ledger line is reported once, naming it. An empty vault (no docs, no ledger)
+each unreadable doc or ledger line is reported once, naming it. A broken vault never stops a chat:
+if building either section fails (``audit/ledger.jsonl`` a directory, a FIFO, unreadable), that
+section is left out and ONE warning names the file and the fix. An empty vault (no docs, no ledger)
 contributes nothing, so the template workspace's prompt is unchanged.
 """
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from typing import Any
 
 from nanobot.events import Notice
 from nanobot.features import Feature
 from nanobot.prompt import RawSection
+from nanobot.safe_text import one_line
 from nanobot.vault import apply, digest, fmcache, rank, toc
 from nanobot.vault.ledger import ledger_path
 
@@ -37,42 +41,65 @@ class VaultFeature(Feature):
         """This session's sections (computed on the first call of the session, then reused)."""
         if self._key == agent.started:
             return self._sections
-        ws, vs = agent.workspace, self.settings.vault
-        count = agent.model.count_tokens
+        self._warnings, sections, docs = [], [], []
+        try:
+            docs = self._toc(agent, sections)
+        except Exception as e:  # a broken vault never stops a chat: the section is left out
+            self._warnings.append(_broken("knowledge/", "Your Knowledge", e))
+        try:
+            self._digest(agent, sections, docs)
+        except Exception as e:
+            self._warnings.append(_broken("audit/ledger.jsonl", "Recent Changes", e))
+        self._key, self._sections = agent.started, sections
+        return sections
+
+    def _toc(self, agent: Any, sections: list[RawSection]) -> list:
+        ws = agent.workspace
         scan = fmcache.scan(ws, self.settings.cache_dir / "vault" / "frontmatter.json")
-        self._warnings = [f"knowledge/{d.path}: {d.error}; left out of Your Knowledge"
-                          for d in scan.docs if d.error]
-        sections = []
+        self._warnings += [f"knowledge/{one_line(d.path)}: {d.error}; left out of Your Knowledge"
+                           for d in scan.docs if d.error]
         budget = rank.toc_budget(self.settings, agent.model.n_ctx)  # follows the model's context
         keep_first = rank.order(scan.docs, rank.ledger_use(ledger_path(ws)))
-        toc_text = toc.render_toc(scan.docs, budget, count, order=keep_first)
+        toc_text = toc.render_toc(scan.docs, budget, agent.model.count_tokens, order=keep_first)
         if toc_text:
             head, _, body = toc_text.partition("\n")
             sections.append(RawSection(name="knowledge", text=body, header=head, budget=budget,
                                        order=TOC_ORDER))
-        if scan.docs or ledger_path(ws).exists():
+        return scan.docs
+
+    def _digest(self, agent: Any, sections: list[RawSection], docs: list) -> None:
+        ws, vs = agent.workspace, self.settings.vault
+        if docs or os.path.lexists(ledger_path(ws)):
             now = agent.started
             found = digest.recent(ledger_path(ws), now, vs.hours)
             self._warnings += [f"audit/{w}" for w in found.warnings]
-            text = digest.render_digest(found.entries, now, vs.hours, vs.digest, count)
+            text = digest.render_digest(found.entries, now, vs.hours, vs.digest, agent.model.count_tokens)
             head, _, body = text.partition("\n")
             sections.append(RawSection(name="changes", text=body, header=head, budget=vs.digest,
                                        stable=False, order=DIGEST_ORDER))
-        self._key, self._sections = agent.started, sections
-        return sections
 
     def sections(self, agent: Any) -> list[RawSection]:
         return [s.model_copy() for s in self.build(agent)]
 
     def on_session_start(self, agent: Any) -> list[Notice]:
         notes = []
-        if apply.pending_path(agent.workspace).exists():
-            with apply.lock(agent.workspace):
-                notes = apply.recover(agent.workspace, self.settings.home)
+        try:
+            if apply.pending_path(agent.workspace).exists():
+                with apply.lock(agent.workspace):
+                    notes = apply.recover(agent.workspace, self.settings.home)
+        except Exception as e:  # never stops a chat
+            notes = [_broken("audit/pending.json", "the interrupted change", e)]
         self.build(agent)
         fresh = [w for w in self._warnings if w not in self._reported]
         self._reported.update(fresh)
         return [Notice(text=n) for n in notes] + [Notice(text=w, level="warning") for w in fresh]
+
+
+def _broken(name: str, section: str, e: Exception) -> str:
+    """One warning naming the file, what went wrong and the fix."""
+    why = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}: {e}"
+    return (f"{name}: {one_line(str(why))[:160]}; \"{section}\" is left out of the prompt until it is "
+            "fixed (make it a regular, readable file, or move it aside)")
 
 
 def make_feature(agent: Any) -> VaultFeature:

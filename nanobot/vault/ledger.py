@@ -25,6 +25,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_serializer, field_validator
 
 from nanobot.atomic import append_line
+from nanobot.confine import safe_rel
+from nanobot.regular import open_regular
 
 BLOCK = 64 * 1024
 Actor = Literal["model", "user", "backfill", "unknown"]  # "unknown": a line written without one
@@ -42,6 +44,11 @@ class LedgerEntry(BaseModel):
     sha_before: str | None = None  # sha256 of the doc's bytes before; None: it did not exist
     sha_after: str | None = None  # ... and after; None: deleted
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, v: str) -> str:  # a line from a file: never a path out of the workspace
+        return safe_rel(v)
 
     @field_validator("ts")
     @classmethod
@@ -107,8 +114,8 @@ def read_backwards(path: Path, block: int = BLOCK) -> Iterator[tuple[int, bytes,
 
     Only the file's last line can be unterminated (a torn write); empty lines are skipped.
     """
-    try:
-        f = open(path, "rb")
+    try:  # a FIFO or a directory raises NotRegularFile at once (the caller reports it)
+        f = os.fdopen(open_regular(path), "rb")
     except (FileNotFoundError, NotADirectoryError):
         return
     with f:

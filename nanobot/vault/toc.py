@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from nanobot.safe_text import one_line
 from nanobot.vault.fmcache import DocMeta
 
 HEADER = "## Your Knowledge"
@@ -39,10 +40,13 @@ Counter = Callable[[str], int]
 
 
 def doc_line(d: DocMeta, words: int | None = None) -> str:
-    text = "" if words == 0 else d.summary or d.title
+    """One line of plain text whatever the doc's name, title or summary hold (``one_line``);
+    ``words`` shortens the summary (0: the name alone)."""
+    text = "" if words == 0 else one_line(d.summary or d.title)
     if words is not None and len(text.split()) > words:
         text = " ".join(text.split()[:words]) + "…"
-    return f"- {d.name} — {text}" if text else f"- {d.name}"
+    name = one_line(d.name)
+    return f"- {name} — {text}" if text else f"- {name}"
 
 
 def _docs_word(n: int) -> str:
@@ -80,7 +84,7 @@ def render_toc(docs: list[DocMeta], budget: int, count: Counter, header: str = H
         return memo[line]
 
     def label(folder: str) -> str:
-        return folder or "./"
+        return one_line(folder) or "./"
 
     def more(folder: str, left: int) -> int:
         return cost(f"- … and {left} more in {label(folder)}") if left else 0
