@@ -77,6 +77,10 @@ def resolve_model(settings: Settings, name_or_path: str | None = None) -> Resolv
     elif key.endswith(".gguf") or "/" in key or Path(key).expanduser().exists():
         resolved = ResolvedModel(Path(key).stem, Path(key).expanduser(), ModelSettings())
     else:
+        from nanobot.catalogue.entries import CATALOGUE
+
+        if key in CATALOGUE:
+            raise ModelError(f"model '{key}' is not installed; run: nanobot models install {key}")
         names = ", ".join(sorted(models))
         raise ModelError(f"unknown model '{key}'; use one of: {names}, or a path to a .gguf file")
     check_gguf(resolved.path)
