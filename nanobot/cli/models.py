@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
 
@@ -87,7 +86,7 @@ class _reporter:
     def __enter__(self):
         self.bar = None
         self.task = None
-        if sys.stderr.isatty() and not os.environ.get("NANOBOT_NO_PROGRESS"):
+        if sys.stderr.isatty():
             from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
