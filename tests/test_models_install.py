@@ -211,3 +211,14 @@ def test_cli_bundled_and_unknown_names(cli):
     assert ok.returncode == 0 and "bundled" in ok.stdout, ok.stderr
     line = one_line_error(cli("models", "install", "llama9000"))
     assert "no model 'llama9000' in the catalogue" in line and "qwen2.5-coder-1.5b" in line
+
+
+def test_a_catalogue_file_given_by_path_gets_its_measured_settings(home, tmp_path):
+    from nanobot.catalogue.entries import CATALOGUE
+
+    qwen = CATALOGUE["qwen2.5-coder-1.5b"]
+    (tmp_path / qwen.file).write_bytes(b"GGUF" + bytes(60))
+    (tmp_path / "other.gguf").write_bytes(b"GGUF" + bytes(60))
+    settings = load_settings(home)
+    assert resolve_model(settings, str(tmp_path / qwen.file)).settings.n_ctx == qwen.settings["n_ctx"] == 8192
+    assert resolve_model(settings, str(tmp_path / "other.gguf")).settings.n_ctx == 4096
