@@ -81,7 +81,7 @@ def install_cmd(
 
 
 class _reporter:
-    """A rich progress bar on a terminal (stderr); nothing when piped."""
+    """A rich progress bar on a terminal (stderr); piped (CI logs), one line per step on stdout."""
 
     def __enter__(self):
         self.bar = None
@@ -96,10 +96,12 @@ class _reporter:
         return self
 
     def phase(self, label: str, total: int) -> None:
-        if self.bar is not None:
-            if self.task is not None:
-                self.bar.update(self.task, completed=self.bar.tasks[-1].total)
-            self.task = self.bar.add_task(label, total=total)
+        if self.bar is None:
+            typer.echo(f"{label}...")
+            return
+        if self.task is not None:
+            self.bar.update(self.task, completed=self.bar.tasks[-1].total)
+        self.task = self.bar.add_task(label, total=total)
 
     def advance(self, n: int) -> None:
         if self.bar is not None and self.task is not None:
