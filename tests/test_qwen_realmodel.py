@@ -1,0 +1,123 @@
+"""The real Qwen2.5-Coder-1.5B-Instruct (the catalogue's useful model): what the runtime guarantees
+on it, never its wording. Its template and stop token are the GGUF's own; a chat turn ends; a
+forced tool call parses and validates; the session-end observation closes under its grammar or the
+reported fallback is taken; llama-cpp-python's server serves it. Skipped (with the reason) only when
+the model is not installed; ``bash scripts/install.sh --with-qwen`` installs it, as CI does."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from nanobot.agent import Agent
+from nanobot.config import ModelSettings, load_settings
+from nanobot.events import TextDelta, ToolCall, TurnDone
+from nanobot.models import ResolvedModel
+from nanobot.observer.hooks import FALLBACK_NOTE, attach_observer
+from nanobot.session import list_transcripts, read_transcript
+from nanobot.tools.runner import attach_tools
+from nanobot.workspace import init_workspace
+from tests.qwen import ENTRY, SKIP_REASON, qwen_path
+from tests.realmodel import Recorder, draft_closed, expected_generator
+
+QWEN = qwen_path()
+pytestmark = [pytest.mark.realmodel, pytest.mark.skipif(QWEN is None, reason=SKIP_REASON)]
+FIXED = datetime(2026, 3, 2, 10, 30, tzinfo=UTC)
+QUIET = {"NANOBOT_OBSERVER__ENABLED": "false", "NANOBOT_MEMORY__ENABLED": "false",
+         "NANOBOT_CHAT__MAX_TOKENS": "48"}
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    from nanobot.backends.llama import LlamaBackend
+
+    return LlamaBackend(ResolvedModel(ENTRY.name, QWEN, ModelSettings(**ENTRY.settings)))
+
+
+def test_its_own_template_and_stop_token(qwen):
+    from nanobot.backends.base import Message
+
+    vocab = qwen.llm._model
+    assert vocab.token_get_text(vocab.token_eos()) == "<|im_end|>" and qwen.llm.n_vocab() > 150_000
+    msgs = [Message(role="system", content="You are terse."),
+            Message(role="user", content="What is 2+2? Reply with the number.")]
+    prompt = qwen.render(msgs)
+    assert prompt.startswith("<|im_start|>system\nYou are terse.<|im_end|>\n")  # no default system
+    assert prompt.endswith("<|im_start|>user\nWhat is 2+2? Reply with the number.<|im_end|>\n<|im_start|>assistant\n")
+    text = "".join(qwen.stream(msgs, max_tokens=48, temperature=0))
+    assert qwen.last.finish_reason == "stop" and "<|im" not in text  # ended on <|im_end|>, not cut
+
+
+def test_a_piped_chat_turn_ends_and_is_recorded(cli, home):
+    r = cli("chat", "--model", str(QWEN), input="What is the capital of France?\n", env=QUIET)
+    assert r.returncode == 0, r.stderr
+    (path,) = list_transcripts(home / "sessions")
+    records = read_transcript(path)[0]
+    replies = [x for x in records if x.role == "assistant"]
+    assert len(replies) == 1 and replies[0].content.strip()
+    assert "<|im_" not in r.stdout
+
+
+@pytest.fixture
+def agent(home, qwen):
+    settings = load_settings(home, chat={"temperature": 0, "max_tokens": 48}, memory={"enabled": False},
+                             observer={"enabled": False}, kv_cache={"enabled": False},
+                             tools={"enabled": ["read_file", "write_file", "list_dir"]})
+    init_workspace(settings.workspace)
+    (settings.workspace / "notes.txt").write_text("hello from notes\n")
+    a = Agent(settings, qwen, clock=lambda: FIXED)
+    attach_tools(a)
+    a.start_session()
+    return a
+
+
+def test_forced_tool_calls_parse_and_validate(agent):
+    runner = agent.tool_runner
+    for request, tool in [("Read notes.txt", "read_file"), ("Write 'hi' to hello.txt", "write_file"),
+                          ("What is in my workspace?", "list_dir")]:
+        raw, args, error = runner.arguments(agent, agent.messages_for(request), runner.tools[tool])
+        assert args is not None, f"{tool}: {error} in {raw!r}"
+        assert isinstance(json.loads(raw), dict)
+    events = list(agent.turn("Read the file notes.txt"))  # and the whole loop runs and ends
+    assert isinstance(events[-1], TurnDone)
+    assert all(e.name in runner.names() for e in events if isinstance(e, ToolCall))
+
+
+def test_session_end_observation_closes_or_falls_back(home, qwen):
+    settings = load_settings(home, chat={"max_tokens": 24, "temperature": 0},
+                             observer={"reflect_on_start": False}, memory={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, Recorder(qwen), clock=lambda: FIXED)
+    hook = attach_observer(agent)
+    agent.start_session()
+    list(agent.turn("I am Ada. We decided to use the csv crate with serde for my Rust CSV parser."))
+    notices = agent.end_session("quit")
+    (written,) = [n.text for n in notices if "observation written" in n.text]
+    (draft,) = agent.model.constrained()
+    draft_closed(draft)  # closed under the grammar, or cut and then closed by the parser / fallback
+    files = sorted((settings.workspace / "observations").glob("*.md"))
+    assert len(files) == 1 and not hook.last_error
+    from nanobot.observer.observer import load_observation
+
+    part = load_observation(files[0]).parts[-1]
+    assert part.generator == expected_generator(draft)
+    assert written.endswith(FALLBACK_NOTE) == (part.generator == "fallback")  # the fallback is reported
+
+
+def test_the_server_backend_serves_it(home, qwen, tmp_path):
+    from tests.test_server_backend import agent_for, start_server, stop
+
+    proc, url = start_server(QWEN, tmp_path / "server.log")
+    try:
+        agent = agent_for(home, url, tools=False)
+        for text in ("hello world", "Zürich — 東京 🙂", "def f(x):\n    return x"):
+            assert agent.model.count_tokens(text) == qwen.count_tokens(text)  # its 151k vocabulary
+        events = list(agent.turn("Say hello."))
+    finally:
+        stop(proc)
+    done = events[-1]
+    assert isinstance(done, TurnDone) and done.generation.completion_tokens > 0
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)).strip() == done.reply
+    assert "<|im_" not in done.reply
