@@ -78,8 +78,6 @@ def json_schema(node: dict) -> dict:
         out["properties"] = {k: json_schema(v) for k, v in node["properties"].items()}
     if "items" in node:
         out["items"] = json_schema(node["items"])
-    if out.get("type") == "number" and "enum" not in out:
-        pass
     return out
 
 
@@ -237,7 +235,8 @@ def run(opts) -> None:
     out = RUNS / f"{tag}-{opts.path}-{opts.half}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {json.loads(line)["id"] for line in out.open()} if out.exists() else set()
-    items = [i for i in load_sample() if i["half"] == opts.half]
+    cats = opts.category.split(",") if opts.category else CATEGORIES
+    items = [i for i in load_sample() if i["half"] == opts.half and i["category"] in cats]
     per_cat: dict[str, int] = {}
     for item in items:
         per_cat[item["category"]] = per_cat.get(item["category"], 0) + 1
@@ -260,6 +259,7 @@ if __name__ == "__main__":
     r.add_argument("--path", choices=list(PATHS), required=True)
     r.add_argument("--half", choices=["dev", "held"], required=True)
     r.add_argument("--limit", type=int, default=PER_HALF, help="items per category")
+    r.add_argument("--category", help="comma-separated categories (default: all three)")
     s = sub.add_parser("sample")
     s.add_argument("src", type=Path)
     sub.add_parser("report")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import statistics
-from pathlib import Path
 
 from bfcl_bench import CATEGORIES, ROOT, RUNS, correct, load_sample, make_tools
 
