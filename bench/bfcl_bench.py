@@ -167,17 +167,23 @@ def run_names(agent, item) -> dict:
 
 
 _CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
-_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*(?:```|$)", re.S)
+_FENCE = re.compile(r"```(?:json)?\s*(\{.*)", re.S)
+
+
+def _loads(text: str):
+    """JSON from a reply cut by a stop string: as is, or with the brace the stop took."""
+    text = text.strip().removesuffix("```").strip()
+    for candidate in (text, text + "}", text + "}}"):
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    return None
 
 
 def parse_own(text: str, lenient: bool) -> tuple[str, dict] | None:
     found = _CALL.search(text) or (_FENCE.search(text) if lenient else None)
-    if not found:
-        return None
-    try:
-        data = json.loads(found.group(1))
-    except json.JSONDecodeError:
-        return None
+    data = _loads(found.group(1)) if found else None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         return None
     args = data.get("arguments", data.get("parameters"))

@@ -1,7 +1,9 @@
 """Scores of bench/bfcl_bench.py's per-item records -> bench/results/bfcl.json and a markdown table.
 
-The template path's threshold on P(<tool_call> first) is chosen on the dev half (the best mean accuracy
-over the three categories, ties to the lowest threshold) and applied unchanged to the held-back half.
+The template path is scored at the runtime's ``tools.call_threshold`` (the default, 0.5: call when the reply
+is more likely to open a call than text). The dev half's best threshold (the best mean accuracy over the
+three categories, ties to the lowest) and its whole curve are recorded beside it; on this run the dev half
+was too small to choose a threshold from (see README), so none was tuned.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import json
 import statistics
 
-from bfcl_bench import CATEGORIES, ROOT, RUNS, correct, load_sample, make_tools
+from bfcl_bench import CATEGORIES, ROOT, RUNS, correct, load_sample, make_tools, parse_own
 
 
 def _records(name: str) -> list[dict]:
@@ -84,15 +86,18 @@ def report() -> dict:
         for half in ("dev", "held"):
             for path in ("names", "own"):
                 recs = _records(f"{tag}-{path}-{half}")
-                if recs:
+                if recs and path == "names":
                     results["runs"][f"{tag}/{path}/{half}"] = _score(items, recs, lambda r: _as_call(r.get("call")))
-                    if path == "own":
-                        results["runs"][f"{tag}/own-lenient/{half}"] = _score(
-                            items, recs, lambda r: _as_call(r.get("lenient")))
+                elif recs:  # re-parsed from the raw reply: strict <tool_call>, then also ```json blocks
+                    results["runs"][f"{tag}/own/{half}"] = _score(items, recs, lambda r: parse_own(r["raw"], False))
+                    results["runs"][f"{tag}/own-lenient/{half}"] = _score(items, recs, lambda r: parse_own(r["raw"], True))
         dev, held = _records(f"{tag}-template-dev"), _records(f"{tag}-template-held")
         if dev:
-            tau, curve = choose_threshold(items, dev)
-            results[f"{tag}_threshold"] = {"chosen": tau, "dev_curve": curve}
+            best, curve = choose_threshold(items, dev)
+            from nanobot.config import ToolSettings
+
+            tau = ToolSettings().call_threshold
+            results[f"{tag}_threshold"] = {"applied": tau, "dev_best": best, "dev_curve": curve}
             results["runs"][f"{tag}/template/dev"] = _score(items, dev, _threshold_call(tau))
             if held:
                 results["runs"][f"{tag}/template/held"] = _score(items, held, _threshold_call(tau))
