@@ -139,6 +139,10 @@ class ToolSettings(_Strict):
     web_timeout: float = Field(10.0, gt=0)
     web_allow_hosts: list[str] = Field(default_factory=list)  # local hosts web_fetch may reach: "name" or "name:port"
     index_max: int = Field(20, ge=1)  # more tools than this: the prompt lists groups and tool_search
+    # "auto": the model's own <tool_call> format when its chat template declares tool support
+    # (nanobot.tools.templatecalls), else names + schema on demand; "names" / "template" force one
+    call_format: Literal["auto", "names", "template"] = "auto"
+    call_threshold: float = Field(0.5, ge=0.0, le=1.0)  # template format: P(<tool_call> first) to call
 
 
 class MemorySettings(_Strict):

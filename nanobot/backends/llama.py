@@ -151,6 +151,32 @@ def _compiled_grammar(gbnf: str):
     return _llama_cpp().LlamaGrammar.from_string(gbnf, verbose=False)
 
 
+def template_has_tools(template: str) -> bool:
+    """Whether a chat template renders ``tools`` and asks for ``<tool_call>`` replies (Qwen2.5,
+    Hermes-style templates); SmolLM2's does not."""
+    return "tools" in template and "<tool_call>" in template
+
+
+def _matching(texts: list[str], before: str, starts: tuple[str, ...], probs, floor: float = 1e-4):
+    """Tokens (of probability above ``floor``) after which the text ``before`` + token opens with a start."""
+    import numpy as np
+
+    for tok in np.nonzero(probs > floor)[0]:
+        text = (before + texts[tok]).lstrip()
+        if text and any(text.startswith(s) for s in starts):
+            yield int(tok)
+
+
+def _partial(texts: list[str], starts: tuple[str, ...], probs, floor: float = 0.02):
+    """Likely first tokens that are only the beginning of a start (```` ``` ```` of ```` ```json ````)."""
+    import numpy as np
+
+    for tok in np.nonzero(probs > floor)[0]:
+        text = texts[tok].lstrip()
+        if text and any(s.startswith(text) and s != text for s in starts):
+            yield int(tok)
+
+
 class LlamaBackend:
     """A loaded GGUF model. ``vocab_only=True`` loads just the tokenizer (fast, for counting)."""
 
@@ -168,6 +194,9 @@ class LlamaBackend:
             raise ModelError(f"llama.cpp could not load {model.path}: {e}; check the file and its settings") from None
         self.n_ctx = model.settings.n_ctx
         self.last = Generation()
+        self.tool_template = False  # set from the GGUF's chat template by _make_formatter
+        self._texts: list[str] | None = None
+        self.first_probs = None  # the first-token distribution of the last prefix_probability
         self.dry: sampling.Dry | None = None  # set per call by ``stream`` (dry_multiplier > 0)
         sampling.install(self.llm, self)
         self._formatter = self._make_formatter(model.settings.chat_format)
@@ -199,10 +228,11 @@ class LlamaBackend:
                             f"format_{chat_format.replace('-', '_')}"):
                 fn = getattr(lcf, fn_name, None)
                 if fn is not None:
-                    return lambda messages, add_generation_prompt=True: fn(messages=messages).prompt
+                    return lambda messages, add_generation_prompt=True, tools=None: fn(messages=messages).prompt
             raise ModelError(f"unknown chat_format '{chat_format}'; use e.g. chatml, llama-3, gemma, mistral-instruct, or remove it to use the GGUF's template")
         meta = self.llm.metadata
         template = meta.get("tokenizer.chat_template") or CHATML
+        self.tool_template = template_has_tools(template)
         vocab = self.llm._model
         eos = vocab.token_get_text(vocab.token_eos()) if vocab.token_eos() >= 0 else ""
         bos = vocab.token_get_text(vocab.token_bos()) if vocab.token_bos() >= 0 else ""
@@ -210,13 +240,61 @@ class LlamaBackend:
             flag: lcf.Jinja2ChatFormatter(template, eos_token=eos, bos_token=bos, add_generation_prompt=flag)
             for flag in (True, False)
         }
-        return lambda messages, add_generation_prompt=True: formatters[add_generation_prompt](messages=messages).prompt
+        return lambda messages, add_generation_prompt=True, tools=None: formatters[add_generation_prompt](
+            messages=messages, tools=tools or None).prompt
 
-    def render(self, messages: list[Message], add_generation_prompt: bool = True) -> str:
-        return self._formatter([m.as_dict() for m in messages], add_generation_prompt=add_generation_prompt)
+    def render(self, messages: list[Message], add_generation_prompt: bool = True,
+               tools: list[dict] | None = None) -> str:
+        """The prompt text; ``tools`` (OpenAI-style specs) are rendered by a template that declares
+        tool support (``tool_template``) and ignored by one that does not."""
+        return self._formatter([m.as_dict() for m in messages], add_generation_prompt=add_generation_prompt,
+                               tools=tools)
 
-    def prompt_tokens(self, messages: list[Message], prefill: str = "") -> int:
-        return len(self.tokenize_prompt(self.render(messages) + prefill))
+    def prompt_tokens(self, messages: list[Message], prefill: str = "", tools: list[dict] | None = None) -> int:
+        return len(self.tokenize_prompt(self.render(messages, tools=tools) + prefill))
+
+    def prefix_probability(self, messages: list[Message], starts: tuple[str, ...], *,
+                           tools: list[dict] | None = None) -> float:
+        """Probability that the reply opens with one of ``starts`` (leading whitespace aside), from the
+        first token and, for a likely first token that is only the beginning of one (```` ``` ```` of
+        ```` ```json ````), the token after it. One prompt evaluation (kept in the KV cache for the
+        generation that follows) plus one token per such beginning.
+
+        >>> backend.prefix_probability(msgs, ("<tool_call>", "{", "```json"), tools=specs)  # doctest: +SKIP
+        0.93
+        """
+        tokens = self.tokenize_prompt(self.render(messages, tools=tools))
+        if len(tokens) >= self.n_ctx:
+            raise ModelError(f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}; raise n_ctx or shorten the prompt")
+        llm, texts = self.llm, self._token_texts()
+        n = min(self.cached_prefix(tokens), len(tokens) - 1)  # the last token is replayed for its logits
+        llm.n_tokens = n
+        llm.eval(tokens[n:])
+        first = self.first_probs = self._probs()
+        total = 0.0
+        for tok in _matching(texts, "", starts, first):
+            total += first[tok]
+        for tok in _partial(texts, starts, first):
+            llm.n_tokens = len(tokens)
+            llm.eval([tok])
+            after = self._probs()
+            total += first[tok] * sum(after[u] for u in _matching(texts, texts[tok], starts, after))
+        llm.n_tokens = len(tokens)
+        return float(min(total, 1.0))
+
+    def _probs(self):
+        import numpy as np
+
+        logits = np.ctypeslib.as_array(self.llm._ctx.get_logits(), shape=(self.llm._n_vocab,)).astype(np.float64)
+        probs = np.exp(logits - logits.max())
+        return probs / probs.sum()
+
+    def _token_texts(self) -> list[str]:
+        """Every token's text (special tokens spelled out), built once."""
+        if self._texts is None:
+            llm = self.llm
+            self._texts = [llm.detokenize([i], special=True).decode("utf-8", "replace") for i in range(llm._n_vocab)]
+        return self._texts
 
     # -- generation --------------------------------------------------------------------------
     def cached_prefix(self, tokens: list[int]) -> int:
@@ -255,9 +333,10 @@ class LlamaBackend:
         top_p: float = 0.95,
         repeat_penalty: float = 1.1,
         dry: sampling.Dry | None = None,
+        tools: list[dict] | None = None,
     ) -> Iterator[str]:
         return self.stream_tokens(
-            self.tokenize_prompt(self.render(messages) + prefill), max_tokens=max_tokens,
+            self.tokenize_prompt(self.render(messages, tools=tools) + prefill), max_tokens=max_tokens,
             temperature=temperature, grammar=grammar, stop=stop, top_p=top_p,
             repeat_penalty=repeat_penalty, dry=dry,
         )

@@ -83,7 +83,20 @@ class ToolRunner:
                 "compact_index": len(self.tools) > self.settings.tools.index_max, "schema_tokens": schemas,
                 "decision_grammar_chars": len(decision_grammar(self.names()))}
 
+    def template_calls(self, agent: Any) -> bool:
+        """Whether tool steps use the model's own format (``tools.templatecalls``): ``call_format``
+        "template", or "auto" and a backend whose chat template declares tool support."""
+        fmt = self.settings.tools.call_format
+        if not hasattr(agent.model, "prefix_probability"):  # the backend cannot score the first token
+            return False
+        return fmt == "template" or (fmt == "auto" and bool(getattr(agent.model, "tool_template", False)))
+
     def respond(self, agent: Any, messages: list[Message]) -> Iterator[Event]:
+        if self.template_calls(agent):
+            from nanobot.tools.templatecalls import TemplateCalls
+
+            yield from TemplateCalls(self).respond(agent, messages)
+            return
         msgs = list(messages)
         names = self.names()
         seen: set[str] = set()
@@ -133,7 +146,7 @@ class ToolRunner:
             ok, text, notices = self.execute(agent, tool, args)
             for n in notices:
                 yield Notice(text=n)
-            text = truncate(text, self.settings.tools.output_tokens, agent.model.count_tokens)
+            text = self.truncate(agent, text)
             yield ToolResult(name=name, ok=ok, text=text)
             self._note(agent, msgs, name, json.dumps(shown), ok, text)
             return False
@@ -149,6 +162,9 @@ class ToolRunner:
     def execute(self, agent: Any, tool: Tool, args: BaseModel) -> tuple[bool, str, list[str]]:
         return execute(tool, args, ToolContext.for_agent(agent))
 
+    def truncate(self, agent: Any, text: str) -> str:
+        return truncate(text, self.settings.tools.output_tokens, agent.model.count_tokens)
+
     def grammar(self, tool: Tool) -> str:
         if tool.name not in self._grammars:  # a tool with its own grammar (MCP) builds it itself
             own = getattr(tool, "grammar", None)
@@ -156,14 +172,14 @@ class ToolRunner:
         return self._grammars[tool.name]
 
     # -- helpers -----------------------------------------------------------------------------
-    def _room(self, agent: Any, msgs: list[Message]) -> bool:
+    def _room(self, agent: Any, msgs: list[Message], **render: Any) -> bool:
         """Whether one more call (schema + arguments + a result) and the reply still fit n_ctx."""
         need = 128 + self.settings.tools.args_tokens + self.settings.tools.output_tokens
-        return agent.model.prompt_tokens(msgs) + need + self.settings.chat.max_tokens <= agent.model.n_ctx
+        return agent.model.prompt_tokens(msgs, **render) + need + self.settings.chat.max_tokens <= agent.model.n_ctx
 
     def _generate(self, agent: Any, msgs: list[Message], grammar: str, prefill: str,
-                  max_tokens: int, kind: str, tool: str) -> str:
-        opts: dict = dict(max_tokens=max_tokens, temperature=0.0, grammar=grammar, prefill=prefill)
+                  max_tokens: int, kind: str, tool: str, **extra: Any) -> str:
+        opts: dict = dict(max_tokens=max_tokens, temperature=0.0, grammar=grammar, prefill=prefill, **extra)
         if hasattr(agent.model, "settings"):
             opts["repeat_penalty"] = agent.settings.chat.repeat_penalty
         start = time.perf_counter()

@@ -1,0 +1,124 @@
+"""Tool steps in the model's own format, for models whose chat template declares tool support.
+
+A template-tool model (Qwen2.5: ``LlamaBackend.tool_template``) was trained on its template rendered
+with the tools' JSON schemas, answering either in text or with ``<tool_call>{"name", "arguments"}
+</tool_call>``. One step here:
+
+1. **Decide**: the prompt is rendered with the offered tools (``callgrammar.tool_specs``) and one
+   line in the system message saying to answer in text when no function fits (``DECLINE``); one
+   prompt evaluation gives the probability that the reply opens with ``<tool_call>``
+   (``prefix_probability``: ``STARTS``). Below ``tools.call_threshold`` the step answers in text. The threshold is
+   tuned on the development half of a BFCL sample (bench/bfcl_bench.py): the model alone opens a call
+   for almost any request, so the margin is what declines "hello".
+2. **Call**: after ``<tool_call>\\n`` the call is generated under ``callgrammar.call_grammar`` (an
+   offered name, then that tool's argument grammar), parsed and validated by the tool's ``Args``; an
+   error goes back as a tool message and the call is retried (``tools.max_retries``).
+3. The call and its result enter the context as the template expects them (an assistant message
+   holding the call, a ``tool`` message holding the result), then the next step decides again.
+
+The reply is streamed from the same rendering and stops at ``<tool_call>``, so what the user gets is
+plain text or validated calls, never a call written out as text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Iterator
+from typing import Any
+
+from nanobot.backends.base import Message
+from nanobot.events import Event, Notice, ToolCall, ToolResult
+from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
+
+# How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
+# writes ```json or a bare {"name": ...} instead (bench/bfcl_bench.py); any of them counts as a call.
+STARTS = (OPEN, "{", "```json")
+DECLINE = ("Call a function only when the user's request needs one of the functions below; "
+           "if none of them fits, or the message is just conversation, answer in plain text.")
+
+
+class TemplateCalls:
+    """The template-tool step of a ``ToolRunner`` (which owns the tools, stats and settings)."""
+
+    def __init__(self, runner: Any):
+        self.runner = runner
+        self.specs = tool_specs(runner.tools)
+        self._grammar: str | None = None
+
+    def grammar(self) -> str:
+        if self._grammar is None:
+            self._grammar = call_grammar({n: self.runner.grammar(t) for n, t in self.runner.tools.items()})
+        return self._grammar
+
+    @staticmethod
+    def messages(msgs: list[Message]) -> list[Message]:
+        """``msgs`` with ``DECLINE`` at the end of the system message (added when there is none)."""
+        if msgs and msgs[0].role == "system":
+            return [Message(role="system", content=f"{msgs[0].content}\n\n{DECLINE}"), *msgs[1:]]
+        return [Message(role="system", content=DECLINE), *msgs]
+
+    def call_probability(self, agent: Any, msgs: list[Message]) -> float:
+        return agent.model.prefix_probability(msgs, STARTS, tools=self.specs)
+
+    def generate(self, agent: Any, msgs: list[Message]) -> tuple[str, str, Any, str]:
+        """One constrained call: (raw call text, tool name, validated args or None, error)."""
+        from nanobot.tools.runner import validate
+
+        settings = self.runner.settings.tools
+        raw = self.runner._generate(agent, msgs, self.grammar(), f"{OPEN}\n", settings.args_tokens,
+                                    "call", "", tools=self.specs)
+        cut = agent.model.last.finish_reason == "length"
+        parsed = parse_call(raw)
+        if parsed is None or parsed[0] not in self.runner.tools:
+            why = "was cut off before it was complete" if cut else "is not a valid call"
+            return raw, parsed[0] if parsed else "", None, f"the tool call {why}"
+        name, args = parsed
+        ok, error = validate(self.runner.tools[name], json.dumps(args), cut)
+        return raw, name, ok, error
+
+    def respond(self, agent: Any, messages: list[Message]) -> Iterator[Event]:
+        runner, settings = self.runner, self.runner.settings.tools
+        msgs = self.messages(messages)
+        seen: set[str] = set()
+        for _ in range(settings.max_steps):
+            if not runner._room(agent, msgs, tools=self.specs):
+                yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
+                break
+            if self.call_probability(agent, msgs) < settings.call_threshold:
+                break
+            if (yield from self.call(agent, msgs, seen)):
+                break
+        else:
+            yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
+                         level="warning")
+        yield from agent.stream_reply(msgs, tools=self.specs, stop=[OPEN, CLOSE])
+
+    def call(self, agent: Any, msgs: list[Message], seen: set[str]) -> Generator[Event, None, bool]:
+        """Generate, validate (with retries) and run one call; True when it repeats one already run."""
+        runner, retries = self.runner, self.runner.settings.tools.max_retries
+        for attempt in range(retries + 1):
+            raw, name, args, error = self.generate(agent, msgs)
+            runner._record(agent, "call", name, raw, attempt=attempt)
+            msgs.append(Message(role="assistant", content=f"{OPEN}\n{raw.removesuffix(CLOSE).strip()}\n{CLOSE}"))
+            if args is None:
+                note = error if attempt == retries else f"{error}; fix the call and try again"
+                yield ToolResult(name=name, ok=False, text=note)
+                msgs.append(Message(role="tool", content=note))
+                runner._record(agent, "result", name, note, ok=False)
+                continue
+            shown = args.model_dump(mode="json")
+            key = f"{name} {json.dumps(shown, sort_keys=True)}"
+            if key in seen:
+                msgs.pop()
+                return True
+            seen.add(key)
+            yield ToolCall(name=name, arguments=shown)
+            ok, text, notices = runner.execute(agent, runner.tools[name], args)
+            for n in notices:
+                yield Notice(text=n)
+            text = runner.truncate(agent, text)
+            yield ToolResult(name=name, ok=ok, text=text)
+            msgs.append(Message(role="tool", content=text if ok else f"error: {text}"))
+            runner._record(agent, "result", name, text, ok=ok)
+            return False
+        return False

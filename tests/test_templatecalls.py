@@ -1,0 +1,147 @@
+"""Tool steps in the model's own format (``tools.templatecalls``): the loop with a scripted model (decline
+below the threshold, validation errors back with bounded retries, the template's messages), then real runs:
+the bundled SmolLM2 keeps names + schema on demand and holds the call grammar when forced, and the 1.5B
+(skipped without its GGUF) declines "hello" and emits only calls that parse and validate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nanobot.agent import Agent
+from nanobot.backends.scripted import ScriptedModel
+from nanobot.config import load_settings
+from nanobot.events import TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.tools.callgrammar import CLOSE, OPEN, parse_call
+from nanobot.tools.runner import attach_tools, validate
+from nanobot.workspace import init_workspace
+from tests.realmodel import Recorder
+
+QWEN = Path("/work/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+
+
+class ToolTemplateModel(ScriptedModel):
+    """A scripted model whose template renders tools: ``probs`` are the P(<tool_call> first) it reports."""
+
+    tool_template = True
+
+    def __init__(self, replies, probs):
+        super().__init__(replies)
+        self.probs = list(probs)
+
+    def render(self, messages, add_generation_prompt=True, tools=None):
+        return super().render(messages, add_generation_prompt) + (json.dumps(tools) if tools else "")
+
+    def prompt_tokens(self, messages, prefill="", tools=None):
+        return self.count_tokens(self.render(messages, tools=tools) + prefill)
+
+    def prefix_probability(self, messages, starts, *, tools=None):
+        assert OPEN in starts and tools
+        return self.probs.pop(0)
+
+    def stream(self, messages, *, tools=None, stop=None, **kw):
+        yield from super().stream(messages, **kw)
+        self.calls[-1] |= {"tools": tools, "stop": stop}
+
+
+def make_agent(home, model, **tools):
+    settings = load_settings(home, tools={"enabled": ["read_file", "write_file"], **tools},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    return agent
+
+
+def body(name, args):
+    return json.dumps({"name": name, "arguments": args}) + f"\n{CLOSE}"
+
+
+def test_below_the_threshold_the_reply_is_text_and_no_tool_runs(home):
+    agent = make_agent(home, ToolTemplateModel(["Hello there!"], [0.2]), call_threshold=0.5)
+    events = list(agent.turn("hello"))
+    assert not [e for e in events if isinstance(e, (ToolCall, ToolResult))]
+    assert events[-1] == TurnDone(reply="Hello there!", generation=agent.model.last)
+    only = agent.model.calls[0]
+    assert only["grammar"] is None and OPEN in only["stop"]  # a call can never leak into the text
+    assert [s["function"]["name"] for s in only["tools"]] == ["read_file", "write_file"]
+
+
+def test_a_failed_validation_goes_back_and_the_retry_runs(home):
+    model = ToolTemplateModel([body("write_file", {"path": "a.txt"}),
+                               body("write_file", {"path": "a.txt", "content": "hi"}), "Done."], [0.9, 0.1])
+    agent = make_agent(home, model)
+    events = list(agent.turn("write hi to a.txt"))
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [r.ok for r in results] == [False, True]
+    assert [e for e in events if isinstance(e, ToolCall)] == [
+        ToolCall(name="write_file", arguments={"path": "a.txt", "content": "hi"})]
+    assert (agent.workspace / "a.txt").read_text() == "hi"
+    first, retry, reply = model.calls
+    assert first["prefill"] == f"{OPEN}\n" and first["grammar"] == retry["grammar"]
+    # the template's own messages: the failed call, the error as a tool message, then the retry
+    assert [m.role for m in retry["messages"]][-3:] == ["user", "assistant", "tool"]
+    assert parse_call(retry["messages"][-2].content) == ("write_file", {"path": "a.txt"})
+    assert retry["messages"][-1].content == results[0].text
+    assert [m.role for m in reply["messages"]][-2:] == ["assistant", "tool"]
+    assert events[-1].reply == "Done."
+
+
+def test_retries_are_bounded(home):
+    bad = body("read_file", {"path": 3})
+    model = ToolTemplateModel([bad, bad, "Sorry."], [0.9, 0.1])
+    agent = make_agent(home, model, max_retries=1)
+    events = list(agent.turn("read a.txt"))
+    assert [r.ok for r in events if isinstance(r, ToolResult)] == [False, False]
+    assert not [e for e in events if isinstance(e, ToolCall)]
+    assert events[-1].reply == "Sorry." and len(model.calls) == 3
+
+
+def test_a_model_without_a_tool_template_keeps_names_and_schema_on_demand(home, model):
+    agent = make_agent(home, model)
+    assert model.tool_template is False and not agent.tool_runner.template_calls(agent)
+
+
+def _check_calls(rec: Recorder, agent) -> int:
+    """Every generation under the call grammar closed the call and holds a valid call of an offered tool."""
+    made = [c for c in rec.calls if c["prefill"] == f"{OPEN}\n"]
+    for c in made:
+        assert c["finish_reason"] == "stop", c["text"]
+        name, args = parse_call(c["text"])
+        assert validate(agent.tool_runner.tools[name], json.dumps(args))[0] is not None
+    return len(made)
+
+
+def test_the_bundled_model_holds_the_call_grammar_when_forced(home, model):
+    rec = Recorder(model)
+    agent = make_agent(home, rec, call_format="template", call_threshold=0.0, max_steps=1)
+    (agent.workspace / "notes.txt").write_text("buy milk\n")
+    events = list(agent.turn("Read the file notes.txt"))
+    assert _check_calls(rec, agent) >= 1
+    for e in events:
+        if isinstance(e, ToolCall):
+            assert e.name in ("read_file", "write_file")
+    assert OPEN not in events[-1].reply
+
+
+@pytest.mark.skipif(not QWEN.exists(), reason="the Qwen2.5-Coder-1.5B GGUF is not installed")
+def test_qwen_declines_hello_and_emits_only_valid_calls(home):
+    from nanobot.backends.llama import LlamaBackend
+    from nanobot.models import resolve_model
+
+    settings = load_settings(home)
+    qwen = LlamaBackend(resolve_model(settings, str(QWEN)))
+    assert qwen.tool_template
+    rec = Recorder(qwen)
+    agent = make_agent(home, rec, max_steps=2)
+    assert agent.tool_runner.template_calls(agent)
+    (agent.workspace / "notes.txt").write_text("buy milk\n")
+    hello = list(agent.turn("hello"))
+    assert not [e for e in hello if isinstance(e, (ToolCall, ToolResult))]
+    assert OPEN not in hello[-1].reply and hello[-1].reply
+    agent.start_session()
+    events = list(agent.turn("Show me what is in the file notes.txt"))
+    _check_calls(rec, agent)
+    assert OPEN not in "".join(e.text for e in events if isinstance(e, TextDelta))
