@@ -15,7 +15,8 @@ from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.events import TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.tools.callgrammar import CLOSE, OPEN, parse_call
-from nanobot.tools.runner import attach_tools, validate
+from nanobot.tools.feature import attach_tools
+from nanobot.tools.runner import validate
 from nanobot.workspace import init_workspace
 from tests.realmodel import Recorder
 

@@ -25,11 +25,11 @@ import time
 from collections.abc import Generator, Iterator
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from nanobot.backends.base import Message
 from nanobot.config import Settings
-from nanobot.errors import NanobotError, ToolError
+from nanobot.errors import NanobotError
 from nanobot.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.base import Tool, ToolContext
 from nanobot.tools.grammar import (
@@ -43,6 +43,7 @@ from nanobot.tools.grammar import (
 from nanobot.tools.registry import enabled_tools
 from nanobot.tools.search import index_text
 from nanobot.tools.truncate import truncate
+from nanobot.tools.validate import validate
 
 DECISION_TOKENS = 24
 
@@ -223,23 +224,3 @@ def execute(tool: Tool, args: BaseModel, ctx: ToolContext) -> tuple[bool, str, l
         return False, str(e), ctx.notices
     except Exception as e:  # a tool bug must not kill the chat
         return False, f"{tool.name} failed: {type(e).__name__}: {e}", ctx.notices
-
-
-def validate(tool: Tool, raw: str, cut: bool = False) -> tuple[BaseModel | None, str]:
-    """Parse and validate ``raw`` against ``tool.Args``: (args, "") or (None, short error)."""
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as e:
-        why = "cut off before the JSON was complete" if cut else f"not valid JSON ({e.msg})"
-        return None, f"arguments for {tool.name} were {why}"
-    try:
-        return tool.Args.model_validate(data), ""
-    except ValidationError as e:
-        parts = []
-        for item in e.errors()[:3]:
-            loc = ".".join(str(p) for p in item["loc"]) or "arguments"
-            parts.append(f"{loc}: {item['msg']}")
-        return None, f"arguments for {tool.name} are invalid: " + "; ".join(parts)
-    except ToolError as e:
-        return None, str(e)
-

@@ -29,6 +29,7 @@ from typing import Any
 from nanobot.backends.base import Message
 from nanobot.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
+from nanobot.tools.validate import validate
 
 # How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
 # writes ```json or a bare {"name": ...} instead (bench/bfcl_bench.py); any of them counts as a call.
@@ -62,7 +63,6 @@ class TemplateCalls:
 
     def generate(self, agent: Any, msgs: list[Message]) -> tuple[str, str, Any, str]:
         """One constrained call: (raw call text, tool name, validated args or None, error)."""
-        from nanobot.tools.runner import validate
 
         settings = self.runner.settings.tools
         raw = self.runner._generate(agent, msgs, self.grammar(), f"{OPEN}\n", settings.args_tokens,
