@@ -31,6 +31,8 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field, ValidationError
 
+from nanobot.scripts import foreign, scripts_of
+
 LISTS = {"done": "Done", "decisions": "Key decisions", "left": "Left to do", "questions": "Open questions"}
 NONE = "(none)"
 ITEMS, ITEM_CHARS = 3, 100  # the model's bounds per list and per item
@@ -50,11 +52,24 @@ class Description(DescriptionDraft):
     task: str
     session: str = ""
 
-    def with_draft(self, draft: DescriptionDraft) -> Description:
-        def clean(items: list[str]) -> list[str]:
-            out = [" ".join(i.split()).lstrip("-*• ").strip() for i in items]
-            return list(dict.fromkeys(i for i in out if i and i != NONE))[:ITEMS]
-        return self.model_copy(update={k: clean(getattr(draft, k)) for k in LISTS})
+    def with_draft(self, draft: DescriptionDraft, user_text: str = "") -> Description:
+        """The task and tag kept, the lists from ``draft``: cleaned, no item in two lists (an item
+        both done and left to do is done), and no item in a script the user never wrote in
+        (``user_text``: the user's messages; ``nanobot.scripts``)."""
+        allowed = scripts_of(user_text)
+        seen: set[str] = set()
+        lists: dict[str, list[str]] = {}
+        for k in LISTS:
+            out = [" ".join(i.split()).lstrip("-*• ").strip() for i in getattr(draft, k)]
+            keep = [i for i in out if i and i != NONE and not foreign(i, allowed) and _key(i) not in seen]
+            lists[k] = list(dict.fromkeys(keep))[:ITEMS]
+            seen |= {_key(i) for i in lists[k]}
+        return self.model_copy(update=lists)
+
+
+def _key(item: str) -> str:
+    """An item compared across lists: case, punctuation and spacing aside."""
+    return " ".join(re.sub(r"[^\w\s]", " ", item.lower()).split())
 
 
 def render(d: Description) -> str:

@@ -56,7 +56,8 @@ class Rewriter:
             if draft is None:
                 self.error = "the model's description was not valid JSON"
                 return False
-            self.session.describe(render(parse(current).with_draft(draft)))
+            said = "\n".join(m.content for m in history if m.role == "user")
+            self.session.describe(render(parse(current).with_draft(draft, said)))
             self.rewrites += 1
             return True
         except Exception as e:  # never the session's problem: the last good description stays

@@ -44,6 +44,7 @@ from nanobot.observer.observation import (
 from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
 from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
+from nanobot.observer.usernotes import note_user
 from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import read_text
 
@@ -219,7 +220,9 @@ def observe_live(agent, trigger: str, max_tokens: int | None = None) -> Outcome:
         lambda: live_messages(agent.model, agent.system_prompt().text, agent.history, max_tokens),
         exchanges, max_tokens, "\n".join(said))
     part = ObservationPart.of(draft, trigger, agent.user_turns, at=agent.clock(), generator=gen)
-    return write_part(settings, agent.transcript.id, agent.started, part, agent.model.count_tokens)
+    out = write_part(settings, agent.transcript.id, agent.started, part, agent.model.count_tokens)
+    _note_user(settings, said)
+    return out
 
 
 def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
@@ -234,8 +237,19 @@ def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
     turns = sum(1 for role, _ in exchanges if role == "user")
     at = span.end if span else (now or datetime.now().astimezone())
     part = ObservationPart.of(draft, "recovered", turns, at=at, generator=gen)
-    return write_part(settings, path.stem, span.start if span else None, part,
-                      model.count_tokens if model is not None else None)
+    out = write_part(settings, path.stem, span.start if span else None, part,
+                     model.count_tokens if model is not None else None)
+    _note_user(settings, [text for role, text in exchanges if role == "user"])
+    return out
+
+
+def _note_user(settings: Settings, said: list[str]) -> None:
+    """The user's stated name, preferences and instructions into USER.md (``observer/usernotes.py``);
+    a failure there never costs the observation, which is already written."""
+    try:
+        note_user(settings, said)
+    except Exception:  # noqa: BLE001 - USER.md is the user's file: on any trouble, leave it alone
+        pass
 
 
 def user_said(path: Path) -> list[str]:
