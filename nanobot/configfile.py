@@ -31,8 +31,9 @@ EXAMPLES: dict[str, list[str]] = {
     "models": ["# One block per model you add (the bundled SmolLM2 needs none):",
                "# [models.qwen]",
                '# path = "~/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"'],
-    "tools.roots": ['# roots = ["~/code", "~/notes"]   # e.g.: the file tools may read and write there too; '
-                    "paths you type resolve against the directory you started nanobot in when it is inside a root"],
+    "tools.roots": ['# roots = ["~/code", "~/notes"]   # an example (default: none): folders the file tools may use '
+                    "besides the workspace; a path you type resolves against the directory you started nanobot in "
+                    "when it is inside one"],
     "mcp.servers": ["# [mcp.servers.files]   # one block per MCP server",
                     '# command = "npx"',
                     '# args = ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]'],
@@ -60,6 +61,9 @@ def _value(v: object) -> str | None:
         return None
     if isinstance(v, Path):
         v = str(v)
+    if isinstance(v, list):  # inline, on one line (tomli_w breaks longer arrays over lines)
+        items = [_value(x) for x in v]
+        return None if None in items else "[" + ", ".join(items) + "]"
     try:
         return tomli_w.dumps({"k": v}).split("=", 1)[1].strip()
     except (TypeError, ValueError):
@@ -86,16 +90,14 @@ def _keys(model: BaseModel, prefix: str) -> list[str]:
     return lines
 
 
-def render_default(settings: Settings | None = None) -> str:
-    """The commented config.toml text (defaults from a fresh ``Settings``; ``settings`` only for home)."""
-    defaults = Settings(home=settings.home if settings else Path("~/.nanobot"))
+def render_default() -> str:
+    """The commented config.toml text: the models' own defaults (never the environment's overrides)."""
     out = [HEAD, *EXAMPLES["model"], "", *EXAMPLES["models"]]
     out += _keys(ModelSettings(path=Path("x")), "models.x")[1:]  # after the example's path
     for name, field in Settings.model_fields.items():
-        value = getattr(defaults, name)
-        if not isinstance(value, BaseModel):
-            continue
-        out += ["", f"[{name}]", *_keys(value, name)]
+        kind = field.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            out += ["", f"[{name}]", *_keys(kind(), name)]
     return "\n".join(out) + "\n"
 
 
@@ -104,5 +106,5 @@ def write_default(settings: Settings) -> Path | None:
     path = settings.config_path
     if path.exists():
         return None
-    atomic_write(path, render_default(settings))
+    atomic_write(path, render_default())
     return path

@@ -48,7 +48,7 @@ def test_an_edit_that_breaks_python_is_refused_and_the_file_kept(git_repo):
     with pytest.raises(ToolError) as e:
         EditFile().run(EditFile.Args(path=path, old=OLD, new=BROKEN_NEW), ctx)
     msg = str(e.value)
-    assert "greet.py line 6: IndentationError" in msg and "the file was not changed" in msg and "\n" not in msg
+    assert "greet.py line 7: IndentationError" in msg and "the file was not changed" in msg and "\n" not in msg
     assert (git_repo.path / "greet.py").read_text() == GOOD
     with pytest.raises(ToolError, match="SyntaxError"):
         WriteFile().run(WriteFile.Args(path=path, content="def f(:\n"), ctx)
@@ -73,7 +73,7 @@ def test_the_error_goes_back_to_the_model_and_its_retry_lands(git_repo):
     msgs = [Message(role="system", content="s"), Message(role="user", content="add a --name option")]
     first = list(runner.call(agent, msgs, "edit_file"))
     assert [r.ok for r in first if isinstance(r, ToolResult)] == [False]
-    assert "greet.py line 6: IndentationError" in msgs[-1].content  # what the model sees next
+    assert "greet.py line 7: IndentationError" in msgs[-1].content  # what the model sees next
     list(runner.call(agent, msgs, "edit_file"))
     assert "add_argument" in (git_repo.path / "greet.py").read_text()
     compile((git_repo.path / "greet.py").read_text(), "greet.py", "exec")
@@ -87,7 +87,7 @@ def test_session_continue_refuses_a_broken_file_in_one_line(cli, git_repo, home)
     assert r.returncode == 2, r.stderr
     line = r.stderr.strip()
     assert "\n" not in line and "Traceback" not in line
-    assert "greet.py line 6: IndentationError" in line and "--allow-broken" in line
+    assert "greet.py line 7: IndentationError" in line and "--allow-broken" in line
     assert git_repo.run("rev-parse", "HEAD") == head and git_repo.run("status", "--porcelain").strip()
     assert CodingSession.open(load_settings(), s.root).meta.changes == [s.root]  # no checkpoint recorded
     forced = cli("session", "continue", "-C", str(git_repo.path), "--allow-broken", input="",

@@ -4,6 +4,7 @@ and edits are never clobbered, and the next session's prompt carries them (real 
 
 from __future__ import annotations
 
+import json
 import threading
 
 from nanobot.agent import Agent
@@ -95,6 +96,7 @@ def test_real_chat_puts_the_name_in_user_md_and_the_next_prompt(cli, home):
     user_md = (home / "workspace" / "USER.md").read_text()
     assert HEADING in user_md and '- Name: Priya (you said: "my name is Priya.")' in user_md
     assert '(you said: "Always use metric units.")' in user_md
-    shown = cli("prompt", env=FAST)
+    shown = cli("prompt", "--json", env=FAST)
     assert shown.returncode == 0, shown.stderr
-    assert "Priya" in shown.stdout and "Always use metric units." in shown.stdout
+    text = json.loads(shown.stdout)["text"]
+    assert "## About the user" in text and "Priya" in text and "Always use metric units." in text
