@@ -19,7 +19,7 @@ from nanobot.coding.session import CodingSession
 from nanobot.coding.vcs import CodingError
 from nanobot.config import load_settings
 from nanobot.errors import ToolError
-from nanobot.events import ToolResult
+from nanobot.events import Notice, ToolResult
 from nanobot.runtime import build_agent
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile
@@ -139,3 +139,18 @@ def test_the_rewrite_applies_both_rules(git_repo):
     agent.stop_prefill()
     d = parse(s.description())
     assert d.done == ["added the option"] and d.left == []
+
+
+def test_context_pressure_does_not_checkpoint_a_broken_file(git_repo):
+    s = CodingSession.start(settings_for(), git_repo.path, "task")
+    agent = build_agent(settings_for(s.root), Coder(n_ctx=1400))
+    agent.start_session()
+    list(agent.turn("w " * 500))
+    agent.stop_prefill()
+    git_repo.write("greet.py", GOOD.replace(OLD, BROKEN_NEW))
+    events = list(agent.turn("w " * 500))
+    agent.stop_prefill()  # the background description rewrite has finished
+    texts = [e.text for e in events if isinstance(e, Notice)]
+    assert any("no checkpoint (not committed: greet.py line 7: IndentationError" in t for t in texts), texts
+    assert s.meta.changes == [s.root] and "greet.py" in git_repo.run("status", "--porcelain")  # not committed
+    assert events[-1].reply  # the turn still answered (old turns trimmed instead)
