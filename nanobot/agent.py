@@ -26,6 +26,7 @@ from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
 from nanobot.prompt import BuiltPrompt, build_prompt
 from nanobot.sections import CoreSections
 from nanobot.session import Transcript
+from nanobot.turntiming import TurnClock
 
 F = TypeVar("F", bound=Feature)
 
@@ -173,6 +174,7 @@ class Agent:
 
     # -- turn --------------------------------------------------------------------------------
     def turn(self, text: str) -> Iterator[Event]:
+        clock = TurnClock(getattr(self.tool_runner, "stats", None))  # Enter: the user waits from here
         if self.transcript is None:
             yield from self.start_session()
         self.transcript.append("user", text)  # first: whatever fails below, the message is kept
@@ -200,6 +202,7 @@ class Agent:
         try:
             for ev in self._respond(messages):
                 faults.point("reply-streaming")
+                clock.see(ev)
                 if isinstance(ev, TurnDone):
                     done = ev
                 else:
@@ -216,6 +219,7 @@ class Agent:
         assert done is not None, "a responder must end with TurnDone"
         self._record(user_msg, done.reply, done.generation, interrupted=False)
         yield from self._run_hooks("on_turn_end", done)
+        done.timing = clock.timing(done.generation.ttft_s)
         yield done
 
     def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, **extra: Any) -> None:

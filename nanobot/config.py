@@ -231,6 +231,8 @@ class CodingSettings(_Strict):
     describe: bool = True  # rewrite the change's living description after each turn
     describe_tokens: int = Field(256, ge=32)  # bound on the rewrite the model writes
     description: int = Field(200, ge=40)  # token budget of the living description (older items merged)
+    test_command: str = ""  # run in the repository before each checkpoint (e.g. "pytest -q -x"); "" = none
+    test_timeout: float = Field(300.0, gt=0)  # seconds the test command may run
 
 
 class VaultSettings(_Strict):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -40,6 +40,7 @@ class TurnDone(BaseModel):
     reply: str
     generation: Generation  # figures of the final model call of the turn
     interrupted: bool = False
+    timing: Any = None  # nanobot.turntiming.TurnTiming: Enter -> first token, tool steps, total
 
 
 Event = TextDelta | ToolCall | ToolResult | Notice | TurnDone

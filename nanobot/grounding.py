@@ -82,26 +82,37 @@ def shares_content(item: str, quote: str, min_support: float = MIN_SUPPORT) -> b
     return s > 0 and s >= min_support
 
 
-def repeats_instructions(item: str, instructions: str, share: float = 0.4) -> bool:
+def repeats_instructions(item: str, instructions: str, share: float = 0.4, spoken: str = "") -> bool:
     """Much of the item's word pairs (those with a content word) appear in the instructions: the model
-    parroted its prompt."""
+    parroted its prompt. Pairs the user said (``spoken``) are the user's words, not the prompt's, even
+    where the prompt quotes them (CONTEXT.md's Task, USER.md's notes): they never count.
+
+    >>> ctx = "Take notes. Now: the task is to add a --name option to greet.py"
+    >>> repeats_instructions("add a --name option to greet.py", ctx)
+    True
+    >>> repeats_instructions("add a --name option to greet.py", ctx, spoken="I need to add a --name option to greet.py")
+    False
+    """
     iw, pw = words(item), words(instructions)
     pairs = [p for p in zip(iw, iw[1:]) if not (p[0] in STOP and p[1] in STOP)]
     if not pairs or not pw:
         return False
-    known = set(zip(pw, pw[1:]))
+    sw = words(spoken)
+    known = set(zip(pw, pw[1:])) - set(zip(sw, sw[1:]))
     return sum(p in known for p in pairs) / len(pairs) >= share
 
 
-def check(item: str, quote: str, transcript: str, instructions: str = "") -> Verdict:
-    """Keep ``item`` only if ``quote`` backs it (see the module docstring); the reason says why not."""
+def check(item: str, quote: str, transcript: str, instructions: str = "", spoken: str = "") -> Verdict:
+    """Keep ``item`` only if ``quote`` backs it (see the module docstring); the reason says why not.
+    ``spoken``: what only the user said (not the assistant), whose words never count as the
+    instructions' (``repeats_instructions``)."""
     if not item.strip():
         return Verdict(kept=False, reason="empty item")
-    if instructions and repeats_instructions(item, instructions):
+    if instructions and repeats_instructions(item, instructions, spoken=spoken):
         return Verdict(kept=False, reason="repeats the instructions")
     if not quote_found(quote, transcript):
         return Verdict(kept=False, reason="quote not in transcript")
-    if instructions and repeats_instructions(quote, instructions):
+    if instructions and repeats_instructions(quote, instructions, spoken=spoken):
         return Verdict(kept=False, reason="quote is the instructions")
     if not shares_content(item, quote):
         return Verdict(kept=False, reason="item does not share content with its quote")

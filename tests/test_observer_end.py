@@ -127,7 +127,8 @@ def test_unusable_real_draft_at_session_end_falls_back_and_says_so(home, model, 
     part, draft = _end_session_with_real_model(home, model)
     assert grammar_held(draft["text"])["focus"]["text"] == ""
     assert part.generator == "fallback"
-    assert part.summary == ASK.strip()  # the first message: extractive, grounded in itself
-    assert part.focus == ASK.strip() and part.decisions == []
+    gist = "We decided to use the csv crate with serde for my Rust CSV parser."
+    assert part.summary == gist  # the session's gist (not its first sentence, "I am Ada."): extractive
+    assert part.focus == gist and part.decisions == []
     assert part.facts == ['User said: "I am Ada."']  # the user's own statement, word for word
     assert part.evidence[part.facts[0]] == "I am Ada."

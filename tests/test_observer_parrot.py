@@ -47,7 +47,7 @@ def test_scripted_session_writes_only_grounded_items(home):
     assert part.generator == "model" and part.focus == "Ferrum, a Rust compiler"
     assert part.task == "" and part.decisions == []  # fabricated; the assistant's own words
     assert part.blocked == ""  # the instruction, parroted
-    assert part.summary == SAID  # always the floor's: the first message
+    assert part.summary == "Ferrum, a Rust compiler"  # the model's grounded focus, not the first message
     assert part.facts == [f'User said: "{SAID}"', "User's name is Ada"]  # stated floor first
     assert part.evidence["User's name is Ada"] == "my name is Ada"
     context = (agent.workspace / "CONTEXT.md").read_text()

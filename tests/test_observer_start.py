@@ -111,7 +111,7 @@ def test_changed_outside_line_is_kept_with_short_paths_when_time_is_tight(home, 
 
     past = datetime.now().astimezone() - timedelta(hours=3)
     t = Transcript.create(settings.sessions_dir, past, model="x")
-    t.append("user", "hi", now=past)  # a past session: a "Last interaction" line competes for room
+    t.append("user", "hi", now=past)  # a past session: a "We last talked" line competes for room
     agent = Agent(settings, model)
     hook = attach_observer(agent)
     agent.start_session()

@@ -57,7 +57,7 @@ def test_boundaries_and_first_session(tmp_path):
     # the spec: a day boundary counts as the next day whatever the gap (20 min across midnight)
     write_session(tmp_path, datetime(2026, 3, 10, 23, 30, tzinfo=TZ), 25)
     late = time_report(tmp_path, datetime(2026, 3, 11, 0, 15, tzinfo=TZ))
-    assert late.bucket == "new_day" and "Last interaction: Tuesday 23:55, 20 min ago" in late.lines()
+    assert late.bucket == "new_day" and "We last talked 20 min ago: the previous session ended Tuesday 23:55" in late.lines()
 
 
 @pytest.mark.parametrize("gap, words", [
@@ -70,7 +70,7 @@ def test_gap_wording_and_the_last_session_length(tmp_path, gap, words):
     write_session(tmp_path, LAST - timedelta(minutes=40), 40)  # its last message is at LAST
     lines = time_report(tmp_path, LAST + gap).lines().splitlines()
     assert lines[0] == "Session: just started"
-    assert lines[1].startswith("Last interaction: ") and f", {words} (the last session lasted 40 min). " in lines[1]
+    assert lines[1].startswith(f"We last talked {words}: the previous session ended ") and "(it lasted 40 min). " in lines[1]
 
 
 def test_session_without_messages_does_not_count_as_interaction(tmp_path):
@@ -125,7 +125,7 @@ def test_agent_time_section_uses_injected_clock_and_stays_fixed(home):
     agent.start_session()
     first = agent.system_prompt().text
     assert "Now: Tuesday 2026-03-10 15:40" in first
-    assert "Session: just started\nLast interaction: 15:00, 40 min ago (the last session lasted 30 min). Re-orient briefly: check CONTEXT.md for the current task." in first
+    assert "Session: just started\nWe last talked 40 min ago: the previous session ended 15:00 (it lasted 30 min). Re-orient briefly: check CONTEXT.md for the current task." in first
     list(agent.turn("hello"))
     agent.refresh_prompt()
     assert agent.system_prompt().text == first  # built once per session: the prefix stays valid
@@ -143,5 +143,27 @@ def test_later_turns_say_how_long_the_session_has_run(home):
     clock[0] = LAST + timedelta(minutes=25)
     list(agent.turn("second"))
     sent = [m.content for m in agent.history if m.role == "user"]
-    assert sent == ["first", "Session: running for 25 min\n\nsecond"]  # volatile: with the message
+    assert sent == ["first", "Session: running for 25 min (first session)\n\nsecond"]  # volatile: with the message
     assert agent.system_prompt().text == prompt  # the cached prefix is untouched
+
+
+def test_how_long_since_we_last_talked_is_the_gap_before_this_session_not_its_length(home):
+    """Asked 25 min into a session that began 3 h after the previous one ended, what the model sees
+    answers "3 hours" (the gap since the previous session's end), next to the session's length."""
+    settings = load_settings(memory={"enabled": False})
+    init_workspace(settings.workspace)
+    write_session(settings.sessions_dir, LAST - timedelta(minutes=30), 30)
+    start = LAST + timedelta(hours=3)
+    clock = [start]
+    model = ScriptedModel(["hello", "three hours"])
+    agent = Agent(settings, model, clock=lambda: clock[0])
+    attach_observer(agent)
+    agent.start_session()
+    assert "We last talked 3 hours ago: the previous session ended 15:00 (it lasted 30 min)." in \
+        agent.system_prompt().text
+    list(agent.turn("hi"))
+    clock[0] = start + timedelta(minutes=25)
+    list(agent.turn("How long since we last talked?"))
+    seen = model.calls[-1]["messages"][-1].content
+    assert seen == ("Session: running for 25 min; before it, we had not talked for 3 h\n\n"
+                    "How long since we last talked?")

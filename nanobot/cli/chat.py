@@ -18,6 +18,7 @@ from nanobot.cli.prompt import prompt_report, render_report
 from nanobot.cli.signals import SessionSignal
 from nanobot.cli.term import console
 from nanobot.config import load_settings
+from nanobot.configfile import write_default
 from nanobot.decode import NOTICE, scrub
 from nanobot.errors import NanobotError, StorageError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
@@ -137,7 +138,7 @@ class ChatUI:
                         self.err.print(
                             f"[prompt {g.prompt_tokens} tok · reused {g.reused_tokens if g.reuse_known else '?'} · "
                             f"evaluated {g.evaluated_tokens} · {g.completion_tokens} tok · "
-                            f"ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s"
+                            f"{ev.timing.line() if ev.timing else f'ttft {g.ttft_s:.2f}s · {g.total_s:.2f}s'}"
                             f"{' · stopped: repetition' if g.finish_reason == 'repetition' else ''}]",
                             style="dim", markup=False)
         except SessionSignal:
@@ -242,6 +243,11 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
              speaker: str | None = None) -> None:
     """The chat loop for ``settings`` (``nanobot chat``, ``nanobot session``); exits 1 if a turn failed."""
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    created = write_default(settings)  # the first chat leaves a config.toml to edit (never overwritten)
+    if created is not None and interactive:
+        Console(stderr=True, highlight=False).print(
+            printable(f"created {created}: every setting with its default, commented; edit it to change one"),
+            style="dim", markup=False)
     agent = build_agent(settings, load_model(settings, model), interactive=interactive)
     chats = agent.feature(ChatContextFeature)
     if chats is not None:

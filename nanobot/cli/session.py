@@ -49,12 +49,15 @@ def register(app: typer.Typer) -> None:
 
     @sub.command("continue")
     def cont(session_id: str = typer.Argument(None, help="Session id (default: this repository's latest)."),
-             path: Path = PATH, model: str = MODEL, verbose: bool = VERBOSE) -> None:
-        """Checkpoint (a new change on top), then chat with a fresh context and the hand-off."""
+             path: Path = PATH, model: str = MODEL, verbose: bool = VERBOSE,
+             allow_broken: bool = typer.Option(
+                 False, "--allow-broken", help="Commit even if a changed Python file does not parse or the tests fail.")) -> None:
+        """Checkpoint (a new change on top), then chat with a fresh context and the hand-off. A changed
+        Python file that does not parse (or failing [coding] test_command) refuses the checkpoint."""
         settings = load_settings()
         s = CodingSession.open(settings, session_id) if session_id else CodingSession.latest(settings, path)
         s.require_resumable()
-        s.checkpoint(reason="continue")
+        s.checkpoint(reason="continue", allow_broken=allow_broken)
         _chat(settings, s, model, verbose)
 
     @sub.command("resume")

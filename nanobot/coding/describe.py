@@ -36,6 +36,8 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field, ValidationError
 
+from nanobot.scripts import foreign, scripts_of
+
 LISTS = {"done": "Done", "decisions": "Key decisions", "left": "Left to do", "questions": "Open questions"}
 NONE = "(none)"
 ITEMS, ITEM_CHARS = 3, 100  # the model's bounds per list and per item (per rewrite)
@@ -57,20 +59,24 @@ class Description(DescriptionDraft):
     task: str
     session: str = ""
 
-    def with_draft(self, draft: DescriptionDraft) -> Description:
-        """The draft's lists; ``done`` and ``decisions`` keep the items already there (new ones after)."""
-        def clean(items: list[str]) -> list[str]:
-            out = [" ".join(i.split()).lstrip("-*• ").strip() for i in items]
-            return list(dict.fromkeys(i for i in out if i and i != NONE))[:ITEMS]
-
-        update = {}
+    def with_draft(self, draft: DescriptionDraft, user_text: str = "") -> Description:
+        """The task and tag kept, the lists from ``draft``: cleaned, no item in two lists (an item
+        both done and left to do is done), no item in a script the user never wrote in
+        (``user_text``: the user's messages; ``nanobot.scripts``); ``done`` and ``decisions`` keep
+        the items already there (new ones after)."""
+        allowed = scripts_of(user_text)
+        seen: set[str] = set()
+        update: dict[str, list[str]] = {}
         for k in LISTS:
-            new = clean(getattr(draft, k))
+            out = [" ".join(i.split()).lstrip("-*• ").strip() for i in getattr(draft, k)]
+            keep = [i for i in out if i and i != NONE and not foreign(i, allowed) and _key(i) not in seen]
+            new = list(dict.fromkeys(keep))[:ITEMS]
             if k in KEPT:
                 old = getattr(self, k)
-                seen = {i.casefold() for i in unmerge(old)}
-                new = old + [i for i in new if i.casefold() not in seen]
+                known = {i.casefold() for i in unmerge(old)}
+                new = old + [i for i in new if i.casefold() not in known]
             update[k] = new
+            seen |= {_key(i) for i in unmerge(new)}
         return self.model_copy(update=update)
 
 
@@ -124,6 +130,11 @@ def fit(d: Description, budget: int, count) -> Description:
             words = max(1, words // 2)
         else:
             return cand  # even one word per item does not fit: the nearest there is
+
+
+def _key(item: str) -> str:
+    """An item compared across lists: case, punctuation and spacing aside."""
+    return " ".join(re.sub(r"[^\w\s]", " ", item.lower()).split())
 
 
 def render(d: Description) -> str:

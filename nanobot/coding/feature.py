@@ -21,6 +21,7 @@ from nanobot.coding.context import session_context
 from nanobot.coding.rewriter import Rewriter
 from nanobot.coding.session import CodingSession
 from nanobot.coding.tools import DescribeChange, NewChange, QueryAncestor
+from nanobot.coding.vcs import CodingError
 from nanobot.events import Notice
 from nanobot.features import Feature
 from nanobot.prompt import RawSection
@@ -94,7 +95,10 @@ class CodingFeature(Feature):
     def on_context_pressure(self, agent, used: int):
         self.rewriter.wait()
         pct = round(100 * used / agent.model.n_ctx)
-        new = self.checkpoint(agent, None, "pressure")
+        try:
+            new = self.checkpoint(agent, None, "pressure")
+        except CodingError as e:  # a broken working copy is never committed: old turns are trimmed instead
+            return [Notice(level="warning", text=f"context at {pct}% of n_ctx: no checkpoint ({e})")]
         agent.history = []
         return [Notice(text=f"context at {pct}% of n_ctx: checkpoint, new change {new[:12]}; its parent's "
                             "description is the hand-off and the context starts fresh")]

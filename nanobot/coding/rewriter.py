@@ -58,7 +58,8 @@ class Rewriter:
             if draft is None:
                 self.error = "the model's description was not valid JSON"
                 return False
-            merged = parse(current).with_draft(draft)  # done and decisions accumulate
+            said = "\n".join(m.content for m in history if m.role == "user")
+            merged = parse(current).with_draft(draft, said)  # done and decisions accumulate
             budget = self.session.settings.coding.description
             self.session.describe(render(fit(merged, budget, model.count_tokens)))
             self.rewrites += 1

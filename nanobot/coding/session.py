@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from nanobot.coding import store
+from nanobot.coding.check import check_working_copy
 from nanobot.coding.describe import Description, parse, render
 from nanobot.coding.store import SessionMeta
 from nanobot.coding.vcs import VCS, CodingError, open_vcs
@@ -136,9 +137,15 @@ class CodingSession:
         self.vcs.describe(text, change or self.current)
         self.save()
 
-    def checkpoint(self, description: str | None = None, reason: str = "checkpoint") -> str:
+    def checkpoint(self, description: str | None = None, reason: str = "checkpoint", *,
+                   allow_broken: bool = False) -> str:
         """Fold the working copy into the current change (its description is the hand-off) and
-        start a new change on top: ``description`` or the task, tagged with the session."""
+        start a new change on top: ``description`` or the task, tagged with the session. Refused with
+        a CodingError naming the file and line when a changed Python file does not parse or the
+        configured tests fail (``coding/check.py``), unless ``allow_broken``."""
+        if not allow_broken and (err := check_working_copy(self.vcs, self.settings)):
+            raise CodingError(f"not committed: {err}; fix it first (or commit it anyway with "
+                              "nanobot session continue --allow-broken)")
         text = description or self.meta.task
         if not parse(text).session:
             text = render(Description(task=text, session=self.root))

@@ -3,7 +3,9 @@
 ``ground`` runs each item of a ``GroundedDraft`` through the shared verifier
 (``nanobot.grounding.check``): its quote must occur in what the user said this session, the item
 must share content with the quote, and neither may mostly repeat the instructions the model was
-given (the observer's instruction and the system prompt). What passes becomes an
+given (the observer's instruction and the system prompt; the user's own words, which the prompt
+quotes in CONTEXT.md and USER.md, are not the instructions: without that, a session on the same task
+as the last had every item dropped and fell back). What passes becomes an
 ``ObservationDraft`` whose ``evidence`` maps each item to its quote; what fails is listed in
 ``Grounded.dropped`` with the reason.
 
@@ -42,7 +44,7 @@ def ground(draft: GroundedDraft, said: str, instructions: str) -> Grounded:
         text = _NUMBERING.sub("", item.text).strip()  # small models number their lists
         if not text or text.lower().rstrip(".") in seen:
             continue
-        verdict = check(text, item.quote, said, instructions)
+        verdict = check(text, item.quote, said, instructions, spoken=said)  # said: the user's words only
         if not verdict.kept:
             dropped.append(f"{field}: {text} ({verdict.reason})")
             continue

@@ -61,6 +61,7 @@ class ObserverFeature(Feature):
         self._external_changes: list = []  # (label, DirChanges) of this session's start
         self._reflect: threading.Thread | None = None
         self._time_text: dict[str, str] = {}
+        self._reports: dict[str, object] = {}  # the session's TimeReport (the gap before it)
         self._pending: list[Path] = []
         self._refresh_on_trim = False
         self._armed = True
@@ -147,6 +148,7 @@ class ObserverFeature(Feature):
             if self._external is not None:
                 self._external.join(min(self.settings.observer.git_timeout, START_WAIT_S))
             report = time_report(self.settings.sessions_dir, agent.started, exclude=sid)
+            self._reports = {sid: report}
             lines = [x for x in report.lines().splitlines() if x]
             if self._external_changes:  # fitted into what the Time budget leaves: never trimmed away
                 count = agent.model.count_tokens
@@ -163,8 +165,13 @@ class ObserverFeature(Feature):
         return self._time_text[sid]
 
     def turn_block(self, agent, query: str) -> str:
-        """Later turns: how long the session has run (volatile, so never in the system prompt)."""
-        return session_line(agent.started, agent.clock()) if agent.user_turns else ""
+        """Later turns: how long the session has run and the gap before it (volatile, so never in
+        the system prompt)."""
+        if not agent.user_turns:
+            return ""
+        self.time_extra(agent)  # computed once per session, with the system prompt
+        report = self._reports.get(agent.transcript.id if agent.transcript else "")
+        return session_line(agent.started, agent.clock(), report.gap if report else None)
 
     def context_text(self, agent) -> str:
         doc = load_context(agent.workspace / "CONTEXT.md")

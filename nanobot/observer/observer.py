@@ -28,6 +28,7 @@ from nanobot.backends.base import ChatModel, Message
 from nanobot.config import Settings
 from nanobot.observer.context import ContextDoc, update_context
 from nanobot.observer.evidence import ground
+from nanobot.observer.gist import gist
 from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import (
     DRAFT_SCALARS,
@@ -44,6 +45,7 @@ from nanobot.observer.observation import (
 from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
 from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
+from nanobot.observer.usernotes import note_user
 from nanobot.regular import read_regular
 from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import read_text
@@ -91,24 +93,27 @@ def instructions_of(messages: list[Message]) -> str:
 
 def fallback_draft(exchanges: list[tuple[str, str]]) -> ObservationDraft:
     """An extractive draft when the model cannot be used: no invented facts, just what was asked (the
-    first message is the summary and focus, the last the task) and what the user stated about themselves
-    (``observer/stated.py``); each item's evidence is itself, so the verifier keeps it (a summary that
-    framed it, "2 user message(s), starting with: ...", failed its content share)."""
+    session's gist, ``observer/gist.py``, is the summary and focus: the sentence the session kept
+    coming back to, not its first message; the last message is the task) and what the user stated
+    about themselves (``observer/stated.py``); each item's evidence is itself, so the verifier keeps
+    it (a summary that framed it, "2 user message(s), starting with: ...", failed its content share)."""
     asked = [text for role, text in exchanges if role == "user" and text.strip()]
     if not asked:
         return ObservationDraft()
-    first, last = _clip(asked[0], 100), _clip(asked[-1], 100)
-    task = last if len(asked) > 1 else ""
+    focus, last = gist(asked), _clip(asked[-1], 100)
+    task = last if len(asked) > 1 and last != focus else ""
     facts = stated_facts(asked, MAX_FACTS)
-    evidence = {first: first.rstrip("…"), **({task: task.rstrip("…")} if task else {}), **dict(facts)}
-    return ObservationDraft(summary=first, focus=first, task=task, facts=[f for f, _ in facts],
+    evidence = {focus: focus.rstrip("…"), **({task: task.rstrip("…")} if task else {}), **dict(facts)}
+    return ObservationDraft(summary=focus, focus=focus, task=task, facts=[f for f, _ in facts],
                             evidence=evidence)
 
 
 def with_floor(model_draft: ObservationDraft, floor: ObservationDraft) -> ObservationDraft:
-    """The model's grounded draft, each empty Now field and the summary taken from the extractive
-    ``floor``, the user's stated facts first among the facts."""
-    pick = {k: getattr(model_draft, k) or getattr(floor, k) for k in ("summary", "focus", "task")}
+    """The model's grounded draft, each empty Now field taken from the extractive ``floor``, the
+    summary the model's own focus (or task) when it has one, the user's stated facts first among the
+    facts."""
+    pick = {k: getattr(model_draft, k) or getattr(floor, k) for k in ("focus", "task")}
+    pick["summary"] = model_draft.summary or model_draft.focus or model_draft.task or floor.summary
     facts = [*floor.facts, *(f for f in model_draft.facts if f not in floor.facts)][:MAX_FACTS]
     used = {*pick.values(), model_draft.blocked, *model_draft.decisions, *model_draft.open_items, *facts}
     evidence = {k: v for k, v in (floor.evidence | model_draft.evidence).items() if k in used}
@@ -220,7 +225,9 @@ def observe_live(agent, trigger: str, max_tokens: int | None = None) -> Outcome:
         lambda: live_messages(agent.model, agent.system_prompt().text, agent.history, max_tokens),
         exchanges, max_tokens, "\n".join(said))
     part = ObservationPart.of(draft, trigger, agent.user_turns, at=agent.clock(), generator=gen)
-    return write_part(settings, agent.transcript.id, agent.started, part, agent.model.count_tokens)
+    out = write_part(settings, agent.transcript.id, agent.started, part, agent.model.count_tokens)
+    _note_user(settings, said)
+    return out
 
 
 def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
@@ -235,8 +242,19 @@ def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
     turns = sum(1 for role, _ in exchanges if role == "user")
     at = span.end if span else (now or datetime.now().astimezone())
     part = ObservationPart.of(draft, "recovered", turns, at=at, generator=gen)
-    return write_part(settings, path.stem, span.start if span else None, part,
-                      model.count_tokens if model is not None else None)
+    out = write_part(settings, path.stem, span.start if span else None, part,
+                     model.count_tokens if model is not None else None)
+    _note_user(settings, [text for role, text in exchanges if role == "user"])
+    return out
+
+
+def _note_user(settings: Settings, said: list[str]) -> None:
+    """The user's stated name, preferences and instructions into USER.md (``observer/usernotes.py``);
+    a failure there never costs the observation, which is already written."""
+    try:
+        note_user(settings, said)
+    except Exception:  # noqa: BLE001 - USER.md is the user's file: on any trouble, leave it alone
+        pass
 
 
 def user_said(path: Path) -> list[str]:

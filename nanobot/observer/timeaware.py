@@ -19,14 +19,16 @@ The Time lines (``TimeReport.lines``), at session start::
 
     Session: just started (first session)                     <- no earlier session
     Session: just started
-    Last interaction: 13:00, 2 hours ago (the last session lasted 20 min). Start by summarizing ...
+    We last talked 2 hours ago: the previous session ended 13:00 (it lasted 20 min). Start by summarizing ...
     Pattern: deep work (recent sessions ~1 h 10 min)
 
 The pattern comes from the last five sessions with messages: "debugging sessions" when at least half of
 them were spent on errors (a user message naming an error, a traceback, a failing test, a bug...), else
 quick check-ins (median under 10 min), deep work (45 min or more) or mixed sessions.
 
-Later turns say how long the session has run (``session_line``), in front of the user's message.
+Later turns say how long the session has run and how long we had not talked before it
+(``session_line``), in front of the user's message: "how long since we last talked" is the gap since the
+previous session's end, never this session's length.
 """
 
 from __future__ import annotations
@@ -93,9 +95,9 @@ class TimeReport(BaseModel):
             when = f"{self.last:%A %H:%M}" if self.last.date() != self.now.date() else f"{self.last:%H:%M}"
             lasted = ""
             if self.last_minutes is not None:
-                lasted = f" (the last session lasted {human_gap(timedelta(minutes=self.last_minutes))})"
+                lasted = f" (it lasted {human_gap(timedelta(minutes=self.last_minutes))})"
             out = ["Session: just started",
-                   f"Last interaction: {when}, {ago(self.gap)}{lasted}. {self.hint}"]
+                   f"We last talked {ago(self.gap)}: the previous session ended {when}{lasted}. {self.hint}"]
         if self.pattern:
             out.append(f"Pattern: {self.pattern}")
         return "\n".join(out)
@@ -138,17 +140,20 @@ def ago(gap: timedelta) -> str:
     return f"{days} day{'s' * (days != 1)} ago"
 
 
-def session_line(started: datetime, now: datetime) -> str:
-    """How long this session has run, for later turns; "" in its first minute.
+def session_line(started: datetime, now: datetime, before: timedelta | None = None) -> str:
+    """How long this session has run, for later turns, and (``before``: the gap between the previous
+    session's end and this one's start) how long we had not talked before it; "" in its first minute.
+    The session's length is never the answer to "how long since we last talked": the line says both.
 
     >>> from datetime import datetime as d
-    >>> session_line(d(2026, 1, 1, 9, 0), d(2026, 1, 1, 9, 25))
-    'Session: running for 25 min'
+    >>> session_line(d(2026, 1, 1, 9, 0), d(2026, 1, 1, 9, 25), timedelta(hours=3))
+    'Session: running for 25 min; before it, we had not talked for 3 h'
     """
     gap = now - started
     if gap < timedelta(minutes=1):
         return ""
-    return f"Session: running for {human_gap(gap)}"
+    since = f"; before it, we had not talked for {human_gap(before)}" if before is not None else " (first session)"
+    return f"Session: running for {human_gap(gap)}{since}"
 
 
 def human_gap(gap: timedelta) -> str:

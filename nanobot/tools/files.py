@@ -2,7 +2,8 @@
 
 All paths go through ``paths.resolve_in_roots``; writes are atomic and refused where a write could make
 something run later (VCS metadata, nanobot's own config and state: ``protected.py``). list_dir shows a
-symlink that leaves the roots as ``name -> (link)`` and never follows it.
+symlink that leaves the roots as ``name -> (link)`` and never follows it. A write or edit that would
+leave a Python file that no longer parses is refused with the file, line and error (``refuse_broken``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pydantic import Field
 
 from nanobot.atomic import atomic_write
 from nanobot.errors import ToolError
+from nanobot.pysyntax import broken_by
 from nanobot.regular import read_regular
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.paths import display, resolve_in_roots, roots
@@ -39,7 +41,7 @@ def _read_text(path: Path, raw: str) -> str:
 
 
 class ReadArgs(ToolArgs):
-    path: str = Field(description="file path, relative to the workspace", max_length=200)
+    path: str = Field(description="file path, relative to the current directory", max_length=200)
     start: int = Field(1, ge=1, description="first line (1-based)")
     lines: int = Field(100, ge=1, description=f"how many lines (at most {MAX_READ_LINES})")
 
@@ -65,7 +67,7 @@ class ReadFile(Tool):
 
 
 class WriteArgs(ToolArgs):
-    path: str = Field(description="file path, relative to the workspace", max_length=200)
+    path: str = Field(description="file path, relative to the current directory", max_length=200)
     content: str = Field(description="the whole new file content", max_length=20_000)
 
 
@@ -80,6 +82,7 @@ class WriteFile(Tool):
         if path.is_dir():
             raise ToolError(f"'{args.path}' is a directory; give a file path")
         existed = path.exists()
+        refuse_broken(_old_text(path) if existed else None, args.content, args.path, "write_file")
         try:
             atomic_write(path, args.content)
         except OSError as e:
@@ -90,7 +93,7 @@ class WriteFile(Tool):
 
 
 class EditArgs(ToolArgs):
-    path: str = Field(description="file path, relative to the workspace", max_length=200)
+    path: str = Field(description="file path, relative to the current directory", max_length=200)
     old: str = Field(description="exact text to replace (must occur once)", min_length=1, max_length=5_000)
     new: str = Field(description="replacement text", max_length=5_000)
 
@@ -109,6 +112,7 @@ class EditFile(Tool):
             raise ToolError(f"text to replace not found in '{args.path}'; read_file it and copy the exact text")
         if count > 1:
             raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is unique")
+        refuse_broken(text, text.replace(args.old, args.new, 1), args.path, "edit_file")
         try:
             atomic_write(path, text.replace(args.old, args.new, 1))
         except OSError as e:
@@ -116,6 +120,21 @@ class EditFile(Tool):
         record_written(ctx.settings.home, ctx.workspace, path)
         line = text[: text.index(args.old)].count("\n") + 1
         return f"edited {display(path, ctx)} at line {line}"
+
+
+def _old_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def refuse_broken(old: str | None, new: str, raw: str, tool: str) -> None:
+    """A write that would leave a Python file that no longer parses is refused (``nanobot.pysyntax``):
+    the model gets the file, line and error, and can call again with fixed text."""
+    err = broken_by(old, new, raw)
+    if err:
+        raise ToolError(f"{err}; the file was not changed: fix the text (indentation included) and call {tool} again")
 
 
 def _within(link: Path, allowed: list[Path]) -> bool:
@@ -135,7 +154,7 @@ def _entry(p: Path) -> str:
 
 
 class ListArgs(ToolArgs):
-    path: str = Field(".", description="directory, relative to the workspace", max_length=200)
+    path: str = Field(".", description="directory, relative to the current directory", max_length=200)
 
 
 class ListDir(Tool):

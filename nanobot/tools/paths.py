@@ -1,5 +1,9 @@
 """Confinement for the file tools: every path must stay inside the workspace or a configured root.
 
+A relative path resolves against the directory nanobot was started in when that directory is inside
+a root (``[tools] roots = ["~/code"]`` and ``cd ~/code/app && nanobot chat``: ``notes.txt`` is
+``~/code/app/notes.txt``), else against the workspace (``base_dir``).
+
 Refused with a clear message: control characters in the name (newlines, tabs, escapes: a name must
 not break the prompt or the terminal), ``..`` components, absolute paths outside every root, and symlinks that
 resolve outside (the check is on the fully resolved path, so a link inside the workspace pointing to
@@ -25,8 +29,18 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
+def base_dir(allowed: list[Path]) -> Path:
+    """Where relative paths start: the current directory when it is inside a root, else the workspace
+    (``allowed[0]``)."""
+    try:
+        here = Path.cwd().resolve()
+    except OSError:  # the directory was deleted under us
+        return allowed[0]
+    return here if any(_inside(here, r) for r in allowed) else allowed[0]
+
+
 def resolve_in_roots(raw: str, ctx: ToolContext) -> Path:
-    """The real path for ``raw`` (relative to the workspace), or ToolError if it escapes."""
+    """The real path for ``raw`` (relative: to ``base_dir``), or ToolError if it escapes."""
     if has_controls(raw):
         raise ToolError(f"path '{printable(raw, keep='')}' contains control characters (a newline, "
                         "tab or escape); use a plain file name")
@@ -36,7 +50,7 @@ def resolve_in_roots(raw: str, ctx: ToolContext) -> Path:
     allowed = roots(ctx)
     candidate = Path(text).expanduser()
     if not candidate.is_absolute():
-        candidate = allowed[0] / candidate
+        candidate = base_dir(allowed) / candidate
     real = candidate.resolve()
     if not any(_inside(real, r) for r in allowed):
         what = "is a symlink that points outside" if candidate.absolute() != real and \

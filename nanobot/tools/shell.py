@@ -30,7 +30,7 @@ MAX_OUTPUT_CHARS = 20_000
 
 class ExecArgs(ToolArgs):
     command: str = Field(description="shell command line", min_length=1, max_length=1000)
-    cwd: str = Field(".", description="working directory, relative to the workspace", max_length=200)
+    cwd: str = Field(".", description="working directory, relative to the current directory", max_length=200)
 
 
 def allowed(command: str, allow: list[str]) -> bool:
