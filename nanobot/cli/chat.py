@@ -245,7 +245,7 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     created = write_default(settings)  # the first chat leaves a config.toml to edit (never overwritten)
     if created is not None and interactive:
-        Console(stderr=True, highlight=False).print(
+        console(stderr=True, highlight=False).print(
             printable(f"created {created}: every setting with its default, commented; edit it to change one"),
             style="dim", markup=False)
     agent = build_agent(settings, load_model(settings, model), interactive=interactive)
