@@ -126,7 +126,9 @@ def main() -> None:
             row = score(turn, events, before, snapshot(ws), ws)
             row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1)}
             turns.append(row)
-            print(json.dumps({k: row[k] for k in ("session", "text", "called", "correct", "seconds")}), flush=True)
+            print(json.dumps({k: row[k] for k in ("session", "text", "called", "ok", "correct", "right_tool", "invented",
+                                                  "unasked_changes", "false_claim", "says", "flagged", "seconds")}
+                             | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()
     n = len(turns)
     summary = {

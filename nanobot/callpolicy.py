@@ -6,8 +6,12 @@ Two rules, both about text the user did not give:
    occurs in retrieved text (a memory block, the system prompt's Context) while the user never
    mentioned it in this conversation and no tool showed it: it came from elsewhere (an observation
    of another chat, an old CONTEXT.md task).
-2. **Nobody asked for a change.** No recent message of the user asks for one (write, edit, fix,
-   create, ...): "What is 2+2?" never edits a file. A coding session is a request for changes.
+2. **Nobody asked for a change.** The user's last two messages do not ask for a change to a file
+   (a change word -- write, edit, fix, create, ... -- and a file: a path, "file", "folder"), and the
+   user did not type the command itself: "What is 2+2?" never edits a file, "Write a haiku" writes
+   none. A coding session is a request for changes.
+3. **Not the file the user named.** The user's last two messages name files and the call changes
+   another one that exists ("create hello.txt" does not edit todo.md).
 
 An interactive chat asks the user (``agent.confirm``); otherwise the call is refused with a message
 to the model naming the reason and what to do instead. ``guard(tool)`` wraps a tool so its ``run``
@@ -17,6 +21,7 @@ checks first; the Agent wraps every tool it offers (``Agent.tool_runner``).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from nanobot.errors import ToolError
@@ -27,6 +32,8 @@ _CHANGE_WORDS = re.compile(
     r"\b(write|writes|create|make|save|edit|change|modify|fix|add|append|insert|update|replace|rename|"
     r"delete|remove|put|implement|refactor|correct|generate|rewrite|overwrite|commit|apply|set|"
     r"touch|move|copy|install|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
+_NAMED = re.compile(r"(?<![\w/.])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5}\b")
+_FILE_WORDS = re.compile(r"\b(?:file|files|folder|directory|script|module|readme|config)\b|[\w-]+\.[A-Za-z][\w]{0,5}\b|/", re.I)
 _WRITES = re.compile(r">|\btee\b|\brm\b|\bmv\b|\bcp\b|\bsed\s+-i|\btouch\b|\bmkdir\b|\bgit\s+(commit|checkout|reset|"
                      r"restore|rm|mv|apply|am|merge|rebase|push|clean|stash)\b|\bchmod\b|\bpip\s+install\b")
 
@@ -44,18 +51,29 @@ def targets(name: str, args: Any) -> list[tuple[str, str]]:
 
 
 def asked_for_change(said: list[str], coding: bool = False) -> bool:
-    """Whether one of the user's last two messages asks for a change (or this is a coding session)."""
-    return coding or any(_CHANGE_WORDS.search(t) for t in said[-2:])
+    """Whether the user's last two messages ask for a change to a file (or this is a coding session).
+
+    >>> asked_for_change(["Write a haiku about autumn."]), asked_for_change(["read calc.py", "now fix sub"])
+    (False, True)
+    """
+    recent = said[-2:]
+    return coding or (any(_CHANGE_WORDS.search(t) for t in recent) and any(_FILE_WORDS.search(t) for t in recent))
 
 
-def refusal(name: str, args: Any, prov: Provenance, coding: bool = False) -> str:
+def refusal(name: str, args: Any, prov: Provenance, coding: bool = False, workspace: Path | None = None) -> str:
     """Why this call must be confirmed by the user first; "" when it may run."""
     for what, text in targets(name, args):
         if prov.only_retrieved(text):
             short = " ".join(text.split())[:80]
             return (f"{name} refused: the {what} '{short}' comes from retrieved memory or context, "
                     "not from the user in this conversation; ask the user before changing it")
-    if targets(name, args) and not asked_for_change(prov.said, coding):
+    named = [m.group(0) for t in prov.said[-2:] for m in _NAMED.finditer(t)]
+    path = getattr(args, "path", "") if name in ("write_file", "edit_file") else ""
+    if path and named and not coding and not prov.mentioned_by_user(path) and _exists(path, workspace):
+        return (f"{name} refused: the user named {', '.join(dict.fromkeys(named))}, not '{path}'; "
+                "change only the file the user asked about, or ask first")
+    typed = name == "exec" and prov.mentioned_by_user(args.command)  # the user gave the command
+    if targets(name, args) and not typed and not asked_for_change(prov.said, coding):
         return (f"{name} refused: the user did not ask for a change in this conversation; "
                 "answer the user instead, or ask whether to make the change")
     return ""
@@ -74,7 +92,7 @@ class Guarded:
         agent = ctx.agent
         prov = getattr(agent, "provenance", None)
         if prov is not None:
-            why = refusal(self._tool.name, args, prov, coding=_coding(agent))
+            why = refusal(self._tool.name, args, prov, coding=_coding(agent), workspace=ctx.workspace)
             if why:
                 ask = ctx.confirm
                 if ask is None or not ask(f"{why.split(': ', 1)[1].split(';')[0]}. Allow {self._tool.name} anyway?"):
@@ -86,6 +104,16 @@ def guard(tool: Any) -> Any:
     if isinstance(tool, Guarded) or getattr(tool, "name", "") not in CHANGING:
         return tool
     return Guarded(tool)
+
+
+def _exists(path: str, workspace: Path | None) -> bool:
+    if workspace is None:
+        return False
+    p = Path(path).expanduser()
+    try:
+        return (p if p.is_absolute() else workspace / p).is_file()
+    except OSError:
+        return False
 
 
 def _coding(agent: Any) -> bool:

@@ -40,6 +40,7 @@ _DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|
 _FILE = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
 _DIR = re.compile(r"(?:\b(?:list|ls|show|what(?:'s| is) in)\s+(?:the\s+)?(?:folder|directory|dir)?\s*)((?:~|\.{1,2})?/[\w./-]*|[\w.-]+/)")
 _COMMAND = re.compile(r"(?:\brun\b|\bexecute\b)\s+(?:the\s+command\s+)?`?([\w./-]+(?: [^`\n?]*)?)`?|`((?:git|ls|cat|python3?|pytest|make|npm|grep|wc|head|tail|pwd|echo|date)\b[^`\n]*)`", re.I)
+_HERE = re.compile(r"\b(?:files?|what(?:'s| is))\s+(?:are\s+)?(?:in|inside)\s+(?:this|the|my|current)\s+(?:current\s+)?(?:folder|directory|dir|workspace|project)\b|\blist\s+(?:the\s+|all\s+|my\s+)?files\b", re.I)
 _LOOK = re.compile(r"\b(?:read|show|open|cat|print|display|contents?|what(?:'s| is| does)|summari[sz]e|look at|check|"
                    r"tell me|list|run|execute|output|says?)\b", re.I)
 _NOT_FILES = {"e.g", "i.e", "etc", "vs"}
@@ -73,7 +74,7 @@ class Scrubber:
         for open_, close in (("(", ")"), ("[", "]")):
             i = text.rfind(open_)
             if i >= 0 and close not in text[i:] and len(text) - i < HOLD_MAX:
-                cut = min(cut, i)
+                cut = min(cut, len(text[:i].rstrip(" ")))  # with the space a removed source takes along
         line = text.rfind("\n") + 1
         tail = text[line:].lstrip(" #")
         if tail and any(h.startswith(tail) for h in HEADERS):
@@ -83,7 +84,7 @@ class Scrubber:
 
 def looks_at(user_text: str) -> str:
     """The file, folder or command the user asks to see or run; "" for none."""
-    if not _LOOK.search(user_text):
+    if not _LOOK.search(user_text) and not _HERE.search(user_text):
         return ""
     if m := _COMMAND.search(user_text):
         return (m.group(1) or m.group(2)).strip()
@@ -92,6 +93,8 @@ def looks_at(user_text: str) -> str:
             return m.group(1)
     if m := _DIR.search(user_text):
         return m.group(1)
+    if _HERE.search(user_text):
+        return "this folder"
     return ""
 
 
