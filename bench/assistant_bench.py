@@ -1,7 +1,8 @@
 """Does the assistant do what was asked and nothing else? The issue-29 bench.
 
     .venv/bin/python bench/assistant_bench.py [--model PATH] [--json bench/results/assistant-NAME.json]
-        [--only SESSION ...] [--max-tokens 96]
+        [--only SESSION ...] [--max-tokens 64]
+    .venv/bin/python bench/assistant_bench.py --table bench/results/assistant-*.json   # README's table
 
 Runs the scripted sessions of bench/assistant_requests.py (files, commands, remembering, questions
 needing no tool, coding follow-ups, a two-person team chat) through the full runtime (every default
@@ -102,13 +103,43 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
             "says": says, "applied": applied if turn.change else None, "flagged": flagged, "correct": correct}
 
 
+def table(paths: list[Path]) -> str:
+    """README's Markdown table from result files (a run's JSON, or its progress lines)."""
+    rows = ["| model | turns | correct | right tool | invented | unasked changes | false claims | flagged by the runtime | wall, load |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for path in paths:
+        text = path.read_text()
+        try:
+            data = json.loads(text)
+            s = data["summary"]
+        except ValueError:  # progress lines of an unfinished run
+            turns = [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
+            s = {"model": path.stem + " (partial)", "turns": len(turns), **_totals(turns), "wall_s": "?", "load_before": ["?"]}
+        rows.append(f"| {s['model']} | {s['turns']} | {s['correct']} ({s.get('correct_pct', '')}%) | {s['right_tool']} | "
+                    f"{s['invented']} | {s['unasked_changes']} | {s['false_claims']} | {s['flagged']} | "
+                    f"{s['wall_s']} s, load {s['load_before'][0]} |")
+    return "\n".join(rows)
+
+
+def _totals(turns: list[dict]) -> dict:
+    n = max(1, len(turns))
+    return {"correct": sum(t["correct"] for t in turns), "correct_pct": round(100 * sum(t["correct"] for t in turns) / n, 1),
+            "right_tool": sum(t["right_tool"] for t in turns), "invented": sum(t["invented"] for t in turns),
+            "unasked_changes": sum(bool(t["unasked_changes"]) for t in turns),
+            "false_claims": sum(t["false_claim"] for t in turns), "flagged": sum(bool(t["flagged"]) for t in turns)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--table", nargs="+", type=Path, help="print README's table from these result files")
     ap.add_argument("--model", help="a .gguf path or model name (default: the bundled SmolLM2)")
     ap.add_argument("--json", type=Path, help="write the result here")
     ap.add_argument("--only", nargs="*", help="run only these sessions")
-    ap.add_argument("--max-tokens", type=int, default=96, help="reply budget per turn")
+    ap.add_argument("--max-tokens", type=int, default=64, help="reply budget per turn")
     opts = ap.parse_args()
+    if opts.table:
+        print(table(opts.table))
+        return
     load_before = os.getloadavg()
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
     agent, ws = setup(home, opts.model, opts.max_tokens)
@@ -130,13 +161,8 @@ def main() -> None:
                                                   "unasked_changes", "false_claim", "says", "flagged", "seconds")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()
-    n = len(turns)
     summary = {
-        "model": agent.model.name, "turns": n, "correct": sum(t["correct"] for t in turns),
-        "correct_pct": round(100 * sum(t["correct"] for t in turns) / max(1, n), 1),
-        "right_tool": sum(t["right_tool"] for t in turns), "invented": sum(t["invented"] for t in turns),
-        "unasked_changes": sum(bool(t["unasked_changes"]) for t in turns),
-        "false_claims": sum(t["false_claim"] for t in turns), "flagged": sum(bool(t["flagged"]) for t in turns),
+        "model": agent.model.name, "turns": len(turns), **_totals(turns),
         "max_tokens": opts.max_tokens, "wall_s": round(time.perf_counter() - start),
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(),
