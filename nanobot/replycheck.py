@@ -29,6 +29,7 @@ HEADERS = ("Relevant Memory:", "Related Context:")
 _SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
 _TOOL_NOTE = re.compile(r"^\s*\[tool [\w.-]+ .*\b(?:result|error)\]\s*$", re.M)
 _HEADER_LINE = re.compile(r"^\s*(?:#+\s*)?(?:Relevant Memory|Related Context):\s*$\n?", re.M)
+_CUT_SOURCE = re.compile(r"\s*\((?:said:|observations/|knowledge/|MEMORY\.md|USER\.md|[\w./-]+\.md:)[^)]*$")  # cut by max_tokens
 HOLD_MAX = 240  # an unclosed "(" or "[" older than this is released as it is
 
 CHANGERS = {"write_file", "edit_file", "knowledge_apply", "memory_add"}
@@ -48,7 +49,7 @@ _NOT_FILES = {"e.g", "i.e", "etc", "vs"}
 
 def scrub(text: str) -> str:
     """``text`` without nanobot's markup (see the module docstring)."""
-    text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _SOURCE.sub("", text)))
+    text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", text))))
     return re.sub(r"\n{3,}", "\n\n", text)
 
 

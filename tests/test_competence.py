@@ -147,6 +147,7 @@ def test_the_scrubber_holds_back_only_an_unclosed_bracket():
     assert "".join(out) + s.finish() == "Hi (see notes) and done"
     assert out[0] == "Hi" and out[1] == " (see notes)"
     assert scrub("[tool read_file {\"path\": \"a\"} result]\nok") == "\nok"
+    assert scrub("Priya. (observations/20261123-150749-8fbf.md:") == "Priya."  # cut by max_tokens
 
 
 def test_what_the_user_asks_to_look_at():
