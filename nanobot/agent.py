@@ -243,7 +243,8 @@ class Agent:
         """``_respond`` under the reply checks (``nanobot.replycheck``): markup scrubbed from the
         stream; a reply that claims what did not happen, or states what it never looked at, is
         retried once with a note, then flagged with a correction."""
-        from nanobot.replycheck import Scrubber, check
+        from nanobot.callpolicy import asked_for_change
+        from nanobot.replycheck import Scrubber, check, remember
 
         for attempt in (0, 1):
             seen: list[Event] = []
@@ -264,7 +265,7 @@ class Agent:
             from nanobot.replycheck import scrub as clean
 
             reply = clean(ev.reply).strip()
-            result = check(typed, reply, seen)
+            result = check(typed, reply, seen, asked_change=asked_for_change([typed]) or remember(typed))
             if not result.problem:
                 yield ev.model_copy(update={"reply": reply})
                 return

@@ -36,6 +36,7 @@ CHANGERS = {"write_file", "edit_file", "knowledge_apply", "memory_add"}
 _VERBS = r"(?:created|updated|edited|written|wrote|saved|added|changed|modified|fixed|deleted|removed|renamed|replaced|appended|inserted|stored|remembered)"
 _CLAIM = re.compile(rf"\b(?:I(?:'ve| have)?\s+(?:now\s+|successfully\s+|also\s+)?{_VERBS}|(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?{_VERBS}|"
                     r"successfully|the user edited|is now (?:saved|updated|created|stored|in))\b", re.I)
+_DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt created.": a claim when a change was asked
 _DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
                      r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry)\b", re.I)
 _FILE = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
@@ -99,6 +100,15 @@ def looks_at(user_text: str) -> str:
     return ""
 
 
+def remember(user_text: str) -> bool:
+    """The user asks to remember or note something (a change to memory).
+
+    >>> remember("Please remember that my favourite colour is green."), remember("what do you remember?")
+    (True, False)
+    """
+    return bool(re.search(r"\b(?:remember|memori[sz]e|note|save)\b(?!\s*\?)", user_text, re.I)) and not user_text.rstrip().endswith("?")
+
+
 @dataclass
 class CheckResult:
     problem: str = ""  # "" when the reply may stand
@@ -106,12 +116,13 @@ class CheckResult:
     correction: str = ""  # for the user, when the retry did not help
 
 
-def check(user_text: str, reply: str, events: list) -> CheckResult:
-    """The reply of one turn against its tool events (``ToolCall``/``ToolResult``)."""
+def check(user_text: str, reply: str, events: list, asked_change: bool = False) -> CheckResult:
+    """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
+    the user asked for a change (then a bare "created." or "Done." is a claim too)."""
     results = [e for e in events if isinstance(e, ToolResult)]
     called = any(isinstance(e, ToolCall) for e in events) or bool(results)
     changes = [r for r in results if r.name in CHANGERS]
-    claims = bool(_CLAIM.search(reply)) and not _DENIAL.search(reply)
+    claims = bool(_CLAIM.search(reply) or (asked_change and _DONE.search(reply))) and not _DENIAL.search(reply)
     if claims and changes and not any(r.ok for r in changes):
         err = changes[-1]
         first = err.text.splitlines()[0][:200] if err.text else "failed"

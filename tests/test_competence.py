@@ -226,3 +226,10 @@ def test_a_folder_listing_stated_without_looking_is_caught(home):
                               "Answer:", "Only SOUL.md and friends."])
     events, done = run(agent, "What files are in this folder?")
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["list_dir"]
+
+
+def test_a_bare_created_after_no_call_is_a_false_claim(home):
+    agent = make_agent(home, ["Answer:", "File hello.txt created.", "Answer:", "File hello.txt created."])
+    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    assert done.reply.endswith("(nanobot: no tool ran this turn; nothing was changed.)")
+    assert not (agent.workspace / "hello.txt").exists()
