@@ -3,6 +3,11 @@
     .venv/bin/python bench/assistant_bench.py [--model PATH] [--json bench/results/assistant-NAME.json]
         [--only SESSION ...] [--max-tokens 64]
     .venv/bin/python bench/assistant_bench.py --table bench/results/assistant-*.json   # README's table
+    .venv/bin/python bench/assistant_bench.py --combine OUT.json PART.json ...  # runs split by --only
+
+Split a slow model's run with ``--only`` into parallel processes (each its own fresh home) and
+``--combine`` the parts: turns in the request set's order, the summary recomputed, wall time the
+longest part's.
 
 Runs the scripted sessions of bench/assistant_requests.py (files, commands, remembering, questions
 needing no tool, coding follow-ups, a two-person team chat) through the full runtime (every default
@@ -132,9 +137,28 @@ def _totals(turns: list[dict]) -> dict:
             "false_claims": sum(t["false_claim"] for t in turns), "flagged": sum(bool(t["flagged"]) for t in turns)}
 
 
+def combine(out: Path, parts: list[Path]) -> dict:
+    runs = [json.loads(p.read_text()) for p in parts]
+    order = [s.name for s in SESSIONS]
+    turns = sorted((t for r in runs for t in r["turns"]), key=lambda t: order.index(t["session"]))
+    first = runs[0]["summary"]
+    summary = {"model": first["model"], "turns": len(turns), **_totals(turns), "max_tokens": first["max_tokens"],
+               "wall_s": max(r["summary"]["wall_s"] for r in runs), "parts": len(runs),
+               "load_before": max((r["summary"]["load_before"] for r in runs), key=lambda x: x[0]),
+               "load_after": max((r["summary"]["load_after"] for r in runs), key=lambda x: x[0]), "cpus": first["cpus"]}
+    by_kind: dict[str, list[int]] = {}
+    for t in turns:
+        by_kind.setdefault(t["kind"], [0, 0])[0] += t["correct"]
+        by_kind[t["kind"]][1] += 1
+    summary["by_kind"] = {k: f"{c}/{m}" for k, (c, m) in by_kind.items()}
+    out.write_text(json.dumps({"summary": summary, "turns": turns}, indent=1) + "\n")
+    return summary
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--table", nargs="+", type=Path, help="print README's table from these result files")
+    ap.add_argument("--combine", nargs="+", type=Path, metavar="OUT PART", help="merge split runs into OUT")
     ap.add_argument("--model", help="a .gguf path or model name (default: the bundled SmolLM2)")
     ap.add_argument("--json", type=Path, help="write the result here")
     ap.add_argument("--only", nargs="*", help="run only these sessions")
@@ -142,6 +166,9 @@ def main() -> None:
     opts = ap.parse_args()
     if opts.table:
         print(table(opts.table))
+        return
+    if opts.combine:
+        print(json.dumps(combine(opts.combine[0], opts.combine[1:]), indent=2))
         return
     load_before = os.getloadavg()
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
