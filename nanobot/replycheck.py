@@ -7,7 +7,8 @@
   successful one, or with no tool call at all, a reply that claims a change ("I've updated ...",
   "successfully") is false.
 - **Not looked.** The user named a file, folder or command and asked to see or run it, no tool ran
-  this turn, and the reply neither says it cannot nor asks back: its content is invented.
+  this turn (or every call failed), and the reply neither says it cannot nor asks back: its content
+  is invented.
 
 ``Agent.turn`` retries a failing reply once with a note saying what went wrong (``CheckResult.note``)
 and otherwise flags it: a correction line is added to the reply and a warning shown.
@@ -136,6 +137,12 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
             note="[nanobot: no tool ran this turn, so nothing was changed. Call the tool, or say you did not change anything.]",
             correction="(nanobot: no tool ran this turn; nothing was changed.)")
     target = looks_at(user_text)
+    if target and results and not any(r.ok for r in results) and not _DENIAL.search(reply):
+        first = results[-1].text.splitlines()[0][:200] if results[-1].text else "failed"
+        return CheckResult(
+            problem=f"the reply speaks of {target} but looking failed: {first}",
+            note=f"[nanobot: {results[-1].name} failed ({first}). Tell the user; do not describe {target}.]",
+            correction=f"(nanobot: {results[-1].name} failed: {first}. The reply above is not from {target}.)")
     if target and not called and not _DENIAL.search(reply) and not reply.rstrip().endswith("?"):
         return CheckResult(
             problem=f"the reply speaks of {target} but nothing was read or run this turn",

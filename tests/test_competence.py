@@ -233,3 +233,12 @@ def test_a_bare_created_after_no_call_is_a_false_claim(home):
     events, done = run(agent, "Create a file hello.txt containing: Hello world")
     assert done.reply.endswith("(nanobot: no tool ran this turn; nothing was changed.)")
     assert not (agent.workspace / "hello.txt").exists()
+
+
+def test_a_reply_about_a_file_whose_read_failed_is_corrected(home):
+    agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "It lists three meetings.",
+                              "Tool: read_file", '{"path": "notes.txt"}', "Answer:", "It lists three meetings."])
+    events, done = run(agent, "read notes.txt")
+    warnings = [e.text for e in events if isinstance(e, Notice)]
+    assert "looking failed" in warnings[0] and "does not exist" in agent.model.calls[4]["messages"][-1].content
+    assert "(nanobot: read_file failed" in done.reply and "not from notes.txt" in done.reply
