@@ -129,6 +129,14 @@ def table(paths: list[Path]) -> str:
     return "\n".join(rows)
 
 
+def _by_kind(turns: list[dict]) -> dict[str, str]:
+    counts: dict[str, list[int]] = {}
+    for t in turns:
+        counts.setdefault(t["kind"], [0, 0])[0] += t["correct"]
+        counts[t["kind"]][1] += 1
+    return {k: f"{c}/{m}" for k, (c, m) in counts.items()}
+
+
 def _totals(turns: list[dict]) -> dict:
     n = max(1, len(turns))
     return {"correct": sum(t["correct"] for t in turns), "correct_pct": round(100 * sum(t["correct"] for t in turns) / n, 1),
@@ -146,11 +154,7 @@ def combine(out: Path, parts: list[Path]) -> dict:
                "wall_s": max(r["summary"]["wall_s"] for r in runs), "parts": len(runs),
                "load_before": max((r["summary"]["load_before"] for r in runs), key=lambda x: x[0]),
                "load_after": max((r["summary"]["load_after"] for r in runs), key=lambda x: x[0]), "cpus": first["cpus"]}
-    by_kind: dict[str, list[int]] = {}
-    for t in turns:
-        by_kind.setdefault(t["kind"], [0, 0])[0] += t["correct"]
-        by_kind[t["kind"]][1] += 1
-    summary["by_kind"] = {k: f"{c}/{m}" for k, (c, m) in by_kind.items()}
+    summary["by_kind"] = _by_kind(turns)
     out.write_text(json.dumps({"summary": summary, "turns": turns}, indent=1) + "\n")
     return summary
 
@@ -197,11 +201,7 @@ def main() -> None:
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(),
     }
-    by_kind: dict[str, list[int]] = {}
-    for t in turns:
-        by_kind.setdefault(t["kind"], [0, 0])[0] += t["correct"]
-        by_kind[t["kind"]][1] += 1
-    summary["by_kind"] = {k: f"{c}/{m}" for k, (c, m) in by_kind.items()}
+    summary["by_kind"] = _by_kind(turns)
     print(json.dumps(summary, indent=2))
     if opts.json:
         opts.json.write_text(json.dumps({"summary": summary, "turns": turns}, indent=1) + "\n")
