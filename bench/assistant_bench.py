@@ -60,11 +60,17 @@ DECLINE = re.compile(r"\b(?:can ?n[o']t|cannot|unable|not able|do ?n[o']t have|n
 EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pwd"]
 
 
+def _owned(rel: Path | str) -> bool:
+    """nanobot's own files (memory, state, locks, git metadata): not the user's."""
+    rel = Path(rel)
+    return bool(set(rel.parts) & OWNED) or rel.name.startswith(("nanobot.db", "memory.db")) or rel.name.endswith(".lock")
+
+
 def snapshot(ws: Path) -> dict[str, str]:
     out = {}
     for p in ws.rglob("*"):
         rel = p.relative_to(ws)
-        if p.is_file() and not (set(rel.parts) & OWNED) and not rel.name.startswith("nanobot.db"):
+        if p.is_file() and not _owned(rel):
             out[str(rel)] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
 
@@ -141,7 +147,7 @@ def _totals(turns: list[dict]) -> dict:
     n = max(1, len(turns))
     return {"correct": sum(t["correct"] for t in turns), "correct_pct": round(100 * sum(t["correct"] for t in turns) / n, 1),
             "right_tool": sum(t["right_tool"] for t in turns), "invented": sum(t["invented"] for t in turns),
-            "unasked_changes": sum(bool(t["unasked_changes"]) for t in turns),
+            "unasked_changes": sum(any(not _owned(p) for p in t["unasked_changes"]) for t in turns),
             "false_claims": sum(t["false_claim"] for t in turns), "flagged": sum(bool(t["flagged"]) for t in turns)}
 
 

@@ -10,8 +10,8 @@ Two rules, both about text the user did not give:
    (a change word -- write, edit, fix, create, ... -- and a file: a path, "file", "folder"), and the
    user did not type the command itself: "What is 2+2?" never edits a file, "Write a haiku" writes
    none. A coding session is a request for changes.
-3. **Not the file the user named.** The user's last two messages name files and the call changes
-   another one that exists ("create hello.txt" does not edit todo.md).
+3. **Not the file the user named.** The user's last two messages name files and the call writes or
+   edits another one ("create hello.txt" neither edits todo.md nor writes your_file.txt).
 
 An interactive chat asks the user (``agent.confirm``); otherwise the call is refused with a message
 to the model naming the reason and what to do instead. ``guard(tool)`` wraps a tool so its ``run``
@@ -21,7 +21,6 @@ checks first; the Agent wraps every tool it offers (``Agent.tool_runner``).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from nanobot.errors import ToolError
@@ -60,7 +59,7 @@ def asked_for_change(said: list[str], coding: bool = False) -> bool:
     return coding or (any(_CHANGE_WORDS.search(t) for t in recent) and any(_FILE_WORDS.search(t) for t in recent))
 
 
-def refusal(name: str, args: Any, prov: Provenance, coding: bool = False, workspace: Path | None = None) -> str:
+def refusal(name: str, args: Any, prov: Provenance, coding: bool = False) -> str:
     """Why this call must be confirmed by the user first; "" when it may run."""
     for what, text in targets(name, args):
         if prov.only_retrieved(text):
@@ -69,7 +68,7 @@ def refusal(name: str, args: Any, prov: Provenance, coding: bool = False, worksp
                     "not from the user in this conversation; ask the user before changing it")
     named = [m.group(0) for t in prov.said[-2:] for m in _NAMED.finditer(t)]
     path = getattr(args, "path", "") if name in ("write_file", "edit_file") else ""
-    if path and named and not coding and not prov.mentioned_by_user(path) and _exists(path, workspace):
+    if path and named and not coding and not prov.mentioned_by_user(path):
         return (f"{name} refused: the user named {', '.join(dict.fromkeys(named))}, not '{path}'; "
                 "change only the file the user asked about, or ask first")
     typed = name == "exec" and prov.mentioned_by_user(args.command)  # the user gave the command
@@ -92,7 +91,7 @@ class Guarded:
         agent = ctx.agent
         prov = getattr(agent, "provenance", None)
         if prov is not None:
-            why = refusal(self._tool.name, args, prov, coding=_coding(agent), workspace=ctx.workspace)
+            why = refusal(self._tool.name, args, prov, coding=_coding(agent))
             if why:
                 ask = ctx.confirm
                 if ask is None or not ask(f"{why.split(': ', 1)[1].split(';')[0]}. Allow {self._tool.name} anyway?"):
@@ -104,16 +103,6 @@ def guard(tool: Any) -> Any:
     if isinstance(tool, Guarded) or getattr(tool, "name", "") not in CHANGING:
         return tool
     return Guarded(tool)
-
-
-def _exists(path: str, workspace: Path | None) -> bool:
-    if workspace is None:
-        return False
-    p = Path(path).expanduser()
-    try:
-        return (p if p.is_absolute() else workspace / p).is_file()
-    except OSError:
-        return False
 
 
 def _coding(agent: Any) -> bool:

@@ -242,3 +242,11 @@ def test_a_reply_about_a_file_whose_read_failed_is_corrected(home):
     warnings = [e.text for e in events if isinstance(e, Notice)]
     assert "looking failed" in warnings[0] and "does not exist" in agent.model.calls[4]["messages"][-1].content
     assert "(nanobot: read_file failed" in done.reply and "not from notes.txt" in done.reply
+
+
+def test_a_new_file_under_another_name_than_the_one_asked_for_is_refused(home):
+    agent = make_agent(home, ["Tool: write_file", '{"path": "your_file.txt", "content": "Hello world"}',
+                              "Answer:", "I could not."])
+    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    assert not next(e for e in events if isinstance(e, ToolResult)).ok
+    assert not (agent.workspace / "your_file.txt").exists()
