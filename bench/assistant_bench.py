@@ -128,6 +128,8 @@ def table(paths: list[Path]) -> str:
             s = data["summary"]
         except ValueError:  # progress lines of an unfinished run
             turns = [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
+            kinds = {t.text: t.kind for s in SESSIONS for t in s.turns}
+            turns = [t | {"kind": kinds.get(t["text"], "")} for t in turns]
             s = {"model": path.stem + " (partial)", "turns": len(turns), **_totals(turns), "wall_s": "?", "load_before": ["?"]}
         rows.append(f"| {s['model']} | {s['turns']} | {s['correct']} ({s.get('correct_pct', '')}%) | {s['right_tool']} | "
                     f"{s['invented']} | {s['unasked_changes']} | {s['false_claims']} | {s['flagged']} | "
@@ -138,12 +140,21 @@ def table(paths: list[Path]) -> str:
 def _by_kind(turns: list[dict]) -> dict[str, str]:
     counts: dict[str, list[int]] = {}
     for t in turns:
-        counts.setdefault(t["kind"], [0, 0])[0] += t["correct"]
+        counts.setdefault(t["kind"], [0, 0])[0] += _correct(t)
         counts[t["kind"]][1] += 1
     return {k: f"{c}/{m}" for k, (c, m) in counts.items()}
 
 
+def _correct(t: dict) -> bool:
+    """A stored turn re-scored (so a scoring fix applies to stored runs): the rule of ``score``."""
+    unasked = any(not _owned(p) for p in t["unasked_changes"])
+    return (t["right_tool"] and not t["invented"] and not unasked and not t["false_claim"] and t["says"]
+            and (t["applied"] is not False if "applied" in t  # (progress lines before it was printed:)
+                 else t["correct"] or t["kind"] not in ("change", "coding")))
+
+
 def _totals(turns: list[dict]) -> dict:
+    turns = [t | {"correct": _correct(t)} for t in turns]
     n = max(1, len(turns))
     return {"correct": sum(t["correct"] for t in turns), "correct_pct": round(100 * sum(t["correct"] for t in turns) / n, 1),
             "right_tool": sum(t["right_tool"] for t in turns), "invented": sum(t["invented"] for t in turns),
@@ -198,7 +209,7 @@ def main() -> None:
             row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1)}
             turns.append(row)
             print(json.dumps({k: row[k] for k in ("session", "text", "called", "ok", "correct", "right_tool", "invented",
-                                                  "unasked_changes", "false_claim", "says", "flagged", "seconds")}
+                                                  "unasked_changes", "false_claim", "says", "applied", "flagged", "seconds", "kind")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()
     summary = {
