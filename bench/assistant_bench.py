@@ -122,18 +122,13 @@ def table(paths: list[Path]) -> str:
     rows = ["| model | turns | correct | right tool | invented | unasked changes | false claims | flagged by the runtime | wall, load |",
             "|---|---|---|---|---|---|---|---|---|"]
     for path in paths:
-        text = path.read_text()
-        try:
-            data = json.loads(text)
-            s = data["summary"]
-        except ValueError:  # progress lines of an unfinished run
-            turns = [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
-            kinds = {t.text: t.kind for s in SESSIONS for t in s.turns}
-            turns = [t | {"kind": kinds.get(t["text"], "")} for t in turns]
-            s = {"model": path.stem + " (partial)", "turns": len(turns), **_totals(turns), "wall_s": "?", "load_before": ["?"]}
-        rows.append(f"| {s['model']} | {s['turns']} | {s['correct']} ({s.get('correct_pct', '')}%) | {s['right_tool']} | "
+        run = _load(path)
+        s = run["summary"] | _totals(run["turns"])
+        turns = f"{len(run['turns'])}" + (f" of {s['of']} (unfinished)" if s.get("partial") else "")
+        load = s.get("load") or (s.get("load_before") or ["?"])[0]
+        rows.append(f"| {s['model']} | {turns} | {s['correct']} ({s['correct_pct']}%) | {s['right_tool']} | "
                     f"{s['invented']} | {s['unasked_changes']} | {s['false_claims']} | {s['flagged']} | "
-                    f"{s['wall_s']} s, load {s['load_before'][0]} |")
+                    f"{s['wall_s']} s, load {load} |")
     return "\n".join(rows)
 
 
@@ -162,15 +157,33 @@ def _totals(turns: list[dict]) -> dict:
             "false_claims": sum(t["false_claim"] for t in turns), "flagged": sum(bool(t["flagged"]) for t in turns)}
 
 
-def combine(out: Path, parts: list[Path]) -> dict:
-    runs = [json.loads(p.read_text()) for p in parts]
+_LOAD = os.environ.get("BENCH_LOAD", "")  # the machine's load during the parts, as observed
+
+
+def _load(path: Path) -> dict:
+    """A run's result file, or the progress lines of an unfinished run (``partial``)."""
+    text = path.read_text()
+    try:
+        return json.loads(text)
+    except ValueError:
+        kinds = {t.text: t.kind for s in SESSIONS for t in s.turns}
+        turns = [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
+        turns = [t | {"kind": kinds.get(t["text"], ""), "correct": _correct(t | {"kind": kinds.get(t["text"], "")})}
+                 for t in turns]
+        return {"summary": {"model": "?", "partial": True, "max_tokens": 64, "wall_s": round(sum(t["seconds"] for t in turns)),
+                            "load_before": [None], "load_after": [None], "cpus": os.cpu_count()}, "turns": turns}
+
+
+def combine(out: Path, parts: list[Path], model: str = "") -> dict:
+    runs = [_load(p) for p in parts]
     order = [s.name for s in SESSIONS]
     turns = sorted((t for r in runs for t in r["turns"]), key=lambda t: order.index(t["session"]))
     first = runs[0]["summary"]
-    summary = {"model": first["model"], "turns": len(turns), **_totals(turns), "max_tokens": first["max_tokens"],
-               "wall_s": max(r["summary"]["wall_s"] for r in runs), "parts": len(runs),
-               "load_before": max((r["summary"]["load_before"] for r in runs), key=lambda x: x[0]),
-               "load_after": max((r["summary"]["load_after"] for r in runs), key=lambda x: x[0]), "cpus": first["cpus"]}
+    partial = any(r["summary"].get("partial") for r in runs)
+    summary = {"model": model or first["model"], "turns": len(turns), "of": sum(len(s.turns) for s in SESSIONS),
+               "partial": partial, **_totals(turns), "max_tokens": first["max_tokens"],
+               "wall_s": max(r["summary"]["wall_s"] for r in runs), "parts": len(runs), "load": _LOAD,
+               "cpus": first["cpus"]}
     summary["by_kind"] = _by_kind(turns)
     out.write_text(json.dumps({"summary": summary, "turns": turns}, indent=1) + "\n")
     return summary
@@ -189,7 +202,7 @@ def main() -> None:
         print(table(opts.table))
         return
     if opts.combine:
-        print(json.dumps(combine(opts.combine[0], opts.combine[1:]), indent=2))
+        print(json.dumps(combine(opts.combine[0], opts.combine[1:], opts.model or ""), indent=2))
         return
     load_before = os.getloadavg()
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
