@@ -203,7 +203,6 @@ class Agent:
             self.provenance.retrieved.append(self.system_prompt().text)  # Context, USER, ...
         if memory:
             self.provenance.retrieved.append(memory)
-        if memory:
             self.transcript.append("event", "memory", sent=sent)
         messages = self.messages_for(sent)
         yield from self._fit(messages)
@@ -244,27 +243,25 @@ class Agent:
         stream; a reply that claims what did not happen, or states what it never looked at, is
         retried once with a note, then flagged with a correction."""
         from nanobot.callpolicy import asked_for_change
-        from nanobot.replycheck import Scrubber, check, remember
+        from nanobot.replycheck import Scrubber, check, remember, scrub
 
         for attempt in (0, 1):
             seen: list[Event] = []
-            scrub = Scrubber()
+            stream = Scrubber()
             for ev in self._respond(messages):
                 if isinstance(ev, TextDelta):
-                    if shown := scrub.feed(ev.text):
+                    if shown := stream.feed(ev.text):
                         yield TextDelta(text=shown)
                     continue
                 if isinstance(ev, TurnDone):
-                    if rest := scrub.finish():
+                    if rest := stream.finish():
                         yield TextDelta(text=rest)
                     break
                 if isinstance(ev, ToolResult) and ev.ok:
                     self.provenance.looked.append(ev.text)
                 seen.append(ev)
                 yield ev
-            from nanobot.replycheck import scrub as clean
-
-            reply = clean(ev.reply).strip()
+            reply = scrub(ev.reply).strip()
             result = check(typed, reply, seen, asked_change=asked_for_change([typed]) or remember(typed))
             if not result.problem:
                 yield ev.model_copy(update={"reply": reply})
