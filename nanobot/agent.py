@@ -200,7 +200,8 @@ class Agent:
         sent = f"{memory}\n\n{text}" if memory else text
         self.provenance.said.append(text)
         if len(self.provenance.said) == 1:
-            self.provenance.retrieved.append(self.system_prompt().text)  # Context, USER, ...
+            self.provenance.retrieved += [s.text for s in self.system_prompt().sections  # Context, USER, ...
+                                          if s.name != "coding"]  # (a coding session's own work is not)
         if memory:
             self.provenance.retrieved.append(memory)
             self.transcript.append("event", "memory", sent=sent)
