@@ -39,7 +39,7 @@ _CLAIM = re.compile(rf"\b(?:I(?:'ve| have)?\s+(?:now\s+|successfully\s+|also\s+)
                     r"successfully|the user edited|is now (?:saved|updated|created|stored|in))\b", re.I)
 _DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt created.": a claim when a change was asked
 _DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
-                     r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry)\b", re.I)
+                     r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up)\b", re.I)
 _FILE = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
 _DIR = re.compile(r"(?:\b(?:list|ls|show|what(?:'s| is) in)\s+(?:the\s+)?(?:folder|directory|dir)?\s*)((?:~|\.{1,2})?/[\w./-]*|[\w.-]+/)")
 _COMMAND = re.compile(r"(?:\brun\b|\bexecute\b)\s+(?:the\s+command\s+)?`?([\w./-]+(?: [^`\n?]*)?)`?|`((?:git|ls|cat|python3?|pytest|make|npm|grep|wc|head|tail|pwd|echo|date)\b[^`\n]*)`", re.I)
