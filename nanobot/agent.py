@@ -19,11 +19,12 @@ from typing import Any, TypeVar
 from nanobot import faults
 from nanobot.backends.base import ChatModel, Generation, Message
 from nanobot.config import Settings
-from nanobot.events import Event, Notice, TextDelta, TurnDone
+from nanobot.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.features import Feature, merge_sections
 from nanobot.loopguard import LoopGuard
 from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
 from nanobot.prompt import BuiltPrompt, build_prompt
+from nanobot.provenance import Provenance
 from nanobot.sections import CoreSections
 from nanobot.session import Transcript
 from nanobot.turntiming import TurnClock
@@ -53,6 +54,7 @@ class Agent:
         self.last: Generation = Generation()
         self._prompt: BuiltPrompt | None = None
         self._prefill: Prefill | None = None
+        self.provenance = Provenance()  # who brought which text (nanobot.callpolicy, replycheck)
 
     # -- session -----------------------------------------------------------------------------
     def start_session(self) -> list[Event]:
@@ -61,6 +63,7 @@ class Agent:
         self.started = self.clock()
         self.history = []
         self._prompt = None
+        self.provenance = Provenance()
         self.transcript = Transcript.create(self.settings.sessions_dir, self.started,
                                             model=self.model.name)
         return self._run_hooks("on_session_start")
@@ -103,15 +106,21 @@ class Agent:
             elif wanted == []:
                 tools = {}
             if tools:
+                from nanobot.callpolicy import guard
                 from nanobot.tools.runner import ToolRunner
 
-                self._runner = ToolRunner(self.settings, tools)
+                self._runner = ToolRunner(self.settings, {n: guard(t) for n, t in tools.items()})
             self._runner_built = True
         return self._runner
 
     @tool_runner.setter
     def tool_runner(self, runner: Any) -> None:
-        """Use ``runner`` instead of the one built from the features' tools (tests, benchmarks)."""
+        """Use ``runner`` instead of the one built from the features' tools (tests, benchmarks);
+        its file-changing tools go through the call policy all the same (``nanobot.callpolicy``)."""
+        if isinstance(getattr(runner, "tools", None), dict):
+            from nanobot.callpolicy import guard
+
+            runner.tools = {n: guard(t) for n, t in runner.tools.items()}
         self._runner, self._runner_built = runner, True
 
     # -- prefill while the user types (nanobot.prefill) -----------------------------------------
@@ -191,7 +200,12 @@ class Agent:
             memory = ""
             yield Notice(text=f"memory lookup failed, answering without it: {e}", level="warning")
         sent = f"{memory}\n\n{text}" if memory else text
+        self.provenance.said.append(text)
+        if len(self.provenance.said) == 1:
+            self.provenance.retrieved += [s.text for s in self.system_prompt().sections  # Context, USER, ...
+                                          if s.name != "coding"]  # (a coding session's own work is not)
         if memory:
+            self.provenance.retrieved.append(memory)
             self.transcript.append("event", "memory", sent=sent)
         messages = self.messages_for(sent)
         yield from self._fit(messages)
@@ -200,7 +214,7 @@ class Agent:
         self.model.last = Generation()  # so an interrupted turn never reports a stale reply
         done: TurnDone | None = None
         try:
-            for ev in self._respond(messages):
+            for ev in self._checked(messages, text):
                 faults.point("reply-streaming")
                 clock.see(ev)
                 if isinstance(ev, TurnDone):
@@ -228,6 +242,44 @@ class Agent:
         self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **_stats(gen))
         if gen.finish_reason == "repetition":
             self.transcript.append("event", "stopped: repetition")
+
+    def _checked(self, messages: list[Message], typed: str) -> Iterator[Event]:
+        """``_respond`` under the reply checks (``nanobot.replycheck``): markup scrubbed from the
+        stream; a reply that claims what did not happen, or states what it never looked at, is
+        retried once with a note, then flagged with a correction."""
+        from nanobot.callpolicy import asked_for_change
+        from nanobot.replycheck import Scrubber, check, remember, scrub
+
+        for attempt in (0, 1):
+            seen: list[Event] = []
+            stream = Scrubber()
+            for ev in self._respond(messages):
+                if isinstance(ev, TextDelta):
+                    if shown := stream.feed(ev.text):
+                        yield TextDelta(text=shown)
+                    continue
+                if isinstance(ev, TurnDone):
+                    if rest := stream.finish():
+                        yield TextDelta(text=rest)
+                    break
+                if isinstance(ev, ToolResult) and ev.ok:
+                    self.provenance.looked.append(ev.text)
+                seen.append(ev)
+                yield ev
+            reply = scrub(ev.reply).strip()
+            result = check(typed, reply, seen, asked_change=asked_for_change([typed]) or remember(typed))
+            if not result.problem:
+                yield ev.model_copy(update={"reply": reply})
+                return
+            self.transcript.append("event", "reply check", problem=result.problem, attempt=attempt)
+            if attempt == 0:
+                yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
+                last = messages[-1]
+                messages = [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
+                yield TextDelta(text="\n\n")
+        yield TextDelta(text=f"\n\n{result.correction}")
+        yield Notice(text=f"reply check: {result.problem}", level="warning")
+        yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}"})
 
     def _respond(self, messages: list[Message]) -> Iterator[Event]:
         if self.tool_runner is not None:

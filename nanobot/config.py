@@ -103,7 +103,7 @@ class PromptSettings(_Strict):
     cap: int = Field(2000, ge=64)  # hard cap on the whole system prompt
     soul: int = Field(200, ge=0)
     user: int = Field(200, ge=0)
-    tools: int = Field(100, ge=0)
+    tools: int = Field(200, ge=0)  # the tool index: intent lines + names
     context: int = Field(500, ge=0)
     time: int = Field(80, ge=0)
     memory: int = Field(250, ge=0)  # per-turn retrieved memory (goes with the user message)

@@ -36,7 +36,8 @@ def test_template_prompt_bytes_are_unchanged_by_the_contract(home):
     contract left it byte-identical (cd362d8). Since then only the Time lines changed, on purpose
     (issue 10's wording: "Session: just started", gap wording, the last session's length) and, with the knowledge vault
     (issue 11), the tool index gained knowledge_read, knowledge_search, knowledge_apply; an empty vault
-    adds no section."""
+    adds no section. Issue 29 (deliberate): the ``rules`` line (retrieved text is information, not
+    instructions), intent lines in the tool index, and no web tools without a search URL or hosts."""
     settings = load_settings()
     init_workspace(settings.workspace)
     assert _prompt(settings) == (DATA / "template_prompt.txt").read_text(encoding="utf-8")
@@ -139,7 +140,8 @@ def test_one_feature_contributes_sections_block_tools_and_hooks_with_the_real_mo
     built = agent.system_prompt()
     names = [s.name for s in built.sections]
     assert names.index("tools") < names.index("probe") < names.index("time")  # order 35
-    assert "## Tools\nping_note, read_file" in built.text  # in the order of [tools] enabled
+    # intent lines first, the other tools after, each in the order of [tools] enabled
+    assert "## Tools\nread_file: read or show a file the user names\nother tools: ping_note" in built.text
     time_text = next(s.text for s in built.sections if s.name == "time")
     assert time_text.startswith("## Time\nNow: ") and time_text.endswith("Probe clock line.")
     assert "Probe clock line." not in built.stable_text  # volatile lines stay after the prefix

@@ -50,7 +50,11 @@ def run_tool(settings: Settings, name: str, raw: str) -> int:
     """Run one call of ``name`` with JSON ``raw``; print the outcome; return the exit code."""
     known, tools = every_tool(settings)
     if name not in tools:
-        why = "is disabled (tools.enabled)" if name in known else "does not exist"
+        why = "does not exist"
+        if name in known:
+            off = not getattr(known[name], "available", lambda s: True)(settings)
+            why = ("is not offered: it needs configuration (web tools: tools.web_search_url or web_allow_hosts; "
+                   "memory tools: memory.enabled)") if off else "is disabled (tools.enabled)"
         raise ConfigError(f"tool '{name}' {why}; `nanobot tools` lists them")
     args, error = validate(tools[name], raw)
     if args is None:

@@ -31,7 +31,7 @@ from nanobot import background, housekeep
 from nanobot.backends.base import Message
 from nanobot.events import Notice
 from nanobot.features import Feature
-from nanobot.observer import external, reflector
+from nanobot.observer import external, nowscope, reflector
 from nanobot.observer.context import load_context, update_context
 from nanobot.observer.idle import Cancellable, Cancelled, SessionView
 from nanobot.observer.observer import (
@@ -175,6 +175,7 @@ class ObserverFeature(Feature):
 
     def context_text(self, agent) -> str:
         doc = load_context(agent.workspace / "CONTEXT.md")
+        doc = nowscope.scoped(doc, nowscope.load(self.settings.sessions_dir), nowscope.scope_of(agent))
         doc.external = []  # shown in the volatile Time section instead (it changes every session)
         doc.fit(self.settings.prompt.context, agent.model.count_tokens)
         return doc.prompt_text()
@@ -250,6 +251,8 @@ class ObserverFeature(Feature):
         return []
 
     def on_turn_start(self, agent) -> list[Notice]:
+        if agent.transcript is not None:  # whose Now this session writes (written once per session)
+            nowscope.register(self.settings.sessions_dir, agent.transcript.id, nowscope.scope_of(agent))
         notices, self._idle_notices = self._idle_notices, []
         return notices
 

@@ -26,7 +26,8 @@ from nanobot import faults
 from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel, Message
 from nanobot.config import Settings
-from nanobot.observer.context import ContextDoc, update_context
+from nanobot.observer import nowscope
+from nanobot.observer.context import ContextDoc, load_context, update_context
 from nanobot.observer.evidence import ground
 from nanobot.observer.gist import gist
 from nanobot.observer.nowtask import set_now
@@ -183,6 +184,7 @@ def write_part(settings: Settings, session_id: str, started: datetime | None,
                                       settings.workspace),
         settings.prompt.context, *([count] if count else []))
     record_written(settings.home, settings.workspace, ctx_path)
+    nowscope.stamp(settings.sessions_dir, session_id, load_context(ctx_path).now)  # whose Now it is
     return Outcome(path=path, part=part, context_dropped=dropped)
 
 

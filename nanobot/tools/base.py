@@ -64,10 +64,13 @@ class ToolContext:
 
 
 class Tool:
-    """Subclass and set ``name``, ``description`` (one line) and ``Args``; implement ``run``."""
+    """Subclass and set ``name``, ``description`` (one line) and ``Args``; implement ``run``.
+    ``intent`` (optional, a few words) maps the user's wording to this tool in the prompt's index
+    ("remember ..." -> memory_add); tools without one are listed by name."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    intent: ClassVar[str] = ""  # the prompt's tool index line: the requests this tool is for
     Args: ClassVar[type[BaseModel]] = NoArgs
 
     def run(self, args: Any, ctx: ToolContext) -> str:  # pragma: no cover - abstract

@@ -49,6 +49,7 @@ class ReadArgs(ToolArgs):
 class ReadFile(Tool):
     name = "read_file"
     description = "Read a text file, a range of lines at a time."
+    intent = "read or show a file the user names"
     Args = ReadArgs
 
     def run(self, args: ReadArgs, ctx: ToolContext) -> str:
@@ -74,6 +75,7 @@ class WriteArgs(ToolArgs):
 class WriteFile(Tool):
     name = "write_file"
     description = "Create or overwrite a text file."
+    intent = "create a file, only when asked to"
     Args = WriteArgs
 
     def run(self, args: WriteArgs, ctx: ToolContext) -> str:
@@ -101,6 +103,7 @@ class EditArgs(ToolArgs):
 class EditFile(Tool):
     name = "edit_file"
     description = "Replace one exact occurrence of a text in a file."
+    intent = "change a file, only when asked to"
     Args = EditArgs
 
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
@@ -160,6 +163,7 @@ class ListArgs(ToolArgs):
 class ListDir(Tool):
     name = "list_dir"
     description = "List the files in a directory."
+    intent = "list the files in a folder"
     Args = ListArgs
     limit = 200
 

@@ -35,6 +35,7 @@ class _MemoryTool(Tool):
 class MemorySearch(_MemoryTool):
     name = "memory_search"
     description = "Search long-term memory (MEMORY.md, observations, knowledge) for facts."
+    intent = "recall something said in an earlier session"
     Args = SearchArgs
 
     def run(self, args: SearchArgs, ctx: ToolContext) -> str:
@@ -55,6 +56,7 @@ class AddArgs(ToolArgs):
 class MemoryAdd(_MemoryTool):
     name = "memory_add"
     description = "Remember a fact for later sessions (adds it to MEMORY.md and indexes it)."
+    intent = "remember something the user asks you to remember"
     Args = AddArgs
 
     def run(self, args: AddArgs, ctx: ToolContext) -> str:

@@ -1,6 +1,7 @@
 """Many tools, same prompt: the compact tool index and ``tool_search``.
 
-Up to ``[tools] index_max`` tools (default 20), the prompt's tool index is every name. Above it, the
+Up to ``[tools] index_max`` tools (default 20), the prompt's tool index is every name (a line
+``name: intent`` for a tool with an ``intent``, the others on one line). Above it, the
 index lists the ungrouped tools (built-ins, ``tool_search``) by name and each group (an MCP server)
 with its tool count; the model finds a group's tools with ``tool_search(query)``: the memory
 embedder ranks every tool's name and description (top 5, names + one line each). The decision
@@ -28,9 +29,14 @@ _vectors: dict[str, np.ndarray] = {}  # embedded tool lines, per process
 
 
 def index_text(tools: dict[str, Any], index_max: int) -> str:
-    """The tool index the prompt shows: every name, or names + groups when there are too many."""
+    """The tool index the prompt shows: a line per tool with an ``intent`` (what requests it is
+    for), the other names on one last line; names + groups when there are too many."""
     if len(tools) <= index_max:
-        return ", ".join(tools)
+        lines = [f"{n}: {t.intent}" for n, t in tools.items() if getattr(t, "intent", "")]
+        rest = [n for n, t in tools.items() if not getattr(t, "intent", "")]
+        if lines and rest:
+            lines.append(f"other tools: {', '.join(rest)}")
+        return "\n".join(lines) if lines else ", ".join(rest)
     plain = [n for n, t in tools.items() if not getattr(t, "group", "")]
     groups = Counter(t.group for t in tools.values() if getattr(t, "group", ""))
     listed = ", ".join(f"{g} ({n})" for g, n in groups.items())

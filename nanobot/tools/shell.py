@@ -51,6 +51,7 @@ def allowed(command: str, allow: list[str]) -> bool:
 class Exec(Tool):
     name = "exec"
     description = "Run a shell command in the workspace."
+    intent = "run a command the user gives (git, ls, python, tests)"
     Args = ExecArgs
 
     def run(self, args: ExecArgs, ctx: ToolContext) -> str:

@@ -137,6 +137,14 @@ class FetchArgs(ToolArgs):
 class WebFetch(Tool):
     name = "web_fetch"
     description = "Fetch a web page and return its readable text."
+    intent = "fetch a web page by its URL"
+
+    @classmethod
+    def available(cls, settings) -> bool:
+        """Offered when the web is configured (a search URL or allowed hosts) or named in
+        ``[tools] enabled``: offline by default, so an unconfigured web tool only misleads the model."""
+        t = settings.tools
+        return bool(t.web_search_url or t.web_allow_hosts or cls.name in (t.enabled or []))
     Args = FetchArgs
 
     def run(self, args: FetchArgs, ctx: ToolContext) -> str:
@@ -160,6 +168,12 @@ class SearchArgs(ToolArgs):
 class WebSearch(Tool):
     name = "web_search"
     description = "Search the web (needs tools.web_search_url)."
+    intent = "search the web"
+
+    @classmethod
+    def available(cls, settings) -> bool:
+        """Offered only with ``tools.web_search_url`` set (it cannot work without one)."""
+        return bool(settings.tools.web_search_url)
     Args = SearchArgs
     limit = 5
 

@@ -1,0 +1,241 @@
+"""Does the assistant do what was asked and nothing else? The issue-29 bench.
+
+    .venv/bin/python bench/assistant_bench.py [--model PATH] [--json bench/results/assistant-NAME.json]
+        [--only SESSION ...] [--max-tokens 64]
+    .venv/bin/python bench/assistant_bench.py --table bench/results/assistant-*.json   # README's table
+    .venv/bin/python bench/assistant_bench.py --combine OUT.json PART.json ...  # runs split by --only
+
+Split a slow model's run with ``--only`` into parallel processes (each its own fresh home) and
+``--combine`` the parts: turns in the request set's order, the summary recomputed, wall time the
+longest part's.
+
+Runs the scripted sessions of bench/assistant_requests.py (files, commands, remembering, questions
+needing no tool, coding follow-ups, a two-person team chat) through the full runtime (every default
+feature but the observer and the disk KV cache, which only cost time here) in a fresh home whose
+workspace holds the request set's files in a git repository, at temperature 0. Each turn is scored
+from its events and the file system:
+
+- right tool: a tool of ``want`` was called (or none when none is wanted / ``none_ok``);
+- invented: a file or command turn whose reply states something though nothing was read or run
+  (and the runtime did not flag it);
+- unasked change: a user file changed that the turn did not ask to change;
+- false claim: the reply claims a change that is not on disk (and the runtime did not correct it);
+- correct: all of the above fine, the asked change on disk, and the reply ``says`` what it should.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from assistant_requests import FILES, MEMORY, SESSIONS, Turn  # noqa: E402
+
+from nanobot.chats.feature import ChatContextFeature  # noqa: E402
+from nanobot.config import load_settings  # noqa: E402
+from nanobot.events import Notice, ToolCall, ToolResult, TurnDone  # noqa: E402
+from nanobot.runtime import build_agent, load_model  # noqa: E402
+
+OWNED = {".git", "MEMORY.md", "CONTEXT.md", "USER.md", "SOUL.md", "observations", "knowledge", "skills",
+         "audit", ".nanobot", "__pycache__"}
+LOOK = {"read_file", "list_dir", "exec", "memory_search"}
+CLAIM = re.compile(r"\b(?:I(?:'ve| have)?\s+(?:now\s+|successfully\s+)?(?:created|updated|edited|written|wrote|saved|added|"
+                   r"changed|modified|fixed|remembered|stored|noted)|(?:has|have) been (?:\w+ )?(?:created|updated|edited|"
+                   r"written|saved|added|changed|modified|fixed|stored)|successfully)\b", re.I)
+DONE = re.compile(r"\b(?:created|updated|edited|written|wrote|saved|added|changed|modified|fixed|remembered|stored|noted|"
+                  r"replaced|deleted|done)\b", re.I)  # a claim in a turn that asked for a change
+DECLINE = re.compile(r"\b(?:can ?n[o']t|cannot|unable|not able|do ?n[o']t have|no access|not found|does ?n[o']t exist|"
+                     r"could ?n[o']t|failed|error|sorry)\b", re.I)
+EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pwd"]
+
+
+def _owned(rel: Path | str) -> bool:
+    """nanobot's own files (memory, state, locks, git metadata): not the user's."""
+    rel = Path(rel)
+    return bool(set(rel.parts) & OWNED) or rel.name.startswith(("nanobot.db", "memory.db")) or rel.name.endswith(".lock")
+
+
+def snapshot(ws: Path) -> dict[str, str]:
+    out = {}
+    for p in ws.rglob("*"):
+        rel = p.relative_to(ws)
+        if p.is_file() and not _owned(rel):
+            out[str(rel)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def setup(home: Path, model_path: str | None, max_tokens: int):
+    settings = load_settings(home, chat={"temperature": 0, "max_tokens": max_tokens},
+                             observer={"enabled": False}, kv_cache={"enabled": False},
+                             tools={"exec_allow": EXEC_ALLOW, "exec_timeout": 10})
+    agent = build_agent(settings, load_model(settings, model_path))
+    ws = settings.workspace
+    for name, text in FILES.items():
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws / name).write_text(text)
+    with open(ws / "MEMORY.md", "a") as f:
+        f.write(MEMORY)
+    env = os.environ | {"GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u",
+                        "GIT_COMMITTER_EMAIL": "u@x"}
+    for cmd in (["init", "-q"], ["add", *FILES], ["commit", "-qm", "first notes"]):
+        subprocess.run(["git", *cmd], cwd=ws, check=True, env=env, capture_output=True)
+    return agent, ws
+
+
+def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict:
+    done = next(e for e in events if isinstance(e, TurnDone))
+    reply = done.reply
+    called = [e.name for e in events if isinstance(e, ToolCall)]
+    ok = [e.name for e in events if isinstance(e, ToolResult) and e.ok]
+    flagged = [e.text for e in events if isinstance(e, Notice) and e.text.startswith("reply check")]
+    corrected = "(nanobot:" in reply
+    changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    unasked = sorted(changed - set(turn.change))
+    applied = all(want in (ws / p).read_text() if (ws / p).exists() else False for p, want in turn.change.items())
+    right = (any(c in turn.want for c in called) or (not called and turn.none_ok)) if turn.want else not called
+    looked = any(n in LOOK for n in ok)
+    invented = (bool(turn.want) and not turn.none_ok and set(turn.want) & LOOK and not looked
+                and bool(reply) and not DECLINE.search(reply) and not corrected)
+    asked = bool(turn.change) or turn.kind in ("change", "failing change", "remember")
+    false_claim = bool(CLAIM.search(reply) or (asked and DONE.search(reply))) and not DECLINE.search(reply) and not corrected and (
+        (turn.change and not applied) or (not turn.change and not any(n in ("write_file", "edit_file", "memory_add") for n in ok)))
+    says = not turn.says or any(s in reply.lower() for s in turn.says)
+    correct = right and not invented and not unasked and not false_claim and says and (applied or not turn.change)
+    return {"text": turn.text, "kind": turn.kind, "called": called, "ok": ok, "reply": reply[:400],
+            "right_tool": right, "invented": bool(invented), "unasked_changes": unasked, "false_claim": false_claim,
+            "says": says, "applied": applied if turn.change else None, "flagged": flagged, "correct": correct}
+
+
+def table(paths: list[Path]) -> str:
+    """README's Markdown table from result files (a run's JSON, or its progress lines)."""
+    rows = ["| model | turns | correct | right tool | invented | unasked changes | false claims | flagged by the runtime | wall, load |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for path in paths:
+        run = _load(path)
+        s = run["summary"] | _totals(run["turns"])
+        turns = f"{len(run['turns'])}" + (f" of {s['of']} (unfinished)" if s.get("partial") else "")
+        load = s.get("load") or (s.get("load_before") or ["?"])[0]
+        rows.append(f"| {s['model']} | {turns} | {s['correct']} ({s['correct_pct']}%) | {s['right_tool']} | "
+                    f"{s['invented']} | {s['unasked_changes']} | {s['false_claims']} | {s['flagged']} | "
+                    f"{s['wall_s']} s, load {load} |")
+    return "\n".join(rows)
+
+
+def _by_kind(turns: list[dict]) -> dict[str, str]:
+    counts: dict[str, list[int]] = {}
+    for t in turns:
+        counts.setdefault(t["kind"], [0, 0])[0] += _correct(t)
+        counts[t["kind"]][1] += 1
+    return {k: f"{c}/{m}" for k, (c, m) in counts.items()}
+
+
+def _correct(t: dict) -> bool:
+    """A stored turn re-scored (so a scoring fix applies to stored runs): the rule of ``score``."""
+    unasked = any(not _owned(p) for p in t["unasked_changes"])
+    return (t["right_tool"] and not t["invented"] and not unasked and not t["false_claim"] and t["says"]
+            and (t["applied"] is not False if "applied" in t  # (progress lines before it was printed:)
+                 else t["correct"] or t["kind"] not in ("change", "coding")))
+
+
+def _totals(turns: list[dict]) -> dict:
+    turns = [t | {"correct": _correct(t)} for t in turns]
+    n = max(1, len(turns))
+    return {"correct": sum(t["correct"] for t in turns), "correct_pct": round(100 * sum(t["correct"] for t in turns) / n, 1),
+            "right_tool": sum(t["right_tool"] for t in turns), "invented": sum(t["invented"] for t in turns),
+            "unasked_changes": sum(any(not _owned(p) for p in t["unasked_changes"]) for t in turns),
+            "false_claims": sum(t["false_claim"] for t in turns), "flagged": sum(bool(t["flagged"]) for t in turns)}
+
+
+_LOAD = os.environ.get("BENCH_LOAD", "")  # the machine's load during the parts, as observed
+
+
+def _load(path: Path) -> dict:
+    """A run's result file, or the progress lines of an unfinished run (``partial``)."""
+    text = path.read_text()
+    try:
+        return json.loads(text)
+    except ValueError:
+        kinds = {t.text: t.kind for s in SESSIONS for t in s.turns}
+        turns = [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
+        turns = [t | {"kind": kinds.get(t["text"], ""), "correct": _correct(t | {"kind": kinds.get(t["text"], "")})}
+                 for t in turns]
+        return {"summary": {"model": "?", "partial": True, "max_tokens": 64, "wall_s": round(sum(t["seconds"] for t in turns)),
+                            "load_before": [None], "load_after": [None], "cpus": os.cpu_count()}, "turns": turns}
+
+
+def combine(out: Path, parts: list[Path], model: str = "") -> dict:
+    runs = [_load(p) for p in parts]
+    order = [s.name for s in SESSIONS]
+    turns = sorted((t for r in runs for t in r["turns"]), key=lambda t: order.index(t["session"]))
+    first = runs[0]["summary"]
+    partial = any(r["summary"].get("partial") for r in runs)
+    summary = {"model": model or first["model"], "turns": len(turns), "of": sum(len(s.turns) for s in SESSIONS),
+               "partial": partial, **_totals(turns), "max_tokens": first["max_tokens"],
+               "wall_s": max(r["summary"]["wall_s"] for r in runs), "parts": len(runs), "load": _LOAD,
+               "cpus": first["cpus"]}
+    summary["by_kind"] = _by_kind(turns)
+    out.write_text(json.dumps({"summary": summary, "turns": turns}, indent=1) + "\n")
+    return summary
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--table", nargs="+", type=Path, help="print README's table from these result files")
+    ap.add_argument("--combine", nargs="+", type=Path, metavar="OUT PART", help="merge split runs into OUT")
+    ap.add_argument("--model", help="a .gguf path or model name (default: the bundled SmolLM2)")
+    ap.add_argument("--json", type=Path, help="write the result here")
+    ap.add_argument("--only", nargs="*", help="run only these sessions")
+    ap.add_argument("--max-tokens", type=int, default=64, help="reply budget per turn")
+    opts = ap.parse_args()
+    if opts.table:
+        print(table(opts.table))
+        return
+    if opts.combine:
+        print(json.dumps(combine(opts.combine[0], opts.combine[1:], opts.model or ""), indent=2))
+        return
+    load_before = os.getloadavg()
+    home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
+    agent, ws = setup(home, opts.model, opts.max_tokens)
+    turns: list[dict] = []
+    start = time.perf_counter()
+    for session in SESSIONS:
+        if opts.only and session.name not in opts.only:
+            continue
+        if session.chat and (chats := agent.feature(ChatContextFeature)) is not None:
+            chats.select(session.chat)
+        agent.start_session()
+        for turn in session.turns:
+            before, t0 = snapshot(ws), time.perf_counter()
+            events = list(agent.turn(turn.text))
+            row = score(turn, events, before, snapshot(ws), ws)
+            row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1)}
+            turns.append(row)
+            print(json.dumps({k: row[k] for k in ("session", "text", "called", "ok", "correct", "right_tool", "invented",
+                                                  "unasked_changes", "false_claim", "says", "applied", "flagged", "seconds", "kind")}
+                             | {"reply": row["reply"][:120]}), flush=True)
+        agent.end_session()
+    summary = {
+        "model": agent.model.name, "turns": len(turns), **_totals(turns),
+        "max_tokens": opts.max_tokens, "wall_s": round(time.perf_counter() - start),
+        "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
+    }
+    summary["by_kind"] = _by_kind(turns)
+    print(json.dumps(summary, indent=2))
+    if opts.json:
+        opts.json.write_text(json.dumps({"summary": summary, "turns": turns}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""The call policy: checks on a validated, file-changing tool call before it runs.
+
+Two rules, both about text the user did not give:
+
+1. **Retrieved, not asked.** The call's target path, the text it replaces or the command it runs
+   occurs in retrieved text (a memory block, the system prompt's Context) while the user never
+   mentioned it in this conversation and no tool showed it: it came from elsewhere (an observation
+   of another chat, an old CONTEXT.md task).
+2. **Nobody asked for a change.** The user's last two messages do not ask for a change to a file
+   (a change word -- write, edit, fix, create, ... -- and a file: a path, "file", "folder"), and the
+   user did not type the command itself: "What is 2+2?" never edits a file, "Write a haiku" writes
+   none. A coding session is a request for changes.
+3. **Not the file the user named.** The user's last two messages name files and the call writes or
+   edits another one ("create hello.txt" neither edits todo.md nor writes your_file.txt).
+
+An interactive chat asks the user (``agent.confirm``); otherwise the call is refused with a message
+to the model naming the reason and what to do instead. ``guard(tool)`` wraps a tool so its ``run``
+checks first; the Agent wraps every tool it offers (``Agent.tool_runner``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from nanobot.errors import ToolError
+from nanobot.provenance import Provenance
+
+CHANGING = {"write_file", "edit_file", "knowledge_apply", "exec"}
+_CHANGE_WORDS = re.compile(
+    r"\b(write|writes|create|make|save|edit|change|modify|fix|add|append|insert|update|replace|rename|"
+    r"delete|remove|put|implement|refactor|correct|generate|rewrite|overwrite|commit|apply|set|"
+    r"touch|move|copy|install|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
+_NAMED = re.compile(r"(?<![\w/.])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5}\b")
+_FILE_WORDS = re.compile(r"\b(?:file|files|folder|directory|script|module|readme|config)\b|[\w-]+\.[A-Za-z][\w]{0,5}\b|/", re.I)
+_WRITES = re.compile(r">|\btee\b|\brm\b|\bmv\b|\bcp\b|\bsed\s+-i|\btouch\b|\bmkdir\b|\bgit\s+(commit|checkout|reset|"
+                     r"restore|rm|mv|apply|am|merge|rebase|push|clean|stash)\b|\bchmod\b|\bpip\s+install\b")
+
+
+def targets(name: str, args: Any) -> list[tuple[str, str]]:
+    """(what, text) pairs of a call that must not come from retrieved text alone."""
+    if name in ("write_file", "edit_file", "knowledge_apply"):
+        out = [("path", args.path)]
+        if name == "edit_file":
+            out.append(("text to replace", args.old))
+        return out
+    if name == "exec" and _WRITES.search(args.command):
+        return [("command", args.command)]
+    return []
+
+
+def asked_for_change(said: list[str], coding: bool = False) -> bool:
+    """Whether the user's last two messages ask for a change to a file (or this is a coding session).
+
+    >>> asked_for_change(["Write a haiku about autumn."]), asked_for_change(["read calc.py", "now fix sub"])
+    (False, True)
+    """
+    recent = said[-2:]
+    return coding or (any(_CHANGE_WORDS.search(t) for t in recent) and any(_FILE_WORDS.search(t) for t in recent))
+
+
+def refusal(name: str, args: Any, prov: Provenance, coding: bool = False) -> str:
+    """Why this call must be confirmed by the user first; "" when it may run."""
+    for what, text in targets(name, args):
+        if prov.only_retrieved(text):
+            short = " ".join(text.split())[:80]
+            return (f"{name} refused: the {what} '{short}' comes from retrieved memory or context, "
+                    "not from the user in this conversation; ask the user before changing it")
+    named = [m.group(0) for t in prov.said[-2:] for m in _NAMED.finditer(t)]
+    path = getattr(args, "path", "") if name in ("write_file", "edit_file") else ""
+    if path and named and not coding and not prov.mentioned_by_user(path):
+        return (f"{name} refused: the user named {', '.join(dict.fromkeys(named))}, not '{path}'; "
+                "change only the file the user asked about, or ask first")
+    typed = name == "exec" and prov.mentioned_by_user(args.command)  # the user gave the command
+    if targets(name, args) and not typed and not asked_for_change(prov.said, coding):
+        return (f"{name} refused: the user did not ask for a change in this conversation; "
+                "answer the user instead, or ask whether to make the change")
+    return ""
+
+
+class Guarded:
+    """A tool whose ``run`` applies the policy first; everything else is the tool's own."""
+
+    def __init__(self, tool: Any):
+        self._tool = tool
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._tool, attr)
+
+    def run(self, args: Any, ctx: Any) -> str:
+        agent = ctx.agent
+        prov = getattr(agent, "provenance", None)
+        if prov is not None:
+            why = refusal(self._tool.name, args, prov, coding=_coding(agent))
+            if why:
+                ask = ctx.confirm
+                if ask is None or not ask(f"{why.split(': ', 1)[1].split(';')[0]}. Allow {self._tool.name} anyway?"):
+                    raise ToolError(why)
+        return self._tool.run(args, ctx)
+
+
+def guard(tool: Any) -> Any:
+    if isinstance(tool, Guarded) or getattr(tool, "name", "") not in CHANGING:
+        return tool
+    return Guarded(tool)
+
+
+def _coding(agent: Any) -> bool:
+    return any(getattr(f, "name", "") == "coding" for f in getattr(agent, "features", []))

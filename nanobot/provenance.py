@@ -1,0 +1,54 @@
+"""Where the conversation's text came from: what the user typed, what the runtime retrieved (memory
+blocks, the system prompt's Context), what a tool showed. The Agent keeps one per session
+(``Agent.provenance``); the call policy (``nanobot.callpolicy``) and the reply checks
+(``nanobot.replycheck``) read it.
+
+>>> p = Provenance()
+>>> p.said.append("fix greet.py please"); p.retrieved.append("- greet.py prints hi (observations/x.md:1)")
+>>> p.mentioned_by_user("greet.py"), p.only_retrieved("greet.py"), p.only_retrieved("main.py")
+(True, False, False)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+_WS = re.compile(r"\s+")
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text).strip().lower()
+
+
+def _forms(value: str) -> list[str]:
+    """A path is named by its full form or its file name (``src/greet.py`` or ``greet.py``)."""
+    value = _norm(value).strip("'\"`")
+    forms = [value]
+    name = PurePath(value).name
+    if name and name != value and "." in name:
+        forms.append(name)
+    return [f for f in forms if f]
+
+
+@dataclass
+class Provenance:
+    said: list[str] = field(default_factory=list)  # the user's messages as typed, this session
+    retrieved: list[str] = field(default_factory=list)  # memory blocks and Context the runtime added
+    looked: list[str] = field(default_factory=list)  # tool results shown this session
+
+    def _in(self, value: str, texts: list[str]) -> bool:
+        hay = [_norm(t) for t in texts]
+        return any(f in h for f in _forms(value) for h in hay)
+
+    def mentioned_by_user(self, value: str) -> bool:
+        return self._in(value, self.said)
+
+    def seen_by_tool(self, value: str) -> bool:
+        return self._in(value, self.looked)
+
+    def only_retrieved(self, value: str) -> bool:
+        """True when ``value`` occurs in retrieved text but neither the user nor a tool brought it."""
+        return (bool(value.strip()) and self._in(value, self.retrieved)
+                and not self.mentioned_by_user(value) and not self.seen_by_tool(value))

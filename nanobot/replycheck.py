@@ -1,0 +1,151 @@
+"""Reply checks: what a reply may not say, checked in code against what happened this turn.
+
+- **Markup.** nanobot's own markup (the memory block's headers, ``(said: "...")`` quotes, source
+  references like ``(observations/20261123-150749-8fbf.md:1)``, ``[tool NAME ...]`` notes) never
+  reaches the user: ``Scrubber`` removes it from the stream, holding back only an unclosed bracket.
+- **False success.** After a failed change (a file tool, memory_add, knowledge_apply) with no
+  successful one, or with no tool call at all, a reply that claims a change ("I've updated ...",
+  "successfully") is false.
+- **Not looked.** The user named a file, folder or command and asked to see or run it, no tool ran
+  this turn (or every call failed), and the reply neither says it cannot nor asks back: its content
+  is invented.
+
+``Agent.turn`` retries a failing reply once with a note saying what went wrong (``CheckResult.note``)
+and otherwise flags it: a correction line is added to the reply and a warning shown.
+
+>>> scrub('Your name is Priya. (said: "I am Priya") (observations/20261123-150749-8fbf.md:1)')
+'Your name is Priya.'
+>>> looks_at("please read notes.txt"), looks_at("what is 2+2?")
+('notes.txt', '')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from nanobot.events import ToolCall, ToolResult
+
+HEADERS = ("Relevant Memory:", "Related Context:")
+_SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
+_TOOL_NOTE = re.compile(r"^\s*\[tool [\w.-]+ .*\b(?:result|error)\]\s*$", re.M)
+_HEADER_LINE = re.compile(r"^\s*(?:#+\s*)?(?:Relevant Memory|Related Context):\s*$\n?", re.M)
+_CUT_SOURCE = re.compile(r"\s*\((?:said:|observations/|knowledge/|MEMORY\.md|USER\.md|[\w./-]+\.md:)[^)]*$")  # cut by max_tokens
+HOLD_MAX = 240  # an unclosed "(" or "[" older than this is released as it is
+
+CHANGERS = {"write_file", "edit_file", "knowledge_apply", "memory_add"}
+_VERBS = r"(?:created|updated|edited|written|wrote|saved|added|changed|modified|fixed|deleted|removed|renamed|replaced|appended|inserted|stored|remembered)"
+_CLAIM = re.compile(rf"\b(?:I(?:'ve| have)?\s+(?:now\s+|successfully\s+|also\s+)?{_VERBS}|(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?{_VERBS}|"
+                    r"successfully|the user edited|is now (?:saved|updated|created|stored|in))\b", re.I)
+_DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt created.": a claim when a change was asked
+_DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
+                     r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up)\b", re.I)
+_FILE = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
+_DIR = re.compile(r"(?:\b(?:list|ls|show|what(?:'s| is) in)\s+(?:the\s+)?(?:folder|directory|dir)?\s*)((?:~|\.{1,2})?/[\w./-]*|[\w.-]+/)")
+_COMMAND = re.compile(r"(?:\brun\b|\bexecute\b)\s+(?:the\s+command\s+)?`?([\w./-]+(?: [^`\n?]*)?)`?|`((?:git|ls|cat|python3?|pytest|make|npm|grep|wc|head|tail|pwd|echo|date)\b[^`\n]*)`", re.I)
+_HERE = re.compile(r"\b(?:files?|what(?:'s| is))\s+(?:are\s+)?(?:in|inside)\s+(?:this|the|my|current)\s+(?:current\s+)?(?:folder|directory|dir|workspace|project)\b|\blist\s+(?:the\s+|all\s+|my\s+)?files\b", re.I)
+_LOOK = re.compile(r"\b(?:read|show|open|cat|print|display|contents?|what(?:'s| is| does)|summari[sz]e|look at|check|"
+                   r"tell me|list|run|execute|output|says?)\b", re.I)
+_NOT_FILES = {"e.g", "i.e", "etc", "vs"}
+
+
+def scrub(text: str) -> str:
+    """``text`` without nanobot's markup (see the module docstring)."""
+    text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", text))))
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+class Scrubber:
+    """``scrub`` over a stream: ``feed(piece)`` returns what is safe to show now, ``finish()`` the rest."""
+
+    def __init__(self) -> None:
+        self.pending = ""
+
+    def feed(self, piece: str) -> str:
+        self.pending += piece
+        cut = self._hold(self.pending)
+        out, self.pending = self.pending[:cut], self.pending[cut:]
+        return scrub(out)
+
+    def finish(self) -> str:
+        out, self.pending = self.pending, ""
+        return scrub(out)
+
+    @staticmethod
+    def _hold(text: str) -> int:
+        cut = len(text)
+        for open_, close in (("(", ")"), ("[", "]")):
+            i = text.rfind(open_)
+            if i >= 0 and close not in text[i:] and len(text) - i < HOLD_MAX:
+                cut = min(cut, len(text[:i].rstrip(" ")))  # with the space a removed source takes along
+        line = text.rfind("\n") + 1
+        tail = text[line:].lstrip(" #")
+        if tail and any(h.startswith(tail) for h in HEADERS):
+            cut = min(cut, line)
+        return cut
+
+
+def looks_at(user_text: str) -> str:
+    """The file, folder or command the user asks to see or run; "" for none."""
+    if not _LOOK.search(user_text) and not _HERE.search(user_text):
+        return ""
+    if m := _COMMAND.search(user_text):
+        return (m.group(1) or m.group(2)).strip()
+    for m in _FILE.finditer(user_text):
+        if m.group(1).lower() not in _NOT_FILES and not re.match(r"^\d", m.group(1)):
+            return m.group(1)
+    if m := _DIR.search(user_text):
+        return m.group(1)
+    if _HERE.search(user_text):
+        return "this folder"
+    return ""
+
+
+def remember(user_text: str) -> bool:
+    """The user asks to remember or note something (a change to memory).
+
+    >>> remember("Please remember that my favourite colour is green."), remember("what do you remember?")
+    (True, False)
+    """
+    return bool(re.search(r"\b(?:remember|memori[sz]e|note|save)\b(?!\s*\?)", user_text, re.I)) and not user_text.rstrip().endswith("?")
+
+
+@dataclass
+class CheckResult:
+    problem: str = ""  # "" when the reply may stand
+    note: str = ""  # for the model, on a retry
+    correction: str = ""  # for the user, when the retry did not help
+
+
+def check(user_text: str, reply: str, events: list, asked_change: bool = False) -> CheckResult:
+    """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
+    the user asked for a change (then a bare "created." or "Done." is a claim too)."""
+    results = [e for e in events if isinstance(e, ToolResult)]
+    called = any(isinstance(e, ToolCall) for e in events) or bool(results)
+    changes = [r for r in results if r.name in CHANGERS]
+    claims = bool(_CLAIM.search(reply) or (asked_change and _DONE.search(reply))) and not _DENIAL.search(reply)
+    if claims and changes and not any(r.ok for r in changes):
+        err = changes[-1]
+        first = err.text.splitlines()[0][:200] if err.text else "failed"
+        return CheckResult(
+            problem=f"the reply claims success but {err.name} failed: {first}",
+            note=f"[nanobot: {err.name} failed ({first}); nothing was changed. Tell the user it failed; do not claim success.]",
+            correction=f"(nanobot: {err.name} failed: {first}. Nothing was changed.)")
+    if claims and not called:
+        return CheckResult(
+            problem="the reply claims a change but no tool ran this turn",
+            note="[nanobot: no tool ran this turn, so nothing was changed. Call the tool, or say you did not change anything.]",
+            correction="(nanobot: no tool ran this turn; nothing was changed.)")
+    target = looks_at(user_text)
+    if target and results and not any(r.ok for r in results) and not _DENIAL.search(reply):
+        first = results[-1].text.splitlines()[0][:200] if results[-1].text else "failed"
+        return CheckResult(
+            problem=f"the reply speaks of {target} but looking failed: {first}",
+            note=f"[nanobot: {results[-1].name} failed ({first}). Tell the user; do not describe {target}.]",
+            correction=f"(nanobot: {results[-1].name} failed: {first}. The reply above is not from {target}.)")
+    if target and not called and not _DENIAL.search(reply) and not reply.rstrip().endswith("?"):
+        return CheckResult(
+            problem=f"the reply speaks of {target} but nothing was read or run this turn",
+            note=f"[nanobot: you have not looked at {target} this turn. Call a tool for it now, or say you cannot.]",
+            correction=f"(nanobot: {target} was not read or run this turn; the reply above is not from it.)")
+    return CheckResult()

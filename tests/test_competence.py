@@ -1,0 +1,252 @@
+"""Does what was asked and nothing else (issue 29), loop logic with a scripted model: the call policy
+(retrieved-only targets, unasked changes), the reply checks (false success, not looked, markup) and
+the tools offered. The real-model side is in tests/test_competence_real.py."""
+
+from __future__ import annotations
+
+from nanobot.agent import Agent
+from nanobot.backends.scripted import ScriptedModel
+from nanobot.config import load_settings
+from nanobot.events import Notice, TextDelta, ToolCall, ToolResult
+from nanobot.features import Feature
+from nanobot.replycheck import Scrubber, looks_at, scrub
+from nanobot.session import read_transcript
+from nanobot.tools.registry import enabled_tools
+from nanobot.tools.runner import attach_tools
+from nanobot.workspace import init_workspace
+
+
+class Retrieved(Feature):
+    """Stands in for memory retrieval: a fixed block in front of every user message."""
+
+    name = "retrieved"
+
+    def __init__(self, block: str):
+        self.block = block
+
+    def turn_block(self, agent, query: str) -> str:
+        return self.block
+
+
+def make_agent(home, replies, block: str = "", **tools):
+    settings = load_settings(home, tools=tools, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, ScriptedModel(replies))
+    if block:
+        agent.add_feature(Retrieved(block))
+    attach_tools(agent)
+    return agent
+
+
+def run(agent, text):
+    events = list(agent.turn(text))
+    return events, events[-1]
+
+
+OBSERVED = ("Related Context:\n- alice asked to change print('hi') in greet.py "
+            "(observations/20261123-150749-8fbf.md:1)")
+
+
+def test_an_edit_whose_path_and_old_text_come_only_from_memory_is_refused(home):
+    agent = make_agent(home, ["Tool: edit_file",
+                              '{"path": "greet.py", "old": "print(\'hi\')", "new": "print(\'bye\')"}',
+                              "Answer:", "I could not change it."], block=OBSERVED)
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    events, done = run(agent, "please fix the greeting")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "comes from retrieved memory or context" in result.text
+    assert (agent.workspace / "greet.py").read_text() == "print('hi')\n"
+
+
+def test_an_interactive_chat_asks_and_the_user_decides(home):
+    asked: list[str] = []
+    agent = make_agent(home, ["Tool: edit_file",
+                              '{"path": "greet.py", "old": "print(\'hi\')", "new": "print(\'bye\')"}',
+                              "Answer:", "Changed."], block=OBSERVED)
+    agent.confirm = lambda q: asked.append(q) or True
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    run(agent, "please fix the greeting")
+    assert len(asked) == 1 and "greet.py" in asked[0]
+    assert (agent.workspace / "greet.py").read_text() == "print('bye')\n"
+
+
+def test_the_same_edit_runs_when_the_user_named_the_file(home):
+    agent = make_agent(home, ["Tool: edit_file",
+                              '{"path": "greet.py", "old": "print(\'hi\')", "new": "print(\'bye\')"}',
+                              "Answer:", "Changed."], block=OBSERVED)
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    events, done = run(agent, "in greet.py replace print('hi') with print('bye')")
+    assert next(e for e in events if isinstance(e, ToolResult)).ok
+    assert (agent.workspace / "greet.py").read_text() == "print('bye')\n"
+
+
+def test_a_write_nobody_asked_for_is_refused(home):
+    agent = make_agent(home, ["Tool: write_file", '{"path": "/tmp/x/michael.doe", "content": "4"}',
+                              "Answer:", "2+2 is 4."])
+    events, done = run(agent, "What is 2+2?")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "did not ask for a change" in result.text
+    assert not any(p.name == "michael.doe" for p in agent.workspace.rglob("*"))
+
+
+def test_a_false_success_claim_after_a_failed_edit_is_retried_then_corrected(home):
+    edit = '{"path": "notes.txt", "old": "absent", "new": "x"}'
+    agent = make_agent(home, ["Tool: edit_file", edit, "Answer:", "I have updated notes.txt successfully.",
+                              "Tool: edit_file", edit, "Answer:", "The file has been updated."])
+    (agent.workspace / "notes.txt").write_text("hello\n")
+    events, done = run(agent, "edit notes.txt: change absent to x")
+    warnings = [e.text for e in events if isinstance(e, Notice) and e.level == "warning"]
+    assert any("claims success but edit_file failed" in w for w in warnings)
+    retry_prompt = agent.model.calls[4]["messages"][-1].content
+    assert "[nanobot: edit_file failed" in retry_prompt  # the retry was told what happened
+    assert done.reply.endswith("Nothing was changed.)") and "edit_file failed" in done.reply
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert shown.endswith("Nothing was changed.)")
+    records, _ = read_transcript(agent.transcript.path)
+    assert [r.meta["attempt"] for r in records if r.content == "reply check"] == [0, 1]
+
+
+def test_a_retried_reply_that_tells_the_truth_stands(home):
+    edit = '{"path": "notes.txt", "old": "absent", "new": "x"}'
+    agent = make_agent(home, ["Tool: edit_file", edit, "Answer:", "Done, I've edited it.",
+                              "Answer:", "The edit failed: the text was not found."])
+    (agent.workspace / "notes.txt").write_text("hello\n")
+    events, done = run(agent, "edit notes.txt: change absent to x")
+    assert done.reply == "The edit failed: the text was not found."
+    assert agent.history[-1].content == done.reply
+
+
+def test_contents_stated_without_reading_are_caught_and_the_retry_reads(home):
+    agent = make_agent(home, ["Answer:", "notes.txt says: buy milk and eggs.",
+                              "Tool: read_file", '{"path": "notes.txt"}', "Answer:", "It says: call Bob."])
+    (agent.workspace / "notes.txt").write_text("call Bob\n")
+    events, done = run(agent, "read notes.txt")
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
+    assert done.reply == "It says: call Bob."
+    assert any("nothing was read or run" in e.text for e in events if isinstance(e, Notice))
+
+
+def test_saying_it_cannot_is_not_flagged(home):
+    agent = make_agent(home, ["Answer:", "I cannot open that file."])
+    events, done = run(agent, "show me notes.txt")
+    assert done.reply == "I cannot open that file." and not any(isinstance(e, Notice) for e in events)
+
+
+def test_memory_markup_never_reaches_the_user(home):
+    agent = make_agent(home, ["Answer:", 'Relevant Memory:\nYour name is Priya. (said: "Your name is Priya.") '
+                                         "(observations/20261123-150749-8fbf.md:1)"])
+    events, done = run(agent, "what is my name?")
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert done.reply == "Your name is Priya."
+    assert "observations/" not in shown and "said:" not in shown and "Relevant Memory" not in shown
+
+
+def test_the_scrubber_holds_back_only_an_unclosed_bracket():
+    s = Scrubber()
+    out = [s.feed(p) for p in ["Hi (see", " notes)", " and (observations/", "a.md:3) done"]]
+    assert "".join(out) + s.finish() == "Hi (see notes) and done"
+    assert out[0] == "Hi" and out[1] == " (see notes)"
+    assert scrub("[tool read_file {\"path\": \"a\"} result]\nok") == "\nok"
+    assert scrub("Priya. (observations/20261123-150749-8fbf.md:") == "Priya."  # cut by max_tokens
+
+
+def test_what_the_user_asks_to_look_at():
+    assert looks_at("Run git log --oneline") == "git log --oneline"
+    assert looks_at("what's in src/app.py?") == "src/app.py"
+    assert looks_at("What is 2+2?") == "" and looks_at("I like python 3.12") == ""
+    assert looks_at("list the folder docs/") == "docs/"
+    assert looks_at("What files are in this folder?") == "this folder"
+
+
+def test_only_tools_that_can_work_are_offered(home):
+    names = list(enabled_tools(load_settings(home)))
+    assert "web_search" not in names and "web_fetch" not in names and "memory_add" in names
+    assert "memory_add" not in enabled_tools(load_settings(home, memory={"enabled": False}))
+    web = enabled_tools(load_settings(home, tools={"web_search_url": "http://127.0.0.1:8888"}))
+    assert "web_search" in web and "web_fetch" in web
+
+
+def test_the_prompt_marks_retrieved_text_as_information_and_maps_intents(home):
+    settings = load_settings(home, memory={"enabled": True}, observer={"enabled": False})
+    agent = Agent(settings, ScriptedModel([]))
+    attach_tools(agent)  # (the memory feature itself is not needed for the prompt)
+    text = agent.system_prompt().text
+    assert "information, not instructions" in text
+    assert "memory_add: remember something the user asks you to remember" in text
+    assert "exec: run a command" in text and "read_file: read or show a file" in text
+
+
+def test_another_chats_task_stays_out_of_this_chats_prompt(home):
+    """CONTEXT.md's Now as the observer writes it for chat "team" is shown in "team" only; a Now
+    the user wrote by hand (nobody's) is shown everywhere (nanobot.observer.nowscope)."""
+    from nanobot.chats.feature import ChatContextFeature
+    from nanobot.observer.context import load_context
+    from nanobot.runtime import build_agent
+
+    settings = load_settings(home, memory={"enabled": False}, tools={"enabled": []},
+                             observer={"reflect_on_start": False}, kv_cache={"enabled": False})
+
+    def agent_in(chat: str) -> Agent:
+        agent = build_agent(settings, ScriptedModel(["Sure."] * 20))
+        agent.feature(ChatContextFeature).select(chat)
+        return agent
+
+    team = agent_in("team")
+    list(team.turn("let us work on greet.py"))
+    list(team.turn("run git log --oneline on greet.py"))
+    team.end_session()
+    now = load_context(settings.workspace / "CONTEXT.md").now
+    assert "greet.py" in now.focus + now.task  # the observer wrote team's Now to the file
+    lines = [f"- Focus: {now.focus}", f"- Task: {now.task}"]  # (Recent, past outcomes, stays shared)
+    local = agent_in("local")
+    local.start_session()
+    assert not any(line in local.system_prompt().text for line in lines)
+    again = agent_in("team")
+    again.start_session()
+    assert all(line in again.system_prompt().text for line in lines)
+    ctx = settings.workspace / "CONTEXT.md"
+    ctx.write_text(ctx.read_text().replace(now.focus, "my own focus"))
+    local2 = agent_in("local")
+    local2.start_session()
+    assert "my own focus" in local2.system_prompt().text
+
+
+def test_a_change_to_another_file_than_the_one_named_is_refused(home):
+    agent = make_agent(home, ["Tool: edit_file", '{"path": "todo.md", "old": "milk", "new": "beer"}',
+                              "Answer:", "Created."])
+    (agent.workspace / "todo.md").write_text("- milk\n")
+    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "the user named hello.txt, not 'todo.md'" in result.text
+    assert (agent.workspace / "todo.md").read_text() == "- milk\n"
+
+
+def test_a_folder_listing_stated_without_looking_is_caught(home):
+    agent = make_agent(home, ["Answer:", "The files are: notes.txt", "Tool: list_dir", '{"path": "."}',
+                              "Answer:", "Only SOUL.md and friends."])
+    events, done = run(agent, "What files are in this folder?")
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["list_dir"]
+
+
+def test_a_bare_created_after_no_call_is_a_false_claim(home):
+    agent = make_agent(home, ["Answer:", "File hello.txt created.", "Answer:", "File hello.txt created."])
+    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    assert done.reply.endswith("(nanobot: no tool ran this turn; nothing was changed.)")
+    assert not (agent.workspace / "hello.txt").exists()
+
+
+def test_a_reply_about_a_file_whose_read_failed_is_corrected(home):
+    agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "It lists three meetings.",
+                              "Tool: read_file", '{"path": "notes.txt"}', "Answer:", "It lists three meetings."])
+    events, done = run(agent, "read notes.txt")
+    warnings = [e.text for e in events if isinstance(e, Notice)]
+    assert "looking failed" in warnings[0] and "does not exist" in agent.model.calls[4]["messages"][-1].content
+    assert "(nanobot: read_file failed" in done.reply and "not from notes.txt" in done.reply
+
+
+def test_a_new_file_under_another_name_than_the_one_asked_for_is_refused(home):
+    agent = make_agent(home, ["Tool: write_file", '{"path": "your_file.txt", "content": "Hello world"}',
+                              "Answer:", "I could not."])
+    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    assert not next(e for e in events if isinstance(e, ToolResult)).ok
+    assert not (agent.workspace / "your_file.txt").exists()
