@@ -26,7 +26,7 @@ from test_tools_model import REQUESTS  # noqa: E402
 from nanobot.agent import Agent  # noqa: E402
 from nanobot.config import load_settings  # noqa: E402
 from nanobot.runtime import load_model  # noqa: E402
-from nanobot.tools.runner import attach_tools  # noqa: E402
+from nanobot.tools.feature import attach_tools  # noqa: E402
 from nanobot.workspace import init_workspace  # noqa: E402
 
 

@@ -11,8 +11,8 @@ from nanobot.events import Notice, TextDelta, ToolCall, ToolResult
 from nanobot.features import Feature
 from nanobot.replycheck import Scrubber, looks_at, scrub
 from nanobot.session import read_transcript
+from nanobot.tools.feature import attach_tools
 from nanobot.tools.registry import enabled_tools
-from nanobot.tools.runner import attach_tools
 from nanobot.workspace import init_workspace
 
 

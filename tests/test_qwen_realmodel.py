@@ -17,7 +17,7 @@ from nanobot.events import TextDelta, ToolCall, TurnDone
 from nanobot.models import ResolvedModel
 from nanobot.observer.hooks import FALLBACK_NOTE, attach_observer
 from nanobot.session import list_transcripts, read_transcript
-from nanobot.tools.runner import attach_tools
+from nanobot.tools.feature import attach_tools
 from nanobot.workspace import init_workspace
 from tests.qwen import ENTRY, SKIP_REASON, qwen_path
 from tests.realmodel import Recorder, draft_closed, expected_generator

@@ -18,8 +18,8 @@ from nanobot.agent import Agent
 from nanobot.config import load_settings
 from nanobot.errors import ToolError
 from nanobot.events import ToolCall, ToolResult
+from nanobot.tools.feature import attach_tools
 from nanobot.tools.grammar import CALL, REPLY
-from nanobot.tools.runner import attach_tools
 from nanobot.tools.web import WebFetch, WebSearch
 from nanobot.workspace import init_workspace
 

@@ -15,7 +15,7 @@ from nanobot.errors import ToolError
 from nanobot.events import Notice
 from nanobot.tools.base import ToolContext
 from nanobot.tools.cron import Cron, fire_due
-from nanobot.tools.runner import attach_tools
+from nanobot.tools.feature import attach_tools
 from nanobot.tools.scratchpad import Scratchpad
 from nanobot.tools.skills import SkillManager
 from nanobot.tools.spawn import SUB_SYSTEM, Spawn
