@@ -13,7 +13,8 @@ from tests.longreply import CLI
 def test_ctrl_c_stops_the_reply_and_keeps_the_session(home):
     # the reply cannot end before Ctrl-C lands (tests/longreply.py); tools off (not the subject)
     env = cli_env(home, dict(NANOBOT_CHAT__MAX_TOKENS="400", NANOBOT_CHAT__LOOP_GUARD="false",
-                             NANOBOT_TOOLS__ENABLED="[]", TERM="xterm", COLUMNS="100", LINES="30"))
+                             NANOBOT_TOOLS__ENABLED="[]", NANOBOT_OBSERVER__ENABLED="false",
+                             NANOBOT_MEMORY__ENABLED="false", TERM="xterm", COLUMNS="100", LINES="30"))
     child = pexpect.spawn(CLI[0], [*CLI[1:], "chat"], cwd=str(ROOT), env=env,
                           encoding="utf-8", timeout=120, dimensions=(30, 100))
     try:

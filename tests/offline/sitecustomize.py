@@ -4,7 +4,7 @@
 pytest process itself, every ``nanobot`` subprocess, the housekeeping children they detach, the MCP
 and model servers) imports this at start-up. It refuses connections and name lookups to anything but
 loopback: a real model that decides to ``web_fetch`` a public page gets an ``OSError`` (a tool error,
-as offline), never the internet. ``NANOBOT_TEST_ONLINE=1`` turns it off.
+as offline), never the internet. ``TESTS_ONLINE=1`` turns it off.
 """
 
 from __future__ import annotations
@@ -66,5 +66,5 @@ def _install() -> None:
     socket._nanobot_offline = True
 
 
-if not os.environ.get("NANOBOT_TEST_ONLINE") and not getattr(socket, "_nanobot_offline", False):
+if not os.environ.get("TESTS_ONLINE") and not getattr(socket, "_nanobot_offline", False):
     _install()
