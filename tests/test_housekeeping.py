@@ -239,7 +239,7 @@ def test_cancelled_when_sent_before_anything_useful_then_retried(home, wait_s):
     if wait_s < 1:
         assert not observations(home) and FINISHING not in notices and hook._idle_due
         agent.prefill()  # the next idle moment: the retry runs to the end
-        time.sleep(8)
+        wait_for(lambda: hook._idle_notices, timeout=60, what="the retried observation written")
         notices = [e.text for e in agent.turn("next") if type(e).__name__ == "Notice"]
         assert model.drafts == 2
     else:
