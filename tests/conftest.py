@@ -5,14 +5,22 @@ Model settings from the caller's environment (``NANOBOT_MODELS__*``, e.g.
 ``NANOBOT_MODELS__SMOLLM2__N_THREADS=1``) are kept for every model the suite loads: the session's
 ``model`` fixture, in-process ``load_settings`` after ``home`` cleared the other NANOBOT_* variables,
 and every ``nanobot`` subprocess. That is how the suite is run at another thread count (different
-kernels, different tokens); nothing in it may depend on which tokens come out.
+kernels, different tokens); nothing in it may depend on which tokens come out. ``--n-threads N`` (or
+``NANOBOT_TEST_THREADS=N``) sets it for the bundled model: ``python -m pytest --n-threads 1``.
+
+Two guards hold for every test: the suite is offline (``tests/offline/sitecustomize.py``, first on
+every child's ``PYTHONPATH``, refuses connections beyond loopback), and no process a test started
+outlives it (``no_process_outlives_its_test``: MCP servers are closed, leftovers are killed and the
+test fails naming them).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +31,71 @@ from nanobot.models import bundled_model_path, resolve_model
 ROOT = Path(__file__).resolve().parent.parent
 # read once, before any fixture clears NANOBOT_* variables
 MODEL_ENV = {k: v for k, v in os.environ.items() if k.startswith("NANOBOT_MODELS__")}
+
+# offline: this process and every Python it starts (they inherit PYTHONPATH) refuse non-loopback hosts
+OFFLINE = ROOT / "tests" / "offline"
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(OFFLINE), os.environ.get("PYTHONPATH")]))
+import tests.offline.sitecustomize  # noqa: E402,F401 - installs the guard in the pytest process
+
+
+def pytest_addoption(parser):
+    parser.addoption("--n-threads", type=int, default=None,
+                     help="llama.cpp threads (and batch threads) of the bundled model in every test and "
+                          "subprocess (default: NANOBOT_TEST_THREADS, else nanobot's own default)")
+
+
+def pytest_configure(config):
+    n = config.getoption("--n-threads", None) or os.environ.get("NANOBOT_TEST_THREADS")
+    if n:
+        for key in ("N_THREADS", "N_THREADS_BATCH"):
+            MODEL_ENV[f"NANOBOT_MODELS__SMOLLM2__{key}"] = str(int(n))
+
+
+def _children(pid: int) -> dict[int, str]:
+    """Live descendants of ``pid`` (zombies excluded) and their command lines, read from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if stat[0] not in ("Z", "X"):
+            parents.setdefault(int(stat[1]), []).append(int(entry))
+    out, todo = {}, list(parents.get(pid, []))
+    while todo:
+        child = todo.pop()
+        try:
+            out[child] = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200]
+        except OSError:
+            continue
+        todo += parents.get(child, [])
+    return out
+
+
+@pytest.fixture(autouse=True)
+def no_process_outlives_its_test():
+    """Whatever a test starts (servers, models, chats, a fake git's ``sleep``) ends with it: MCP
+    servers are closed; a descendant still alive 10 s later is killed and the test errors naming it.
+    (Broader fixtures, a module's server, are set up before this and are not counted.)"""
+    if not Path("/proc/self/stat").exists():  # pragma: no cover - not Linux
+        yield
+        return
+    before = set(_children(os.getpid()))
+    yield
+    if "nanobot.mcptools.client" in sys.modules:
+        sys.modules["nanobot.mcptools.client"].close_all()
+    deadline = time.monotonic() + 10
+    while (left := {p: c for p, c in _children(os.getpid()).items() if p not in before}) and \
+            time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    assert not left, f"processes outlived their test (killed now): {left}"
 
 
 @pytest.fixture
@@ -95,3 +168,30 @@ def cli(home):
         return run_cli(*args, home=home, **kw)
     return _run
 
+
+
+def wait_reading_stdin(pid: int, timeout: float = 120) -> None:
+    """Wait until process ``pid``'s main thread is blocked reading its stdin (a piped chat waiting
+    for the next line): the moment to send it a signal that must not land mid-reply."""
+    import platform
+
+    read = {"x86_64": "0", "aarch64": "63"}.get(platform.machine())
+    if read is None:  # pragma: no cover - another architecture: the old margin
+        time.sleep(2.0)
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fields = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:
+            fields = []
+        if len(fields) > 1 and fields[0] == read and int(fields[1], 16) == 0:
+            return
+        assert time.monotonic() < deadline, f"pid {pid} never waited for input ({fields})"
+        time.sleep(0.05)
+
+
+def suite_threads() -> int | None:
+    """The thread count the session runs the bundled model at (``--n-threads``), or None."""
+    n = MODEL_ENV.get("NANOBOT_MODELS__SMOLLM2__N_THREADS")
+    return int(n) if n else None

@@ -24,6 +24,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), 0.2):
+            return True
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def http_server(calls: Path, log: Path):
     """The demo server over streamable HTTP; yields its URL."""
@@ -32,11 +40,10 @@ def http_server(calls: Path, log: Path):
         proc = subprocess.Popen([sys.executable, str(DEMO), "http", str(port)], stdout=out, stderr=out,
                                 env={"DEMO_CALLS": str(calls), "PATH": "/usr/bin:/bin"})
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-                break
+        deadline = time.monotonic() + 60
+        while not listening(port):
             assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, f"the demo MCP server did not listen in 60 s: {log.read_text()}"
             time.sleep(0.1)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

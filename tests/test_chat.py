@@ -9,6 +9,11 @@ from nanobot.events import TextDelta, TurnDone
 from nanobot.kvcache import SUFFIX, KVCache
 from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import init_workspace
+from tests.longreply import LongReplies
+
+# plain chat: a tool decision (web_fetch among them) is not the subject, nor the session's observation
+# (a detached child the test would wait for) or memory (the embedder's load)
+OFF = {"NANOBOT_TOOLS__ENABLED": "[]", "NANOBOT_OBSERVER__ENABLED": "false", "NANOBOT_MEMORY__ENABLED": "false"}
 
 STATS = re.compile(r"\[prompt (\d+) tok · reused (\d+) · evaluated (\d+) · (\d+) tok")
 
@@ -16,7 +21,7 @@ STATS = re.compile(r"\[prompt (\d+) tok · reused (\d+) · evaluated (\d+) · (\
 def test_piped_chat_answers_two_turns_and_reuses_the_prefix(cli, home):
     # plain chat (tools off): a 135M model's tool choice varies; tool turns: tests/test_tools_model.py
     proc = cli("chat", "-v", input="What is the capital of France?\nAnd what is the capital of Germany?\n",
-               env={"NANOBOT_TOOLS__ENABLED": "[]"})
+               env=OFF)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Nano: "), proc.stdout
     stats = [tuple(map(int, m.groups())) for m in STATS.finditer(proc.stderr)]
@@ -36,14 +41,14 @@ def test_piped_chat_answers_two_turns_and_reuses_the_prefix(cli, home):
     roles = [r.role for r in records]
     assert roles == ["session", "user", "assistant", "user", "assistant", "event"]
     said = [r.content for r in records if r.role == "assistant"]
-    assert all(said) and all(f"Nano: {t}\n" in proc.stdout for t in said), (said, proc.stdout)
+    assert all(f"Nano: {t}\n" in proc.stdout for t in said), (said, proc.stdout)  # (may be empty: EOS first)
     for rec, (p, r, e, c) in zip((records[2], records[4]), stats):
         assert (rec.meta["prompt_tokens"], rec.meta["reused_tokens"], rec.meta["evaluated_tokens"],
                 rec.meta["completion_tokens"]) == (p, r, e, c)
 
 
 def test_slash_commands_when_piped(cli, home):
-    proc = cli("chat", input="/help\n/prompt\n/model\nhello\n/new\nagain\n/quit\nnever sent\n")
+    proc = cli("chat", input="/help\n/prompt\n/model\nhello\n/new\nagain\n/quit\nnever sent\n", env=OFF)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "/new" in out and "/quit" in out  # help
@@ -53,10 +58,11 @@ def test_slash_commands_when_piped(cli, home):
     assert len(list_transcripts(home / "sessions")) == 2  # /new started a second session
 
 
-def test_interrupted_reply_keeps_the_session(home, model):
-    settings = load_settings()
+def test_interrupted_reply_keeps_the_session(home, model, monkeypatch):
+    monkeypatch.setenv("NANOBOT_TOOLS__ENABLED", "[]")
+    settings = load_settings(chat={"loop_guard": False, "max_tokens": 64})
     init_workspace(settings.workspace)
-    agent = Agent(settings, model)
+    agent = Agent(settings, LongReplies(model))  # no reply ends before the 5th piece
     events = agent.turn("Write a long story about a dragon and a knight.")
     pieces = []
     for ev in events:
@@ -64,6 +70,7 @@ def test_interrupted_reply_keeps_the_session(home, model):
             pieces.append(ev.text)
             if len(pieces) == 5:
                 break
+    assert len(pieces) == 5  # stopped mid-reply, not after it
     events.close()  # what Ctrl-C does
     assert agent.history[-1].role == "assistant"
     partial = agent.history[-1].content
@@ -77,6 +84,7 @@ def test_interrupted_reply_keeps_the_session(home, model):
 
 
 def test_history_is_trimmed_to_fit_n_ctx(home, model, monkeypatch):
+    monkeypatch.setenv("NANOBOT_TOOLS__ENABLED", "[]")
     settings = load_settings()
     init_workspace(settings.workspace)
     settings.chat.max_tokens = 16
@@ -93,7 +101,7 @@ def test_history_is_trimmed_to_fit_n_ctx(home, model, monkeypatch):
 
 
 def test_transcript_json_is_valid_jsonl(cli, home):
-    proc = cli("chat", input="hi\n")
+    proc = cli("chat", input="hi\n", env=OFF)  # tools off: a tool decision would add records
     assert proc.returncode == 0, proc.stderr
     (path,) = list_transcripts(home / "sessions")
     lines = path.read_text().splitlines()

@@ -12,11 +12,11 @@ import pytest
 
 from nanobot.observer.observer import load_observation
 from nanobot.session import list_transcripts, read_transcript
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli_env, wait_reading_stdin
 from tests.housekeeping import wait_housekept
 
 FAST = {"NANOBOT_CHAT__MAX_TOKENS": "24", "NANOBOT_OBSERVER__REFLECT_ON_START": "false",
-        "NANOBOT_MEMORY__ENABLED": "false", "NANOBOT_CHAT__TEMPERATURE": "0", "PYTHONUNBUFFERED": "1"}
+        "NANOBOT_MEMORY__ENABLED": "false", "NANOBOT_TOOLS__ENABLED": "[]", "PYTHONUNBUFFERED": "1"}
 BOUND_S = 60  # signals.HARD_S is 40: the process must be gone by then whatever the observer does
 
 
@@ -32,20 +32,27 @@ def wait_for_reply(home, timeout=120):
 
 @pytest.mark.parametrize("sig,reason", [(signal.SIGTERM, "terminate"), (signal.SIGHUP, "hangup")])
 def test_signal_ends_session_like_quit(home, sig, reason):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
-    env |= FAST | {"NANOBOT_HOME": str(home)}
+    env = cli_env(home, FAST)
     proc = subprocess.Popen([sys.executable, "-m", "nanobot", "chat"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-    proc.stdin.write("I am Ada and I write a CSV parser in Rust.\n")
-    proc.stdin.flush()  # stdin stays open: the chat waits for the next line
-    wait_for_reply(home)
-    time.sleep(1.0)
-    sent = time.monotonic()
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=BOUND_S)
-    took = time.monotonic() - sent
+    try:
+        proc.stdin.write("I am Ada and I write a CSV parser in Rust.\n")
+        proc.stdin.flush()  # stdin stays open: the chat waits for the next line
+        wait_for_reply(home)
+        wait_reading_stdin(proc.pid)  # the reply is over: the signal ends the session, not the reply
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        try:  # waited for longer than the bound, so that a slow exit fails the bound below
+            _, err = proc.communicate(timeout=2 * BOUND_S)
+        except subprocess.TimeoutExpired:
+            err = "(still running)"
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+    assert took < BOUND_S, f"exit took {took:.1f}s after the signal: {err}"
     assert proc.returncode == 0, err
-    assert took < BOUND_S
     records, _ = read_transcript(list_transcripts(home / "sessions")[0])
     assert records[-1].content == "session end" and records[-1].meta["reason"] == reason
     wait_housekept(home)  # the observation is written by the detached housekeeping child
@@ -60,8 +67,7 @@ def test_closing_the_terminal_leaves_an_observation(home):
     """The interactive chat (prompt_toolkit waiting at "You: ") when its terminal goes away."""
     import pexpect
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
-    env |= FAST | {"NANOBOT_HOME": str(home), "TERM": "xterm"}
+    env = cli_env(home, FAST | {"TERM": "xterm"})
     child = pexpect.spawn(sys.executable, ["-m", "nanobot", "chat"], cwd=str(ROOT), env=env,
                           encoding="utf-8", timeout=120, dimensions=(30, 100))
     child.expect("You: ")

@@ -6,13 +6,17 @@ import pexpect
 import pytest
 
 from tests.conftest import ROOT, cli_env
+from tests.longreply import CLI
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 def test_ctrl_c_stops_the_reply_and_keeps_the_session(home):
-    env = cli_env(home, dict(NANOBOT_CHAT__MAX_TOKENS="400", TERM="xterm", COLUMNS="100", LINES="30"))
-    child = pexpect.spawn(sys.executable, ["-m", "nanobot", "chat"], cwd=str(ROOT), env=env,
-                          encoding="utf-8", timeout=60, dimensions=(30, 100))
+    # the reply cannot end before Ctrl-C lands (tests/longreply.py); tools off (not the subject)
+    env = cli_env(home, dict(NANOBOT_CHAT__MAX_TOKENS="400", NANOBOT_CHAT__LOOP_GUARD="false",
+                             NANOBOT_TOOLS__ENABLED="[]", NANOBOT_OBSERVER__ENABLED="false",
+                             NANOBOT_MEMORY__ENABLED="false", TERM="xterm", COLUMNS="100", LINES="30"))
+    child = pexpect.spawn(CLI[0], [*CLI[1:], "chat"], cwd=str(ROOT), env=env,
+                          encoding="utf-8", timeout=120, dimensions=(30, 100))
     try:
         child.expect("You: ")
         child.sendline("Write a very long story about a dragon who learns to cook.")
@@ -39,7 +43,8 @@ def test_ctrl_c_stops_the_reply_and_keeps_the_session(home):
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 def test_a_malformed_escape_sequence_typed_or_pasted_is_ignored_not_a_traceback(home):
     env = cli_env(home, dict(NANOBOT_CHAT__MAX_TOKENS="8", NANOBOT_OBSERVER__ENABLED="false",
-                             NANOBOT_MEMORY__ENABLED="false", TERM="xterm", COLUMNS="100", LINES="30"))
+                             NANOBOT_MEMORY__ENABLED="false", NANOBOT_TOOLS__ENABLED="[]", TERM="xterm",
+                             COLUMNS="100", LINES="30"))
     child = pexpect.spawn(sys.executable, ["-m", "nanobot", "chat"], cwd=str(ROOT), env=env,
                           encoding="utf-8", timeout=60, dimensions=(30, 100))
     try:

@@ -13,7 +13,7 @@ from nanobot.chats.consolidate import consolidate
 from nanobot.chats.contextfile import ContextFile
 from nanobot.chats.messages import chat_messages
 from nanobot.chats.store import context_path, load_chat
-from nanobot.chats.suggester import MAX_ITEMS, Suggestion, suggestions_grammar
+from nanobot.chats.suggester import MAX_ITEMS, Suggestion, parse_suggestions, suggestions_grammar
 from nanobot.config import load_settings
 from nanobot.grounding import quote_found
 from tests.conftest import run_cli
@@ -59,9 +59,14 @@ def test_a_real_consolidation_keeps_only_items_backed_by_the_transcript(chat_hom
     rep = consolidate(settings, "proj", rec)
     assert llama_accepts(model, suggestions_grammar())
     assert rep.messages == len(msgs) and len(rec.constrained()) == len(rep.windows) >= 1
-    for w in rep.windows:  # the grammar held: 1-4 complete, valid items
-        items = json.loads(w.output)["items"]
-        assert 1 <= len(items) <= MAX_ITEMS and [Suggestion.model_validate(i) for i in items] == w.suggestions
+    for w, call in zip(rep.windows, rec.constrained()):
+        assert call["text"] == w.output
+        if call["finish_reason"] == "stop":  # the grammar held: 1-4 complete, valid items
+            items = json.loads(w.output)["items"]
+            assert 1 <= len(items) <= MAX_ITEMS and [Suggestion.model_validate(i) for i in items] == w.suggestions
+        else:  # cut by max_tokens (tokens follow the CPU): only the complete items are kept
+            assert call["finish_reason"] == "length", call
+            assert len(w.suggestions) <= MAX_ITEMS and w.suggestions == parse_suggestions(w.output)
     text = context_path(chat_home, "proj").read_text()
     assert text == rep.text and len(text.encode()) <= 2048 and text.startswith("<!-- nanobot-managed:v1 -->\n")
     doc = ContextFile.parse(text)

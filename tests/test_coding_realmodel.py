@@ -55,10 +55,13 @@ def test_real_model_writes_a_description_with_all_four_lists(tmp_path, monkeypat
     # continue: the hand-off (that description) is in the new context; resume: the transcript back
     s2 = CodingSession.latest(settings_for(), repo.path)
     s2.checkpoint(reason="continue")
+    repo.write("export.py", "import csv\n\ndef export(rows, path):\n    csv.writer(open(path, 'w')).writerows(rows)\n")
     agent2 = build_agent(settings_for(s2.root), model)
     agent2.start_session()
-    assert text.splitlines()[0] in agent2.system_prompt().text and "Parent change (hand-off)" in agent2.system_prompt().text
-    assert "export.py" in agent2.system_prompt().text or "export.py" in s2.vcs.diff(start.root, stat=True)
+    prompt = agent2.system_prompt().text
+    assert text.splitlines()[0] in prompt and "Parent change (hand-off)" in prompt
+    stat = s2.vcs.diff(s2.current, stat=True).rstrip()  # the new change's own edit, in the prompt as is
+    assert "export.py" in stat and f"Diff of the current change:\n{stat}" in prompt, (stat, prompt)
     list(agent2.turn("Now write the rows."))
     agent2.end_session("quit")
     agent3 = build_agent(settings_for(s2.root), model)

@@ -11,7 +11,7 @@ import time
 
 from nanobot.config import load_settings
 from nanobot.tools.cron import open_db
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli_env
 from tests.test_reflector import USER_MEMORY, setup
 
 
@@ -45,14 +45,13 @@ def wait_line(q: queue.Queue, needle: str, timeout=60.0) -> str:
 def test_daemon_runs_due_jobs_refuses_a_second_copy_and_stops_on_sigterm(cli, home):
     settings = setup(home, [["Ada's editor is Helix."]])
     add_reminder(settings, "water the plants")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
-    env |= {"NANOBOT_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+    env = cli_env(home, {"PYTHONUNBUFFERED": "1"})
     proc = subprocess.Popen([sys.executable, "-m", "nanobot", "daemon", "--interval", "0.2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     try:
         out = lines_of(proc.stdout)
-        assert wait_line(out, "reminder #1: water the plants")
-        assert "1 fact(s) added" in wait_line(out, " reflect: ")
+        assert wait_line(out, "reminder #1: water the plants", timeout=300)  # the start: 5x a loaded one
+        assert "1 fact(s) added" in wait_line(out, " reflect: ", timeout=300)  # loads the embedder
         mem = (settings.workspace / "MEMORY.md").read_text()
         assert mem.startswith(USER_MEMORY.rstrip("\n")) and "- Ada's editor is Helix." in mem
         add_reminder(load_settings(), "call mum")  # the loop goes on checking
@@ -70,4 +69,5 @@ def test_daemon_runs_due_jobs_refuses_a_second_copy_and_stops_on_sigterm(cli, ho
     finally:
         if proc.poll() is None:
             proc.kill()
+            proc.wait()
     assert cli("daemon", "--once").returncode == 0  # the lock went with the process

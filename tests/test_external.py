@@ -8,6 +8,7 @@ from pathlib import Path
 
 from nanobot.observer import external
 from nanobot.observer.external import changed_since, detect, git_changes
+from tests.housekeeping import alive
 
 NOW = datetime.now().astimezone()
 
@@ -120,10 +121,12 @@ def test_a_hanging_git_cannot_stall_start_up(tmp_path, monkeypatch):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "git"
-    fake.write_text("#!/bin/sh\nsleep 10\n")
+    pids = tmp_path / "pids"
+    fake.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 10\n")  # exec: the hung git is the sleep
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     start = time.monotonic()
     ch = git_changes(repo, NOW, timeout=0.3)
     assert time.monotonic() - start < 3
     assert ch.partial and ch.modified == 0
+    assert pids.exists() and not [p for p in pids.read_text().split() if alive(int(p))]  # killed, not left

@@ -22,7 +22,7 @@ import pytest
 
 from nanobot.observer.observation import Observation, ObservationDraft, ObservationPart
 from nanobot.session import list_transcripts, read_transcript
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli_env
 from tests.housekeeping import wait_housekept
 
 pytestmark = pytest.mark.faults
@@ -34,9 +34,7 @@ USER_MEMORY = "# Memory\n\n## About Ada\n- Ada prefers short answers.\n- Ada's c
 
 
 def env_for(home: Path, extra: dict | None = None) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
-    env |= {"NANOBOT_HOME": str(home), "NANOBOT_CHAT__TEMPERATURE": "0", "PYTHONUNBUFFERED": "1"}
-    return env | (extra or {})
+    return cli_env(home, {"PYTHONUNBUFFERED": "1"} | (extra or {}))  # the session's model settings too
 
 
 def nanobot(*args: str | bytes, home: Path, input: bytes = b"", env: dict | None = None,
@@ -311,13 +309,29 @@ def test_kill_mid_reply_keeps_the_user_message(home, point):
     assert len(warnings) == (1 if point == "transcript-append" else 0)  # the torn record, skipped
 
 
+def indexed(db: Path) -> tuple[list, list]:
+    """The index's own rows (sources, chunks), read straight from the file: no refresh runs first."""
+    import sqlite3
+
+    conn = sqlite3.connect(db)  # plain tables only: no extension needed; a hot journal rolls back here
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        return (conn.execute("SELECT * FROM sources ORDER BY path").fetchall(),
+                conn.execute("SELECT source, line, text FROM chunks ORDER BY id").fetchall())
+    finally:
+        conn.close()
+
+
 def test_kill_mid_reindex_rolls_back(home):
     db = index_memory(home)
+    before = indexed(db)
     with open(db.parent / "MEMORY.md", "a") as f:
         f.write("- Ada's sister is called Eve.\n")
     r = nanobot("memory", "reindex", home=home, env={"NANOBOT_FAULT": "reindex-write"})
     assert r.returncode == -signal.SIGKILL
-    assert any("Eve" in t for t in search("sister Eve"))
+    assert indexed(db) == before  # the killed transaction left nothing: not the new line, no torn rows
+    assert not any("Eve" in text for _, _, text in indexed(db)[1])
+    assert any("Eve" in t for t in search("sister Eve"))  # the next run indexes it
 
 
 def test_kill_mid_reflect_changes_nothing_and_the_next_run_works(home):
@@ -400,6 +414,43 @@ def test_read_only_home_names_the_cause(home, memory):
     ok = nanobot("chat", home=home, input=b"hello\n", env=LEAN)  # writable again: works
     assert ok.returncode == 0 and said(home) == ["hello"], ok.stderr
     assert (home / "workspace" / "MEMORY.md").read_text() == USER_MEMORY
+
+
+def injected(code: str, home: Path, input: bytes, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The real CLI with its home's file layer failing with ``code`` (tests/oserror.py): the same
+    messages as the real mounts below, on a machine that does not permit ``unshare -m``."""
+    from tests.oserror import CLI
+
+    proc = subprocess.run([*CLI, "chat"], input=input, capture_output=True, cwd=ROOT, timeout=300,
+                          env=env_for(home, (env or {}) | {"NANOBOT_TEST_OSERROR": code}))
+    proc.stdout, proc.stderr = proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
+    return proc
+
+
+def test_read_only_home_names_the_cause_without_a_mount_namespace(home):
+    (workspace(home) / "MEMORY.md").write_text(USER_MEMORY)
+    ok = nanobot("chat", home=home, input=b"before\n", env=LEAN)  # a home that has been used
+    assert ok.returncode == 0, ok.stderr
+    r = injected("EROFS", home, b"hello\n", LEAN)
+    clean(r)
+    assert r.returncode == 2 and "read-only" in r.stderr and "NANOBOT_HOME" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr  # one line naming the cause and the fix
+    ok = nanobot("chat", home=home, input=b"hello\n", env=LEAN)  # writable again: works
+    assert ok.returncode == 0 and said(home) == ["before", "hello"], ok.stderr
+    assert (home / "workspace" / "MEMORY.md").read_text() == USER_MEMORY
+
+
+def test_full_disk_names_the_cause_without_a_mount_namespace(home):
+    first = nanobot("chat", home=home, input=b"first\n", env=LEAN)
+    assert first.returncode == 0, first.stderr
+    r = injected("ENOSPC", home, b"lost one\nlost two\n", LEAN)
+    clean(r)
+    assert r.returncode in (1, 2) and "the disk is full; free some space" in r.stderr, r.stderr
+    third = nanobot("chat", home=home, input=b"third\n", env=LEAN)  # space again: works
+    assert third.returncode == 0, third.stderr
+    assert said(home)[0] == "first" and said(home)[-1] == "third"
+    for path in list_transcripts(home / "sessions"):  # every transcript still reads back, untorn
+        assert read_transcript(path)[1] == [], path
 
 
 @pytest.mark.skipif(not unshare_ok(), reason="needs unshare -m (mount namespaces) for a real small file system")

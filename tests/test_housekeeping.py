@@ -9,6 +9,7 @@ writes an observation at that point (``nanobot/faults.py``), so a test can look 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -29,12 +30,12 @@ from nanobot.observer.observer import load_observation
 from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import init_workspace
 from tests.conftest import ROOT, cli_env, run_cli
-from tests.housekeeping import wait_housekept
+from tests.housekeeping import alive, spawned, wait_housekept
 
 pytestmark = pytest.mark.slow
 
 FAST = {"NANOBOT_CHAT__MAX_TOKENS": "16", "NANOBOT_OBSERVER__REFLECT_ON_START": "false",
-        "NANOBOT_MEMORY__ENABLED": "false", "PYTHONUNBUFFERED": "1"}
+        "NANOBOT_MEMORY__ENABLED": "false", "NANOBOT_TOOLS__ENABLED": "[]", "PYTHONUNBUFFERED": "1"}
 PAUSE = {"NANOBOT_FAULT": "observation-write:pause"}
 ASK = "I am Ada. We decided to use the csv crate with serde for my Rust CSV parser.\n"
 EXIT_S = 5.0  # the target is 1 s (bench/housekeep_bench.py measures it); 5x headroom here
@@ -49,6 +50,21 @@ def wait_for(check, timeout=120.0, what="condition"):
     while not check():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
+
+
+def holds_open(pid: int, path: str) -> bool:
+    """Whether process ``pid`` has ``path`` open (its /proc fd table)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == path:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def status(home) -> dict:
@@ -116,7 +132,10 @@ def test_two_quick_sessions_never_run_two_observers_at_once(home):
     assert first.returncode == 0 and second.returncode == 0, (first.stderr, second.stderr)
     gate = home / "fault-observation-write.paused"
     wait_for(gate.exists, what="a child at the observation write")
-    time.sleep(2.0)  # the other child has had time to start: it must be queued, not observing
+    lock = str((home / "housekeep.lock").resolve())
+    wait_for(lambda: len(spawned(home)) >= 2 and all(not alive(p) or holds_open(p, lock) for p in spawned(home)),
+             what="every other child at the lock")  # queued there: it has the lock file open
+    time.sleep(0.5)  # 5x its 0.1 s poll: a child that got through would have logged its start by now
     log = (home / "logs" / "housekeep.log").read_text()
     assert len(re.findall(r"spawned pid", log)) >= 2, log
     assert len(re.findall(r" start pid", log)) == 1 and " done pid" not in log, log  # the other waits
@@ -210,14 +229,17 @@ def test_cancelled_when_sent_before_anything_useful_then_retried(home, wait_s):
     assert hook._idle_due, "no crossing"
     n_hist = len(agent.history)
     agent.prefill()
-    time.sleep(wait_s)
+    if wait_s < 1:
+        time.sleep(wait_s)  # 0.2 s: the summary alone takes 1.75 s to come out
+    else:  # the summary is drafted (the event itself, not a margin): the rest takes ~4.5 s more
+        wait_for(lambda: agent._prefill.finishing == FINISHING, timeout=60, what="the summary drafted")
     events = list(agent.turn("sent while the observation drafts"))
     notices = [e.text for e in events if type(e).__name__ == "Notice"]
     assert events[-1].reply  # answered
     if wait_s < 1:
         assert not observations(home) and FINISHING not in notices and hook._idle_due
         agent.prefill()  # the next idle moment: the retry runs to the end
-        time.sleep(8)
+        wait_for(lambda: hook._idle_notices, timeout=60, what="the retried observation written")
         notices = [e.text for e in agent.turn("next") if type(e).__name__ == "Notice"]
         assert model.drafts == 2
     else:
@@ -243,7 +265,7 @@ def test_session_end_abandons_the_idle_observation(home):
     while not hook._idle_due:
         list(agent.turn("message " * 80))
     agent.prefill()
-    wait_for(lambda: agent._prefill.finishing == FINISHING, timeout=10, what="the summary drafted")
+    wait_for(lambda: agent._prefill.finishing == FINISHING, timeout=60, what="the summary drafted")
     agent.end_session("quit")
     (path,) = observations(home)
     assert [p.trigger for p in load_observation(path).parts] == ["quit"]  # no pressure part

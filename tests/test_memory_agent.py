@@ -30,6 +30,7 @@ MEMORY = """# Memory
 @pytest.fixture
 def settings(home, embedder, monkeypatch):
     monkeypatch.setenv("NANOBOT_KV_CACHE__ENABLED", "0")
+    monkeypatch.setenv("NANOBOT_TOOLS__ENABLED", "[]")  # memory reaches the prompt, not through tools
     s = load_settings(home)
     init_workspace(s.workspace)
     return s

@@ -15,7 +15,7 @@ from nanobot.observer.hooks import FALLBACK_NOTE, attach_observer
 from nanobot.observer.observer import load_observation
 from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import init_workspace
-from tests.conftest import ROOT, cli_env
+from tests.conftest import ROOT, cli_env, wait_reading_stdin
 from tests.housekeeping import wait_housekept
 from tests.realmodel import (
     EMPTY_DRAFT_GRAMMAR,
@@ -26,7 +26,7 @@ from tests.realmodel import (
 )
 
 FAST = {"NANOBOT_CHAT__MAX_TOKENS": "24", "NANOBOT_OBSERVER__REFLECT_ON_START": "false",
-        "NANOBOT_MEMORY__ENABLED": "false"}
+        "NANOBOT_MEMORY__ENABLED": "false", "NANOBOT_TOOLS__ENABLED": "[]"}
 ASK = "I am Ada. We decided to use the csv crate with serde for my Rust CSV parser.\n"
 
 
@@ -83,7 +83,7 @@ def test_ctrl_c_exit_writes_observation(home):
         if files and any(r.role == "assistant" for r in read_transcript(files[0])[0]):
             break
         time.sleep(0.2)
-    time.sleep(1.5)  # let the reply finish rendering: Ctrl-C during a reply only stops the reply
+    wait_reading_stdin(proc.pid)  # the reply is over (Ctrl-C during a reply only stops the reply)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=180)
     assert proc.returncode == 0, err

@@ -116,7 +116,7 @@ def test_invalid_json_from_the_model_falls_back(home):
 def test_cli_failed_write_then_next_start_recovers(cli, home):
     """Real CLI, real model: the observations folder is blocked by a file, then unblocked."""
     env = {"NANOBOT_CHAT__MAX_TOKENS": "16", "NANOBOT_MEMORY__ENABLED": "false",
-           "NANOBOT_OBSERVER__REFLECT_ON_START": "false"}
+           "NANOBOT_OBSERVER__REFLECT_ON_START": "false", "NANOBOT_TOOLS__ENABLED": "[]"}
     ws = home / "workspace"
     ws.mkdir(parents=True)
     (ws / "observations").write_text("a file where the folder should be")

@@ -4,7 +4,6 @@ the terminal, no hidden part in the command the user approves)."""
 
 from __future__ import annotations
 
-import os
 import sys
 import unicodedata
 from types import SimpleNamespace
@@ -20,7 +19,7 @@ from nanobot.safe_text import printable
 from nanobot.tools.base import ToolContext
 from nanobot.tools.cron import Cron
 from nanobot.tools.shell import Exec
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli_env
 
 HOSTILE = "[/] [bold red]x[/bold red] \x1b[2J\x1b]0;pwned\x07\roverwrite\x08\x9b31m \u202eevil"
 
@@ -76,9 +75,7 @@ def test_a_hostile_reminder_cannot_crash_or_drive_the_real_chat(home):
     settings.workspace.mkdir(parents=True)
     Cron().run(Cron.Args(action="add", message=f"check {HOSTILE}", at="2001-01-01 00:00"),
                ToolContext(settings=settings))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
-    env.update(NANOBOT_HOME=str(home), NANOBOT_CHAT__TEMPERATURE="0", NANOBOT_OBSERVER__ENABLED="false",
-               TERM="xterm", COLUMNS="200", LINES="30")
+    env = cli_env(home, dict(NANOBOT_OBSERVER__ENABLED="false", TERM="xterm", COLUMNS="200", LINES="30"))
     child = pexpect.spawn(sys.executable, ["-m", "nanobot", "chat"], cwd=str(ROOT), env=env,
                           encoding="utf-8", timeout=120, dimensions=(30, 200))
     try:

@@ -188,7 +188,7 @@ def test_cli_models_and_prompt_against_a_server(home, cli):
 
 def test_cli_chat_with_the_server_down_says_one_line(home, cli):
     write_config(home, closed_port_url(), connect_timeout=1.0)
-    out = cli("chat", input="hello\n", timeout=120)
+    out = cli("chat", input="hello\n", timeout=120, env={"NANOBOT_OBSERVER__ENABLED": "false"})
     assert "Traceback" not in out.stderr
     errors = [ln for ln in out.stderr.splitlines() if ln.startswith("Error:")]
     assert errors and "not answering" in errors[0] and "srv" in errors[0]

@@ -92,34 +92,43 @@ class OfflineSearch(WebSearch):
         raise ToolError("web_search is offline in this test")
 
 
-def _attempts(events) -> tuple[int, list[str]]:
-    """Argument generations in ``events`` and the errors of those that did not validate."""
+CUT = "were cut off before the JSON was complete"  # the runtime's report of a call cut at args_tokens
+
+
+def _attempts(events) -> tuple[int, list[str], int]:
+    """Argument generations in ``events``, the errors of those that did not validate, and how many
+    were cut at ``tools.args_tokens``. A cut is not a failure: a free-text argument (a file's content,
+    a shell command) may run past any token budget; what the runtime guarantees is that it says so
+    (and retries) instead of running a truncated call."""
     calls = sum(isinstance(e, ToolCall) for e in events)
-    bad = [e.text for e in events if isinstance(e, ToolResult) and not e.ok
-           and e.text.startswith("arguments for")]
-    return calls + len(bad), bad
+    errors = [e.text for e in events if isinstance(e, ToolResult) and not e.ok
+              and e.text.startswith("arguments for")]
+    cut = sum(CUT in e for e in errors)
+    return calls + len(errors), [e for e in errors if CUT not in e], cut
 
 
 def test_every_tool_call_parses_and_validates(agent, capsys):
     runner = agent.tool_runner
     assert len(REQUESTS) >= 30
-    total, failures, executed = 0, [], 0
+    total, failures, executed, cuts = 0, [], 0, 0
     for request, tool in REQUESTS:
         if tool not in runner.tools:
             continue
         msgs = agent.messages_for(request)
         events = list(runner.call(agent, msgs, tool))
-        n, bad = _attempts(events)
-        total += n
+        n, bad, cut = _attempts(events)
+        total, cuts = total + n, cuts + cut
         failures += [f"{request!r} -> {tool}: {b}" for b in bad]
         executed += any(isinstance(e, ToolResult) and e.ok for e in events)
     decisions = [s for s in runner.stats if s.kind == "args"]
     with capsys.disabled():
-        print(f"\n[tools] forced tool calls: {total - len(failures)}/{total} parsed and validated "
-              f"over {len(REQUESTS)} requests; {executed} ran without a tool error; "
+        print(f"\n[tools] forced tool calls: {total - len(failures) - cuts}/{total} parsed and validated "
+              f"over {len(REQUESTS)} requests ({cuts} cut at args_tokens, reported); {executed} ran "
+              f"without a tool error; "
               f"args step mean {sum(s.seconds for s in decisions) / len(decisions):.2f}s")
     assert total >= 30
     assert failures == []
+    _cuts_were_cut(runner, cuts)
 
 
 def test_free_decisions_are_valid_and_their_calls_validate(agent, capsys):
@@ -127,20 +136,21 @@ def test_free_decisions_are_valid_and_their_calls_validate(agent, capsys):
     names = runner.names()
     chosen: list[str | None] = []
     raw: list[str] = []
-    total, failures = 0, []
+    total, failures, cuts = 0, [], 0
     for request, _ in REQUESTS:
         msgs = agent.messages_for(request)
         name = runner.decide(agent, msgs, names)
         raw.append(agent.model.last.text)
         chosen.append(name)
-        if name is not None:
-            n, bad = _attempts(list(runner.call(agent, msgs, name)))
-            total += n
+        if name is not None:  # whichever tool it is: its call validates, or its cut is reported
+            n, bad, cut = _attempts(list(runner.call(agent, msgs, name)))
+            total, cuts = total + n, cuts + cut
             failures += bad
     steps = [s for s in runner.stats if s.kind == "decision"]
     with capsys.disabled():
         print(f"\n[tools] free decisions: {sum(c is not None for c in chosen)}/{len(REQUESTS)} chose a tool; "
-              f"{total - len(failures)}/{total} of those calls validated; decision step mean "
+              f"{total - len(failures) - cuts}/{total} of those calls validated ({cuts} cut, reported); "
+              f"decision step mean "
               f"{sum(s.seconds for s in steps) / len(steps) * 1000:.0f} ms, "
               f"{sum(s.tokens for s in steps) / len(steps):.1f} tokens")
     # the grammar held: the model wrote exactly one of the admitted decisions, nothing more
@@ -148,6 +158,13 @@ def test_free_decisions_are_valid_and_their_calls_validate(agent, capsys):
     assert [t for t in raw if t not in admitted] == []
     assert chosen == [None if t == REPLY else t[len(CALL):] for t in raw]
     assert failures == []
+    _cuts_were_cut(runner, cuts)
+
+
+def _cuts_were_cut(runner, cuts: int) -> None:
+    """Each reported cut is an argument step that really ran to ``tools.args_tokens``."""
+    full = [s for s in runner.stats if s.kind == "args" and s.tokens >= runner.settings.tools.args_tokens]
+    assert cuts <= len(full), (cuts, full)
 
 
 def test_a_plain_reply_after_the_decision_reuses_the_prompt_from_the_kv_cache(agent):
