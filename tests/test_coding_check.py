@@ -70,7 +70,8 @@ def test_the_error_goes_back_to_the_model_and_its_retry_lands(git_repo):
     agent = build_agent(settings, ScriptedModel([broken, fixed]))
     agent.start_session()
     runner = agent.tool_runner
-    msgs = [Message(role="system", content="s"), Message(role="user", content="add a --name option")]
+    agent.provenance.said.append("add a --name option to greet.py")  # what a turn records (callpolicy)
+    msgs = [Message(role="system", content="s"), Message(role="user", content="add a --name option to greet.py")]
     first = list(runner.call(agent, msgs, "edit_file"))
     assert [r.ok for r in first if isinstance(r, ToolResult)] == [False]
     assert "greet.py line 7: IndentationError" in msgs[-1].content  # what the model sees next

@@ -197,7 +197,8 @@ def test_another_chats_task_stays_out_of_this_chats_prompt(home):
     team.end_session()
     now = load_context(settings.workspace / "CONTEXT.md").now
     assert "greet.py" in now.focus + now.task  # the observer wrote team's Now to the file
-    lines = [f"- Focus: {now.focus}", f"- Task: {now.task}"]  # (Recent, past outcomes, stays shared)
+    lines = [f"- {k}: {v}" for k, v in (("Focus", now.focus), ("Task", now.task)) if v]  # Recent stays shared
+    assert lines
     local = agent_in("local")
     local.start_session()
     assert not any(line in local.system_prompt().text for line in lines)

@@ -1,7 +1,6 @@
 """``nanobot daemon`` as a real process: a due reminder fires, a due reflection runs (MEMORY.md gains
 the fact), a second copy is refused naming the pid, SIGTERM stops it with exit 0."""
 
-import os
 import queue
 import signal
 import subprocess

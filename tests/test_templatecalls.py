@@ -64,7 +64,7 @@ def test_below_the_threshold_the_reply_is_text_and_no_tool_runs(home):
     agent = make_agent(home, ToolTemplateModel(["Hello there!"], [0.2]), call_threshold=0.5)
     events = list(agent.turn("hello"))
     assert not [e for e in events if isinstance(e, (ToolCall, ToolResult))]
-    assert events[-1] == TurnDone(reply="Hello there!", generation=agent.model.last)
+    assert events[-1].model_copy(update={"timing": None}) == TurnDone(reply="Hello there!", generation=agent.model.last)
     only = agent.model.calls[0]
     assert only["grammar"] is None and OPEN in only["stop"]  # a call can never leak into the text
     assert [s["function"]["name"] for s in only["tools"]] == ["read_file", "write_file"]
