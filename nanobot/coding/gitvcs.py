@@ -133,7 +133,7 @@ class GitVCS:
             index = Path(tmp) / "index"               # through a copy of the index: the user's stays
             git_dir = Path(self._run("rev-parse", "--absolute-git-dir").strip())
             if (git_dir / "index").exists():
-                shutil.copyfile(git_dir / "index", index)
+                shutil.copy2(git_dir / "index", index)  # keep its mtime: git's racy-clean check needs it
             env = {"GIT_INDEX_FILE": str(index)}
             self._run("add", "-A", env=env)
             return self._run("diff", "--cached", *DIFF, *fmt, base, "--", env=env)
