@@ -195,6 +195,6 @@ def test_cli_tools_and_prompt_cost(cli, capsys):
     tools = report["tools"]
     with capsys.disabled():
         print(f"\n[tools] index {tools['index_tokens']} tokens vs all schemas {tools['all_schemas_tokens']}")
-    assert tools["index_tokens"] < 100 < tools["all_schemas_tokens"]
+    assert tools["index_tokens"] <= 200 and tools["index_tokens"] * 10 < tools["all_schemas_tokens"]  # [prompt] tools
     section = next(s for s in report["sections"] if s["name"] == "tools")
-    assert "exec, read_file" in report["text"] and section["tokens"] == tools["index_tokens"]
+    assert "exec: " in report["text"] and "read_file: " in report["text"] and section["tokens"] == tools["index_tokens"]
