@@ -21,7 +21,8 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
 def _fail(code: int, path) -> OSError:
-    return OSError(code, os.strerror(code), os.fsdecode(path) if path is not None else None)
+    named = isinstance(path, (str, bytes, os.PathLike))  # os.fdopen's files are named by their fd
+    return OSError(code, os.strerror(code), os.fsdecode(path) if named else None)
 
 
 class _Full:

@@ -38,8 +38,8 @@ class JsonWhenAsked(ScriptedModel):
         return super().stream(messages, grammar=grammar, **kw)
 
 
-def make_agent(home, n_ctx=1000, **env):
-    settings = load_settings(chat={"max_tokens": 100, "temperature": 0},
+def make_agent(home, n_ctx=1000, max_tokens=100, **env):
+    settings = load_settings(chat={"max_tokens": max_tokens, "temperature": 0},
                              observer={"reflect_on_start": False, **env})
     init_workspace(settings.workspace)
     agent = Agent(settings, JsonWhenAsked(n_ctx))
@@ -65,7 +65,7 @@ def pressure_parts(agent) -> int:
 
 
 def test_fires_once_while_above_threshold_even_with_trims(home):
-    agent, _ = make_agent(home)
+    agent, _ = make_agent(home, max_tokens=200)  # the trim then lands under the threshold (the case tested)
     fired, trims, after_trim = [], 0, []
     for i in range(14):
         notices, trimmed = run(agent, words(120))
