@@ -5,7 +5,9 @@ session's), records stamped with the imported times; the session record notes th
 from and the file's sha256, so the same file is not imported twice. Every transcript is written in
 a hidden staging folder first (fsynced), then each is renamed into place; if any step fails, the
 ones already moved are removed again: nothing is ever half-imported. Memory indexes the new
-transcripts on its next refresh (past conversations, ``memory/transcripts.py``).
+transcripts on its next refresh (past conversations, ``memory/transcripts.py``). The observer's
+catch-up leaves imported sessions alone (``find_pending``) unless ``observe=True`` (``--observe``)
+notes in the session record that they should be observed like a missed live session.
 """
 
 from __future__ import annotations
@@ -26,19 +28,20 @@ from nanobot.importfmt import ImportedSession, ImportFormatError
 from nanobot.session import Record, list_transcripts, new_session_id
 
 
-def import_file(settings: Settings, path: Path) -> list[Path]:
-    """Import every session of ``path``; returns the transcripts written (oldest first)."""
+def import_file(settings: Settings, path: Path, *, observe: bool = False) -> list[Path]:
+    """Import every session of ``path``; returns the transcripts written (oldest first).
+    ``observe``: the observer's catch-up observes them too (else they are past conversations only)."""
     sessions = parse_file(path)
     recover(settings.sessions_dir)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     if already := _imported(settings.sessions_dir, sha):
         raise ImportFormatError(f"{path} was already imported (session {already}); delete those sessions "
                                 "first to import it again")
-    return import_sessions(settings, sessions, source=path.name, sha=sha)
+    return import_sessions(settings, sessions, source=path.name, sha=sha, observe=observe)
 
 
 def import_sessions(settings: Settings, sessions: list[ImportedSession], *, source: str = "",
-                    sha: str = "") -> list[Path]:
+                    sha: str = "", observe: bool = False) -> list[Path]:
     """Write ``sessions`` as transcripts, atomically as a set (see the module docstring)."""
     target = settings.sessions_dir
     try:
@@ -56,7 +59,7 @@ def import_sessions(settings: Settings, sessions: list[ImportedSession], *, sour
                 sid = new_session_id(s.started)
             taken.add(sid)
             tmp = staging / f"{sid}.jsonl"
-            _write(tmp, s, sid, source, sha)
+            _write(tmp, s, sid, source, sha, observe)
             staged.append((tmp, target / f"{sid}.jsonl"))
         journal = target / f"{staging.name}.journal"
         atomic_write(journal, "\n".join(final.name for _, final in staged) + "\n")
@@ -92,8 +95,9 @@ def recover(sessions_dir: Path) -> int:
     return removed
 
 
-def _write(path: Path, s: ImportedSession, sid: str, source: str, sha: str) -> None:
+def _write(path: Path, s: ImportedSession, sid: str, source: str, sha: str, observe: bool) -> None:
     meta = {"id": sid, "imported": source or "import", **({"import_sha": sha} if sha else {}),
+            **({"observe": True} if observe else {}),
             **({"title": s.title} if s.title else {})}
     lines = [Record(ts=s.started, role="session", meta=meta)]
     for m in s.messages:

@@ -131,3 +131,32 @@ def _write(tmp_path, text):
     f = tmp_path / "hist.txt"
     f.write_text(text)
     return f
+
+
+def test_imported_sessions_are_not_queued_for_observation_unless_asked(home, tmp_path):
+    """500 imported sessions must not become 500 model observations at the next start: imported
+    sessions are past conversations only, unless imported with --observe; a live session that
+    missed its observation is still pending."""
+    from datetime import datetime
+
+    from nanobot.session import Record
+
+    live = home / "sessions" / "20260310-090000-beef.jsonl"
+    live.parent.mkdir(parents=True, exist_ok=True)
+    when = datetime(2026, 3, 10, 9, 0).astimezone()
+    live.write_text(Record(ts=when, role="session", meta={"id": live.stem}).model_dump_json() + "\n"
+                    + Record(ts=when, role="user", content="the lease starts in May").model_dump_json() + "\n")
+    f = tmp_path / "old.txt"
+    f.write_text(TEXT)
+    r = run_cli("import", str(f), home=home)
+    assert r.returncode == 0 and "only if imported with --observe" in r.stdout, r.stderr
+    st = json.loads(run_cli("status", "--json", home=home).stdout)
+    assert st["pending"] == [live.stem]
+
+    g = tmp_path / "other.txt"
+    g.write_text("## 2026-02-01 08:00\nuser: My sister lives in Lyon.\n")
+    r = run_cli("import", "--observe", str(g), home=home)
+    assert r.returncode == 0, r.stderr
+    st = json.loads(run_cli("status", "--json", home=home).stdout)
+    (observed,) = [p for p in list_transcripts(home / "sessions") if p.name.startswith("20260201")]
+    assert sorted(st["pending"]) == sorted([live.stem, observed.stem])

@@ -16,6 +16,7 @@ writes them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -271,18 +272,33 @@ def _typed(sent: str, said: list[str]) -> str:
 
 
 def find_pending(settings: Settings, exclude: str | None = None, limit: int = 50) -> list[Path]:
-    """Transcripts (among the last ``limit``) with user turns but no observation file."""
+    """Transcripts (among the last ``limit``) with user turns but no observation file.
+
+    Imported sessions (``nanobot import``) are not pending unless they were imported with
+    ``--observe``: they are searched as past conversations as they are, and an import of 500 old
+    sessions must not queue 500 model observations."""
     obs_dir = settings.workspace / "observations"
     pending = []
     for path in list_transcripts(settings.sessions_dir)[-limit:]:
         if path.stem == exclude or (obs_dir / f"{path.stem}.md").exists():
             continue
         try:
-            if b'"role":"user"' in read_regular(path):
-                pending.append(path)
+            data = read_regular(path)
         except OSError:
             continue
+        if b'"role":"user"' in data and not _imported_unobserved(data):
+            pending.append(path)
     return pending
+
+
+def _imported_unobserved(data: bytes) -> bool:
+    """Does this transcript's session record say it was imported without ``--observe``?"""
+    try:
+        head = json.loads(data.split(b"\n", 1)[0] or b"{}")
+    except ValueError:
+        return False
+    meta = head.get("meta") if isinstance(head, dict) and head.get("role") == "session" else None
+    return isinstance(meta, dict) and bool(meta.get("imported")) and not meta.get("observe")
 
 
 def _clip(text: str, n: int) -> str:
