@@ -143,6 +143,11 @@ class Embedder:
             vecs = self._for(len(texts)).encode(list(texts))
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
+    def embed_query(self, text: str) -> np.ndarray:
+        """One search query's vector (``dim``,). The same as ``embed`` for the MiniLM; a model that
+        wants a query prefix (E5's ``query: ``) gets it here."""
+        return self.embed([text])[0]
+
     def _for(self, n: int):
         """The numpy model for queries; for a bulk batch (indexing) in "auto", the same model
         through torch when it is installed (~4x faster on batches; the vectors agree to 1e-6)."""

@@ -150,7 +150,7 @@ class MemoryService:
                 if self.store.count() == 0 or not query.strip():
                     return []
                 vec_text = f"{context}\n{query}" if context else query
-                qvec = self.embedder.embed([vec_text])[0]
+                qvec = self.embedder.embed_query(vec_text)
                 return self.store.search(qvec, query, k, mode=mode, fusion=fusion, exclude=exclude,
                                          keyword_weight=self.settings.memory.keyword_weight)
         return self._guard(run)
