@@ -147,3 +147,33 @@ def test_two_processes_write_one_database(tmp_path):
     n_vec = store.conn.execute("SELECT count(*) FROM chunks_vec").fetchone()[0]
     n_fts = store.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
     assert n_vec == n_fts == 30
+
+
+def test_big_store_knn_runs_in_numpy_exactly_and_sees_every_write(tmp_path, monkeypatch):
+    """From MATRIX_FROM chunks the KNN is one product over an in-memory matrix: it must equal the
+    brute-force answer, and neither this connection's writes nor another process's may go unseen."""
+    from nanobot.memory import store as store_mod
+
+    monkeypatch.setattr(store_mod, "MATRIX_FROM", 100)
+    rng = np.random.default_rng(5)
+    a = MemoryStore(tmp_path / "m.db", "test-embedder")
+    vecs = unit(rng, 300)
+    fill(a, "MEMORY.md", [f"fact {i}" for i in range(300)], vecs)
+    q = unit(rng, 1)[0]
+    hits = a.search(q, "", 5, mode="vector")
+    assert a._matrix_cache is not None, "the numpy path was not taken"
+    assert [h.text for h in hits] == [f"fact {i}" for i in np.argsort(-(vecs @ q))[:5]]
+
+    mine = unit(rng, 1)
+    fill(a, "mine.md", ["written by this connection"], mine)
+    assert a.search(mine[0], "", 1, mode="vector")[0].text == "written by this connection"
+
+    b = MemoryStore(tmp_path / "m.db", "test-embedder")
+    theirs = unit(rng, 1)
+    fill(b, "theirs.md", ["written by another process"], theirs)
+    assert a.search(theirs[0], "", 1, mode="vector")[0].text == "written by another process"
+    with b.write():
+        b.remove_source("theirs.md")
+    assert a.search(theirs[0], "", 1, mode="vector")[0].text != "written by another process"
+    a.close()
+    b.close()
