@@ -273,6 +273,7 @@ class MemoryStore:
         self._matrix_cache = None
         if self.count() < MATRIX_FROM:
             return None
+        _one_blas_thread()
         rows = self.conn.execute(
             "SELECT c.id, e.embedding FROM chunks c JOIN embed_cache e ON e.hash = c.hash").fetchall()
         ids = np.fromiter((cid for cid, _ in rows), dtype=np.int64, count=len(rows))
@@ -400,6 +401,17 @@ class MemoryStore:
         return [Hit(id=c, text=rows[c][1], source=rows[c][2], line=rows[c][3], heading=rows[c][4],
                     score=round(scores[c], 4), cosine=round(sims[c], 4), vec_rank=vrank.get(c),
                     fts_rank=frank.get(c)) for c in ids if c in rows]
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread for the matrix product, as the embedder does: on 2 shared cores, BLAS
+    threads that spin after each product made a 100k-chunk query 73 ms of CPU instead of 42."""
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1, user_api="blas")
+    except ImportError:
+        pass
 
 
 def _weighted(value: float, weight: float) -> float:
