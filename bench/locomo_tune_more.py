@@ -49,7 +49,7 @@ for cid,conv in load_conversations(args.data,SPLITS["dev"]).items():
     if not (args.keep/cid).exists():
         sys.exit(f"{args.keep/cid} missing: run bench/locomo_tune.py --keep {args.keep} first")
     rows+=cands(conv,cid,args.keep); print(cid,len(rows),file=sys.stderr)
-def fuse(r,v,alpha=0.5,beta=0.3,beta2=0.0,top=None,when_alpha=None,depth=D):
+def fuse(r,v,alpha=0.5,beta=0.3,beta2=0.0,spread_top=None,when_alpha=None,depth=D):
     if when_alpha is not None and r["q"].lower().startswith("when"): alpha=when_alpha
     S=r["M"]@v; ids=r["ids"]
     top=np.argsort(-S)[:depth]; vec=[int(ids[i]) for i in top]
@@ -59,7 +59,7 @@ def fuse(r,v,alpha=0.5,beta=0.3,beta2=0.0,top=None,when_alpha=None,depth=D):
     lo=min(cos.values()); hi=max(max(cos.values())-lo,fusion.MIN_SPAN)
     own=lambda n: s.get(n, alpha*max(0.0,float(S[r["idx"][n]])-lo)/hi)
     out=dict(s)
-    for c,val in sorted(s.items(),key=lambda x:-x[1])[:top]:
+    for c,val in sorted(s.items(),key=lambda x:-x[1])[:spread_top]:
         for b,near in ((beta,r["nb"][c]),(beta2,r["nb2"][c] if beta2 else [])):
             for n in near:
                 if n is None: continue
@@ -77,7 +77,7 @@ def score(fn):
     o={k:round(sum(v)/len(v),3) for k,v in per.items()}; o["all"]=round(sum(allh)/len(allh),3); return o
 res={"default (a=0.5 b=0.3 depth 30)":score(lambda r:fuse(r,r["v"]))}
 for b2 in (0.1,0.15,0.2): res[f"beta2={b2}"]=score(lambda r:fuse(r,r["v"],beta2=b2))
-for t in (5,10,20): res[f"spread from top {t} only"]=score(lambda r:fuse(r,r["v"],top=t))
+for t in (5,10,20): res[f"spread from top {t} only"]=score(lambda r:fuse(r,r["v"],spread_top=t))
 for wa in (0.3,0.4,0.6): res[f"'When' questions alpha={wa}"]=score(lambda r:fuse(r,r["v"],when_alpha=wa))
 for b in (0.4,0.5): res[f"beta={b}"]=score(lambda r:fuse(r,r["v"],beta=b))
 for d in (20,50): res[f"depth={d}"]=score(lambda r:fuse(r,r["v"],depth=d))
