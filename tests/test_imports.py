@@ -107,3 +107,31 @@ def test_no_imports_back_up_the_layers():
                 if dep == target and not mod.startswith(allowed):
                     upward.append(f"{mod} -> {dep}")
     assert upward == []
+
+
+def unit_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph between units: a subpackage of nanobot (``nanobot.observer``) or a module at the
+    package root (``nanobot.housekeep``); imports inside one unit are left out."""
+    def unit(mod: str) -> str:
+        return ".".join(mod.split(".")[:2])
+
+    units: dict[str, set[str]] = {}
+    for mod, deps in graph.items():
+        units.setdefault(unit(mod), set()).update(unit(d) for d in deps if unit(d) != unit(mod))
+    return units
+
+
+def test_unit_graph_finds_a_back_arrow():
+    """A package reaching a root module that reaches back into it is a cycle between units, though
+    no module-level cycle (``observer.hooks -> housekeep -> observer.observer``)."""
+    graph = {"nanobot.observer.hooks": {"nanobot.housekeep"}, "nanobot.housekeep": {"nanobot.observer.observer"},
+             "nanobot.observer.observer": set()}
+    assert cycles(graph) == []
+    assert cycles(unit_graph(graph)) == [["nanobot.housekeep", "nanobot.observer"]]
+
+
+def test_no_back_arrows_between_packages():
+    """No subpackage and root module import each other, however indirectly: a package is one layer
+    (the backends use the model registry, so ``models.py`` does not import a backend; ``housekeep.py``
+    runs the observer, so the observer does not import it)."""
+    assert cycles(unit_graph(module_graph())) == []

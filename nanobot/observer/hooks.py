@@ -13,8 +13,9 @@ idle moment). Whatever the mode, trimming never drops a message no observation c
 message is observed first, in the turn.
 Session end (/quit, EOF, Ctrl-C, /new): observe the session, then up to ``observer.recover_max``
 past sessions that have none. With ``detach`` (the chat CLI, ``observer.background``) that work, and
-a due reflection, goes to a detached ``nanobot housekeep`` child instead (``nanobot/housekeep.py``),
-so the terminal is back at once. A failure is reported as a warning; the transcript is never touched.
+a due reflection, goes to a detached ``nanobot housekeep`` child instead (``observer/handoff.py``
+queues it, ``nanobot/housekeep.py`` is the child), so the terminal is back at once. A failure is
+reported as a warning; the transcript is never touched.
 
 ``sections`` gives the CONTEXT section (CONTEXT.md as the observer keeps it) and lines under Time
 (gap, pattern, changes outside); both are computed once per session so the prompt, and with it the
@@ -27,11 +28,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from nanobot import background, housekeep
+from nanobot import background
 from nanobot.backends.base import Message
 from nanobot.events import Notice
 from nanobot.features import Feature
-from nanobot.observer import external, nowscope, reflector
+from nanobot.observer import external, handoff, nowscope, reflector
 from nanobot.observer.context import load_context, update_context
 from nanobot.observer.idle import Cancellable, Cancelled, SessionView
 from nanobot.observer.observer import (
@@ -83,13 +84,13 @@ class ObserverFeature(Feature):
                     lambda: _note(notices, reflector.refresh_context(self.settings, now, agent.model.count_tokens)))
         self._pending = find_pending(self.settings, exclude=sid)
         self._start_external(agent)
-        if self.detach and housekeep.model_arg(agent.model):
+        if self.detach and handoff.model_arg(agent.model):
             due = self.settings.observer.reflect_on_start and reflector.reflection_due(self.settings, now)
-            jobs = housekeep.queued(self.settings.home)
+            jobs = handoff.queued(self.settings.home)
             self._pending = [p for p in self._pending if p.stem not in {j.stem for j in jobs}]
-            if self._pending or due or (jobs and not housekeep.running(self.settings.home)):
+            if self._pending or due or (jobs and not handoff.running(self.settings.home)):
                 pid = self._guard(notices, "starting background housekeeping",
-                                  lambda: housekeep.spawn(self.settings, housekeep.model_arg(agent.model),
+                                  lambda: handoff.spawn(self.settings, handoff.model_arg(agent.model),
                                                           exclude=sid, reflect=due))
                 if pid:
                     n = len(self._pending) + len(jobs)
@@ -305,7 +306,7 @@ class ObserverFeature(Feature):
     def on_session_end(self, agent, reason: str) -> list[Notice]:
         notices: list[Notice] = []
         self._idle_due = 0  # the session's observation below covers it
-        if self.detach and (model := housekeep.model_arg(agent.model)):
+        if self.detach and (model := handoff.model_arg(agent.model)):
             return self._hand_off(agent, reason, model)
         for t in (self._external, self._reflect):
             if t is not None:
@@ -329,10 +330,10 @@ class ObserverFeature(Feature):
         if not agent.user_turns and not self._pending:
             return notices
         if agent.user_turns and self._guard(notices, "queueing the observation",
-                                            lambda: housekeep.write_job(agent, reason)) is None:
+                                            lambda: handoff.write_job(agent, reason)) is None:
             return notices
         pid = self._guard(notices, "starting background housekeeping",
-                          lambda: housekeep.spawn(self.settings, model))
+                          lambda: handoff.spawn(self.settings, model))
         self._pending = []
         if pid:
             notices.append(Notice(text=f"observing this session in the background (pid {pid}; "
