@@ -21,6 +21,7 @@ from nanobot.backends.base import ChatModel, Generation, Message
 from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.features import Feature, merge_sections
+from nanobot.fitting import trim_oldest
 from nanobot.loopguard import LoopGuard
 from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
 from nanobot.prompt import BuiltPrompt, build_prompt
@@ -318,16 +319,12 @@ class Agent:
             if messages[1:-1] != self.history:  # a hook started a fresh context (a coding checkpoint)
                 messages[:] = self.messages_for(messages[-1].content)
                 used = self.model.prompt_tokens(messages)
-        dropped = 0
-        while used > budget and len(messages) > 2:
-            hist = messages[1:-1]
-            if not hist:
-                break
-            del messages[1:3 if len(hist) >= 2 else 2]
-            dropped += 1
-            used = self.model.prompt_tokens(messages)
+        system, ask = messages[0], messages[-1]
+        kept, dropped = trim_oldest(messages[1:-1], lambda h: self.model.prompt_tokens([system, *h, ask]),
+                                    budget, used)
         if dropped:
-            self.history = messages[1:-1]
+            messages[:] = [system, *kept, ask]
+            self.history = kept
             yield Notice(text=f"history trimmed: dropped the {dropped} oldest exchange(s) to fit n_ctx={self.model.n_ctx}", level="warning")
 
     def _run_hooks(self, name: str, *args: Any) -> list[Event]:

@@ -66,8 +66,7 @@ def report(settings) -> Status:
 def work(settings, model: str, say: Callable[[str], None], exclude: str = "", reflect: bool = False) -> int:
     """The child: every queued job, then past sessions without an observation, then (``reflect``:
     started at a session start that found it due) reflection. Returns how many observations it wrote."""
-    from nanobot.observer import reflector
-    from nanobot.observer.observer import find_pending, observe_transcript
+    from nanobot.observer.catchup import catch_up
 
     os.nice(NICE)
     lock = pidlock.acquire(settings.home, LOCK, wait=QUEUE_WAIT_S)  # noqa: F841 - held until return
@@ -99,22 +98,17 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
             path.unlink(missing_ok=True)
             written += 1
             say(f"{job.session}: observation written to {out.path} ({out.part.generator})")
-    kept = {p.stem for p in queued(settings.home)}  # failed jobs: the next start retries them as jobs
-    pending = [p for p in find_pending(settings, exclude=exclude or None) if p.stem not in kept]
-    for path in pending[: settings.observer.recover_max]:
-        try:
-            out = observe_transcript(settings, load(model), path, datetime.now().astimezone())
-            written += 1
-            say(f"{path.stem}: recovered, observation written ({out.part.generator})")
-        except Exception as e:
-            say(f"{path.stem}: recovery failed ({type(e).__name__}: {e})")
-    now = datetime.now().astimezone()
-    try:
-        if reflect and reflector.reflection_due(settings, now):
-            r = reflector.reflect(settings, now=now)
-            say(f"reflected {len(r.observations)} observation(s): {len(r.added)} added, {len(r.merged)} merged")
-    except Exception as e:  # the observations are written; reflection runs again when due
-        say(f"reflection failed ({type(e).__name__}: {e})")
+    kept = frozenset(p.stem for p in queued(settings.home))  # failed jobs: the next start retries them
+    done = catch_up(settings, lambda: load(model), datetime.now().astimezone(), exclude=exclude or None,
+                    skip=kept, limit=settings.observer.recover_max, refresh=False,  # each start refreshes it
+                    reflect="due" if reflect else "no", keep_going=True)
+    for o in done.observed:
+        say(f"{o.session}: recovered, observation written ({o.generator})")
+    for what, why in done.failed:
+        say(f"{what} failed ({why})" if what == "reflection" else f"{what}: recovery failed ({why})")
+    if r := done.reflection:
+        say(f"reflected {len(r.observations)} observation(s): {len(r.added)} added, {len(r.merged)} merged")
+    written += len(done.observed)
     say(f"done pid {os.getpid()}")
     return written
 

@@ -32,7 +32,9 @@ from nanobot import background
 from nanobot.backends.base import Message
 from nanobot.events import Notice
 from nanobot.features import Feature
+from nanobot.fitting import trim_oldest
 from nanobot.observer import external, handoff, nowscope, reflector
+from nanobot.observer.catchup import observe_pending
 from nanobot.observer.context import load_context, update_context
 from nanobot.observer.idle import Cancellable, Cancelled, SessionView
 from nanobot.observer.observer import (
@@ -40,7 +42,6 @@ from nanobot.observer.observer import (
     draft_budget,
     find_pending,
     observe_live,
-    observe_transcript,
 )
 from nanobot.observer.state import record_written
 from nanobot.observer.timeaware import recent_spans, session_line, time_report
@@ -234,12 +235,9 @@ class ObserverFeature(Feature):
         system = Message(role="system", content=agent.system_prompt().text)
         hist = list(agent.history)
         extra = used - agent.model.prompt_tokens([system, *hist])  # the new message's share
+        kept, _ = trim_oldest(hist, lambda h: agent.model.prompt_tokens([system, *h]) + extra, budget)
         seen = {id(m) for m in self._covered}
-        while hist and agent.model.prompt_tokens([system, *hist]) + extra > budget:
-            if any(id(m) not in seen for m in hist[:2]):
-                return True
-            del hist[:2]
-        return False
+        return any(id(m) not in seen for m in hist[: len(hist) - len(kept)])
 
     # -- the 80% observation while the user reads and types ----------------------------------
     def on_turn_end(self, agent, done) -> list[Notice]:
@@ -316,11 +314,13 @@ class ObserverFeature(Feature):
             if out is not None:
                 notices.append(Notice(text=f"observation written to {_rel(out.path, agent.workspace)}"
                                            f"{_fallback_note(out)}"))
-        for path in self._pending[: self.settings.observer.recover_max]:
-            out = self._guard(notices, f"observing {path.name}",
-                              lambda p=path: observe_transcript(self.settings, agent.model, p, agent.clock()))
-            if out is not None:
-                notices.append(Notice(text=f"observed earlier session {path.stem}{_fallback_note(out)}"))
+        done = observe_pending(self.settings, lambda: agent.model, agent.clock(),
+                               self._pending[: self.settings.observer.recover_max], keep_going=True)
+        for o in done.observed:
+            note = "" if o.generator == "model" else FALLBACK_NOTE
+            notices.append(Notice(text=f"observed earlier session {o.session}{note}"))
+        for session, why in done.failed:
+            self._warn(notices, f"observing {session}.jsonl", why)
         self._pending = []
         return notices
 
@@ -345,9 +345,12 @@ class ObserverFeature(Feature):
         try:
             return fn()
         except Exception as e:  # the observer must never take the session (or its exit) down
-            self.last_error = f"{type(e).__name__}: {e}"
-            notices.append(Notice(level="warning", text=f"observer: {what} failed ({self.last_error}); the transcript is kept and the next start will retry"))
+            self._warn(notices, what, f"{type(e).__name__}: {e}")
             return None
+
+    def _warn(self, notices: list[Notice], what: str, why: str) -> None:
+        self.last_error = why
+        notices.append(Notice(level="warning", text=f"observer: {what} failed ({why}); the transcript is kept and the next start will retry"))
 
 
 def _label(path: Path) -> str:
