@@ -22,6 +22,7 @@ from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.features import Feature, merge_sections
 from nanobot.fitting import trim_oldest
+from nanobot.intents import INTENTS, FreshContext, Intent, PrefillOff, TranscriptMeta
 from nanobot.loopguard import LoopGuard
 from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
 from nanobot.prompt import BuiltPrompt, build_prompt
@@ -55,6 +56,8 @@ class Agent:
         self.last: Generation = Generation()
         self._prompt: BuiltPrompt | None = None
         self._prefill: Prefill | None = None
+        self._prefill_off = False  # a feature's intent (``intents.PrefillOff``): this session only
+        self._fresh = False  # a hook's ``intents.FreshContext`` was applied (see ``_fit``)
         self.provenance = Provenance()  # who brought which text (nanobot.callpolicy, replycheck)
 
     # -- session -----------------------------------------------------------------------------
@@ -65,6 +68,7 @@ class Agent:
         self.history = []
         self._prompt = None
         self.provenance = Provenance()
+        self._prefill_off = False
         self.transcript = Transcript.create(self.settings.sessions_dir, self.started,
                                             model=self.model.name)
         return self._run_hooks("on_session_start")
@@ -132,7 +136,7 @@ class Agent:
         it again); every later use of the model stops it first. Returns at once."""
         drafting = bool(draft.strip()) and not draft.startswith("/")
         work = [] if drafting or not idle else [w for f in self.features if (w := f.idle_work(self)) is not None]
-        prefix = self.settings.chat.prefill and Prefill.supported(self.model)
+        prefix = self.settings.chat.prefill and not self._prefill_off and Prefill.supported(self.model)
         if not work and not prefix:
             return
         if self._prefill is None or self._prefill.model is not self.model:
@@ -315,8 +319,9 @@ class Agent:
         budget = self.model.n_ctx - self.settings.chat.max_tokens
         used = self.model.prompt_tokens(messages)
         if used >= self.settings.observer.threshold * self.model.n_ctx:
+            self._fresh = False
             yield from self._run_hooks("on_context_pressure", used)
-            if messages[1:-1] != self.history:  # a hook started a fresh context (a coding checkpoint)
+            if self._fresh:  # a hook started a fresh context (a coding checkpoint)
                 messages[:] = self.messages_for(messages[-1].content)
                 used = self.model.prompt_tokens(messages)
         system, ask = messages[0], messages[-1]
@@ -330,9 +335,23 @@ class Agent:
     def _run_hooks(self, name: str, *args: Any) -> list[Event]:
         events: list[Event] = []
         for feature in self.features:
-            out: Iterable[Event] | None = getattr(feature, name)(self, *args)
-            events.extend(out or [])
+            out: Iterable[Event | Intent] | None = getattr(feature, name)(self, *args)
+            for item in out or []:
+                if isinstance(item, INTENTS):
+                    self._apply(item)
+                else:
+                    events.append(item)
         return events
+
+    def _apply(self, intent: Intent) -> None:
+        """What a hook asked for (``nanobot.intents``): features never assign to the Agent."""
+        if isinstance(intent, FreshContext):
+            self.history, self._fresh = list(intent.history), True
+        elif isinstance(intent, TranscriptMeta):
+            if self.transcript is not None:
+                self.transcript.user_meta = dict(intent.user_meta)
+        elif isinstance(intent, PrefillOff):
+            self._prefill_off = True
 
 
 def dry_sampler(chat) -> Any:
