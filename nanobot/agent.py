@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from nanobot import faults
-from nanobot.backends.base import ChatModel, Generation, Message
+from nanobot.backends.base import ChatModel, Generation, Message, abilities
 from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.features import Feature, merge_sections
@@ -297,7 +297,7 @@ class Agent:
         a reply that repeats itself: finish reason ``repetition``, the reply kept up to the repeat."""
         chat = self.settings.chat
         opts = dict(max_tokens=chat.max_tokens, temperature=chat.temperature)
-        if hasattr(self.model, "settings"):  # the llama backend takes sampling extras
+        if abilities(self.model).sampling:
             opts |= dict(top_p=chat.top_p, repeat_penalty=chat.repeat_penalty, dry=dry_sampler(chat))
         guard = LoopGuard.for_chat(chat)
         parts: list[str] = []

@@ -26,6 +26,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from nanobot import pidlock
+from nanobot.backends.base import abilities
 from nanobot.observer.handoff import (  # noqa: F401 - the queue's names, as callers knew them here
     JOB_MAX,
     LOCK,
@@ -118,7 +119,7 @@ def observe_job(settings, model, job: Job):
     from nanobot.observer.idle import SessionView
     from nanobot.observer.observer import observe_live
 
-    if settings.kv_cache.enabled and hasattr(model, "llm") and job.stable:
+    if settings.kv_cache.enabled and abilities(model).state_save and job.stable:
         from nanobot.kvcache import KVCache, stable_prefix_tokens
 
         prefix = stable_prefix_tokens(model, job.system, job.stable)

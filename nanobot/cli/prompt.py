@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from nanobot.agent import Agent
-from nanobot.backends.base import Message
+from nanobot.backends.base import Message, abilities
 from nanobot.cli.term import console, echo
 from nanobot.runtime import open_agent
 from nanobot.safe_text import printable
@@ -22,7 +22,7 @@ def prompt_report(agent: Agent, query: str | None = None) -> dict:
     data = built.model_dump()
     data["model"] = agent.model.name
     data["n_ctx"] = agent.model.n_ctx
-    data["token_counting"] = getattr(agent.model, "token_counting", "the model's own tokenizer (llama.cpp, in process)")
+    data["token_counting"] = abilities(agent.model).token_counting
     data["text"] = built.text
     data["stable_tokens"] = agent.model.count_tokens(built.stable_text)
     reserve = agent.settings.chat.max_tokens
