@@ -118,6 +118,12 @@ class CodingFeature(Feature):
         return new
 
 
+def catalogue(settings) -> tuple[dict, dict, list[str]]:
+    """The coding session's tools (``runtime.every_tool``): listed, never offered outside the
+    session's Agent (they act on its ``CodingFeature``; ``nanobot session`` offers them)."""
+    return {t.name: t for t in (NewChange(None), DescribeChange(None), QueryAncestor(None))}, {}, []
+
+
 def make_feature(agent) -> CodingFeature:
     session = CodingSession.open(agent.settings, agent.settings.coding.session)
     session.require_resumable()
