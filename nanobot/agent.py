@@ -48,6 +48,7 @@ class Agent:
         self.workspace = settings.workspace
         self.features: list[Feature] = [CoreSections()]
         self.confirm: Callable[[str], bool] | None = None  # asks the user (interactive chat only)
+        self.detach_housekeeping = False  # the chat CLI: session-end model work goes to a detached child
         self._runner: Any = None
         self._runner_built = False
         self.history: list[Message] = []

@@ -68,6 +68,7 @@ class Agent(Protocol):
     last: Generation
     features: list[Feature]
     confirm: Callable[[str], bool] | None
+    detach_housekeeping: bool  # session-end model work goes to a detached child (the chat CLI)
 
     @property
     def user_turns(self) -> int: ...

@@ -12,7 +12,7 @@ observation runs while the user reads and types (``idle_work``, on the prefill t
 idle moment). Whatever the mode, trimming never drops a message no observation covered: such a
 message is observed first, in the turn.
 Session end (/quit, EOF, Ctrl-C, /new): observe the session, then up to ``observer.recover_max``
-past sessions that have none. With ``detach`` (the chat CLI, ``observer.background``) that work, and
+past sessions that have none. With ``agent.detach_housekeeping`` (the chat CLI, ``observer.background``) that work, and
 a due reflection, goes to a detached ``nanobot housekeep`` child instead (``observer/handoff.py``
 queues it, ``nanobot/housekeep.py`` is the child), so the terminal is back at once. A failure is
 reported as a warning; the transcript is never touched.
@@ -71,7 +71,6 @@ class ObserverFeature(Feature):
         self._idle_due = 0  # the % of n_ctx of a crossing whose observation waits for an idle moment
         self._idle_notices: list[Notice] = []  # what the idle observation did, for the next turn
         self._covered: list[Message] = []  # history messages the last observation saw (refs: ids stay)
-        self.detach = False  # the chat CLI: session-end work goes to `nanobot housekeep` (a child)
         self.last_error: str = ""
 
     # -- session start -----------------------------------------------------------------------
@@ -85,7 +84,7 @@ class ObserverFeature(Feature):
                     lambda: _note(notices, reflector.refresh_context(self.settings, now, agent.model.count_tokens)))
         self._pending = find_pending(self.settings, exclude=sid)
         self._start_external(agent)
-        if self.detach and handoff.model_arg(agent.model):
+        if agent.detach_housekeeping and handoff.model_arg(agent.model):
             due = self.settings.observer.reflect_on_start and reflector.reflection_due(self.settings, now)
             jobs = handoff.queued(self.settings.home)
             self._pending = [p for p in self._pending if p.stem not in {j.stem for j in jobs}]
@@ -304,7 +303,7 @@ class ObserverFeature(Feature):
     def on_session_end(self, agent, reason: str) -> list[Notice]:
         notices: list[Notice] = []
         self._idle_due = 0  # the session's observation below covers it
-        if self.detach and (model := handoff.model_arg(agent.model)):
+        if agent.detach_housekeeping and (model := handoff.model_arg(agent.model)):
             return self._hand_off(agent, reason, model)
         for t in (self._external, self._reflect):
             if t is not None:
