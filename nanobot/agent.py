@@ -17,10 +17,12 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from nanobot import faults
-from nanobot.backends.base import ChatModel, Generation, Message
+from nanobot.backends.base import ChatModel, Generation, Message, abilities
 from nanobot.config import Settings
 from nanobot.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.features import Feature, merge_sections
+from nanobot.fitting import trim_oldest
+from nanobot.intents import INTENTS, FreshContext, Intent, PrefillOff, TranscriptMeta
 from nanobot.loopguard import LoopGuard
 from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
 from nanobot.prompt import BuiltPrompt, build_prompt
@@ -46,6 +48,7 @@ class Agent:
         self.workspace = settings.workspace
         self.features: list[Feature] = [CoreSections()]
         self.confirm: Callable[[str], bool] | None = None  # asks the user (interactive chat only)
+        self.detach_housekeeping = False  # the chat CLI: session-end model work goes to a detached child
         self._runner: Any = None
         self._runner_built = False
         self.history: list[Message] = []
@@ -54,6 +57,8 @@ class Agent:
         self.last: Generation = Generation()
         self._prompt: BuiltPrompt | None = None
         self._prefill: Prefill | None = None
+        self._prefill_off = False  # a feature's intent (``intents.PrefillOff``): this session only
+        self._fresh = False  # a hook's ``intents.FreshContext`` was applied (see ``_fit``)
         self.provenance = Provenance()  # who brought which text (nanobot.callpolicy, replycheck)
 
     # -- session -----------------------------------------------------------------------------
@@ -64,6 +69,7 @@ class Agent:
         self.history = []
         self._prompt = None
         self.provenance = Provenance()
+        self._prefill_off = False
         self.transcript = Transcript.create(self.settings.sessions_dir, self.started,
                                             model=self.model.name)
         return self._run_hooks("on_session_start")
@@ -131,7 +137,7 @@ class Agent:
         it again); every later use of the model stops it first. Returns at once."""
         drafting = bool(draft.strip()) and not draft.startswith("/")
         work = [] if drafting or not idle else [w for f in self.features if (w := f.idle_work(self)) is not None]
-        prefix = self.settings.chat.prefill and Prefill.supported(self.model)
+        prefix = self.settings.chat.prefill and not self._prefill_off and Prefill.supported(self.model)
         if not work and not prefix:
             return
         if self._prefill is None or self._prefill.model is not self.model:
@@ -292,7 +298,7 @@ class Agent:
         a reply that repeats itself: finish reason ``repetition``, the reply kept up to the repeat."""
         chat = self.settings.chat
         opts = dict(max_tokens=chat.max_tokens, temperature=chat.temperature)
-        if hasattr(self.model, "settings"):  # the llama backend takes sampling extras
+        if abilities(self.model).sampling:
             opts |= dict(top_p=chat.top_p, repeat_penalty=chat.repeat_penalty, dry=dry_sampler(chat))
         guard = LoopGuard.for_chat(chat)
         parts: list[str] = []
@@ -314,28 +320,39 @@ class Agent:
         budget = self.model.n_ctx - self.settings.chat.max_tokens
         used = self.model.prompt_tokens(messages)
         if used >= self.settings.observer.threshold * self.model.n_ctx:
+            self._fresh = False
             yield from self._run_hooks("on_context_pressure", used)
-            if messages[1:-1] != self.history:  # a hook started a fresh context (a coding checkpoint)
+            if self._fresh:  # a hook started a fresh context (a coding checkpoint)
                 messages[:] = self.messages_for(messages[-1].content)
                 used = self.model.prompt_tokens(messages)
-        dropped = 0
-        while used > budget and len(messages) > 2:
-            hist = messages[1:-1]
-            if not hist:
-                break
-            del messages[1:3 if len(hist) >= 2 else 2]
-            dropped += 1
-            used = self.model.prompt_tokens(messages)
+        system, ask = messages[0], messages[-1]
+        kept, dropped = trim_oldest(messages[1:-1], lambda h: self.model.prompt_tokens([system, *h, ask]),
+                                    budget, used)
         if dropped:
-            self.history = messages[1:-1]
+            messages[:] = [system, *kept, ask]
+            self.history = kept
             yield Notice(text=f"history trimmed: dropped the {dropped} oldest exchange(s) to fit n_ctx={self.model.n_ctx}", level="warning")
 
     def _run_hooks(self, name: str, *args: Any) -> list[Event]:
         events: list[Event] = []
         for feature in self.features:
-            out: Iterable[Event] | None = getattr(feature, name)(self, *args)
-            events.extend(out or [])
+            out: Iterable[Event | Intent] | None = getattr(feature, name)(self, *args)
+            for item in out or []:
+                if isinstance(item, INTENTS):
+                    self._apply(item)
+                else:
+                    events.append(item)
         return events
+
+    def _apply(self, intent: Intent) -> None:
+        """What a hook asked for (``nanobot.intents``): features never assign to the Agent."""
+        if isinstance(intent, FreshContext):
+            self.history, self._fresh = list(intent.history), True
+        elif isinstance(intent, TranscriptMeta):
+            if self.transcript is not None:
+                self.transcript.user_meta = dict(intent.user_meta)
+        elif isinstance(intent, PrefillOff):
+            self._prefill_off = True
 
 
 def dry_sampler(chat) -> Any:

@@ -16,6 +16,9 @@ A feature subclasses ``Feature`` and overrides what it contributes; everything i
 - Lifecycle hooks, each returning events (or None): ``on_session_start(agent)``,
   ``on_turn_start(agent)``, ``on_context_pressure(agent, used_tokens)`` (before history is trimmed),
   ``on_turn_end(agent, done)``, ``on_session_end(agent, reason)``.
+- A hook never assigns to the Agent: it returns an intent among its events (``nanobot.intents``:
+  ``FreshContext`` with the history to start over from, ``TranscriptMeta``, ``PrefillOff``) and the
+  Agent applies it (``tests/test_imports.py`` fails on ``agent.x = …`` in a feature).
 - ``release_model(agent)``: a feature that uses ``agent.model`` in the background (the coding
   session's description rewrite) ends that use here; the Agent calls it before every use of its own.
 
@@ -65,6 +68,7 @@ class Agent(Protocol):
     last: Generation
     features: list[Feature]
     confirm: Callable[[str], bool] | None
+    detach_housekeeping: bool  # session-end model work goes to a detached child (the chat CLI)
 
     @property
     def user_turns(self) -> int: ...

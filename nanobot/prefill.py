@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 
 from nanobot import background
-from nanobot.backends.base import Message
+from nanobot.backends.base import Message, abilities
 
 PROBES = ("a", "Z 1", "\n")  # user contents whose renderings share exactly the fixed prefix
 DEBOUNCE_S = 0.15  # a draft is prefilled once typing pauses this long
@@ -63,7 +63,7 @@ class Prefill:
 
     @staticmethod
     def supported(model) -> bool:
-        return callable(getattr(model, "prefill", None))
+        return abilities(model).prefill
 
     def start(self, messages: list[Message] | Callable[[], list[int]], delay: float = 0.0,
               before: list[Job] | tuple = (), prefix: bool = True) -> None:

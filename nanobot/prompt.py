@@ -21,6 +21,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
+from nanobot.fitting import most_that_fits
+
 Counter = Callable[[str], int]
 SEPARATOR = "\n\n"
 
@@ -80,23 +82,11 @@ def trim_to_budget(text: str, budget: int, count: Counter) -> str:
     if budget <= 0:
         return ""
     lines = text.splitlines()
-    lo, hi = 0, len(lines)  # largest n with count(first n lines) <= budget
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count("\n".join(lines[:mid])) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
+    lo = most_that_fits(len(lines), lambda n: count("\n".join(lines[:n])) <= budget)
     if lo > 0:
         return "\n".join(lines[:lo]).rstrip()
     words = lines[0].split(" ")  # first line alone is too long: cut it at a word boundary
-    lo, hi = 0, len(words)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count(" ".join(words[:mid])) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
+    lo = most_that_fits(len(words), lambda n: count(" ".join(words[:n])) <= budget)
     return " ".join(words[:lo]).rstrip()
 
 

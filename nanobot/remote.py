@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nanobot.backends.base import abilities
 from nanobot.events import Event, Notice
 from nanobot.features import Feature
 
@@ -18,7 +19,7 @@ class RemoteModelFeature(Feature):
 
     def on_session_start(self, agent: Any) -> list[Event]:
         model = agent.model
-        if not callable(getattr(model, "detect", None)):  # /model switched to an in-process model
+        if not abilities(model).server:  # /model switched to an in-process model
             return []
         caps = model.detect()
         where = f"model server '{model.name}' ({caps.flavor}, {model.base})"
@@ -35,4 +36,4 @@ class RemoteModelFeature(Feature):
 
 
 def make_feature(agent: Any) -> RemoteModelFeature | None:
-    return RemoteModelFeature() if callable(getattr(agent.model, "detect", None)) else None
+    return RemoteModelFeature() if abilities(agent.model).server else None

@@ -51,6 +51,24 @@ FEATURES: list[tuple[Callable[[Settings], bool], str]] = [
 ]
 
 
+def every_tool(settings: Settings) -> tuple[dict, dict, list[str]]:
+    """(every tool by name, the ones a chat with ``settings`` offers, notices), through the features:
+    each ``FEATURES`` module's ``catalogue(settings)`` (the same triple), in ``FEATURES`` order; a
+    switched-off feature's tools are listed, not offered (``nanobot tools``)."""
+    known: dict = {}
+    offered: dict = {}
+    notices: list[str] = []
+    for switch, spec in FEATURES:
+        listing = getattr(importlib.import_module(spec.partition(":")[0]), "catalogue", None)
+        if listing is None:
+            continue
+        every, on, said = listing(settings)
+        known |= every
+        offered |= on if switch(settings) else {}
+        notices += said
+    return known, offered, notices
+
+
 def attach_features(agent: Agent) -> None:
     """Add every switched-on feature to ``agent`` (the core's sections are already there)."""
     for switch, spec in FEATURES:

@@ -107,3 +107,69 @@ def test_no_imports_back_up_the_layers():
                 if dep == target and not mod.startswith(allowed):
                     upward.append(f"{mod} -> {dep}")
     assert upward == []
+
+
+def unit_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph between units: a subpackage of nanobot (``nanobot.observer``) or a module at the
+    package root (``nanobot.housekeep``); imports inside one unit are left out."""
+    def unit(mod: str) -> str:
+        return ".".join(mod.split(".")[:2])
+
+    units: dict[str, set[str]] = {}
+    for mod, deps in graph.items():
+        units.setdefault(unit(mod), set()).update(unit(d) for d in deps if unit(d) != unit(mod))
+    return units
+
+
+def test_unit_graph_finds_a_back_arrow():
+    """A package reaching a root module that reaches back into it is a cycle between units, though
+    no module-level cycle (``observer.hooks -> housekeep -> observer.observer``)."""
+    graph = {"nanobot.observer.hooks": {"nanobot.housekeep"}, "nanobot.housekeep": {"nanobot.observer.observer"},
+             "nanobot.observer.observer": set()}
+    assert cycles(graph) == []
+    assert cycles(unit_graph(graph)) == [["nanobot.housekeep", "nanobot.observer"]]
+
+
+def test_no_back_arrows_between_packages():
+    """No subpackage and root module import each other, however indirectly: a package is one layer
+    (the backends use the model registry, so ``models.py`` does not import a backend; ``housekeep.py``
+    runs the observer, so the observer does not import it)."""
+    assert cycles(unit_graph(module_graph())) == []
+
+
+def agent_assignments(pkg: Path = PKG) -> list[str]:
+    """``agent.x = …`` (or ``agent.x.y = …``, ``setattr(agent, …)``) outside the Agent itself, the
+    composition root, the CLI and the benches: a feature asks through an intent (``nanobot.intents``)."""
+    found = []
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(pkg).as_posix()
+        if rel in ("agent.py", "runtime.py") or rel.startswith(("cli/", "bench/")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setattr" and node.args:
+                targets = [ast.Attribute(value=node.args[0], attr="?")]
+            for t in targets:
+                while isinstance(t, (ast.Attribute, ast.Subscript)):
+                    t = t.value
+                    if isinstance(t, ast.Name) and t.id == "agent":
+                        found.append(f"{rel}:{node.lineno}")
+    return found
+
+
+def test_assignment_finder_finds_one():
+    src = PKG.parent / "tests" / "_planted_agent_assign"
+    assert agent_assignments.__doc__
+    tree = "def on_session_start(self, agent):\n    agent.settings.chat.prefill = False\n"
+    src.mkdir(exist_ok=True)
+    try:
+        (src / "feature.py").write_text(tree)
+        assert agent_assignments(src) == ["feature.py:2"]
+    finally:
+        (src / "feature.py").unlink()
+        src.rmdir()
+
+
+def test_no_feature_assigns_to_the_agent():
+    assert agent_assignments() == []

@@ -51,6 +51,34 @@ class Grammar(str):
         return obj
 
 
+class Abilities(BaseModel):
+    """What a backend can do beyond the ``ChatModel`` contract, typed: each backend declares them as
+    its ``abilities``; callers read them through ``abilities(model)``, never by probing attributes."""
+
+    sampling: bool = False  # takes the [chat] sampling extras: top_p, repeat_penalty, dry
+    first_token: bool = False  # prefix_probability: how likely the reply starts with given text
+    tool_template: bool = False  # its chat template declares tool support (call_format "auto")
+    exact_tokens: bool = True  # count_tokens is the model's own tokenizer, not an approximation
+    token_counting: str = "the model's own tokenizer (llama.cpp, in process)"
+    state_save: bool = False  # llama.cpp state save/restore (the disk KV cache)
+    prefill: bool = False  # evaluates a known prefix while the user types (nanobot.prefill)
+    server: bool = False  # a model server: ``detect()`` probes what it can do (nanobot.remote)
+
+
+def abilities(model: object) -> Abilities:
+    """``model``'s declared abilities; a model that declares none (a test double, a wrapper's
+    inner model seen through ``__getattr__``) has those its methods show, read here and nowhere else."""
+    declared = getattr(model, "abilities", None)
+    if isinstance(declared, Abilities):
+        return declared
+    return Abilities(sampling=hasattr(model, "settings"),
+                     first_token=callable(getattr(model, "prefix_probability", None)),
+                     tool_template=bool(getattr(model, "tool_template", False)),
+                     state_save=hasattr(model, "llm"),
+                     prefill=callable(getattr(model, "prefill", None)),
+                     server=callable(getattr(model, "detect", None)))
+
+
 @runtime_checkable
 class ChatModel(Protocol):
     name: str

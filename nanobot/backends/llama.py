@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from nanobot.backends import sampling
-from nanobot.backends.base import Generation, Message
+from nanobot.backends.base import Abilities, Generation, Message
 from nanobot.config import KV_TYPES, ModelSettings
 from nanobot.errors import MissingDependency, ModelError
 from nanobot.models import ResolvedModel
@@ -252,6 +252,11 @@ class LlamaBackend:
 
     def prompt_tokens(self, messages: list[Message], prefill: str = "", tools: list[dict] | None = None) -> int:
         return len(self.tokenize_prompt(self.render(messages, tools=tools) + prefill))
+
+    @property
+    def abilities(self) -> Abilities:
+        return Abilities(sampling=True, first_token=True, tool_template=self.tool_template,
+                         state_save=True, prefill=True)
 
     def prefix_probability(self, messages: list[Message], starts: tuple[str, ...], *,
                            tools: list[dict] | None = None) -> float:

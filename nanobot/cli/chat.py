@@ -22,7 +22,6 @@ from nanobot.configfile import write_default
 from nanobot.decode import NOTICE, scrub
 from nanobot.errors import NanobotError, StorageError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
-from nanobot.observer.hooks import ObserverFeature
 from nanobot.regular import read_regular
 from nanobot.runtime import build_agent, load_model
 from nanobot.safe_text import printable
@@ -46,10 +45,8 @@ class ChatUI:
         self.err = console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
         if interactive:  # tools that need permission (exec) ask here; piped chat cannot ask
             agent.confirm = self.confirm
-        observer = agent.feature(ObserverFeature) if agent.settings.observer.enabled else None
-        self.detached = observer is not None and agent.settings.observer.background
-        if observer is not None:  # the session's observation runs in a child: exit returns at once
-            observer.detach = self.detached
+        obs = agent.settings.observer  # the session's observation runs in a child: exit returns at once
+        self.detached = agent.detach_housekeeping = obs.enabled and obs.background
 
     def confirm(self, question: str) -> bool:
         """A y/N question on the terminal (default no); control characters in it shown escaped."""

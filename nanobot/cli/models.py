@@ -9,9 +9,9 @@ import sys
 import typer
 from rich.table import Table
 
+from nanobot.backends.listing import list_models
 from nanobot.cli.term import console, echo
 from nanobot.config import load_settings
-from nanobot.models import list_models
 
 models_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
 

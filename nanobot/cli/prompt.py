@@ -9,35 +9,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from nanobot.agent import Agent
-from nanobot.backends.base import Message
 from nanobot.cli.term import console, echo
+from nanobot.promptreport import prompt_report  # noqa: F401 - /prompt in the chat imports it here
 from nanobot.runtime import open_agent
 from nanobot.safe_text import printable
-
-
-def prompt_report(agent: Agent, query: str | None = None) -> dict:
-    """Everything ``nanobot prompt --json`` shows; also used by /prompt and the benchmarks."""
-    built = agent.system_prompt()
-    data = built.model_dump()
-    data["model"] = agent.model.name
-    data["n_ctx"] = agent.model.n_ctx
-    data["token_counting"] = getattr(agent.model, "token_counting", "the model's own tokenizer (llama.cpp, in process)")
-    data["text"] = built.text
-    data["stable_tokens"] = agent.model.count_tokens(built.stable_text)
-    reserve = agent.settings.chat.max_tokens
-    room = agent.model.n_ctx - agent.model.prompt_tokens([Message(role="system", content=built.text)]) - reserve
-    data["conversation"] = {"tokens": room, "share": round(room / agent.model.n_ctx, 3), "reply_reserve": reserve}
-    runner = agent.tool_runner
-    if runner is not None and hasattr(runner, "cost_report"):
-        data["tools"] = runner.cost_report(agent.model.count_tokens)
-    if query is not None:
-        block = agent.memory_block(query)
-        data["memory"] = {"query": query, "text": block, "tokens": agent.model.count_tokens(block),
-                          "budget": agent.settings.prompt.memory}
-    last = agent.last
-    data["last_turn"] = last.model_dump(exclude={"text"}) if last.prompt_tokens else None
-    return data
 
 
 def render_report(data: dict, console: Console) -> None:

@@ -9,8 +9,7 @@ import typer
 
 from nanobot.cli.term import console, echo
 from nanobot.config import load_settings
-from nanobot.observer.observer import find_pending, observe_transcript
-from nanobot.observer.reflector import reflect, refresh_context
+from nanobot.observer.catchup import catch_up
 from nanobot.runtime import load_model
 from nanobot.safe_text import printable
 from nanobot.workspace import init_workspace
@@ -27,15 +26,9 @@ def register(app: typer.Typer) -> None:
         """Crystallize new observations into MEMORY.md (near-duplicates merged, your lines kept)."""
         settings = load_settings()
         init_workspace(settings.workspace)
-        now = datetime.now().astimezone()
-        observed: list[str] = []
-        pending = find_pending(settings) if observe and not dry_run else []
-        if pending:
-            backend = load_model(settings, model)
-            for path in pending:
-                observed.append(str(observe_transcript(settings, backend, path, now).path))
-        context_note = "" if dry_run else refresh_context(settings, now)
-        report = reflect(settings, now=now, dry_run=dry_run)
+        done = catch_up(settings, lambda: load_model(settings, model), datetime.now().astimezone(),
+                        observe=observe, reflect="always", dry_run=dry_run)
+        observed, context_note, report = [str(o.path) for o in done.observed], done.context, done.reflection
         if as_json:
             data = report.model_dump(mode="json") | {"observed": observed, "context": context_note}
             echo(json.dumps(data, indent=2))

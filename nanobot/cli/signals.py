@@ -15,6 +15,8 @@ import signal
 import threading
 from collections.abc import Callable
 
+from nanobot import interruptible
+
 REASONS = {signal.SIGHUP: "hangup", signal.SIGTERM: "terminate"}
 SOFT_S = 20.0  # the observer's model may run this long after the signal
 HARD_S = 40.0  # then everything: transcript closed, process gone
@@ -45,15 +47,12 @@ def _raise(signum, frame) -> None:
 
 def watchdog(close: Callable[[], None], soft_s: float = SOFT_S, hard_s: float = HARD_S) -> Callable[[], None]:
     """Bound the session end; returns ``cancel``. At ``soft_s`` a model still drafting the
-    observation is interrupted (SIGALRM raises KeyboardInterrupt inside ``generate_draft`` only,
-    which falls back); at ``hard_s`` ``close()`` runs and the process exits 0. ``cancel`` stops the
+    observation is interrupted (SIGALRM raises KeyboardInterrupt inside an ``interruptible()``
+    region only: the observer's draft, which falls back); at ``hard_s`` ``close()`` runs and the process exits 0. ``cancel`` stops the
     soft bound only."""
     def alarm(signum, frame) -> None:
-        f = frame
-        while f is not None:
-            if f.f_code.co_name == "generate_draft":
-                raise KeyboardInterrupt
-            f = f.f_back
+        if interruptible.now():
+            raise KeyboardInterrupt
         signal.setitimer(signal.ITIMER_REAL, 0.2)  # not drafting now: look again shortly
 
     def hard() -> None:

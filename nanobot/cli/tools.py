@@ -23,7 +23,6 @@ from nanobot.config import Settings, load_settings
 from nanobot.errors import ConfigError
 from nanobot.safe_text import printable
 from nanobot.tools.base import ToolContext
-from nanobot.tools.registry import all_tools, enabled_tools
 from nanobot.tools.runner import execute, validate
 from nanobot.workspace import init_workspace
 
@@ -31,18 +30,12 @@ USAGE = "usage: nanobot tools [NAME] | nanobot tools run NAME 'JSON'"
 
 
 def every_tool(settings: Settings) -> tuple[dict, dict]:
-    """(every tool by name, the enabled ones): the registry's and the MCP servers' tools."""
-    known: dict = dict(all_tools())
-    enabled: dict = dict(enabled_tools(settings))
-    if settings.mcp.servers:
-        from nanobot.mcptools.feature import all_mcp_tools
+    """(every tool by name, the enabled ones), through the features (``runtime.every_tool``)."""
+    from nanobot.runtime import every_tool as listed
 
-        extra, notices = all_mcp_tools(settings)
-        for note in notices:
-            echo(printable(f"warning: {note}", keep=""), err=True)
-        known |= extra
-        wanted = settings.tools.enabled
-        enabled |= {n: t for n, t in extra.items() if wanted is None or n in wanted}
+    known, enabled, notices = listed(settings)
+    for note in notices:
+        echo(printable(f"warning: {note}", keep=""), err=True)
     return known, enabled
 
 
@@ -51,7 +44,9 @@ def run_tool(settings: Settings, name: str, raw: str) -> int:
     known, tools = every_tool(settings)
     if name not in tools:
         why = "does not exist"
-        if name in known:
+        if name in known and getattr(known[name], "group", "") == "coding session":
+            why = "works in a coding session only (`nanobot session`)"
+        elif name in known:
             off = not getattr(known[name], "available", lambda s: True)(settings)
             why = ("is not offered: it needs configuration (web tools: tools.web_search_url or web_allow_hosts; "
                    "memory tools: memory.enabled)") if off else "is disabled (tools.enabled)"

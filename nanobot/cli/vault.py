@@ -39,35 +39,26 @@ def toc(budget: int = typer.Option(None, "--budget", min=0,
                                    help="Token budget (default: vault.toc, else a share of the model's n_ctx).")) -> None:
     """Print "Your Knowledge" as the system prompt shows it (within its budget)."""
     from nanobot.runtime import load_model
-    from nanobot.vault import fmcache, rank
-    from nanobot.vault.ledger import ledger_path
-    from nanobot.vault.toc import render_toc
+    from nanobot.vault.build import knowledge
 
     settings = _settings()
-    found = fmcache.scan(settings.workspace, settings.cache_dir / "vault" / "frontmatter.json")
-    _warn([f"knowledge/{d.path}: {d.error}; left out" for d in found.docs if d.error])
     model = load_model(settings, vocab_only=True)
-    budget = rank.toc_budget(settings, model.n_ctx) if budget is None else budget
-    keep_first = rank.order(found.docs, rank.ledger_use(ledger_path(settings.workspace)))
-    text = render_toc(found.docs, budget, model.count_tokens, order=keep_first)
-    echo(printable(text) if text else "no knowledge docs (add markdown files to workspace/knowledge/)")
+    built = knowledge(settings, settings.workspace, model.n_ctx, model.count_tokens, budget)
+    _warn(built.warnings)
+    echo(printable(built.text) if built.text else "no knowledge docs (add markdown files to workspace/knowledge/)")
 
 
 @vault_app.command()
 def digest(hours: float = typer.Option(None, "--hours", min=0.01, help="Window (default vault.hours)."),
            budget: int = typer.Option(None, "--budget", min=0, help="Token budget (default vault.digest).")) -> None:
     """Print "Recent Changes": ledger entries of the last hours, newest first."""
-    from nanobot.vault.digest import recent, render_digest
-    from nanobot.vault.ledger import ledger_path
+    from nanobot.vault.build import recent_changes
 
     settings = _settings()
-    hours = settings.vault.hours if hours is None else hours
-    now = datetime.now().astimezone()
-    found = recent(ledger_path(settings.workspace), now, hours)
-    _warn([f"audit/{w}" for w in found.warnings])
-    text = render_digest(found.entries, now, hours, settings.vault.digest if budget is None else budget,
-                         _counter(settings))
-    echo(printable(text))
+    built = recent_changes(settings, settings.workspace, datetime.now().astimezone(), _counter(settings),
+                           hours, budget)
+    _warn(built.warnings)
+    echo(printable(built.text))
 
 
 @vault_app.command()

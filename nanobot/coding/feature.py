@@ -24,6 +24,7 @@ from nanobot.coding.tools import DescribeChange, NewChange, QueryAncestor
 from nanobot.coding.vcs import CodingError
 from nanobot.events import Notice
 from nanobot.features import Feature
+from nanobot.intents import FreshContext, PrefillOff
 from nanobot.prompt import RawSection
 
 ORDER = 50  # after CONTEXT (40), before the volatile Time (90)
@@ -52,16 +53,16 @@ class CodingFeature(Feature):
 
     # -- lifecycle -------------------------------------------------------------------------------
     def on_session_start(self, agent):
-        agent.settings.chat.prefill = False  # the model's idle time is the rewrite's
+        out: list = [PrefillOff()]  # the model's idle time is the rewrite's
         self._text = None
         if self._restored:
-            return None
+            return out
         self._restored = True
         recs = self.session.records()
-        agent.history = [Message(role=r.role, content=r.content) for r in recs]
+        out.append(FreshContext(history=[Message(role=r.role, content=r.content) for r in recs]))
         if recs:
-            return [Notice(text=f"resumed: {len(recs) // 2} exchange(s) of change {self.session.current[:12]} restored")]
-        return None
+            out.append(Notice(text=f"resumed: {len(recs) // 2} exchange(s) of change {self.session.current[:12]} restored"))
+        return out
 
     def turn_block(self, agent, query: str) -> str:
         self._query = query  # the user's words as typed (the history holds them with memory)
@@ -99,8 +100,8 @@ class CodingFeature(Feature):
             new = self.checkpoint(agent, None, "pressure")
         except CodingError as e:  # a broken working copy is never committed: old turns are trimmed instead
             return [Notice(level="warning", text=f"context at {pct}% of n_ctx: no checkpoint ({e})")]
-        agent.history = []
-        return [Notice(text=f"context at {pct}% of n_ctx: checkpoint, new change {new[:12]}; its parent's "
+        return [FreshContext(history=[]),
+                Notice(text=f"context at {pct}% of n_ctx: checkpoint, new change {new[:12]}; its parent's "
                             "description is the hand-off and the context starts fresh")]
 
     def on_session_end(self, agent, reason: str):
@@ -115,6 +116,12 @@ class CodingFeature(Feature):
         if agent is not None:
             agent.refresh_prompt()
         return new
+
+
+def catalogue(settings) -> tuple[dict, dict, list[str]]:
+    """The coding session's tools (``runtime.every_tool``): listed, never offered outside the
+    session's Agent (they act on its ``CodingFeature``; ``nanobot session`` offers them)."""
+    return {t.name: t for t in (NewChange(None), DescribeChange(None), QueryAncestor(None))}, {}, []
 
 
 def make_feature(agent) -> CodingFeature:

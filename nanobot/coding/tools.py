@@ -33,6 +33,8 @@ class QueryArgs(ToolArgs):
 
 
 class _SessionTool(Tool):
+    group = "coding session"  # offered in `nanobot session` only (`nanobot tools` says so)
+
     def __init__(self, feature):
         self.feature = feature
 

@@ -66,6 +66,16 @@ def all_mcp_tools(settings: Settings) -> tuple[dict[str, Any], list[str]]:
     return dict(tools), notices
 
 
+def catalogue(settings: Settings) -> tuple[dict, dict, list[str]]:
+    """The MCP servers' tools (starting the servers; none configured: nothing), all offered that
+    ``[tools] enabled`` allows (``runtime.every_tool``)."""
+    if not settings.mcp.servers:
+        return {}, {}, []
+    tools, notices = all_mcp_tools(settings)
+    wanted = settings.tools.enabled
+    return tools, {n: t for n, t in tools.items() if wanted is None or n in wanted}, notices
+
+
 class McpFeature(Feature):
     name = "mcp"
 

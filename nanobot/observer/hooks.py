@@ -12,9 +12,10 @@ observation runs while the user reads and types (``idle_work``, on the prefill t
 idle moment). Whatever the mode, trimming never drops a message no observation covered: such a
 message is observed first, in the turn.
 Session end (/quit, EOF, Ctrl-C, /new): observe the session, then up to ``observer.recover_max``
-past sessions that have none. With ``detach`` (the chat CLI, ``observer.background``) that work, and
-a due reflection, goes to a detached ``nanobot housekeep`` child instead (``nanobot/housekeep.py``),
-so the terminal is back at once. A failure is reported as a warning; the transcript is never touched.
+past sessions that have none. With ``agent.detach_housekeeping`` (the chat CLI, ``observer.background``) that work, and
+a due reflection, goes to a detached ``nanobot housekeep`` child instead (``observer/handoff.py``
+queues it, ``nanobot/housekeep.py`` is the child), so the terminal is back at once. A failure is
+reported as a warning; the transcript is never touched.
 
 ``sections`` gives the CONTEXT section (CONTEXT.md as the observer keeps it) and lines under Time
 (gap, pattern, changes outside); both are computed once per session so the prompt, and with it the
@@ -27,11 +28,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from nanobot import background, housekeep
+from nanobot import background
 from nanobot.backends.base import Message
 from nanobot.events import Notice
 from nanobot.features import Feature
-from nanobot.observer import external, nowscope, reflector
+from nanobot.fitting import trim_oldest
+from nanobot.observer import external, handoff, nowscope, reflector
+from nanobot.observer.catchup import observe_pending
 from nanobot.observer.context import load_context, update_context
 from nanobot.observer.idle import Cancellable, Cancelled, SessionView
 from nanobot.observer.observer import (
@@ -39,7 +42,6 @@ from nanobot.observer.observer import (
     draft_budget,
     find_pending,
     observe_live,
-    observe_transcript,
 )
 from nanobot.observer.state import record_written
 from nanobot.observer.timeaware import recent_spans, session_line, time_report
@@ -69,7 +71,6 @@ class ObserverFeature(Feature):
         self._idle_due = 0  # the % of n_ctx of a crossing whose observation waits for an idle moment
         self._idle_notices: list[Notice] = []  # what the idle observation did, for the next turn
         self._covered: list[Message] = []  # history messages the last observation saw (refs: ids stay)
-        self.detach = False  # the chat CLI: session-end work goes to `nanobot housekeep` (a child)
         self.last_error: str = ""
 
     # -- session start -----------------------------------------------------------------------
@@ -83,13 +84,13 @@ class ObserverFeature(Feature):
                     lambda: _note(notices, reflector.refresh_context(self.settings, now, agent.model.count_tokens)))
         self._pending = find_pending(self.settings, exclude=sid)
         self._start_external(agent)
-        if self.detach and housekeep.model_arg(agent.model):
+        if agent.detach_housekeeping and handoff.model_arg(agent.model):
             due = self.settings.observer.reflect_on_start and reflector.reflection_due(self.settings, now)
-            jobs = housekeep.queued(self.settings.home)
+            jobs = handoff.queued(self.settings.home)
             self._pending = [p for p in self._pending if p.stem not in {j.stem for j in jobs}]
-            if self._pending or due or (jobs and not housekeep.running(self.settings.home)):
+            if self._pending or due or (jobs and not handoff.running(self.settings.home)):
                 pid = self._guard(notices, "starting background housekeeping",
-                                  lambda: housekeep.spawn(self.settings, housekeep.model_arg(agent.model),
+                                  lambda: handoff.spawn(self.settings, handoff.model_arg(agent.model),
                                                           exclude=sid, reflect=due))
                 if pid:
                     n = len(self._pending) + len(jobs)
@@ -233,12 +234,9 @@ class ObserverFeature(Feature):
         system = Message(role="system", content=agent.system_prompt().text)
         hist = list(agent.history)
         extra = used - agent.model.prompt_tokens([system, *hist])  # the new message's share
+        kept, _ = trim_oldest(hist, lambda h: agent.model.prompt_tokens([system, *h]) + extra, budget)
         seen = {id(m) for m in self._covered}
-        while hist and agent.model.prompt_tokens([system, *hist]) + extra > budget:
-            if any(id(m) not in seen for m in hist[:2]):
-                return True
-            del hist[:2]
-        return False
+        return any(id(m) not in seen for m in hist[: len(hist) - len(kept)])
 
     # -- the 80% observation while the user reads and types ----------------------------------
     def on_turn_end(self, agent, done) -> list[Notice]:
@@ -305,7 +303,7 @@ class ObserverFeature(Feature):
     def on_session_end(self, agent, reason: str) -> list[Notice]:
         notices: list[Notice] = []
         self._idle_due = 0  # the session's observation below covers it
-        if self.detach and (model := housekeep.model_arg(agent.model)):
+        if agent.detach_housekeeping and (model := handoff.model_arg(agent.model)):
             return self._hand_off(agent, reason, model)
         for t in (self._external, self._reflect):
             if t is not None:
@@ -315,11 +313,13 @@ class ObserverFeature(Feature):
             if out is not None:
                 notices.append(Notice(text=f"observation written to {_rel(out.path, agent.workspace)}"
                                            f"{_fallback_note(out)}"))
-        for path in self._pending[: self.settings.observer.recover_max]:
-            out = self._guard(notices, f"observing {path.name}",
-                              lambda p=path: observe_transcript(self.settings, agent.model, p, agent.clock()))
-            if out is not None:
-                notices.append(Notice(text=f"observed earlier session {path.stem}{_fallback_note(out)}"))
+        done = observe_pending(self.settings, lambda: agent.model, agent.clock(),
+                               self._pending[: self.settings.observer.recover_max], keep_going=True)
+        for o in done.observed:
+            note = "" if o.generator == "model" else FALLBACK_NOTE
+            notices.append(Notice(text=f"observed earlier session {o.session}{note}"))
+        for session, why in done.failed:
+            self._warn(notices, f"observing {session}.jsonl", why)
         self._pending = []
         return notices
 
@@ -329,10 +329,10 @@ class ObserverFeature(Feature):
         if not agent.user_turns and not self._pending:
             return notices
         if agent.user_turns and self._guard(notices, "queueing the observation",
-                                            lambda: housekeep.write_job(agent, reason)) is None:
+                                            lambda: handoff.write_job(agent, reason)) is None:
             return notices
         pid = self._guard(notices, "starting background housekeeping",
-                          lambda: housekeep.spawn(self.settings, model))
+                          lambda: handoff.spawn(self.settings, model))
         self._pending = []
         if pid:
             notices.append(Notice(text=f"observing this session in the background (pid {pid}; "
@@ -344,9 +344,12 @@ class ObserverFeature(Feature):
         try:
             return fn()
         except Exception as e:  # the observer must never take the session (or its exit) down
-            self.last_error = f"{type(e).__name__}: {e}"
-            notices.append(Notice(level="warning", text=f"observer: {what} failed ({self.last_error}); the transcript is kept and the next start will retry"))
+            self._warn(notices, what, f"{type(e).__name__}: {e}")
             return None
+
+    def _warn(self, notices: list[Notice], what: str, why: str) -> None:
+        self.last_error = why
+        notices.append(Notice(level="warning", text=f"observer: {what} failed ({why}); the transcript is kept and the next start will retry"))
 
 
 def _label(path: Path) -> str:

@@ -27,6 +27,7 @@ from nanobot import faults
 from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel, Message
 from nanobot.config import Settings
+from nanobot.interruptible import interruptible
 from nanobot.observer import nowscope
 from nanobot.observer.context import ContextDoc, load_context, update_context
 from nanobot.observer.evidence import ground
@@ -82,9 +83,11 @@ COPY_SPANS = True  # quotes copied from the user's sentences by the grammar (ben
 def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int,
                    spans: tuple[str, ...] = ()) -> GroundedDraft | None:
     """One bounded, grammar-constrained call; None when the output is not a valid draft. With
-    ``spans`` each quote is one of them (a copy-span grammar)."""
-    text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
-                                grammar=draft_grammar(spans, max_tokens)))
+    ``spans`` each quote is one of them (a copy-span grammar). A watchdog may interrupt it
+    (``nanobot/interruptible.py``): the caller falls back."""
+    with interruptible():
+        text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
+                                    grammar=draft_grammar(spans, max_tokens)))
     return parse_draft(text)
 
 

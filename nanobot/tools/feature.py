@@ -11,7 +11,7 @@ from typing import Any
 
 from nanobot.features import Feature
 from nanobot.tools.cron import notices
-from nanobot.tools.registry import enabled_tools
+from nanobot.tools.registry import all_tools, enabled_tools
 
 
 class BuiltinTools(Feature):
@@ -25,6 +25,11 @@ class BuiltinTools(Feature):
 
     def on_turn_start(self, agent):
         return notices(agent.settings)
+
+
+def catalogue(settings) -> tuple[dict, dict, list[str]]:
+    """The registry's tools (classes) and the ones ``[tools]`` offers (``runtime.every_tool``)."""
+    return dict(all_tools()), dict(enabled_tools(settings)), []
 
 
 def make_feature(agent: Any) -> BuiltinTools:

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from nanobot.backends.base import Message
+from nanobot.backends.base import Message, abilities
 from nanobot.config import Settings
 from nanobot.errors import NanobotError
 from nanobot.events import Event, Notice, ToolCall, ToolResult
@@ -88,9 +88,10 @@ class ToolRunner:
         """Whether tool steps use the model's own format (``tools.templatecalls``): ``call_format``
         "template", or "auto" and a backend whose chat template declares tool support."""
         fmt = self.settings.tools.call_format
-        if not hasattr(agent.model, "prefix_probability"):  # the backend cannot score the first token
+        can = abilities(agent.model)
+        if not can.first_token:  # the backend cannot score the first token
             return False
-        return fmt == "template" or (fmt == "auto" and bool(getattr(agent.model, "tool_template", False)))
+        return fmt == "template" or (fmt == "auto" and can.tool_template)
 
     def respond(self, agent: Any, messages: list[Message]) -> Iterator[Event]:
         if self.template_calls(agent):
@@ -181,7 +182,7 @@ class ToolRunner:
     def _generate(self, agent: Any, msgs: list[Message], grammar: str, prefill: str,
                   max_tokens: int, kind: str, tool: str, **extra: Any) -> str:
         opts: dict = dict(max_tokens=max_tokens, temperature=0.0, grammar=grammar, prefill=prefill, **extra)
-        if hasattr(agent.model, "settings"):
+        if abilities(agent.model).sampling:
             opts["repeat_penalty"] = agent.settings.chat.repeat_penalty
         start = time.perf_counter()
         text = "".join(agent.model.stream(msgs, **opts))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from nanobot.backends.base import Message
+from nanobot.backends.base import Message, abilities
 from nanobot.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 
@@ -25,7 +25,7 @@ class Spawn(Tool):
             raise ToolError("spawn needs a loaded model; it only works inside a chat")
         chat = ctx.settings.chat
         opts: dict = dict(max_tokens=chat.max_tokens, temperature=chat.temperature)
-        if hasattr(ctx.model, "settings"):
+        if abilities(ctx.model).sampling:
             opts["repeat_penalty"] = chat.repeat_penalty
         msgs = [Message(role="system", content=SUB_SYSTEM), Message(role="user", content=args.task)]
         answer = "".join(ctx.model.stream(msgs, **opts)).strip()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from nanobot.fitting import most_that_fits
+
 
 def truncate(text: str, budget: int, count: Callable[[str], int]) -> str:
     """Keep the head of ``text`` within ``budget`` tokens and append a note when cut.
@@ -20,13 +22,7 @@ def truncate(text: str, budget: int, count: Callable[[str], int]) -> str:
         return text
     # showed <= budget, so this note is never shorter; +1 for a token merging across the join
     keep = max(1, budget - count(_note(budget, total)) - 1)
-    lo, hi = 0, len(text)  # longest prefix (in chars) within ``keep`` tokens
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count(text[:mid]) <= keep:
-            lo = mid
-        else:
-            hi = mid - 1
+    lo = most_that_fits(len(text), lambda n: count(text[:n]) <= keep)  # longest prefix, in chars
     head = text[:lo]
     cut = head.rfind("\n")
     if cut > lo // 2:

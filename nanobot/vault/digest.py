@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from nanobot.fitting import most_that_fits
 from nanobot.safe_text import one_line
 from nanobot.vault.ledger import LedgerEntry, read_backwards
 
@@ -111,11 +112,4 @@ def render_digest(entries: list[LedgerEntry], now: datetime, hours: float, budge
             more += f" to {len(left)} doc{'s' if len(left) > 1 else ''}"
         return "\n".join([head, *lines[:n], *([more] if left else [])])
 
-    lo, hi = 0, len(lines)  # the most lines that fit, with the "more" line counted
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count(text(mid)) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    return text(lo)
+    return text(most_that_fits(len(lines), lambda n: count(text(n)) <= budget))  # "more" line counted

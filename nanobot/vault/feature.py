@@ -20,7 +20,7 @@ from nanobot.events import Notice
 from nanobot.features import Feature
 from nanobot.prompt import RawSection
 from nanobot.safe_text import one_line
-from nanobot.vault import apply, digest, fmcache, rank, toc
+from nanobot.vault import apply, build
 from nanobot.vault.ledger import ledger_path
 
 TOC_ORDER = 50  # stable: between context (40) and time (90)
@@ -54,28 +54,20 @@ class VaultFeature(Feature):
         return sections
 
     def _toc(self, agent: Any, sections: list[RawSection]) -> list:
-        ws = agent.workspace
-        scan = fmcache.scan(ws, self.settings.cache_dir / "vault" / "frontmatter.json")
-        self._warnings += [f"knowledge/{one_line(d.path)}: {d.error}; left out of Your Knowledge"
-                           for d in scan.docs if d.error]
-        budget = rank.toc_budget(self.settings, agent.model.n_ctx)  # follows the model's context
-        keep_first = rank.order(scan.docs, rank.ledger_use(ledger_path(ws)))
-        toc_text = toc.render_toc(scan.docs, budget, agent.model.count_tokens, order=keep_first)
-        if toc_text:
-            head, _, body = toc_text.partition("\n")
-            sections.append(RawSection(name="knowledge", text=body, header=head, budget=budget,
+        built = build.knowledge(self.settings, agent.workspace, agent.model.n_ctx, agent.model.count_tokens)
+        self._warnings += built.warnings
+        if built.text:
+            head, _, body = built.text.partition("\n")
+            sections.append(RawSection(name="knowledge", text=body, header=head, budget=built.budget,
                                        order=TOC_ORDER))
-        return scan.docs
+        return built.docs
 
     def _digest(self, agent: Any, sections: list[RawSection], docs: list) -> None:
-        ws, vs = agent.workspace, self.settings.vault
-        if docs or os.path.lexists(ledger_path(ws)):
-            now = agent.started
-            found = digest.recent(ledger_path(ws), now, vs.hours)
-            self._warnings += [f"audit/{w}" for w in found.warnings]
-            text = digest.render_digest(found.entries, now, vs.hours, vs.digest, agent.model.count_tokens)
-            head, _, body = text.partition("\n")
-            sections.append(RawSection(name="changes", text=body, header=head, budget=vs.digest,
+        if docs or os.path.lexists(ledger_path(agent.workspace)):
+            built = build.recent_changes(self.settings, agent.workspace, agent.started, agent.model.count_tokens)
+            self._warnings += built.warnings
+            head, _, body = built.text.partition("\n")
+            sections.append(RawSection(name="changes", text=body, header=head, budget=built.budget,
                                        stable=False, order=DIGEST_ORDER))
 
     def sections(self, agent: Any) -> list[RawSection]:
