@@ -6,7 +6,6 @@ the bundled SmolLM2 keeps names + schema on demand and holds the call grammar wh
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,8 @@ from nanobot.events import TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.tools.callgrammar import CLOSE, OPEN, parse_call
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.runner import validate
-from nanobot.workspace import init_workspace
 from nanobot.tools.templatecalls import NO_OPENING
+from nanobot.workspace import init_workspace
 from tests.qwen import SKIP_REASON, qwen_path
 from tests.realmodel import Recorder
 
