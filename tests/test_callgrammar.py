@@ -113,3 +113,17 @@ def test_tool_specs_leave_out_what_the_grammar_enforces_and_keep_property_names(
     assert read["properties"]["start"]["minimum"] == 1 and "description" in read["properties"]["path"]
     odd = {"type": "object", "properties": {"maxLength": {"type": "integer", "maxLength": 3}}}
     assert _compact(odd) == {"type": "object", "properties": {"maxLength": {"type": "integer"}}}
+
+
+def test_numbers_as_requests_hold_them_pass_the_call_grammar(model):
+    """BFCL's multiple_5 asks for 46.603354,1.8883340 and its answers hold 1.257e-06: the old number
+    rule (4 decimals, no exponent) forced the 1.5B to write 46.6033. Still bounded: no endless digits."""
+    tools = all_tools()
+    gbnf = call_grammar({n: args_grammar(t.parameters()) for n, t in tools.items()})
+    from nanobot.tools.grammar import _BASE
+
+    number = "root ::= number\n" + _BASE
+    for text in ("46.603354", "1.8883340", "1.257e-06", "-3", "123456789012.5"):
+        assert accepts(model, number, text), text
+    assert not accepts(model, number, "1." + "0" * 11) and not accepts(model, number, "1" * 13)
+    assert accepts(model, gbnf, '{"name": "read_file", "arguments": {"path": "a.txt", "start": 2}}\n</tool_call>')
