@@ -1,9 +1,9 @@
 """Scores of bench/bfcl_bench.py's per-item records -> bench/results/bfcl.json and a markdown table.
 
-The template path is scored at the runtime's ``tools.call_threshold`` (the default, 0.5: call when the reply
-is more likely to open a call than text). The dev half's best threshold (the best mean accuracy over the
-three categories, ties to the lowest) and its whole curve are recorded beside it; on this run the dev half
-was too small to choose a threshold from (see README), so none was tuned.
+The template path is scored at the runtime's ``tools.call_threshold``. That default was chosen on the dev
+half: the thresholds with the best mean accuracy over the three categories form an interval between two
+dev items' P(call); the choice is the middle of the gap below the lowest item the best thresholds still
+call (recorded as ``dev_best`` with the whole curve), rounded to a twentieth for the setting.
 """
 
 from __future__ import annotations
@@ -73,8 +73,13 @@ def choose_threshold(items: dict, dev: list[dict]) -> tuple[float, list]:
     for tau in taus:
         s = _score(items, dev, _threshold_call(tau))
         curve.append((tau, [s[c]["pct"] for c in CATEGORIES]))
-    best = max(curve, key=lambda t: (statistics.mean(x or 0 for x in t[1]), -t[0]))
-    return best[0], curve
+    top = max(statistics.mean(x or 0 for x in t[1]) for t in curve)
+    b0 = min(t[0] for t in curve if statistics.mean(x or 0 for x in t[1]) == top)
+    # every tau in (highest P below b0, lowest P at or above b0] decides the dev items as b0 does:
+    # the middle of that gap is the choice least fitted to them
+    low = max((r["p_call"] for r in dev if r["p_call"] < b0), default=0.0)
+    high = min((r["p_call"] for r in dev if r["p_call"] >= b0), default=1.0)
+    return round((low + high) / 2, 3), curve
 
 
 def report() -> dict:

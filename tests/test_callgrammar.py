@@ -10,7 +10,7 @@ import json
 import pytest
 
 from nanobot.mcptools.schema_grammar import schema_grammar
-from nanobot.tools.callgrammar import call_grammar, parse_call, reply_grammar, tool_specs
+from nanobot.tools.callgrammar import _compact, call_grammar, parse_call, reply_grammar, tool_specs
 from nanobot.tools.grammar import args_grammar
 from nanobot.tools.registry import all_tools
 
@@ -99,3 +99,31 @@ def test_parse_call_reads_the_models_format_and_nothing_else():
     assert parse_call(call("echo", {"text": "hi"})) == ("echo", {"text": "hi"})
     assert parse_call("Hello") is None
     assert parse_call('<tool_call>\n{"arguments": {}}\n</tool_call>') is None
+
+
+def test_tool_specs_leave_out_what_the_grammar_enforces_and_keep_property_names():
+    """The prompt's schemas drop additionalProperties/maxLength/minLength (the call grammar and
+    validation hold them), never a property that happens to be called that."""
+    tools = all_tools()
+    spec = {s["function"]["name"]: s["function"] for s in tool_specs(tools)}
+    text = json.dumps(spec)
+    assert "additionalProperties" not in text and '"maxLength"' not in text
+    read = spec["read_file"]["parameters"]
+    assert read["required"] == ["path"] and read["properties"]["path"]["type"] == "string"
+    assert read["properties"]["start"]["minimum"] == 1 and "description" in read["properties"]["path"]
+    odd = {"type": "object", "properties": {"maxLength": {"type": "integer", "maxLength": 3}}}
+    assert _compact(odd) == {"type": "object", "properties": {"maxLength": {"type": "integer"}}}
+
+
+def test_numbers_as_requests_hold_them_pass_the_call_grammar(model):
+    """BFCL's multiple_5 asks for 46.603354,1.8883340 and its answers hold 1.257e-06: the old number
+    rule (4 decimals, no exponent) forced the 1.5B to write 46.6033. Still bounded: no endless digits."""
+    tools = all_tools()
+    gbnf = call_grammar({n: args_grammar(t.parameters()) for n, t in tools.items()})
+    from nanobot.tools.grammar import _BASE
+
+    number = "root ::= number\n" + _BASE
+    for text in ("46.603354", "1.8883340", "1.257e-06", "-3", "123456789012.5"):
+        assert accepts(model, number, text), text
+    assert not accepts(model, number, "1." + "0" * 11) and not accepts(model, number, "1" * 13)
+    assert accepts(model, gbnf, '{"name": "read_file", "arguments": {"path": "a.txt", "start": 2}}\n</tool_call>')

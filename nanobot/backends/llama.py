@@ -197,6 +197,7 @@ class LlamaBackend:
         self.tool_template = False  # set from the GGUF's chat template by _make_formatter
         self._texts: list[str] | None = None
         self.first_probs = None  # the first-token distribution of the last prefix_probability
+        self._ban_masks: dict = {}  # no_opening -> reply so far -> banned tokens (``backends/openban.py``)
         self.dry: sampling.Dry | None = None  # set per call by ``stream`` (dry_multiplier > 0)
         sampling.install(self.llm, self)
         self._formatter = self._make_formatter(model.settings.chat_format)
@@ -294,6 +295,14 @@ class LlamaBackend:
         probs = np.exp(logits - logits.max())
         return probs / probs.sum()
 
+    def _opening_ban(self, starts: tuple[str, ...] | None, prompt_len: int):
+        if not starts:
+            return None
+        from nanobot.backends.openban import OpeningBan
+
+        masks = self._ban_masks.setdefault(starts, {})
+        return [OpeningBan(self._token_texts(), starts, prompt_len, masks)]
+
     def _token_texts(self) -> list[str]:
         """Every token's text (special tokens spelled out), built once."""
         if self._texts is None:
@@ -339,17 +348,20 @@ class LlamaBackend:
         repeat_penalty: float = 1.1,
         dry: sampling.Dry | None = None,
         tools: list[dict] | None = None,
+        no_opening: tuple[str, ...] | None = None,
     ) -> Iterator[str]:
         return self.stream_tokens(
             self.tokenize_prompt(self.render(messages, tools=tools) + prefill), max_tokens=max_tokens,
             temperature=temperature, grammar=grammar, stop=stop, top_p=top_p,
-            repeat_penalty=repeat_penalty, dry=dry,
+            repeat_penalty=repeat_penalty, dry=dry, no_opening=no_opening,
         )
 
     def stream_tokens(self, tokens: list[int], *, max_tokens: int = 512, temperature: float = 0.3,
                       grammar: str | None = None, stop: list[str] | None = None, top_p: float = 0.95,
-                      repeat_penalty: float = 1.1, dry: sampling.Dry | None = None) -> Iterator[str]:
-        """Generate from ``tokens``; ``dry`` adds llama.cpp's DRY sampler (``backends/sampling.py``)."""
+                      repeat_penalty: float = 1.1, dry: sampling.Dry | None = None,
+                      no_opening: tuple[str, ...] | None = None) -> Iterator[str]:
+        """Generate from ``tokens``; ``dry`` adds llama.cpp's DRY sampler (``backends/sampling.py``);
+        the reply never begins with one of ``no_opening`` (``backends/openban.py``)."""
         llama_cpp = _llama_cpp()
         self.dry = dry
         start = time.perf_counter()
@@ -371,7 +383,7 @@ class LlamaBackend:
         try:
             for token in self.llm.generate(
                 tokens, temp=temperature, top_p=top_p, repeat_penalty=repeat_penalty,
-                grammar=grammar_obj, reset=True,
+                grammar=grammar_obj, reset=True, logits_processor=self._opening_ban(no_opening, len(tokens)),
             ):
                 if gen.completion_tokens == 0:
                     gen.ttft_s = time.perf_counter() - start

@@ -33,7 +33,7 @@ def install(llm, holder) -> None:
 
     def init_sampler(**kw):
         dry: Dry | None = getattr(holder, "dry", None)
-        if dry is None or dry.multiplier <= 0 or kw.get("logits_processor") or kw.get("mirostat_mode"):
+        if dry is None or dry.multiplier <= 0 or kw.get("mirostat_mode"):
             return original(**kw)
         return chain(llm, dry, **kw)
 
@@ -41,11 +41,14 @@ def install(llm, holder) -> None:
 
 
 def chain(llm, dry: Dry, *, top_k=40, top_p=0.95, min_p=0.05, typical_p=1.0, temp=0.8,
-          repeat_penalty=1.0, frequency_penalty=0.0, presence_penalty=0.0, grammar=None, **_):
+          repeat_penalty=1.0, frequency_penalty=0.0, presence_penalty=0.0, grammar=None,
+          logits_processor=None, **_):
     """llama-cpp-python's chain (``Llama._init_sampler``) with DRY after the penalties."""
     from llama_cpp import _internals
 
     s = _internals.LlamaSampler()
+    if logits_processor:
+        s.add_custom(_custom(llm, logits_processor))
     s.add_penalties(n_vocab=llm._n_vocab, penalty_last_n=llm.last_n_tokens_size,
                     penalty_repeat=repeat_penalty, penalty_freq=frequency_penalty,
                     penalty_present=presence_penalty)
@@ -65,3 +68,21 @@ def chain(llm, dry: Dry, *, top_k=40, top_p=0.95, min_p=0.05, typical_p=1.0, tem
         s.add_temp(temp)
         s.add_dist(llm._seed)
     return s
+
+
+def _custom(llm, processors):
+    """The logits processors as the first sampler of the chain (as ``Llama._init_sampler`` adds them)."""
+    import ctypes
+
+    import llama_cpp
+    import numpy as np
+
+    def apply(arr):
+        size = arr.contents.size
+        data = (llama_cpp.llama_token_data * size).from_address(ctypes.addressof(arr.contents.data.contents))
+        rec = np.recarray(shape=(size,), dtype=np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)],
+                                                        align=True), buf=data)
+        for proc in processors:
+            rec.logit[:] = proc(llm._input_ids, rec.logit)
+
+    return apply

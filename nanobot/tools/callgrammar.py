@@ -83,10 +83,30 @@ def _cls(ch: str) -> str:
     return "\\" + ch if ch in "]\\^-" else ch
 
 
+# schema keywords the call grammar and validation enforce, so the prompt need not spell them out
+# (13 built-in tools on Qwen's template: 2,044 -> 1,753 prompt tokens)
+_ENFORCED = frozenset({"additionalProperties", "maxLength", "minLength"})
+
+
 def tool_specs(tools: dict) -> list[dict]:
-    """The offered tools as chat templates expect them (OpenAI function specs)."""
+    """The offered tools as chat templates expect them (OpenAI function specs), without ``_ENFORCED``."""
     return [{"type": "function", "function": {"name": n, "description": t.description,
-                                               "parameters": t.parameters()}} for n, t in tools.items()]
+                                               "parameters": _compact(t.parameters())}} for n, t in tools.items()]
+
+
+def _compact(node):
+    """A JSON schema without ``_ENFORCED`` keywords (property names are never dropped)."""
+    if isinstance(node, list):
+        return [_compact(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {name: _compact(v) for name, v in value.items()}
+        elif key not in _ENFORCED:
+            out[key] = _compact(value)
+    return out
 
 
 def parse_call(text: str) -> tuple[str, dict] | None:

@@ -24,11 +24,13 @@ from nanobot.errors import ToolError
 REPLY = "Answer:"
 CALL = "Tool: "
 
+# Numbers are bounded (a small model can loop on digits) but wide enough for what requests hold:
+# 12 integer digits, 10 decimals (coordinates: 46.603354), an exponent (1.257e-06).
 _BASE = r'''space ::= " "?
 string ::= "\"" char* "\"" space
 char ::= [^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])
 integer ::= "-"? ([0-9] | [1-9] [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]?) space
-number ::= "-"? [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? ("." [0-9] [0-9]? [0-9]? [0-9]?)? space
+number ::= "-"? [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? ("." [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]? [0-9]?)? ([eE] [-+]? [0-9] [0-9]?)? space
 boolean ::= ("true" | "false") space
 null ::= "null" space'''
 

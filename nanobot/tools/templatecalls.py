@@ -16,8 +16,12 @@ with the tools' JSON schemas, answering either in text or with ``<tool_call>{"na
 3. The call and its result enter the context as the template expects them (an assistant message
    holding the call, a ``tool`` message holding the result), then the next step decides again.
 
-The reply is streamed from the same rendering and stops at ``<tool_call>``, so what the user gets is
-plain text or validated calls, never a call written out as text.
+The reply is streamed from the same rendering. The decision sums the probability of every call
+opening, while the reply is sampled a token at a time, so after a decline the likeliest opening can
+still be ```` ```json ````: the reply is kept from beginning with any call opening (``NO_OPENING``, a
+logits mask on its first tokens: ``backends/openban.py``) and stops at ``<tool_call>`` or at an offered
+tool's ``"name": "TOOL"`` anywhere later, so what the user gets is plain text or validated calls, never
+a call written out as text.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from nanobot.tools.validate import validate
 # How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
 # writes ```json or a bare {"name": ...} instead (bench/bfcl_bench.py); any of them counts as a call.
 STARTS = (OPEN, "{", "```json")
+# what a text reply may not begin with (``backends/openban.py``): every call opening, a fenced bare one
+NO_OPENING = (*STARTS, "```\n{", "[{")
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
            "if none of them fits, or the message is just conversation, answer in plain text.")
 
@@ -91,7 +97,12 @@ class TemplateCalls:
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")
-        yield from agent.stream_reply(msgs, tools=self.specs, stop=[OPEN, CLOSE])
+        yield from agent.stream_reply(msgs, tools=self.specs, stop=self.stops(), no_opening=NO_OPENING)
+
+    def stops(self) -> list[str]:
+        """Where a text reply ends: a call tag, or an offered tool's call written out as JSON."""
+        named = [f'"name":{sp}"{n}"' for n in self.runner.tools for sp in (" ", "")]
+        return [OPEN, CLOSE, *named]
 
     def call(self, agent: Any, msgs: list[Message], seen: set[str]) -> Generator[Event, None, bool]:
         """Generate, validate (with retries) and run one call; True when it repeats one already run."""
