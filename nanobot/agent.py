@@ -23,9 +23,9 @@ from nanobot.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.features import Feature, merge_sections
 from nanobot.loopguard import LoopGuard
 from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
-from nanobot.prompt import BuiltPrompt, build_prompt
+from nanobot.prompt import SEPARATOR, BuiltPrompt, build_prompt
 from nanobot.provenance import Provenance
-from nanobot.sections import CoreSections
+from nanobot.sections import STANDING, CoreSections
 from nanobot.session import Transcript
 from nanobot.turntiming import TurnClock
 
@@ -54,6 +54,7 @@ class Agent:
         self.last: Generation = Generation()
         self._prompt: BuiltPrompt | None = None
         self._prefill: Prefill | None = None
+        self._template: tuple[Any, Any] | None = None  # (runner, its TemplateCalls) for first_call
         self.provenance = Provenance()  # who brought which text (nanobot.callpolicy, replycheck)
 
     # -- session -----------------------------------------------------------------------------
@@ -136,17 +137,17 @@ class Agent:
             return
         if self._prefill is None or self._prefill.model is not self.model:
             self._prefill = Prefill(self.model)
-        base = [Message(role="system", content=self.system_prompt().text), *self.history]
+        base, render = self.first_call([*self.system_messages(), *self.history])  # as the turn's first call
         if not drafting:  # first, features' background use of the model ends (on the prefill thread)
             release = [lambda _pre: [f.release_model(self) for f in self.features]]
-            self._prefill.start(base, before=release + work, prefix=prefix)
+            self._prefill.start(base, before=release + work, prefix=prefix, tools=render.get("tools"))
             return
         pre, key = self._prefill, (draft, len(self.history))
 
         def tokens() -> list[int]:  # on the prefill thread, once typing pauses
             block = self.memory_block(draft)
             pre.draft = (key, block)
-            return known_prefix(self.model, base, f"{block}\n\n{draft}" if block else draft)
+            return known_prefix(self.model, base, f"{block}\n\n{draft}" if block else draft, tools=render.get("tools"))
 
         pre.start(tokens, delay=DEBOUNCE_S)
 
@@ -173,13 +174,51 @@ class Agent:
     def refresh_prompt(self) -> None:
         self._prompt = None
 
+    def template_tools(self) -> bool:
+        """Whether tool steps use the model's own template format (``nanobot.tools.templatecalls``)."""
+        runner = self.tool_runner
+        return runner is not None and runner.template_calls(self)
+
+    def system_messages(self) -> list[Message]:
+        """The system prompt as the model gets it: one system message; with template tool calls, two.
+
+        The model's template renders the tool schemas (~2k tokens on Qwen2.5) right after the first
+        system message, so that message holds only the standing sections (SOUL, rules, USER, the tool
+        index: ``STANDING``) and a second one the rest (CONTEXT, Time, ...): the first message plus
+        the schemas is then the same from session to session, and the disk KV cache restores it
+        instead of evaluating it again (``nanobot.kvcache``)."""
+        built = self.system_prompt()
+        if not self.template_tools():
+            return [Message(role="system", content=built.text)]
+        head: list[str] = []
+        tail: list[str] = []
+        for section in built.sections:
+            if section.text:
+                standing = not tail and section.stable and section.name in STANDING
+                (head if standing else tail).append(section.text)
+        out = [Message(role="system", content=SEPARATOR.join(part)) for part in (head, tail) if part]
+        return out or [Message(role="system", content="")]
+
+    def first_call(self, messages: list[Message]) -> tuple[list[Message], dict[str, Any]]:
+        """``messages`` and the render options as the turn's first model call sees them (template
+        tool calls: the decline line and the tool schemas), so what the prefill and the disk KV cache
+        prepare is the prefix that call reuses."""
+        runner = self.tool_runner
+        if runner is None or not runner.template_calls(self):
+            return messages, {}
+        if self._template is None or self._template[0] is not runner:
+            from nanobot.tools.templatecalls import TemplateCalls
+
+            self._template = (runner, TemplateCalls(runner))
+        calls = self._template[1]
+        return calls.messages(messages), {"tools": calls.specs}
+
     def memory_block(self, query: str) -> str:
         """The features' per-turn blocks (retrieved memory) for ``query``; "" for nothing."""
         return "\n\n".join(b for f in self.features if (b := f.turn_block(self, query)))
 
     def messages_for(self, user_sent: str) -> list[Message]:
-        return [Message(role="system", content=self.system_prompt().text), *self.history,
-                Message(role="user", content=user_sent)]
+        return [*self.system_messages(), *self.history, Message(role="user", content=user_sent)]
 
     # -- turn --------------------------------------------------------------------------------
     def turn(self, text: str) -> Iterator[Event]:
@@ -313,21 +352,23 @@ class Agent:
         """Trim the oldest history so prompt + reply reserve fits n_ctx (hooks run first)."""
         budget = self.model.n_ctx - self.settings.chat.max_tokens
         used = self.model.prompt_tokens(messages)
+        head = len(self.system_messages())  # the system message(s) before the history
         if used >= self.settings.observer.threshold * self.model.n_ctx:
             yield from self._run_hooks("on_context_pressure", used)
-            if messages[1:-1] != self.history:  # a hook started a fresh context (a coding checkpoint)
+            head = len(self.system_messages())
+            if messages[head:-1] != self.history:  # a hook started a fresh context (a coding checkpoint)
                 messages[:] = self.messages_for(messages[-1].content)
                 used = self.model.prompt_tokens(messages)
         dropped = 0
-        while used > budget and len(messages) > 2:
-            hist = messages[1:-1]
+        while used > budget and len(messages) > head + 1:
+            hist = messages[head:-1]
             if not hist:
                 break
-            del messages[1:3 if len(hist) >= 2 else 2]
+            del messages[head:head + (2 if len(hist) >= 2 else 1)]
             dropped += 1
             used = self.model.prompt_tokens(messages)
         if dropped:
-            self.history = messages[1:-1]
+            self.history = messages[head:-1]
             yield Notice(text=f"history trimmed: dropped the {dropped} oldest exchange(s) to fit n_ctx={self.model.n_ctx}", level="warning")
 
     def _run_hooks(self, name: str, *args: Any) -> list[Event]:

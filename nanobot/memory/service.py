@@ -124,7 +124,7 @@ class MemoryService:
         if self._thread is not None or not self.has_content():
             return
         self.embedder.start()
-        self._thread = background.start(self._background, "nanobot-memory-index")
+        self._thread = background.start(self._background, "nanobot-memory-index", derived=True)
 
     def _background(self) -> None:
         try:
