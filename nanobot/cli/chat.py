@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from nanobot import foreground
 from nanobot.cli import signals
 from nanobot.cli.loading import Loading
 from nanobot.cli.signals import SessionSignal
@@ -41,8 +42,10 @@ class ChatUI:
     """``agent`` is the Agent, or a ``Loading`` building it (the interactive chat: the prompt is
     shown while the model loads; the first use of ``self.agent`` waits for it)."""
 
-    def __init__(self, agent: Agent | Loading, interactive: bool, verbose: bool, model_name: str = ""):
+    def __init__(self, agent: Agent | Loading, interactive: bool, verbose: bool, model_name: str = "",
+                 home=None):
         self.interactive = interactive
+        self.home = home  # $NANOBOT_HOME (the input history), known before the agent
         self.verbose = verbose
         self.model_name = model_name
         self.out = console(highlight=False, soft_wrap=True, emoji=False)
@@ -148,7 +151,7 @@ class ChatUI:
             """Mouse tracking is off, so this is a stray or pasted escape sequence: ignore it (the
             default handler raises on malformed ones)."""
 
-        history = self.agent.settings.home / "input_history"
+        history = (self.home or self.agent.settings.home) / "input_history"
         session = PromptSession(history=FileHistory(str(history)), key_bindings=kb)
         # as the user types, the draft is prefilled (after a pause; never blocks a keystroke)
         session.default_buffer.on_text_changed += lambda buf: self.ready and self.agent.prefill(buf.text, idle=False)
@@ -268,7 +271,8 @@ class ChatUI:
                     agent = self.agent  # typed before the model was ready: the turn waits for it here
                     self.flush()
                     try:
-                        self.render(agent.turn(line))
+                        with foreground.busy(agent.settings.home):  # background housekeeping pauses
+                            self.render(agent.turn(line))
                     except NanobotError as e:  # e.g. a message too long for n_ctx: say so, keep going
                         failed = True
                         self.err.print(f"Error: {printable(str(e))}", style="red", markup=False)
@@ -338,21 +342,24 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
     ui: ChatUI
 
     def build():
-        agent = build_chat(settings, model, interactive, chat_id, speaker)
-        ui.attach(agent)
-        ui.hold(ui.begin(agent))
+        with foreground.busy(settings.home):  # the last session's housekeeping waits meanwhile
+            agent = build_chat(settings, model, interactive, chat_id, speaker)
+            ui.attach(agent)
+            ui.hold(ui.begin(agent))
         return agent
 
-    ui = ChatUI(Loading(build), interactive, verbose, model_name=name)
+    ui = ChatUI(Loading(build), interactive, verbose, model_name=name, home=settings.home)
     signals.install()
     code = ui.run()
     leave(code)
 
 
 def build_chat(settings, model: str | None, interactive: bool, chat_id: str, speaker: str | None) -> Agent:
+    from nanobot import faults
     from nanobot.chats.feature import ChatContextFeature
     from nanobot.runtime import build_agent, load_model
 
+    faults.point("model-load")
     agent = build_agent(settings, load_model(settings, model), interactive=interactive)
     chats = agent.feature(ChatContextFeature)
     if chats is not None:
