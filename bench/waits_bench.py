@@ -47,8 +47,8 @@ def model_file(name: str) -> Path | None:
     raise SystemExit(f"{name}: model file not found; run: nanobot models install {name}")
 
 
-def make_home(model: str) -> tuple[Path, str]:
-    home = Path(tempfile.mkdtemp(prefix="waits-"))
+def make_home(model: str, home: Path | None = None) -> tuple[Path, str]:
+    home = home or Path(tempfile.mkdtemp(prefix="waits-"))
     path = model_file(model)
     if path is not None:
         (home / "config.toml").write_text(f'[models."{model}"]\npath = "{path}"\nn_ctx = 8192\n')
@@ -65,11 +65,15 @@ def env_for(home: Path, root: Path, max_tokens: int) -> dict:
 CPR = "\x1b[6n"  # prompt_toolkit asks the terminal where the cursor is; a terminal answers at once
 
 
-def expect(child, pattern: str) -> None:
+def expect(child, pattern: str) -> str:
     """``child.expect(pattern)``, answering cursor-position requests the way a terminal does (left
-    unanswered, prompt_toolkit waits 2 s for the answer before it draws the prompt)."""
+    unanswered, prompt_toolkit waits 2 s for the answer before it draws the prompt); what came
+    before the match."""
+    seen = ""
     while child.expect([pattern, CPR.replace("[", "\\[")]) == 1:
+        seen += child.before
         child.send("\x1b[1;1R")
+    return seen + child.before
 
 
 def session(home: Path, model: str, root: Path, wpm: float, max_tokens: int, timeout: float) -> dict:
@@ -92,9 +96,9 @@ def session(home: Path, model: str, root: Path, wpm: float, max_tokens: int, tim
         enter = time.perf_counter()
         expect(child, r"Nano:(?:\x1b\[[0-9;?]*[A-Za-z]|\s)*[^\s\x1b]")  # its first visible character
         first = time.perf_counter() - enter
-        expect(child, "You:")
+        shown = expect(child, "You:")
         done = time.perf_counter() - enter
-        line = re.search(r"\[prompt \d+ tok[^\]]*\]", child.before)
+        line = re.search(r"\[prompt \d+ tok[^\]]*\]", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown))
         timing = line.group(0) if line else ""
         time.sleep(0.3)  # a person reads before leaving
         bye = time.perf_counter()
@@ -123,7 +127,7 @@ def med(rows: list[dict], key: str) -> float:
 
 
 def run_model(model: str, args) -> dict:
-    home, name = make_home(model)
+    home, name = make_home(model, args.home)
     load0 = os.getloadavg()[0]
     warm = session(home, name, args.root, args.wpm, args.max_tokens, args.timeout)
     rows = [session(home, name, args.root, args.wpm, args.max_tokens, args.timeout) for _ in range(args.sessions)]
@@ -143,6 +147,7 @@ def main() -> None:
     ap.add_argument("--max-tokens", type=int, default=24)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("--home", type=Path, help="reuse this NANOBOT_HOME (one model; its disk KV cache kept)")
     args = ap.parse_args()
     results = [run_model(m, args) for m in (args.model or ["qwen2.5-coder-1.5b", "smollm2"])]
     doc = {"bench": "waits", "uptime_load": os.getloadavg(), "cores": os.cpu_count(), "results": results}

@@ -118,6 +118,8 @@ def test_housekeeping_waits_while_a_chat_loads_then_observes(home):
         wait_for(lambda: log.exists() and "a chat is busy: waiting" in log.read_text(), what="the child waiting")
         pid = int(log.read_text().split("start pid ")[-1].split()[0])
         assert os.sched_getscheduler(pid) == os.SCHED_IDLE  # and it runs at idle priority
+        time.sleep(5)  # a child that did not wait would be loading the model and drafting by now
+        assert "going on after" not in log.read_text()  # still waiting: the chat is busy
         assert (home / "housekeep").is_dir() and list((home / "housekeep").glob("*.json"))  # job kept
         assert not list((home / "workspace" / "observations").glob("*.md"))
         gate.unlink()  # the second chat finishes loading: the child goes on
