@@ -69,10 +69,14 @@ class Agent:
                                             model=self.model.name)
         return self._run_hooks("on_session_start")
 
-    def end_session(self, reason: str = "quit") -> list[Event]:
-        """Graceful end (/quit, EOF, Ctrl-C exit): lets hooks (the observer) run, then records it."""
+    def end_session(self, reason: str = "quit", leaving: bool = False) -> list[Event]:
+        """Graceful end (/quit, EOF, Ctrl-C exit): lets hooks (the observer) run, then records it.
+        ``leaving``: the process exits right after, so a prefill chunk still running is not waited
+        for (nothing it does is kept: the model's state dies with the process)."""
         if self.transcript is None:
             return []
+        if leaving and self._prefill is not None:
+            self._prefill.stop(abandon=True, wait=False)
         self.stop_prefill(abandon=True)  # the session's own observation covers idle work
         events = self._run_hooks("on_session_end", reason)
         self.transcript.append("event", "session end", reason=reason)

@@ -79,8 +79,8 @@ class Prefill:
         tokens = messages if callable(messages) else (lambda: known_prefix(self.model, messages, tools=tools))
         self._skip.set()  # the running one stops its prefix at the next chunk; the new one waits for it
         skip = self._skip = threading.Event()
-        self._thread = background.start(self._run, "nanobot-prefill",
-                                        (tokens, skip, self._thread, delay, list(before), prefix))
+        self._thread = background.start(self._run, "nanobot-prefill",  # derived: a cache's warmth
+                                        (tokens, skip, self._thread, delay, list(before), prefix), derived=True)
 
     def _run(self, tokens: Callable[[], list[int]], skip: threading.Event,
              previous: threading.Thread | None, delay: float, before: list[Job], prefix: bool) -> None:
@@ -128,13 +128,17 @@ class Prefill:
         self._thread.join(grace)
         return self.finishing if self._thread.is_alive() else ""
 
-    def stop(self, abandon: bool = False) -> None:
+    def stop(self, abandon: bool = False, wait: bool = True) -> None:
         """Cancel (between chunks) and wait until the model is free again; ``abandon``: idle work
-        must not finish what it started either (the session is ending)."""
+        must not finish what it started either (the session is ending). ``wait=False`` (the process
+        is about to exit): cancel, do not wait; the thread is left to the exit."""
         if self._thread is not None:
             self.abandoned = abandon
             self._hard.set()
             self._skip.set()
+            if not wait:
+                self._thread = None
+                return
             self._thread.join()
             self._thread = None
         self._hard.clear()

@@ -88,9 +88,17 @@ class ChatUI:
         events += agent.start_session()
         if self.interactive:
             agent.prefill()  # the system prompt, while the user types the first message
+            self.typed_so_far(agent)
             if agent.template_tools() and hasattr(agent.model, "warm_decision"):
                 agent.model.warm_decision()  # the first tool decision's token table, also before Enter
         return events
+
+    def typed_so_far(self, agent: Agent) -> None:
+        """Once the model is ready: prefill what was typed while it loaded (keystrokes before then
+        had nothing to prefill into)."""
+        buffer = getattr(self, "_buffer", None)
+        if buffer is not None and buffer.text.strip():
+            agent.prefill(buffer.text, idle=False)
 
     def hold(self, events: list[Event]) -> None:
         """Show ``events`` now if the prompt is up (above it), else at the next ``flush``."""
@@ -155,7 +163,7 @@ class ChatUI:
         session = PromptSession(history=FileHistory(str(history)), key_bindings=kb)
         # as the user types, the draft is prefilled (after a pause; never blocks a keystroke)
         session.default_buffer.on_text_changed += lambda buf: self.ready and self.agent.prefill(buf.text, idle=False)
-        self._app = session.app
+        self._app, self._buffer = session.app, session.default_buffer
         if self._loading is not None:  # the model loads once the prompt is on the screen
             def loaded_after_render(app) -> None:
                 if app.renderer.waiting_for_cpr:  # not drawn yet: the terminal is telling where the cursor is
@@ -289,7 +297,7 @@ class ChatUI:
         self.flush()
         if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled and not self.detached:
             self.err.print("[dim]writing an observation of this session… (Ctrl-C skips the model)[/dim]")
-        events = self.agent.end_session(reason)
+        events = self.agent.end_session(reason, leaving=self._loading is not None)
         if cancel:
             cancel()
         for ev in events:
