@@ -25,9 +25,9 @@ from nanobot.fitting import trim_oldest
 from nanobot.intents import INTENTS, FreshContext, Intent, PrefillOff, TranscriptMeta
 from nanobot.loopguard import LoopGuard
 from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
-from nanobot.prompt import BuiltPrompt, build_prompt
+from nanobot.prompt import SEPARATOR, BuiltPrompt, build_prompt
 from nanobot.provenance import Provenance
-from nanobot.sections import CoreSections
+from nanobot.sections import STANDING, CoreSections
 from nanobot.session import Transcript
 from nanobot.turntiming import TurnClock
 
@@ -59,6 +59,7 @@ class Agent:
         self._prefill: Prefill | None = None
         self._prefill_off = False  # a feature's intent (``intents.PrefillOff``): this session only
         self._fresh = False  # a hook's ``intents.FreshContext`` was applied (see ``_fit``)
+        self._template: tuple[Any, Any] | None = None  # (runner, its TemplateCalls) for first_call
         self.provenance = Provenance()  # who brought which text (nanobot.callpolicy, replycheck)
 
     # -- session -----------------------------------------------------------------------------
@@ -74,10 +75,14 @@ class Agent:
                                             model=self.model.name)
         return self._run_hooks("on_session_start")
 
-    def end_session(self, reason: str = "quit") -> list[Event]:
-        """Graceful end (/quit, EOF, Ctrl-C exit): lets hooks (the observer) run, then records it."""
+    def end_session(self, reason: str = "quit", leaving: bool = False) -> list[Event]:
+        """Graceful end (/quit, EOF, Ctrl-C exit): lets hooks (the observer) run, then records it.
+        ``leaving``: the process exits right after, so a prefill chunk still running is not waited
+        for (nothing it does is kept: the model's state dies with the process)."""
         if self.transcript is None:
             return []
+        if leaving and self._prefill is not None:
+            self._prefill.stop(abandon=True, wait=False)
         self.stop_prefill(abandon=True)  # the session's own observation covers idle work
         events = self._run_hooks("on_session_end", reason)
         self.transcript.append("event", "session end", reason=reason)
@@ -142,17 +147,17 @@ class Agent:
             return
         if self._prefill is None or self._prefill.model is not self.model:
             self._prefill = Prefill(self.model)
-        base = [Message(role="system", content=self.system_prompt().text), *self.history]
+        base, render = self.first_call([*self.system_messages(), *self.history])  # as the turn's first call
         if not drafting:  # first, features' background use of the model ends (on the prefill thread)
             release = [lambda _pre: [f.release_model(self) for f in self.features]]
-            self._prefill.start(base, before=release + work, prefix=prefix)
+            self._prefill.start(base, before=release + work, prefix=prefix, tools=render.get("tools"))
             return
         pre, key = self._prefill, (draft, len(self.history))
 
         def tokens() -> list[int]:  # on the prefill thread, once typing pauses
             block = self.memory_block(draft)
             pre.draft = (key, block)
-            return known_prefix(self.model, base, f"{block}\n\n{draft}" if block else draft)
+            return known_prefix(self.model, base, f"{block}\n\n{draft}" if block else draft, tools=render.get("tools"))
 
         pre.start(tokens, delay=DEBOUNCE_S)
 
@@ -179,13 +184,51 @@ class Agent:
     def refresh_prompt(self) -> None:
         self._prompt = None
 
+    def template_tools(self) -> bool:
+        """Whether tool steps use the model's own template format (``nanobot.tools.templatecalls``)."""
+        runner = self.tool_runner
+        return runner is not None and runner.template_calls(self)
+
+    def system_messages(self) -> list[Message]:
+        """The system prompt as the model gets it: one system message; with template tool calls, two.
+
+        The model's template renders the tool schemas (~2k tokens on Qwen2.5) right after the first
+        system message, so that message holds only the standing sections (SOUL, rules, USER, the tool
+        index: ``STANDING``) and a second one the rest (CONTEXT, Time, ...): the first message plus
+        the schemas is then the same from session to session, and the disk KV cache restores it
+        instead of evaluating it again (``nanobot.kvcache``)."""
+        built = self.system_prompt()
+        if not self.template_tools():
+            return [Message(role="system", content=built.text)]
+        head: list[str] = []
+        tail: list[str] = []
+        for section in built.sections:
+            if section.text:
+                standing = not tail and section.stable and section.name in STANDING
+                (head if standing else tail).append(section.text)
+        out = [Message(role="system", content=SEPARATOR.join(part)) for part in (head, tail) if part]
+        return out or [Message(role="system", content="")]
+
+    def first_call(self, messages: list[Message]) -> tuple[list[Message], dict[str, Any]]:
+        """``messages`` and the render options as the turn's first model call sees them (template
+        tool calls: the decline line and the tool schemas), so what the prefill and the disk KV cache
+        prepare is the prefix that call reuses."""
+        runner = self.tool_runner
+        if runner is None or not runner.template_calls(self):
+            return messages, {}
+        if self._template is None or self._template[0] is not runner:
+            from nanobot.tools.templatecalls import TemplateCalls
+
+            self._template = (runner, TemplateCalls(runner))
+        calls = self._template[1]
+        return calls.messages(messages), {"tools": calls.specs}
+
     def memory_block(self, query: str) -> str:
         """The features' per-turn blocks (retrieved memory) for ``query``; "" for nothing."""
         return "\n\n".join(b for f in self.features if (b := f.turn_block(self, query)))
 
     def messages_for(self, user_sent: str) -> list[Message]:
-        return [Message(role="system", content=self.system_prompt().text), *self.history,
-                Message(role="user", content=user_sent)]
+        return [*self.system_messages(), *self.history, Message(role="user", content=user_sent)]
 
     # -- turn --------------------------------------------------------------------------------
     def turn(self, text: str) -> Iterator[Event]:
@@ -319,17 +362,19 @@ class Agent:
         """Trim the oldest history so prompt + reply reserve fits n_ctx (hooks run first)."""
         budget = self.model.n_ctx - self.settings.chat.max_tokens
         used = self.model.prompt_tokens(messages)
+        head = len(self.system_messages())  # the system message(s) before the history
         if used >= self.settings.observer.threshold * self.model.n_ctx:
             self._fresh = False
             yield from self._run_hooks("on_context_pressure", used)
             if self._fresh:  # a hook started a fresh context (a coding checkpoint)
                 messages[:] = self.messages_for(messages[-1].content)
                 used = self.model.prompt_tokens(messages)
-        system, ask = messages[0], messages[-1]
-        kept, dropped = trim_oldest(messages[1:-1], lambda h: self.model.prompt_tokens([system, *h, ask]),
+                head = len(self.system_messages())
+        system, ask = messages[:head], messages[-1]
+        kept, dropped = trim_oldest(messages[head:-1], lambda h: self.model.prompt_tokens([*system, *h, ask]),
                                     budget, used)
         if dropped:
-            messages[:] = [system, *kept, ask]
+            messages[:] = [*system, *kept, ask]
             self.history = kept
             yield Notice(text=f"history trimmed: dropped the {dropped} oldest exchange(s) to fit n_ctx={self.model.n_ctx}", level="warning")
 

@@ -11,7 +11,8 @@ one record), ``reindex-write`` (memory index transaction open), ``reflect-write`
 before writing MEMORY.md), ``observation-write`` (observer drafted, before writing the file), ``consolidate-suggested`` and
 ``consolidate-reviewed`` (per-chat consolidation, between its passes), ``vault-intent``,
 ``vault-doc-written`` and ``vault-ledger-appended`` (knowledge_apply, after each step of its order),
-``model-slice-streamed`` (models install, after the first slice went into the ``.part`` file).
+``model-slice-streamed`` (models install, after the first slice went into the ``.part`` file),
+``model-load`` (chat, before the model loads: behind the prompt on a terminal).
 """
 
 from __future__ import annotations

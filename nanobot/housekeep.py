@@ -5,7 +5,7 @@ At the end of a chat the observer writes a job file, ``$NANOBOT_HOME/housekeep/<
 session as the model saw it (system prompt, history, turns, times, model file). ``spawn`` starts
 ``python -m nanobot housekeep`` in a new session (a closed terminal does not stop it), stdin closed,
 output appended to ``$NANOBOT_HOME/logs/housekeep.log``, and returns at once. ``work`` (the child)
-lowers its priority, queues on ``housekeep.lock`` (``nanobot/pidlock.py``) behind a running one, then
+runs at idle CPU priority and yields to a busy chat (``nanobot/foreground.py``), queues on ``housekeep.lock`` (``nanobot/pidlock.py``) behind a running one, then
 observes every job file (the stable system-prompt prefix restored from the disk KV cache, so only
 the history is evaluated), deleting each only after its observation is written; then up to
 ``observer.recover_max`` past sessions that have no observation; then, for a child a session start
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from nanobot import pidlock
+from nanobot import foreground, pidlock
 from nanobot.backends.base import abilities
 from nanobot.observer.handoff import (  # noqa: F401 - the queue's names, as callers knew them here
     JOB_MAX,
@@ -42,7 +42,7 @@ from nanobot.observer.handoff import (  # noqa: F401 - the queue's names, as cal
 from nanobot.regular import read_regular, tail_lines
 
 QUEUE_WAIT_S = 3600.0  # how long a child waits behind a running one
-NICE = 10
+NICE = 19
 
 
 class Status(BaseModel):
@@ -69,16 +69,19 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
     started at a session start that found it due) reflection. Returns how many observations it wrote."""
     from nanobot.observer.catchup import catch_up
 
-    os.nice(NICE)
+    priority = foreground.lower_priority(NICE)
     lock = pidlock.acquire(settings.home, LOCK, wait=QUEUE_WAIT_S)  # noqa: F841 - held until return
-    say(f"start pid {os.getpid()}")
+    say(f"start pid {os.getpid()} ({priority})")
     models: dict[str, object] = {}
 
     def load(path: str):
         from nanobot.runtime import load_model
 
+        if foreground.active(settings.home):  # a chat loading its model or answering comes first
+            say("a chat is busy: waiting for it")
+            say(f"going on after {foreground.wait_while_busy(settings.home):.1f} s")
         if path not in models:
-            models[path] = load_model(settings, path or model)
+            models[path] = foreground.Yielding(load_model(settings, path or model), settings.home)
         return models[path]
 
     written, tried = 0, set()

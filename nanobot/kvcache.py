@@ -2,7 +2,8 @@
 
 The system prompt's stable part (SOUL, USER, tool names, CONTEXT: everything before the first
 volatile section) is the same from session to session, so its KV state is computed once and kept on
-disk. At session start ``KVCacheFeature`` finds the token prefix of the rendered prompt that is stable,
+disk. With template tool calls (Qwen2.5) the cached prefix is the first system message (the standing
+sections) and the tool schemas the template renders after it (``first_call_prefix``). At session start ``KVCacheFeature`` finds the token prefix of the rendered prompt that is stable,
 and either restores its KV state from ``<cache_dir>/kv/<key>.kv`` (milliseconds) or evaluates it once
 and saves it. The first turn then evaluates only the tokens after the prefix
 (``Generation.reused_tokens`` covers it).
@@ -131,6 +132,28 @@ def stable_prefix_tokens(backend: Any, full_text: str, stable_text: str) -> list
             break
         n += 1
     return whole[:n]
+
+
+def first_call_prefix(agent: Any) -> list[int]:
+    """The stable prefix as the agent's first call renders it. Template tool calls: the first system
+    message (the standing sections) with the decline line and every tool schema after it (see
+    ``Agent.system_messages``): the tokens that rendering shares whatever follows (minus one boundary
+    token, as ``prefill.known_prefix``). Otherwise ``stable_prefix_tokens``."""
+    from nanobot.backends.base import Message
+    from nanobot.prefill import PROBES
+
+    built = agent.system_prompt()
+    if not agent.template_tools():
+        return stable_prefix_tokens(agent.model, built.text, built.stable_text)
+    head = agent.system_messages()[:1]
+    runs = []
+    for probe in PROBES:
+        msgs, render = agent.first_call([*head, Message(role="user", content=probe)])
+        runs.append(agent.model.tokenize_prompt(agent.model.render(msgs, **render)))
+    n = 0
+    while all(n < len(r) for r in runs) and len({r[n] for r in runs}) == 1:
+        n += 1
+    return runs[0][: max(0, n - 1)]
 
 
 class KVCache:
@@ -286,8 +309,7 @@ class KVCacheFeature(Feature):
         self.last: CacheResult | None = None
 
     def on_session_start(self, agent: Any) -> list[Notice]:
-        built = agent.system_prompt()
-        prefix = stable_prefix_tokens(agent.model, built.text, built.stable_text)
+        prefix = first_call_prefix(agent)
         self.last = result = self.cache.prepare(agent.model, prefix)
         if result.warning:
             return [Notice(text=result.warning, level="warning")]

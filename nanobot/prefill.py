@@ -33,14 +33,16 @@ DEBOUNCE_S = 0.15  # a draft is prefilled once typing pauses this long
 Job = Callable[["Prefill"], None]
 
 
-def known_prefix(model, messages: list[Message], lead: str = "") -> list[int]:
+def known_prefix(model, messages: list[Message], lead: str = "", tools: list[dict] | None = None) -> list[int]:
     """Tokens the next turn's prompt starts with whatever the user types after ``lead`` (minus one
     boundary token).
 
     ``messages`` is [system, *history]; the user message ``lead`` + a few probe contents is appended and
     the common token prefix of their renderings is what any message starting with ``lead`` will share.
+    ``tools``: rendered as the turn's first call renders them (template tool calls).
     """
-    runs = [model.tokenize_prompt(model.render([*messages, Message(role="user", content=lead + p)]))
+    extra = {"tools": tools} if tools else {}
+    runs = [model.tokenize_prompt(model.render([*messages, Message(role="user", content=lead + p)], **extra))
             for p in PROBES]
     n = 0
     while all(n < len(r) for r in runs) and len({r[n] for r in runs}) == 1:
@@ -66,7 +68,7 @@ class Prefill:
         return abilities(model).prefill
 
     def start(self, messages: list[Message] | Callable[[], list[int]], delay: float = 0.0,
-              before: list[Job] | tuple = (), prefix: bool = True) -> None:
+              before: list[Job] | tuple = (), prefix: bool = True, tools: list[dict] | None = None) -> None:
         """Run the ``before`` jobs, then (``prefix``) prefill ``messages``' known prefix, or the tokens
         ``messages()`` returns (computed on the prefill thread), after ``delay`` s unless superseded.
         Returns at once."""
@@ -74,11 +76,11 @@ class Prefill:
             self.draft = None  # a new turn's prefix: an earlier draft's lookup is stale
         if before:
             self.finishing, self.abandoned = "", False
-        tokens = messages if callable(messages) else (lambda: known_prefix(self.model, messages))
+        tokens = messages if callable(messages) else (lambda: known_prefix(self.model, messages, tools=tools))
         self._skip.set()  # the running one stops its prefix at the next chunk; the new one waits for it
         skip = self._skip = threading.Event()
-        self._thread = background.start(self._run, "nanobot-prefill",
-                                        (tokens, skip, self._thread, delay, list(before), prefix))
+        self._thread = background.start(self._run, "nanobot-prefill",  # derived: a cache's warmth
+                                        (tokens, skip, self._thread, delay, list(before), prefix), derived=True)
 
     def _run(self, tokens: Callable[[], list[int]], skip: threading.Event,
              previous: threading.Thread | None, delay: float, before: list[Job], prefix: bool) -> None:
@@ -126,13 +128,17 @@ class Prefill:
         self._thread.join(grace)
         return self.finishing if self._thread.is_alive() else ""
 
-    def stop(self, abandon: bool = False) -> None:
+    def stop(self, abandon: bool = False, wait: bool = True) -> None:
         """Cancel (between chunks) and wait until the model is free again; ``abandon``: idle work
-        must not finish what it started either (the session is ending)."""
+        must not finish what it started either (the session is ending). ``wait=False`` (the process
+        is about to exit): cancel, do not wait; the thread is left to the exit."""
         if self._thread is not None:
             self.abandoned = abandon
             self._hard.set()
             self._skip.set()
+            if not wait:
+                self._thread = None
+                return
             self._thread.join()
             self._thread = None
         self._hard.clear()

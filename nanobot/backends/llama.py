@@ -303,6 +303,11 @@ class LlamaBackend:
         masks = self._ban_masks.setdefault(starts, {})
         return [OpeningBan(self._token_texts(), starts, prompt_len, masks)]
 
+    def warm_decision(self) -> None:
+        """Build what the first ``prefix_probability`` needs (every token's text: ~150k detokenize
+        calls on a 151k vocabulary), so a session start can do it before the first Enter."""
+        self._token_texts()
+
     def _token_texts(self) -> list[str]:
         """Every token's text (special tokens spelled out), built once."""
         if self._texts is None:

@@ -25,14 +25,30 @@ app = typer.Typer(
 COMMANDS = ["chat", "workspace", "models", "prompt", "memory", "reflect", "bench", "tools", "daemon",
             "housekeep", "status", "chats", "consolidate", "session", "vault", "importer"]
 
-for _name in COMMANDS:
-    importlib.import_module(f"nanobot.cli.{_name}").register(app)
+_registered: list[str] = []
+
+
+def register(names: list[str] = COMMANDS) -> typer.Typer:
+    """Add ``names``' commands to ``app`` (each module imported once)."""
+    for name in names:
+        if name not in _registered:
+            importlib.import_module(f"nanobot.cli.{name}").register(app)
+            _registered.append(name)
+    return app
+
+
+@app.callback()
+def _group() -> None:
+    """A local-model-first agent runtime: small GGUF models, lean prompts, fully offline."""
 
 
 def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     _scrub_argv()
+    # `nanobot chat` imports only its own command: the prompt is on screen sooner (the other
+    # commands' modules pull in the memory, vault and benchmark code)
+    register(["chat"] if sys.argv[1:2] == ["chat"] else COMMANDS)
     try:
         app()
     except NanobotError as e:

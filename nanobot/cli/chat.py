@@ -6,15 +6,16 @@ Rich markup) with control characters made visible (``nanobot/safe_text.py``).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import typer
 
-from nanobot.agent import Agent
-from nanobot.chats.feature import ChatContextFeature
+from nanobot import foreground
 from nanobot.cli import signals
-from nanobot.cli.prompt import prompt_report, render_report
+from nanobot.cli.loading import Loading
 from nanobot.cli.signals import SessionSignal
 from nanobot.cli.term import console
 from nanobot.config import load_settings
@@ -23,9 +24,10 @@ from nanobot.decode import NOTICE, scrub
 from nanobot.errors import NanobotError, StorageError
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.regular import read_regular
-from nanobot.runtime import build_agent, load_model
 from nanobot.safe_text import printable
-from nanobot.workspace import encoding_warnings
+
+if TYPE_CHECKING:  # pragma: no cover - the agent's modules load behind the prompt (cli/loading.py)
+    from nanobot.agent import Agent
 
 HELP = """Commands:
   /help            this help
@@ -37,16 +39,85 @@ Enter sends; Alt+Enter (or Esc then Enter) adds a new line. Ctrl-C stops a reply
 
 
 class ChatUI:
-    def __init__(self, agent: Agent, interactive: bool, verbose: bool):
-        self.agent = agent
+    """``agent`` is the Agent, or a ``Loading`` building it (the interactive chat: the prompt is
+    shown while the model loads; the first use of ``self.agent`` waits for it)."""
+
+    def __init__(self, agent: Agent | Loading, interactive: bool, verbose: bool, model_name: str = "",
+                 home=None):
         self.interactive = interactive
+        self.home = home  # $NANOBOT_HOME (the input history), known before the agent
         self.verbose = verbose
+        self.model_name = model_name
         self.out = console(highlight=False, soft_wrap=True, emoji=False)
         self.err = console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
-        if interactive:  # tools that need permission (exec) ask here; piped chat cannot ask
+        self._loading = agent if isinstance(agent, Loading) else None
+        self._agent = None if self._loading else agent
+        self._held: list[Event] = []  # events of the session start, shown at the next chance
+        self._app = None  # the prompt_toolkit application while the prompt is up
+        self.detached = False
+        if self._agent is not None:
+            self.attach(self._agent)
+
+    @property
+    def agent(self) -> Agent:
+        if self._agent is None:
+            self._agent = self._loading.get()
+        return self._agent
+
+    @property
+    def ready(self) -> bool:
+        return self._agent is not None or (self._loading is not None and self._loading.ready)
+
+    def attach(self, agent: Agent) -> None:
+        """Wire the front end into ``agent`` (before its session starts)."""
+        from nanobot.observer.hooks import ObserverFeature
+
+        if self.interactive:  # tools that need permission (exec) ask here; piped chat cannot ask
             agent.confirm = self.confirm
         obs = agent.settings.observer  # the session's observation runs in a child: exit returns at once
         self.detached = agent.detach_housekeeping = obs.enabled and obs.background
+
+    def begin(self, agent: Agent) -> list[Event]:
+        """The session start: encoding warnings and the features' notices (then, interactive, the
+        prefill of the system prompt while the person types)."""
+        from nanobot.workspace import encoding_warnings
+
+        events: list[Event] = [Notice(text=w, level="warning") for w in encoding_warnings(agent.workspace)]
+        events += agent.start_session()
+        if self.interactive:
+            agent.prefill()  # the system prompt, while the user types the first message
+            self.typed_so_far(agent)
+            if agent.template_tools() and hasattr(agent.model, "warm_decision"):
+                agent.model.warm_decision()  # the first tool decision's token table, also before Enter
+        return events
+
+    def typed_so_far(self, agent: Agent) -> None:
+        """Once the model is ready: prefill what was typed while it loaded (keystrokes before then
+        had nothing to prefill into)."""
+        buffer = getattr(self, "_buffer", None)
+        if buffer is not None and buffer.text.strip():
+            agent.prefill(buffer.text, idle=False)
+
+    def hold(self, events: list[Event]) -> None:
+        """Show ``events`` now if the prompt is up (above it), else at the next ``flush``."""
+        if not events:
+            return
+        app = self._app
+        loop = getattr(app, "loop", None) if app is not None and app.is_running else None
+        if loop is None:
+            self._held += events
+            return
+        from prompt_toolkit.application import run_in_terminal
+
+        loop.call_soon_threadsafe(lambda: run_in_terminal(lambda: self._show(events)))
+
+    def flush(self) -> None:
+        held, self._held = self._held, []
+        self._show(held)
+
+    def _show(self, events: list[Event]) -> None:
+        for ev in events:
+            self.render(iter([ev]))
 
     def confirm(self, question: str) -> bool:
         """A y/N question on the terminal (default no); control characters in it shown escaped."""
@@ -86,11 +157,20 @@ class ChatUI:
             """Mouse tracking is off, so this is a stray or pasted escape sequence: ignore it (the
             default handler raises on malformed ones)."""
 
-        history = self.agent.settings.home / "input_history"
+        history = (self.home or self.agent.settings.home) / "input_history"
         session = PromptSession(history=FileHistory(str(history)), key_bindings=kb)
         # as the user types, the draft is prefilled (after a pause; never blocks a keystroke)
-        session.default_buffer.on_text_changed += lambda buf: self.agent.prefill(buf.text, idle=False)
+        session.default_buffer.on_text_changed += lambda buf: self.ready and self.agent.prefill(buf.text, idle=False)
+        self._app, self._buffer = session.app, session.default_buffer
+        if self._loading is not None:  # the model loads once the prompt is on the screen
+            def loaded_after_render(app) -> None:
+                if app.renderer.waiting_for_cpr:  # not drawn yet: the terminal is telling where the cursor is
+                    return
+                session.app.after_render -= loaded_after_render
+                self._loading.start()
+            session.app.after_render += loaded_after_render
         while True:
+            self.flush()
             try:
                 text = session.prompt([("bold ansigreen", "You: ")], multiline=False)
             except SessionSignal:
@@ -158,9 +238,13 @@ class ChatUI:
                 self.notice(ev) if isinstance(ev, Notice) else None
             self.err.print("[dim]new session[/dim]")
         elif cmd == "/prompt":
+            from nanobot.cli.prompt import prompt_report, render_report
+
             render_report(prompt_report(self.agent), self.out)
         elif cmd == "/model":
             if arg.strip():
+                from nanobot.runtime import load_model
+
                 self.agent.stop_prefill()
                 try:
                     self.agent.model = load_model(self.agent.settings, arg.strip())
@@ -177,13 +261,11 @@ class ChatUI:
     def run(self) -> int:
         """Chat until EOF or /quit; returns the exit code (1 if a turn failed, after the rest ran)."""
         failed = False
-        for warning in encoding_warnings(self.agent.workspace):
-            self.notice(Notice(text=warning, level="warning"))
-        for ev in self.agent.start_session():
-            self.render(iter([ev]))
+        if self._loading is None:
+            self._show(self.begin(self.agent))
         if self.interactive:
-            self.err.print(f"[dim]nanobot · {self.agent.model.name} · /help for commands · Ctrl-D to quit[/dim]")
-            self.agent.prefill()  # the system prompt, while the user types the first message
+            name = self.model_name or self.agent.model.name
+            self.err.print(f"[dim]nanobot · {printable(name)} · /help for commands · Ctrl-D to quit[/dim]")
         reason = "eof"
         try:
             for line in self.lines():
@@ -192,8 +274,11 @@ class ChatUI:
                         reason = "quit"
                         break
                 else:
+                    agent = self.agent  # typed before the model was ready: the turn waits for it here
+                    self.flush()
                     try:
-                        self.render(self.agent.turn(line))
+                        with foreground.busy(agent.settings.home):  # background housekeeping pauses
+                            self.render(agent.turn(line))
                     except NanobotError as e:  # e.g. a message too long for n_ctx: say so, keep going
                         failed = True
                         self.err.print(f"Error: {printable(str(e))}", style="red", markup=False)
@@ -207,9 +292,10 @@ class ChatUI:
         except KeyboardInterrupt:
             reason = "interrupt"
         cancel = signals.watchdog(lambda: self._close(reason)) if reason in signals.REASONS.values() else None
+        self.flush()
         if self.interactive and self.agent.user_turns and self.agent.settings.observer.enabled and not self.detached:
             self.err.print("[dim]writing an observation of this session… (Ctrl-C skips the model)[/dim]")
-        events = self.agent.end_session(reason)
+        events = self.agent.end_session(reason, leaving=self._loading is not None)
         if cancel:
             cancel()
         for ev in events:
@@ -238,18 +324,66 @@ def register(app: typer.Typer) -> None:
 
 def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
              speaker: str | None = None) -> None:
-    """The chat loop for ``settings`` (``nanobot chat``, ``nanobot session``); exits 1 if a turn failed."""
+    """The chat loop for ``settings`` (``nanobot chat``, ``nanobot session``); exits 1 if a turn failed.
+
+    On a terminal the prompt comes first: the model loads and the session starts on a background
+    thread (``cli/loading.py``) while the person types; at the end the process leaves as soon as the
+    session end is on disk (``leave``)."""
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     created = write_default(settings)  # the first chat leaves a config.toml to edit (never overwritten)
     if created is not None and interactive:
         console(stderr=True, highlight=False).print(
             printable(f"created {created}: every setting with its default, commented; edit it to change one"),
             style="dim", markup=False)
+    if not interactive:
+        agent = build_chat(settings, model, interactive, chat_id, speaker)
+        signals.install()
+        code = ChatUI(agent, interactive, verbose).run()
+        if code:
+            raise typer.Exit(code)
+        return
+    from nanobot.models import resolve_model
+
+    name = resolve_model(settings, model).name  # a wrong name: its one-line error before the prompt
+    ui: ChatUI
+
+    def build():
+        with foreground.busy(settings.home):  # the last session's housekeeping waits meanwhile
+            agent = build_chat(settings, model, interactive, chat_id, speaker)
+            ui.attach(agent)
+            ui.hold(ui.begin(agent))
+        return agent
+
+    ui = ChatUI(Loading(build), interactive, verbose, model_name=name, home=settings.home)
+    signals.install()
+    code = ui.run()
+    leave(code)
+
+
+def build_chat(settings, model: str | None, interactive: bool, chat_id: str, speaker: str | None) -> Agent:
+    from nanobot import faults
+    from nanobot.chats.feature import ChatContextFeature
+    from nanobot.runtime import build_agent, load_model
+
+    faults.point("model-load")
     agent = build_agent(settings, load_model(settings, model), interactive=interactive)
     chats = agent.feature(ChatContextFeature)
     if chats is not None:
         chats.select(chat_id, speaker)
-    signals.install()
-    code = ChatUI(agent, interactive, verbose).run()
-    if code:
-        raise typer.Exit(code)
+    return agent
+
+
+def leave(code: int) -> None:
+    """Exit now that the session end is durable (transcript record, observation job handed off):
+    background work that only derives data (the memory index, the embedder warming) is abandoned
+    (it is redone at the next start), the rest is waited for, and the interpreter's teardown (freeing
+    the model, its KV cache and every module) is skipped."""
+    from nanobot import background
+
+    background.join_all(derived=False)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)

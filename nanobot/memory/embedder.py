@@ -82,7 +82,7 @@ class Embedder:
         """Begin loading in a daemon thread (idempotent); returns at once."""
         with self._lock:
             if self._thread is None and not self._ready.is_set():
-                self._thread = background.start(self._load_quietly, "nanobot-embedder")
+                self._thread = background.start(self._load_quietly, "nanobot-embedder", derived=True)
         return self
 
     def _load_quietly(self) -> None:

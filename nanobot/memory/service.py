@@ -51,10 +51,11 @@ class MemoryService:
         self._notices: list[str] = []
 
     def notices(self) -> list[str]:
-        """Things the user should hear about once (e.g. a damaged index rebuilt); drained."""
-        with self._lock:
-            out, self._notices = self._notices, []
-            return out
+        """Things the user should hear about once (e.g. a damaged index rebuilt); drained. Never
+        waits for the index lock (a background refresh may hold it for seconds: a session start or
+        a turn must not wait on it just to hear there is nothing to say)."""
+        out, self._notices = self._notices, []  # one swap: atomic under the GIL
+        return out
 
     def _guard(self, fn: Callable[[], T]) -> T:
         """Run ``fn``; if SQLite says memory.db is damaged, move it aside, rebuild, run again.
@@ -124,7 +125,7 @@ class MemoryService:
         if self._thread is not None or not self.has_content():
             return
         self.embedder.start()
-        self._thread = background.start(self._background, "nanobot-memory-index")
+        self._thread = background.start(self._background, "nanobot-memory-index", derived=True)
 
     def _background(self) -> None:
         try:

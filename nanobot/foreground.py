@@ -1,0 +1,110 @@
+"""A chat in the foreground comes first: background housekeeping yields to the person.
+
+The interactive chat is *busy* while it loads the model and while a turn runs (Enter to the end of
+the reply): ``busy(home)`` holds a file ``$NANOBOT_HOME/state/foreground/<pid>`` for that time. The
+``nanobot housekeep`` child (the last sessions' observations, recovery, reflection) runs at idle CPU
+priority (``lower_priority``: SCHED_IDLE, so any runnable foreground thread gets the cores first) and
+waits while any chat is busy (``wait_while_busy``), before each job and at every token it generates
+(``Yielding``): it pauses where it is and goes on afterwards, so nothing is dropped; its job file
+stays until the observation is written. A file whose process is gone (a chat killed mid-turn) counts
+for nothing and is removed by the next reader.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+def _dir(home: Path) -> Path:
+    return Path(home) / "state" / "foreground"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def busy(home: Path) -> Iterator[None]:
+    """Mark this process's chat busy for the ``with`` block (never fails the chat)."""
+    path = _dir(home) / str(os.getpid())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    except OSError:
+        pass
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def active(home: Path) -> bool:
+    """Whether some other live process's chat is busy now."""
+    try:
+        entries = list(_dir(home).iterdir())
+    except OSError:
+        return False
+    found = False
+    for entry in entries:
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        if _alive(int(entry.name)):
+            found = True
+        else:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+    return found
+
+
+def wait_while_busy(home: Path, poll: float = 0.2) -> float:
+    """Sleep while a chat is busy; returns the seconds waited."""
+    start = time.monotonic()
+    while active(home):
+        time.sleep(poll)
+    return time.monotonic() - start
+
+
+def lower_priority(nice: int = 19) -> str:
+    """Idle CPU priority for this process (threads started later inherit it); what was set."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(max(0, nice - os.nice(0)))
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return "SCHED_IDLE"
+    except (OSError, AttributeError):  # not Linux: nice alone
+        return f"nice {os.nice(0)}"
+
+
+class Yielding:
+    """``model`` whose ``stream`` waits while a chat is busy: before it starts and at every token."""
+
+    def __init__(self, model: Any, home: Path):
+        self._model, self._home = model, home
+        self.waited = 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def stream(self, messages, **kw: Any) -> Iterator[str]:
+        self.waited += wait_while_busy(self._home)
+        pieces = self._model.stream(messages, **kw)
+        try:
+            for piece in pieces:
+                yield piece
+                self.waited += wait_while_busy(self._home)
+        finally:
+            close = getattr(pieces, "close", None)
+            if close is not None:
+                close()
