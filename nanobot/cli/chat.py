@@ -70,7 +70,6 @@ class ChatUI:
 
     def attach(self, agent: Agent) -> None:
         """Wire the front end into ``agent`` (before its session starts)."""
-        from nanobot.observer.hooks import ObserverFeature
 
         if self.interactive:  # tools that need permission (exec) ask here; piped chat cannot ask
             agent.confirm = self.confirm
