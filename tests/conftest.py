@@ -46,6 +46,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     n = config.getoption("--n-threads", None) or os.environ.get("NANOBOT_TEST_THREADS")
+    if not n and os.environ.get("PYTEST_XDIST_WORKER"):
+        n = 1  # two workers share the cores: one llama.cpp thread each (spinning threads stall on a shared core)
     if n:
         for key in ("N_THREADS", "N_THREADS_BATCH"):
             MODEL_ENV[f"NANOBOT_MODELS__SMOLLM2__{key}"] = str(int(n))

@@ -128,6 +128,7 @@ def test_the_bundled_model_holds_the_call_grammar_when_forced(home, model):
 
 
 @pytest.mark.skipif(not QWEN.exists(), reason="the Qwen2.5-Coder-1.5B GGUF is not installed")
+@pytest.mark.xdist_group("qwen")
 def test_qwen_declines_hello_and_emits_only_valid_calls(home):
     from nanobot.backends.llama import LlamaBackend
     from nanobot.models import resolve_model
