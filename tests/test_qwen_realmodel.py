@@ -23,8 +23,8 @@ from tests.qwen import ENTRY, SKIP_REASON, qwen_path
 from tests.realmodel import Recorder, draft_closed, expected_generator
 
 QWEN = qwen_path()
-pytestmark = [pytest.mark.realmodel, pytest.mark.skipif(QWEN is None, reason=SKIP_REASON),
-              pytest.mark.xdist_group("qwen")]  # under xdist: one worker runs every 1.5B test
+pytestmark = [pytest.mark.realmodel, pytest.mark.skipif(QWEN is None, reason=SKIP_REASON)]
+# under xdist one 1.5B test runs at a time: tests/conftest.py:_one_qwen_at_a_time
 FIXED = datetime(2026, 3, 2, 10, 30, tzinfo=UTC)
 QUIET = {"NANOBOT_OBSERVER__ENABLED": "false", "NANOBOT_MEMORY__ENABLED": "false",
          "NANOBOT_CHAT__MAX_TOKENS": "48"}
