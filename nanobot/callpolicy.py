@@ -18,8 +18,8 @@ their own request words) and rule 1 (their text must not come from retrieved tex
 task_board's add/update/remove (the user's to-do list: a request names a task, todo or the board),
 scratchpad's write/clear (they discard this session's notes; append, the tool's purpose, runs), cron's
 add/remove (a job that runs later: the request schedules, reminds or says "every ...") and
-every MCP tool the server does not mark read-only (``readOnlyHint``: a change in another system: any
-change word in the request). skill_manager only lists and loads skills: nothing to guard.
+every MCP tool the server does not mark read-only (``readOnlyHint``: a change in another system: a
+change word in the request, or a word of the tool's own name: "ship the parcel" for ``demo.ship``). skill_manager only lists and loads skills: nothing to guard.
 
 An interactive chat asks the user (``agent.confirm``); otherwise the call is refused with a message
 to the model naming the reason and what to do instead. ``guard(tool)`` wraps a tool so its ``run``
@@ -95,8 +95,10 @@ def asked_for(name: str, said: list[str], coding: bool = False) -> bool:
         return any(_CHANGE_WORDS.search(t) for t in recent) and any(_PAD_WORDS.search(t) for t in recent)
     if name == "cron":
         return any(_CRON_WORDS.search(t) for t in recent)
-    if "." in name:  # an MCP tool: the request is for another system, named its own way
-        return any(_CHANGE_WORDS.search(t) for t in recent)
+    if "." in name:  # an MCP tool: the request is for another system, in its own words (the tool's)
+        own = [w for w in re.split(r"[^A-Za-z0-9]+", name.split(".", 1)[1]) if len(w) >= 3]
+        said = re.compile(r"\b(?:" + "|".join(map(re.escape, own)) + r")", re.I) if own else None
+        return any(_CHANGE_WORDS.search(t) or (said and said.search(t)) for t in recent)
     return asked_for_change(said, coding)
 
 
