@@ -250,8 +250,8 @@ class Agent:
         from nanobot.callpolicy import asked_for_change
         from nanobot.replycheck import Scrubber, check, remember, scrub
 
+        seen: list[Event] = []  # tool events of both attempts: what ran this turn, for the checks
         for attempt in (0, 1):
-            seen: list[Event] = []
             stream = Scrubber()
             for ev in self._respond(messages):
                 if isinstance(ev, TextDelta):

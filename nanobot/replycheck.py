@@ -7,6 +7,8 @@
   or scratchpad change, an MCP tool) with no successful one, or when no tool that can change
   anything ran (none at all, or only look-ups: a read, a search, a task list), a reply that claims a
   change ("I've updated ...", "successfully") is false.
+- **A call written as text.** A reply holding a tool call's JSON (``{"name": ..., "arguments": ...}``,
+  as a template-tool model writes one after the step decided to answer) is no answer: nothing ran.
 - **Not looked.** The user named a file, folder or command and asked to see or run it, no tool that
   shows files or runs commands ran this turn (a memory or web search does not; or every call failed),
   and the reply neither says it cannot nor asks back: its content is invented. The retry's note names
@@ -53,6 +55,7 @@ _HERE = re.compile(r"\b(?:files?|what(?:'s| is))\s+(?:are\s+)?(?:in|inside)\s+(?
 _LOOK = re.compile(r"\b(?:read|show|open|cat|print|display|contents?|what(?:'s| is| does)|summari[sz]e|look at|check|"
                    r"tell me|list|run|execute|output|says?|is there|are there|exists?|find)\b", re.I)
 _NOT_FILES = {"e.g", "i.e", "etc", "vs"}
+_CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
 
 
 def scrub(text: str) -> str:
@@ -179,6 +182,12 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
             problem=f"the reply claims a change but {what}",
             note=f"[nanobot: {what}, so nothing was changed. Call {_changer(user_text)} now, or say you did not change anything.]",
             correction=f"(nanobot: {what}; nothing was changed.)")
+    if m := _CALL_TEXT.search(reply):
+        return CheckResult(
+            problem=f"the reply is a {m.group(1)} call written as text, not an answer",
+            note="[nanobot: a call written in the reply does not run. Call the tool, or answer the user in plain "
+                 "text, or say what you could not do.]",
+            correction=f"(nanobot: the reply above is a {m.group(1)} call written as text; it did not run.)")
     target = looks_at(user_text)
     looks = [o for o in done if o[0] not in _NOT_LOOKING]
     if target and looks and not any(o[2] for o in looks) and not _DENIAL.search(reply):

@@ -264,7 +264,7 @@ def test_a_task_added_to_the_board_when_the_user_only_asked_is_refused(home):
     assert not result.ok and "did not ask for a change" in result.text
     warnings = [e.text for e in events if isinstance(e, Notice)]
     assert "claims success but task_board failed" in warnings[0]  # the claim is caught, retried,
-    assert "nothing was changed.)" in done.reply  # and corrected, not let stand
+    assert "nothing was changed.)" in done.reply.lower()  # and corrected, not let stand
     events, done = run(make_agent(home / "b", ["Tool: task_board", '{"action": "list"}', "Answer:", "Nothing."]),
                        "What's on my todo list?")
     assert next(e for e in events if isinstance(e, ToolResult)).ok  # listing changes nothing: it runs
@@ -344,7 +344,7 @@ def test_a_claim_after_only_look_ups_is_false(home):
     events, done = run(agent, "read notes.txt")
     first = next(e.text for e in events if isinstance(e, Notice))
     assert first.startswith("reply check: the reply claims a change but no tool changed anything this turn")
-    assert done.reply.endswith("nothing was changed.)")
+    assert done.reply.lower().endswith("nothing was changed.)")
 
 
 def test_a_failed_edit_shows_the_file_so_the_retry_copies_the_real_text(home):
@@ -374,3 +374,13 @@ def test_a_reply_check_warning_starts_on_its_own_line(home):
     lines = both.getvalue().splitlines()
     assert any(line.startswith("reply check: the reply claims") for line in lines), lines
     assert not any("nothing was changed.)reply check" in line for line in lines)
+
+
+def test_a_tool_call_written_as_the_reply_is_no_answer(home):
+    agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}',
+                              "Answer:", 'json: {"name": "read_file", "arguments": {"path": "notes.txt", "lines": 1}}',
+                              "Answer:", "It says: call Bob."])
+    (agent.workspace / "notes.txt").write_text("call Bob\n")
+    events, done = run(agent, "read notes.txt")
+    assert "a read_file call written as text" in next(e.text for e in events if isinstance(e, Notice))
+    assert done.reply == "It says: call Bob."
