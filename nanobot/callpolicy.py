@@ -15,7 +15,8 @@ Two rules, both about text the user did not give:
 
 Besides the file tools and exec, the tools that change state the user keeps go through rule 2 (with
 their own request words) and rule 1 (their text must not come from retrieved text alone):
-task_board's add/update/remove (the user's to-do list: a request names a task, todo or the board),
+task_board's add/update/remove (the user's to-do list: a change word -- add, mark, done, remove -- about
+a task, todo or the board, or about no file: "add milk"),
 scratchpad's write/clear (they discard this session's notes; append, the tool's purpose, runs), cron's
 add/remove (a job that runs later: the request schedules, reminds or says "every ...") and
 every MCP tool the server does not mark read-only (``readOnlyHint``: a change in another system: a
@@ -90,7 +91,8 @@ def asked_for(name: str, said: list[str], coding: bool = False) -> bool:
     """Whether the user's last two messages ask for the kind of change ``name`` makes."""
     recent = said[-2:]
     if name == "task_board":
-        return any(_TASK_CHANGE.search(t) for t in recent) and any(_TASK_WORDS.search(t) for t in recent)
+        return any(_TASK_CHANGE.search(t) for t in recent) and (  # "add milk" is a task; "create a file" is not
+            any(_TASK_WORDS.search(t) for t in recent) or not any(_FILE_WORDS.search(t) for t in recent))
     if name == "scratchpad":
         return any(_CHANGE_WORDS.search(t) for t in recent) and any(_PAD_WORDS.search(t) for t in recent)
     if name == "cron":
