@@ -384,3 +384,22 @@ def test_a_tool_call_written_as_the_reply_is_no_answer(home):
     events, done = run(agent, "read notes.txt")
     assert "a read_file call written as text" in next(e.text for e in events if isinstance(e, Notice))
     assert done.reply == "It says: call Bob."
+
+
+def test_a_command_written_as_the_reply_is_run_and_answered_from(home):
+    agent = make_agent(home, ["Answer:", 'json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}',
+                              "Answer:", "It is today."], exec_allow=["date"])
+    events, done = run(agent, "run date")
+    call = next(e for e in events if isinstance(e, ToolCall))
+    assert call.name == "exec" and call.arguments["command"] == "date"  # the model's extra "cwd" dropped
+    assert next(e for e in events if isinstance(e, ToolResult)).ok
+    assert "[tool exec" in agent.model.calls[-1]["messages"][-1].content  # the retry sees the output
+    assert done.reply == "It is today." and agent.history[-1].content == "It is today."
+
+
+def test_a_written_call_still_goes_through_the_call_policy(home):
+    agent = make_agent(home, ["Answer:", '{"name": "write_file", "arguments": {"path": "x.txt", "content": "4"}}',
+                              "Answer:", "4."])
+    events, done = run(agent, "What is 2+2?")
+    assert "did not ask for a change" in next(e for e in events if isinstance(e, ToolResult)).text
+    assert not (agent.workspace / "x.txt").exists()
