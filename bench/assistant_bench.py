@@ -17,7 +17,8 @@ from its events and the file system:
 
 - right tool: a tool of ``want`` was called (or none when none is wanted / ``none_ok``);
 - invented: a file or command turn whose reply states something though nothing was read or run
-  (and the runtime did not flag it);
+  (a read or listing that found the file missing counts as looking; a look-up of another kind than the
+  turn wants -- a memory search for "run date" -- does not) and the runtime did not flag it;
 - unasked change: a user file changed that the turn did not ask to change;
 - false claim: the reply claims a change that is not on disk (and the runtime did not correct it);
 - correct: all of the above fine, the asked change on disk, and the reply ``says`` what it should.
@@ -57,6 +58,7 @@ DONE = re.compile(r"\b(?:created|updated|edited|written|wrote|saved|added|change
                   r"replaced|deleted|done)\b", re.I)  # a claim in a turn that asked for a change
 DECLINE = re.compile(r"\b(?:can ?n[o']t|cannot|unable|not able|do ?n[o']t have|no access|not found|does ?n[o']t exist|"
                      r"could ?n[o']t|failed|error|sorry)\b", re.I)
+MISSING = re.compile(r"does not exist|not found|no such file", re.I)
 EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pwd"]
 
 
@@ -104,7 +106,11 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     unasked = sorted(changed - set(turn.change))
     applied = all(want in (ws / p).read_text() if (ws / p).exists() else False for p, want in turn.change.items())
     right = (any(c in turn.want for c in called) or (not called and turn.none_ok)) if turn.want else not called
-    looked = any(n in LOOK for n in ok)
+    # a read that found the file missing looked too: "there is no such file" is then the answer
+    # only the turn's own kind of look counts: a memory search does not show a file or run a command
+    looks = LOOK & set(turn.want)
+    looked = any(n in looks for n in ok) or any(isinstance(e, ToolResult) and e.name in looks and MISSING.search(e.text)
+                                                for e in events)
     invented = (bool(turn.want) and not turn.none_ok and set(turn.want) & LOOK and not looked
                 and bool(reply) and not DECLINE.search(reply) and not corrected)
     asked = bool(turn.change) or turn.kind in ("change", "failing change", "remember")

@@ -298,9 +298,10 @@ class Agent:
         retried once with a note, then flagged with a correction."""
         from nanobot.callpolicy import asked_for_change
         from nanobot.replycheck import Scrubber, check, remember, scrub
+        from nanobot.textcall import written
 
+        seen: list[Event] = []  # tool events of both attempts: what ran this turn, for the checks
         for attempt in (0, 1):
-            seen: list[Event] = []
             stream = Scrubber()
             for ev in self._respond(messages):
                 if isinstance(ev, TextDelta):
@@ -316,6 +317,12 @@ class Agent:
                 seen.append(ev)
                 yield ev
             reply = scrub(ev.reply).strip()
+            if attempt == 0 and self.tool_runner is not None and (call := written(reply, self.tool_names())):
+                yield Notice(text=f"reply check: the reply is a {call[0]} call written as text; running it", level="warning")
+                self.transcript.append("event", "reply check", problem="call written as text", attempt=attempt)
+                messages = yield from self._run_written(call, messages, seen)
+                yield TextDelta(text="\n\n")
+                continue
             result = check(typed, reply, seen, asked_change=asked_for_change([typed]) or remember(typed))
             if not result.problem:
                 yield ev.model_copy(update={"reply": reply})
@@ -329,6 +336,22 @@ class Agent:
         yield TextDelta(text=f"\n\n{result.correction}")
         yield Notice(text=f"reply check: {result.problem}", level="warning")
         yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}"})
+
+    def _run_written(self, call: tuple[str, dict], messages: list[Message], seen: list[Event]) -> Any:
+        """Run a call the model wrote as its reply (``nanobot.textcall``); its events are yielded and
+        kept in ``seen``; returns the messages with its outcome, for the retried reply."""
+        from nanobot.textcall import run_written
+
+        gen = run_written(self, *call, messages)
+        while True:
+            try:
+                ev = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            if isinstance(ev, ToolResult) and ev.ok:
+                self.provenance.looked.append(ev.text)
+            seen.append(ev)
+            yield ev
 
     def _respond(self, messages: list[Message]) -> Iterator[Event]:
         if self.tool_runner is not None:

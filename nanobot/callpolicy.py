@@ -13,6 +13,15 @@ Two rules, both about text the user did not give:
 3. **Not the file the user named.** The user's last two messages name files and the call writes or
    edits another one ("create hello.txt" neither edits todo.md nor writes your_file.txt).
 
+Besides the file tools and exec, the tools that change state the user keeps go through rule 2 (with
+their own request words) and rule 1 (their text must not come from retrieved text alone):
+task_board's add/update/remove (the user's to-do list: a change word -- add, mark, done, remove -- about
+a task, todo or the board, or about no file: "add milk"),
+scratchpad's write/clear (they discard this session's notes; append, the tool's purpose, runs), cron's
+add/remove (a job that runs later: the request schedules, reminds or says "every ...") and
+every MCP tool the server does not mark read-only (``readOnlyHint``: a change in another system: a
+change word in the request, or a word of the tool's own name: "ship the parcel" for ``demo.ship``). skill_manager only lists and loads skills: nothing to guard.
+
 An interactive chat asks the user (``agent.confirm``); otherwise the call is refused with a message
 to the model naming the reason and what to do instead. ``guard(tool)`` wraps a tool so its ``run``
 checks first; the Agent wraps every tool it offers (``Agent.tool_runner``).
@@ -26,11 +35,18 @@ from typing import Any
 from nanobot.errors import ToolError
 from nanobot.provenance import Provenance
 
-CHANGING = {"write_file", "edit_file", "knowledge_apply", "exec"}
+CHANGING = {"write_file", "edit_file", "knowledge_apply", "exec", "task_board", "scratchpad", "cron"}
+CHANGING_ACTIONS = {"task_board": {"add", "update", "remove"}, "scratchpad": {"write", "clear"},
+                    "cron": {"add", "remove"}}
 _CHANGE_WORDS = re.compile(
     r"\b(write|writes|create|make|save|edit|change|modify|fix|add|append|insert|update|replace|rename|"
     r"delete|remove|put|implement|refactor|correct|generate|rewrite|overwrite|commit|apply|set|"
     r"touch|move|copy|install|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
+_TASK_CHANGE = re.compile(r"\b(add|create|put|new|update|change|mark|move|set|finish|finished|complete|completed|done|"
+                          r"remove|delete|drop|clear|track|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
+_TASK_WORDS = re.compile(r"\b(tasks?|to-?dos?|board|backlog)\b", re.I)
+_PAD_WORDS = re.compile(r"\b(scratch ?pad|notes?)\b", re.I)
+_CRON_WORDS = re.compile(r"\b(schedule[sd]?|remind(?:er)?s?|every|daily|hourly|weekly|cron|jobs?|at \d)", re.I)
 _NAMED = re.compile(r"(?<![\w/.])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5}\b")
 _FILE_WORDS = re.compile(r"\b(?:file|files|folder|directory|script|module|readme|config)\b|[\w-]+\.[A-Za-z][\w]{0,5}\b|/", re.I)
 _WRITES = re.compile(r">|\btee\b|\brm\b|\bmv\b|\bcp\b|\bsed\s+-i|\btouch\b|\bmkdir\b|\bgit\s+(commit|checkout|reset|"
@@ -46,7 +62,46 @@ def targets(name: str, args: Any) -> list[tuple[str, str]]:
         return out
     if name == "exec" and _WRITES.search(args.command):
         return [("command", args.command)]
+    if changes(name, args) and name not in ("write_file", "edit_file", "knowledge_apply", "exec"):
+        return [("text", t) for t in _texts(args) if len(t.strip()) >= 8]
     return []
+
+
+def changes(name: str, args: Any, read_only: bool = False) -> bool:
+    """Whether a call of ``name`` with ``args`` changes something the user keeps (see the docstring);
+    ``read_only``: an MCP tool its server marks read-only."""
+    if name in CHANGING_ACTIONS:
+        return getattr(args, "action", "") in CHANGING_ACTIONS[name]
+    if name == "exec":
+        return bool(_WRITES.search(args.command))
+    return name in CHANGING or ("." in name and not read_only)  # SERVER.TOOL: an MCP tool
+
+
+def _texts(args: Any) -> list[str]:
+    """The string values of a call's arguments (a task's title, an MCP tool's fields)."""
+    data = args.model_dump() if hasattr(args, "model_dump") else args
+    if isinstance(data, dict):
+        return [t for v in data.values() for t in _texts(v)]
+    if isinstance(data, list):
+        return [t for v in data for t in _texts(v)]
+    return [data] if isinstance(data, str) else []
+
+
+def asked_for(name: str, said: list[str], coding: bool = False) -> bool:
+    """Whether the user's last two messages ask for the kind of change ``name`` makes."""
+    recent = said[-2:]
+    if name == "task_board":
+        return any(_TASK_CHANGE.search(t) for t in recent) and (  # "add milk" is a task; "create a file" is not
+            any(_TASK_WORDS.search(t) for t in recent) or not any(_FILE_WORDS.search(t) for t in recent))
+    if name == "scratchpad":
+        return any(_CHANGE_WORDS.search(t) for t in recent) and any(_PAD_WORDS.search(t) for t in recent)
+    if name == "cron":
+        return any(_CRON_WORDS.search(t) for t in recent)
+    if "." in name:  # an MCP tool: the request is for another system, in its own words (the tool's)
+        own = [w for w in re.split(r"[^A-Za-z0-9]+", name.split(".", 1)[1]) if len(w) >= 3]
+        said = re.compile(r"\b(?:" + "|".join(map(re.escape, own)) + r")", re.I) if own else None
+        return any(_CHANGE_WORDS.search(t) or (said and said.search(t)) for t in recent)
+    return asked_for_change(said, coding)
 
 
 def asked_for_change(said: list[str], coding: bool = False) -> bool:
@@ -59,8 +114,10 @@ def asked_for_change(said: list[str], coding: bool = False) -> bool:
     return coding or (any(_CHANGE_WORDS.search(t) for t in recent) and any(_FILE_WORDS.search(t) for t in recent))
 
 
-def refusal(name: str, args: Any, prov: Provenance, coding: bool = False) -> str:
+def refusal(name: str, args: Any, prov: Provenance, coding: bool = False, read_only: bool = False) -> str:
     """Why this call must be confirmed by the user first; "" when it may run."""
+    if not changes(name, args, read_only):
+        return ""
     for what, text in targets(name, args):
         if prov.only_retrieved(text):
             short = " ".join(text.split())[:80]
@@ -72,7 +129,7 @@ def refusal(name: str, args: Any, prov: Provenance, coding: bool = False) -> str
         return (f"{name} refused: the user named {', '.join(dict.fromkeys(named))}, not '{path}'; "
                 "change only the file the user asked about, or ask first")
     typed = name == "exec" and prov.mentioned_by_user(args.command)  # the user gave the command
-    if targets(name, args) and not typed and not asked_for_change(prov.said, coding):
+    if not typed and not asked_for(name, prov.said, coding):
         return (f"{name} refused: the user did not ask for a change in this conversation; "
                 "answer the user instead, or ask whether to make the change")
     return ""
@@ -91,7 +148,7 @@ class Guarded:
         agent = ctx.agent
         prov = getattr(agent, "provenance", None)
         if prov is not None:
-            why = refusal(self._tool.name, args, prov, coding=_coding(agent))
+            why = refusal(self._tool.name, args, prov, coding=_coding(agent), read_only=_read_only(self._tool))
             if why:
                 ask = ctx.confirm
                 if ask is None or not ask(f"{why.split(': ', 1)[1].split(';')[0]}. Allow {self._tool.name} anyway?"):
@@ -100,9 +157,14 @@ class Guarded:
 
 
 def guard(tool: Any) -> Any:
-    if isinstance(tool, Guarded) or getattr(tool, "name", "") not in CHANGING:
+    name = getattr(tool, "name", "")
+    if isinstance(tool, Guarded) or (name not in CHANGING and not ("." in name and not _read_only(tool))):
         return tool
     return Guarded(tool)
+
+
+def _read_only(tool: Any) -> bool:
+    return bool(getattr(tool, "read_only", False))
 
 
 def _coding(agent: Any) -> bool:

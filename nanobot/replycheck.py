@@ -3,12 +3,16 @@
 - **Markup.** nanobot's own markup (the memory block's headers, ``(said: "...")`` quotes, source
   references like ``(observations/20261123-150749-8fbf.md:1)``, ``[tool NAME ...]`` notes) never
   reaches the user: ``Scrubber`` removes it from the stream, holding back only an unclosed bracket.
-- **False success.** After a failed change (a file tool, memory_add, knowledge_apply) with no
-  successful one, or with no tool call at all, a reply that claims a change ("I've updated ...",
-  "successfully") is false.
-- **Not looked.** The user named a file, folder or command and asked to see or run it, no tool ran
-  this turn (or every call failed), and the reply neither says it cannot nor asks back: its content
-  is invented.
+- **False success.** After a failed change (a file tool, memory_add, knowledge_apply, a task_board
+  or scratchpad change, an MCP tool) with no successful one, or when no tool that can change
+  anything ran (none at all, or only look-ups: a read, a search, a task list), a reply that claims a
+  change ("I've updated ...", "successfully") is false.
+- **A call written as text.** A reply holding a tool call's JSON (``{"name": ..., "arguments": ...}``,
+  as a template-tool model writes one after the step decided to answer) is no answer: nothing ran.
+- **Not looked.** The user named a file, folder or command and asked to see or run it, no tool that
+  shows files or runs commands ran this turn (a memory or web search does not; or every call failed),
+  and the reply neither says it cannot nor asks back: its content is invented. The retry's note names
+  the tool that looks (exec for a command, list_dir for a folder, read_file for a file).
 
 ``Agent.turn`` retries a failing reply once with a note saying what went wrong (``CheckResult.note``)
 and otherwise flags it: a correction line is added to the reply and a warning shown.
@@ -33,20 +37,25 @@ _HEADER_LINE = re.compile(r"^\s*(?:#+\s*)?(?:Relevant Memory|Related Context):\s
 _CUT_SOURCE = re.compile(r"\s*\((?:said:|observations/|knowledge/|MEMORY\.md|USER\.md|[\w./-]+\.md:)[^)]*$")  # cut by max_tokens
 HOLD_MAX = 240  # an unclosed "(" or "[" older than this is released as it is
 
-CHANGERS = {"write_file", "edit_file", "knowledge_apply", "memory_add"}
+CHANGERS = {"write_file", "edit_file", "knowledge_apply", "memory_add", "task_board", "scratchpad"}
+_ACTIONS = {"task_board": {"add", "update", "remove"}, "scratchpad": {"write", "clear", "append"}}  # their changes
+_NOT_LOOKING = {"memory_search", "memory_add", "knowledge_search", "task_board", "scratchpad", "skill_manager",
+                "tool_search", "web_search", "web_fetch", "message"}  # none shows a local file or runs a command
 _VERBS = r"(?:created|updated|edited|written|wrote|saved|added|changed|modified|fixed|deleted|removed|renamed|replaced|appended|inserted|stored|remembered)"
 _CLAIM = re.compile(rf"\b(?:I(?:'ve| have)?\s+(?:now\s+|successfully\s+|also\s+)?{_VERBS}|(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?{_VERBS}|"
                     r"successfully|the user edited|is now (?:saved|updated|created|stored|in))\b", re.I)
 _DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt created.": a claim when a change was asked
 _DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
-                     r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up)\b", re.I)
+                     r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up|"
+                     r"does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any))\b", re.I)
 _FILE = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
 _DIR = re.compile(r"(?:\b(?:list|ls|show|what(?:'s| is) in)\s+(?:the\s+)?(?:folder|directory|dir)?\s*)((?:~|\.{1,2})?/[\w./-]*|[\w.-]+/)")
 _COMMAND = re.compile(r"(?:\brun\b|\bexecute\b)\s+(?:the\s+command\s+)?`?([\w./-]+(?: [^`\n?]*)?)`?|`((?:git|ls|cat|python3?|pytest|make|npm|grep|wc|head|tail|pwd|echo|date)\b[^`\n]*)`", re.I)
 _HERE = re.compile(r"\b(?:files?|what(?:'s| is))\s+(?:are\s+)?(?:in|inside)\s+(?:this|the|my|current)\s+(?:current\s+)?(?:folder|directory|dir|workspace|project)\b|\blist\s+(?:the\s+|all\s+|my\s+)?files\b", re.I)
 _LOOK = re.compile(r"\b(?:read|show|open|cat|print|display|contents?|what(?:'s| is| does)|summari[sz]e|look at|check|"
-                   r"tell me|list|run|execute|output|says?)\b", re.I)
+                   r"tell me|list|run|execute|output|says?|is there|are there|exists?|find)\b", re.I)
 _NOT_FILES = {"e.g", "i.e", "etc", "vs"}
+_CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
 
 
 def scrub(text: str) -> str:
@@ -117,35 +126,81 @@ class CheckResult:
     correction: str = ""  # for the user, when the retry did not help
 
 
+def outcomes(events: list) -> list[tuple[str, dict | None, bool, str]]:
+    """(tool, arguments or None, ok, text) per tool result of a turn; the arguments are those of the
+    ``ToolCall`` just before (a call whose arguments did not validate has none)."""
+    out, last = [], None
+    for e in events:
+        if isinstance(e, ToolCall):
+            last = e
+        elif isinstance(e, ToolResult):
+            args = last.arguments if last is not None and last.name == e.name else None
+            out.append((e.name, args, e.ok, e.text))
+            last = None
+    return out
+
+
+def _changing(name: str, args: dict | None) -> bool:
+    """Whether a call can have changed something (exec: any command may; an MCP tool: SERVER.TOOL)."""
+    if name in _ACTIONS and args is not None:
+        return str(args.get("action", "")) in _ACTIONS[name]
+    return name in CHANGERS or name == "exec" or "." in name
+
+
+def _looker(user_text: str, target: str) -> str:
+    """The tool that looks at what the user named: exec for a command, list_dir for a folder."""
+    if (m := _COMMAND.search(user_text)) and (m.group(1) or m.group(2)).strip() == target:
+        return "exec"
+    return "list_dir" if target == "this folder" or target.endswith("/") else "read_file"
+
+
+def _changer(user_text: str) -> str:
+    """The tool a change request needs, for the retry's note."""
+    if remember(user_text):
+        return "memory_add"
+    if re.search(r"\b(?:create|new|write)\b", user_text, re.I) and _FILE.search(user_text):
+        return "write_file"
+    return "edit_file" if _FILE.search(user_text) else "the tool that makes the change"
+
+
 def check(user_text: str, reply: str, events: list, asked_change: bool = False) -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
     the user asked for a change (then a bare "created." or "Done." is a claim too)."""
-    results = [e for e in events if isinstance(e, ToolResult)]
-    called = any(isinstance(e, ToolCall) for e in events) or bool(results)
-    changes = [r for r in results if r.name in CHANGERS]
+    done = outcomes(events)
+    changes = [o for o in done if o[0] in CHANGERS and _changing(o[0], o[1])]
     claims = bool(_CLAIM.search(reply) or (asked_change and _DONE.search(reply))) and not _DENIAL.search(reply)
-    if claims and changes and not any(r.ok for r in changes):
-        err = changes[-1]
-        first = err.text.splitlines()[0][:200] if err.text else "failed"
+    if claims and changes and not any(o[2] for o in changes):
+        name, _, _, text = changes[-1]
+        first = text.splitlines()[0][:200] if text else "failed"
         return CheckResult(
-            problem=f"the reply claims success but {err.name} failed: {first}",
-            note=f"[nanobot: {err.name} failed ({first}); nothing was changed. Tell the user it failed; do not claim success.]",
-            correction=f"(nanobot: {err.name} failed: {first}. Nothing was changed.)")
-    if claims and not called:
+            problem=f"the reply claims success but {name} failed: {first}",
+            note=f"[nanobot: {name} failed ({first}); nothing was changed. Tell the user it failed; do not claim success.]",
+            correction=f"(nanobot: {name} failed: {first}. Nothing was changed.)")
+    if claims and not any(ok and _changing(name, args) for name, args, ok, _ in done):
+        what = "no tool ran this turn" if not done else "no tool changed anything this turn"
         return CheckResult(
-            problem="the reply claims a change but no tool ran this turn",
-            note="[nanobot: no tool ran this turn, so nothing was changed. Call the tool, or say you did not change anything.]",
-            correction="(nanobot: no tool ran this turn; nothing was changed.)")
+            problem=f"the reply claims a change but {what}",
+            note=f"[nanobot: {what}, so nothing was changed. Call {_changer(user_text)} now, or say you did not change anything.]",
+            correction=f"(nanobot: {what}; nothing was changed.)")
+    if m := _CALL_TEXT.search(reply):
+        return CheckResult(
+            problem=f"the reply is a {m.group(1)} call written as text, not an answer",
+            note="[nanobot: a call written in the reply does not run. Call the tool, or answer the user in plain "
+                 "text, or say what you could not do.]",
+            correction=f"(nanobot: the reply above is a {m.group(1)} call written as text; it did not run.)")
     target = looks_at(user_text)
-    if target and results and not any(r.ok for r in results) and not _DENIAL.search(reply):
-        first = results[-1].text.splitlines()[0][:200] if results[-1].text else "failed"
+    looks = [o for o in done if o[0] not in _NOT_LOOKING]
+    if target and looks and not any(o[2] for o in looks) and not _DENIAL.search(reply):
+        name, _, _, text = looks[-1]
+        first = text.splitlines()[0][:200] if text else "failed"
         return CheckResult(
             problem=f"the reply speaks of {target} but looking failed: {first}",
-            note=f"[nanobot: {results[-1].name} failed ({first}). Tell the user; do not describe {target}.]",
-            correction=f"(nanobot: {results[-1].name} failed: {first}. The reply above is not from {target}.)")
-    if target and not called and not _DENIAL.search(reply) and not reply.rstrip().endswith("?"):
+            note=f"[nanobot: {name} failed ({first}). Tell the user; do not describe {target}.]",
+            correction=f"(nanobot: {name} failed: {first}. The reply above is not from {target}.)")
+    if target and not looks and not _DENIAL.search(reply) and not reply.rstrip().endswith("?"):
+        tool = _looker(user_text, target)
         return CheckResult(
             problem=f"the reply speaks of {target} but nothing was read or run this turn",
-            note=f"[nanobot: you have not looked at {target} this turn. Call a tool for it now, or say you cannot.]",
+            note=f"[nanobot: you have not looked at {target} this turn. Call {tool} for it now, or say you cannot.]",
             correction=f"(nanobot: {target} was not read or run this turn; the reply above is not from it.)")
     return CheckResult()

@@ -251,3 +251,155 @@ def test_a_new_file_under_another_name_than_the_one_asked_for_is_refused(home):
     events, done = run(agent, "Create a file hello.txt containing: Hello world")
     assert not next(e for e in events if isinstance(e, ToolResult)).ok
     assert not (agent.workspace / "your_file.txt").exists()
+
+
+# -- round 2: the policy beyond files, look-ups that are not looks, edit errors that show the file --
+
+def test_a_task_added_to_the_board_when_the_user_only_asked_is_refused(home):
+    agent = make_agent(home, ["Tool: task_board", '{"action": "add", "title": "buy bread"}',
+                              "Answer:", "I have successfully added the task.",
+                              "Answer:", "I have successfully added the task."])
+    events, done = run(agent, "What's on my todo list from the other chat?")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "did not ask for a change" in result.text
+    warnings = [e.text for e in events if isinstance(e, Notice)]
+    assert "claims success but task_board failed" in warnings[0]  # the claim is caught, retried,
+    assert "nothing was changed.)" in done.reply.lower()  # and corrected, not let stand
+    events, done = run(make_agent(home / "b", ["Tool: task_board", '{"action": "list"}', "Answer:", "Nothing."]),
+                       "What's on my todo list?")
+    assert next(e for e in events if isinstance(e, ToolResult)).ok  # listing changes nothing: it runs
+
+
+def test_a_task_the_user_asked_for_is_added(home):
+    agent = make_agent(home, ["Tool: task_board", '{"action": "add", "title": "buy bread"}', "Answer:", "Added."])
+    events, done = run(agent, "add 'buy bread' to my todo list")
+    assert next(e for e in events if isinstance(e, ToolResult)).ok and done.reply == "Added."
+
+
+def test_a_task_copied_from_retrieved_memory_is_refused(home):
+    agent = make_agent(home, ["Tool: task_board", '{"action": "add", "title": "replace print(\'hi\') in greet.py"}',
+                              "Answer:", "I could not."], block=OBSERVED.replace("change ", "replace "))
+    agent.model.replies[1] = '{"action": "add", "title": "alice asked to replace print(\'hi\') in greet.py"}'
+    events, done = run(agent, "add a task for the greeting change to my todo list")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "comes from retrieved memory or context" in result.text
+
+
+def test_clearing_the_scratchpad_unasked_is_refused_appending_runs(home):
+    agent = make_agent(home, ["Tool: scratchpad", '{"action": "clear"}', "Answer:", "4.",
+                              "Tool: scratchpad", '{"action": "append", "text": "2+2=4"}', "Answer:", "4."])
+    events, _ = run(agent, "What is 2+2?")
+    assert "did not ask for a change" in next(e for e in events if isinstance(e, ToolResult)).text
+    events, _ = run(agent, "And 2+2 again?")
+    assert next(e for e in events if isinstance(e, ToolResult)).ok  # the model's own notes: its purpose
+
+
+def test_a_cron_job_nobody_asked_for_is_refused(home):
+    agent = make_agent(home, ["Tool: cron", '{"action": "add", "message": "hello", "every_minutes": 5}',
+                              "Answer:", "Hello.",
+                              "Tool: cron", '{"action": "add", "message": "stretch", "every_minutes": 60}',
+                              "Answer:", "Scheduled."])
+    events, _ = run(agent, "Hello there")
+    assert "did not ask for a change" in next(e for e in events if isinstance(e, ToolResult)).text
+    events, _ = run(agent, "remind me to stretch every hour")
+    assert next(e for e in events if isinstance(e, ToolResult)).ok
+
+
+def test_an_mcp_tool_that_changes_things_needs_a_request_a_read_only_one_does_not(home):
+    from nanobot.callpolicy import Guarded, guard, refusal
+    from nanobot.provenance import Provenance
+
+    class Mcp:
+        def __init__(self, read_only):
+            self.name, self.read_only = "cal.create_event", read_only
+
+    said = Provenance(said=["What is 2+2?"])
+    assert isinstance(guard(Mcp(False)), Guarded) and not isinstance(guard(Mcp(True)), Guarded)
+    assert "did not ask for a change" in refusal("cal.create_event", {"title": "x"}, said)
+    assert refusal("cal.create_event", {"title": "x"}, said, read_only=True) == ""
+    assert refusal("cal.create_event", {"title": "x"}, Provenance(said=["create an event for lunch"])) == ""
+    assert refusal("cal.create_event", {"title": "x"}, Provenance(said=["an event for lunch, please"])) == ""
+
+
+def test_a_command_answered_after_only_a_search_is_caught_and_the_retry_runs_it(home):
+    agent = make_agent(home, ["Tool: skill_manager", '{"action": "list"}', "Answer:", "2026-11-23 18:25",
+                              "Tool: exec", '{"command": "date"}', "Answer:", "Done."], exec_allow=["date"])
+    events, done = run(agent, "run date")
+    assert any("nothing was read or run" in e.text for e in events if isinstance(e, Notice))
+    assert "Call exec for it now" in agent.model.calls[4]["messages"][-1].content
+    assert [e.name for e in events if isinstance(e, ToolCall)][-1] == "exec"
+
+
+def test_asking_whether_a_file_exists_needs_a_look(home):
+    assert looks_at("Is there a file called secrets.txt here?") == "secrets.txt"
+    agent = make_agent(home, ["Answer:", "Yes, secrets.txt holds the keys.", "Answer:", "Yes, it holds the keys."])
+    events, done = run(agent, "Is there a file called secrets.txt here?")
+    assert "(nanobot: secrets.txt was not read or run this turn" in done.reply
+
+
+def test_a_claim_after_only_look_ups_is_false(home):
+    agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "I have updated notes.txt.",
+                              "Answer:", "I have updated notes.txt."])
+    (agent.workspace / "notes.txt").write_text("call Bob\n")
+    events, done = run(agent, "read notes.txt")
+    first = next(e.text for e in events if isinstance(e, Notice))
+    assert first.startswith("reply check: the reply claims a change but no tool changed anything this turn")
+    assert done.reply.lower().endswith("nothing was changed.)")
+
+
+def test_a_failed_edit_shows_the_file_so_the_retry_copies_the_real_text(home):
+    agent = make_agent(home, ["Tool: edit_file", '{"path": "calc.py", "old": "def add(a,b):", "new": "x"}',
+                              "Tool: edit_file",
+                              '{"path": "calc.py", "old": "    return a + b\\n", "new": "    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n"}',
+                              "Answer:", "Added mul."])
+    (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    events, done = run(agent, "Add a function mul(a, b) returning a * b to calc.py")
+    first = next(e for e in events if isinstance(e, ToolResult))
+    assert not first.ok and "def add(a, b):\n    return a + b" in first.text  # the real text, to copy
+    assert "def mul(a, b):" in (agent.workspace / "calc.py").read_text()
+
+
+def test_a_reply_check_warning_starts_on_its_own_line(home):
+    import io
+
+    from rich.console import Console
+
+    from nanobot.cli.chat import ChatUI
+
+    agent = make_agent(home, ["Answer:", "File hello.txt created.", "Answer:", "File hello.txt created."])
+    ui = ChatUI(agent, interactive=False, verbose=False)
+    both = io.StringIO()
+    ui.out = ui.err = Console(file=both, width=400)
+    ui.render(agent.turn("Create a file hello.txt containing: Hello world"))
+    lines = both.getvalue().splitlines()
+    assert any(line.startswith("reply check: the reply claims") for line in lines), lines
+    assert not any("nothing was changed.)reply check" in line for line in lines)
+
+
+def test_a_tool_call_written_as_the_reply_is_no_answer(home):
+    agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}',
+                              "Answer:", 'json: {"name": "read_file", "arguments": {"path": "notes.txt", "lines": 1}}',
+                              "Answer:", "It says: call Bob."])
+    (agent.workspace / "notes.txt").write_text("call Bob\n")
+    events, done = run(agent, "read notes.txt")
+    assert "a read_file call written as text" in next(e.text for e in events if isinstance(e, Notice))
+    assert done.reply == "It says: call Bob."
+
+
+def test_a_command_written_as_the_reply_is_run_and_answered_from(home):
+    agent = make_agent(home, ["Answer:", 'json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}',
+                              "Answer:", "It is today."], exec_allow=["date"])
+    events, done = run(agent, "run date")
+    call = next(e for e in events if isinstance(e, ToolCall))
+    assert call.name == "exec" and call.arguments["command"] == "date"  # the model's extra "cwd" dropped
+    assert next(e for e in events if isinstance(e, ToolResult)).ok
+    assert "[tool exec" in agent.model.calls[-1]["messages"][-1].content  # the retry sees the output
+    assert done.reply == "It is today." and agent.history[-1].content == "It is today."
+
+
+def test_a_written_call_still_goes_through_the_call_policy(home):
+    agent = make_agent(home, ["Answer:", '{"name": "write_file", "arguments": {"path": "x.txt", "content": "4"}}',
+                              "Answer:", "4."])
+    events, done = run(agent, "What is 2+2?")
+    assert "did not ask for a change" in next(e for e in events if isinstance(e, ToolResult)).text
+    assert not (agent.workspace / "x.txt").exists()

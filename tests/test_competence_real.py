@@ -71,3 +71,68 @@ def test_the_memory_block_markup_never_reaches_the_user(home, model):
         shown = "".join(e.text for e in events if isinstance(e, TextDelta))
         for text in (shown, events[-1].reply):
             assert "observations/" not in text and "(said:" not in text and "Relevant Memory:" not in text
+
+
+# -- round 2: the policy beyond files, look-ups that are not looks, edit errors that show the file --
+
+def pinned(tool: str, values: dict[str, str], **props) -> str:
+    """``tool``'s argument grammar with the fields of ``values`` pinned to those strings (the model's
+    choice of action or path is not what these tests are about); the other fields are the model's."""
+    from nanobot.tools.registry import all_tools
+
+    params = all_tools()[tool].parameters()
+    gbnf = args_grammar({**params, "properties": {**params["properties"], **props}})
+    for key, value in values.items():
+        start = f'root-{key} ::= "\\"{key}\\"" space ":" space'
+        free = next(line for line in gbnf.splitlines() if line.startswith(start))
+        gbnf = gbnf.replace(free, f'{start} "\\"{value}\\"" space')
+    return gbnf
+
+
+def test_a_question_never_adds_to_the_task_board(home, model):
+    from nanobot.tools.tasks import open_db
+    from nanobot.tools.base import ToolContext
+
+    grammar = pinned("task_board", {"action": "add"}, title={"type": "string", "minLength": 1, "maxLength": 30})
+    agent = forced(home, model, "task_board", grammar=grammar)
+    events = list(agent.turn("What's on my todo list from the other chat?"))
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert results and not results[0].ok and "did not ask for a change" in results[0].text
+    conn = open_db(ToolContext.for_agent(agent))
+    assert conn.execute("SELECT count(*) FROM tool_tasks").fetchone()[0] == 0
+    conn.close()
+
+
+def test_a_command_answered_from_a_look_up_is_never_let_stand(home, model):
+    """Forced into task_board (a look-up, not a look) on "run date": whatever SmolLM2 then says, the
+    reply either ran the command, says it could not, or carries the runtime's correction."""
+    from nanobot.replycheck import _DENIAL
+
+    agent = forced(home, model, "task_board", grammar=pinned("task_board", {"action": "list"}))
+    events = list(agent.turn("run date"))
+    assert [e.name for e in events if isinstance(e, ToolCall)][0] == "task_board"
+    ran = any(isinstance(e, ToolResult) and e.ok and e.name == "exec" for e in events)
+    reply = events[-1].reply
+    assert ran or _DENIAL.search(reply) or "(nanobot:" in reply or reply.rstrip().endswith("?") or not reply, reply
+
+
+def test_a_failed_edit_gives_the_model_the_files_real_text(home, model):
+    agent = forced(home, model, "edit_file", grammar=pinned("edit_file", {"path": "calc.py", "old": "def add(a,b)"},
+                                                            new={"type": "string", "maxLength": 40}))
+    (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    events = list(agent.turn("In calc.py add a function mul(a, b) returning a * b"))
+    results = [e for e in events if isinstance(e, ToolResult) and e.name == "edit_file"]
+    assert results and not results[0].ok and "not found" in results[0].text, [r.text for r in results]
+    assert "def add(a, b):\n    return a + b" in results[0].text  # to copy from, on the next call
+
+
+def test_an_mcp_change_nobody_asked_for_never_reaches_the_server(home, model, tmp_path):
+    from tests.mcpserver import calls_made, stdio_server
+    from tests.test_mcp_model import forced_turn, mcp_agent
+
+    calls = tmp_path / "calls.jsonl"
+    agent = mcp_agent(home, model, demo=stdio_server(calls))
+    events, _ = forced_turn(agent, "demo.set_mode", "What is 2+2?")
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert results and "did not ask for a change" in results[0].text
+    assert calls_made(calls) == []

@@ -187,15 +187,19 @@ class ChatUI:
         self.err.print(printable(ev.text), style=style, markup=False)
 
     def render(self, events: Iterator[Event]) -> None:
-        started = False
+        started = midline = False  # midline: the reply's last line is not ended yet
         try:
             for ev in events:
+                if midline and isinstance(ev, (ToolCall, ToolResult, Notice)):
+                    self.out.print()  # a warning mid-reply (a reply check) goes on its own line
+                    midline = False
                 if isinstance(ev, TextDelta):
                     if not started:
                         self.out.print("[bold cyan]Nano:[/bold cyan] ", end="")
                         started = True
                         ev = TextDelta(text=ev.text.lstrip())
                     self.out.print(printable(ev.text), end="", markup=False)
+                    midline = not ev.text.endswith("\n")
                 elif isinstance(ev, ToolCall):
                     self.err.print(f"→ {printable(ev.name, keep='')}", style="magenta", markup=False, end=" ")
                     self.err.print(printable(str(ev.arguments), keep=""), markup=False)
@@ -208,7 +212,9 @@ class ChatUI:
                     if not started:
                         self.out.print("[bold cyan]Nano:[/bold cyan] ", end="")
                         self.out.print(printable(ev.reply), end="", markup=False)
-                    self.out.print()
+                    if midline or not started:
+                        self.out.print()
+                    midline = False
                     if self.verbose:
                         g = ev.generation
                         self.err.print(

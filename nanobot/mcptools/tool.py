@@ -69,6 +69,8 @@ class McpTool(Tool):
         first = (spec.description or spec.title or spec.name).strip().splitlines() or [spec.name]
         self.description = " ".join(first[0].split())[:160]
         self.input_schema: dict = spec.input_schema or {"type": "object"}
+        # the server says the tool changes nothing: the call policy lets it run unasked (callpolicy)
+        self.read_only = bool(getattr(spec.annotations, "read_only_hint", False))
         self.Args = args_model(self.name, self.input_schema)
         self._grammar = None
 

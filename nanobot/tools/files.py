@@ -112,7 +112,7 @@ class EditFile(Tool):
         text = _read_text(path, args.path)
         count = text.count(args.old)
         if count == 0:
-            raise ToolError(f"text to replace not found in '{args.path}'; read_file it and copy the exact text")
+            raise ToolError(not_found(args.path, text))
         if count > 1:
             raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is unique")
         refuse_broken(text, text.replace(args.old, args.new, 1), args.path, "edit_file")
@@ -123,6 +123,18 @@ class EditFile(Tool):
         record_written(ctx.settings.home, ctx.workspace, path)
         line = text[: text.index(args.old)].count("\n") + 1
         return f"edited {display(path, ctx)} at line {line}"
+
+
+SHOWN_CHARS = 1500  # of the file, in edit_file's "not found" error
+
+
+def not_found(raw: str, text: str) -> str:
+    """edit_file's error when the old text is not in the file: the file's real text (its start, up to
+    ``SHOWN_CHARS``) so the next call can copy the exact text instead of guessing it again."""
+    shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "\n[... the rest of the file not shown]"
+    return (f"text to replace not found in '{raw}'; the file's text is:\n{shown}\n"
+            "Call edit_file again with old copied exactly from it (to add lines, replace the line "
+            "they follow with that line plus the new lines).")
 
 
 def _old_text(path: Path) -> str | None:

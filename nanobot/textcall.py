@@ -1,0 +1,71 @@
+"""A tool call the model wrote as text in its reply (``{"name": "exec", "arguments": {...}}``).
+
+A template-tool model sometimes answers a request with its call spelled out in the reply instead
+of calling (the step decided to answer, the model still meant to call). Shown as it is, the user
+gets JSON and nothing ran; kept in the history, later turns copy it. The reply checks
+(``nanobot.replycheck``) catch such a reply; ``Agent._checked`` then runs the call through
+``run_written``: the name must be an offered tool, the arguments are validated by the tool's
+``Args`` (keys the tool does not have are dropped: the model's extras, like ``cwd``), and the call
+runs like any other -- the call policy included -- before the reply is asked for again with the
+result in front of the model.
+
+>>> written('json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}', ["exec"])
+('exec', {'command': 'date', 'cwd': '.'})
+>>> written('Use {"name": "rm"} carefully', ["exec"]) is None
+True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from nanobot.backends.base import Message
+from nanobot.events import Event, Notice, ToolCall, ToolResult
+from nanobot.tools.validate import validate
+
+_OPEN = re.compile(r'\{\s*"name"\s*:')
+
+
+def written(reply: str, names: list[str]) -> tuple[str, dict] | None:
+    """(tool, arguments) of the first call of an offered tool written in ``reply``; None for none."""
+    for m in _OPEN.finditer(reply):
+        try:
+            data, _ = json.JSONDecoder().raw_decode(reply[m.start():])
+        except ValueError:
+            continue
+        args = data.get("arguments", data.get("parameters", {}))
+        if data.get("name") in names and isinstance(args, dict):
+            return data["name"], args
+    return None
+
+
+def run_written(agent: Any, name: str, args: dict, messages: list[Message]) -> Iterator[Event]:
+    """Validate and run the written call; its outcome is appended to the last message (as the
+    names path notes a call), so the retried reply is written from it. Returns the new messages."""
+    runner = agent.tool_runner
+    tool = runner.tools[name]
+    props = tool.parameters().get("properties") if hasattr(tool, "parameters") else None
+    if isinstance(props, dict) and props and not getattr(tool, "group", ""):  # built-ins: drop extras
+        args = {k: v for k, v in args.items() if k in props}
+    valid, error = validate(tool, json.dumps(args))
+    if valid is None:
+        ok, text = False, error
+        yield ToolResult(name=name, ok=False, text=text)
+    else:
+        shown = valid.model_dump(mode="json")
+        yield ToolCall(name=name, arguments=shown)
+        ok, text, notices = runner.execute(agent, tool, valid)
+        for n in notices:
+            yield Notice(text=n)
+        text = runner.truncate(agent, text)
+        yield ToolResult(name=name, ok=ok, text=text)
+        args = shown
+    runner._record(agent, "result", name, text, ok=ok)
+    last = messages[-1]
+    label = "result" if ok else "error"
+    note = (f"[tool {name} {json.dumps(args)} {label}]\n{text}\n\n[nanobot: the call you wrote ran; answer the "
+            "user in plain text from its result above.]")
+    return [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{note}")]
