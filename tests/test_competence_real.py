@@ -90,8 +90,8 @@ def pinned(tool: str, values: dict[str, str], **props) -> str:
 
 
 def test_a_question_never_adds_to_the_task_board(home, model):
-    from nanobot.tools.tasks import open_db
     from nanobot.tools.base import ToolContext
+    from nanobot.tools.tasks import open_db
 
     grammar = pinned("task_board", {"action": "add"}, title={"type": "string", "minLength": 1, "maxLength": 30})
     agent = forced(home, model, "task_board", grammar=grammar)
