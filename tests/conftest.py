@@ -159,7 +159,10 @@ def cli_env(home: Path, env: dict | None = None) -> dict:
     """The environment of a ``nanobot`` subprocess: no NANOBOT_* of the caller but ``MODEL_ENV``."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
     full_env.update(MODEL_ENV)
-    full_env.update({"NANOBOT_HOME": str(home), "NANOBOT_CHAT__TEMPERATURE": "0"})
+    full_env.update({"NANOBOT_HOME": str(home), "NANOBOT_CHAT__TEMPERATURE": "0",
+                     # a pty here answers no cursor-position request (a terminal does): without this
+                     # prompt_toolkit waits 2 s for one before the prompt counts as drawn
+                     "PROMPT_TOOLKIT_NO_CPR": "1"})
     full_env.update(env or {})
     return full_env
 

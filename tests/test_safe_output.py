@@ -80,9 +80,14 @@ def test_a_hostile_reminder_cannot_crash_or_drive_the_real_chat(home):
                           encoding="utf-8", timeout=120, dimensions=(30, 200))
     try:
         child.expect("You: ")
-        shown = child.before
+        # the session starts behind the prompt (the model loads while you type): its notices follow it
+        child.expect_exact("reminder #1: check [/] [bold red]x[/bold red]")
+        shown = child.before + child.after
+        child.expect("You: |\\x08")  # the rest of the notice line
+        shown += child.before + str(child.after)
         child.sendeof()
         child.expect(pexpect.EOF)
+        shown += child.before
     finally:
         child.close(force=True)
     assert child.exitstatus == 0, shown

@@ -25,6 +25,9 @@ class SlowRunner:
     def names(self):
         return ["read_file"]
 
+    def template_calls(self, agent):  # the names path (the runner interface the Agent reads)
+        return False
+
     def respond(self, agent, messages):
         for kind in ("decision", "args"):
             time.sleep(STEP)
