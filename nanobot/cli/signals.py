@@ -33,6 +33,10 @@ class SessionSignal(KeyboardInterrupt):
 def install() -> None:
     for sig in REASONS:
         signal.signal(sig, _raise)
+    # Ctrl-C is part of the chat's interface (stop a reply, end the session): a SIGINT the parent left
+    # ignored (a job started in the background of a script, a test runner's worker) would leave the
+    # chat deaf to it, and an ignored disposition is inherited across exec
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _raise(signum, frame) -> None:
