@@ -197,6 +197,7 @@ class LlamaBackend:
         self.tool_template = False  # set from the GGUF's chat template by _make_formatter
         self._texts: list[str] | None = None
         self.first_probs = None  # the first-token distribution of the last prefix_probability
+        self._prefill_lock = threading.Lock()
         self._ban_masks: dict = {}  # no_opening -> reply so far -> banned tokens (``backends/openban.py``)
         self.dry: sampling.Dry | None = None  # set per call by ``stream`` (dry_multiplier > 0)
         sampling.install(self.llm, self)
@@ -329,16 +330,17 @@ class LlamaBackend:
         """Evaluate ``tokens`` beyond what the KV cache already holds, ``chunk`` tokens at a time,
         until done or ``cancel`` (a threading.Event) is set; returns how many were evaluated. A later
         ``stream`` of a prompt starting with these tokens reuses them."""
-        llm = self.llm
-        n = self.cached_prefix(tokens)
-        llm.n_tokens = n  # eval drops the KV cells past this point
-        done = 0
-        while n < len(tokens) and not cancel.is_set():
-            batch = tokens[n: n + chunk]
-            llm.eval(batch)
-            n += len(batch)
-            done += len(batch)
-        return done
+        with self._prefill_lock:  # two prefill threads on one model (two agents) would abort llama.cpp
+            llm = self.llm
+            n = self.cached_prefix(tokens)
+            llm.n_tokens = n  # eval drops the KV cells past this point
+            done = 0
+            while n < len(tokens) and not cancel.is_set():
+                batch = tokens[n: n + chunk]
+                llm.eval(batch)
+                n += len(batch)
+                done += len(batch)
+            return done
 
     def stream(
         self,
