@@ -109,6 +109,7 @@ def test_typed_draft_is_prefilled_so_enter_evaluates_only_the_last_words(agent, 
 
 def test_a_keystroke_never_waits_for_the_running_prefill(agent, model):
     agent.history = [Message(role="user", content=LONG), Message(role="assistant", content="Noted.")]
+    model.llm.reset()  # the shared model may hold this prefix from an earlier test: then nothing would run
     agent.prefill()  # a long prefix: seconds of work, chunk by chunk
     running = agent._prefill._thread
     agent.prefill("Summ")  # returns at once: the running prefill is cancelled, not joined here
