@@ -107,15 +107,27 @@ def test_typed_draft_is_prefilled_so_enter_evaluates_only_the_last_words(agent, 
     assert other.last.evaluated_tokens >= g.evaluated_tokens + model.count_tokens(question) - 2
 
 
-def test_a_keystroke_never_waits_for_the_running_prefill(agent, model):
+def test_a_keystroke_never_waits_for_the_running_prefill(agent, model, monkeypatch):
     agent.history = [Message(role="user", content=LONG), Message(role="assistant", content="Noted.")]
     model.llm.reset()  # the shared model may hold this prefix from an earlier test: then nothing would run
+    inside, go, real_eval = threading.Event(), threading.Event(), model.llm.eval
+
+    def held_eval(batch):  # the running prefill sits inside its first chunk until the test lets it go
+        if not inside.is_set():
+            inside.set()
+            go.wait(30)
+        return real_eval(batch)
+
+    monkeypatch.setattr(model.llm, "eval", held_eval)
     agent.prefill()  # a long prefix: seconds of work, chunk by chunk
     running = agent._prefill._thread
+    assert inside.wait(60)
     agent.prefill("Summ")  # returns at once: the running prefill is cancelled, not joined here
-    assert running.is_alive()
+    assert running.is_alive()  # joining it would have waited out go's 30 s and found it finished
+    go.set()
     agent.prefill("Summarize")
     agent.stop_prefill()
     assert not running.is_alive() and not agent._prefill.error
+    monkeypatch.undo()
     list(agent.turn("Summarize in one word."))
     assert agent.last.completion_tokens > 0
