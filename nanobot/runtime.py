@@ -29,10 +29,21 @@ def load_model(settings: Settings, model: str | None = None, vocab_only: bool = 
     return LlamaBackend(resolved, vocab_only=vocab_only)
 
 
-def build_agent(settings: Settings, backend, *, interactive: bool = False) -> Agent:
+def build_agent(settings: Settings, backend, *, interactive: bool = False, chat_id: str = "local",
+                speaker: str | None = None, coding_session: str = "") -> Agent:
+    """A ready Agent: ``chat_id``/``speaker`` select the chat (``nanobot chat --chat/--as``);
+    ``coding_session`` (a coding session's root id, ``nanobot session``) switches the coding feature on
+    for this agent only (the caller's ``settings`` are left as they are)."""
+    if coding_session:
+        settings = settings.model_copy(update={"coding": settings.coding.model_copy(update={"session": coding_session})})
     init_workspace(settings.workspace)
     agent = Agent(settings, backend, interactive=interactive)
     attach_features(agent)
+    from nanobot.chats.feature import ChatContextFeature  # always on (FEATURES)
+
+    chats = agent.feature(ChatContextFeature)
+    if chats is not None:
+        chats.select(chat_id, speaker)
     return agent
 
 

@@ -173,3 +173,27 @@ def test_assignment_finder_finds_one():
 
 def test_no_feature_assigns_to_the_agent():
     assert agent_assignments() == []
+
+
+def cli_reaches_into_features(pkg: Path = PKG) -> list[str]:
+    """The CLI parses, calls one library function and prints: it imports no feature module (the
+    ``runtime.FEATURES`` entries; ``build_agent`` wires them) and writes no setting (``settings.x = …``)."""
+    from nanobot.runtime import FEATURES
+
+    features = {spec.partition(":")[0] for _, spec in FEATURES}
+    graph = module_graph(pkg)
+    found = [f"{m} imports {t}" for m in sorted(graph) if m.startswith("nanobot.cli.")
+             for t in sorted(graph[m] & features)]
+    for path in sorted((pkg / "cli").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            for t in node.targets if isinstance(node, ast.Assign) else []:
+                attribute = isinstance(t, ast.Attribute)
+                while isinstance(t, ast.Attribute):
+                    t = t.value
+                if attribute and isinstance(t, ast.Name) and t.id == "settings":
+                    found.append(f"cli/{path.name}:{node.lineno} writes settings")
+    return found
+
+
+def test_the_cli_does_not_reach_into_features():
+    assert cli_reaches_into_features() == []

@@ -328,7 +328,7 @@ def register(app: typer.Typer) -> None:
 
 
 def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
-             speaker: str | None = None) -> None:
+             speaker: str | None = None, coding_session: str = "") -> None:
     """The chat loop for ``settings`` (``nanobot chat``, ``nanobot session``); exits 1 if a turn failed.
 
     On a terminal the prompt comes first: the model loads and the session starts on a background
@@ -341,7 +341,7 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
             printable(f"created {created}: every setting with its default, commented; edit it to change one"),
             style="dim", markup=False)
     if not interactive:
-        agent = build_chat(settings, model, interactive, chat_id, speaker)
+        agent = build_chat(settings, model, interactive, chat_id, speaker, coding_session)
         signals.install()
         code = ChatUI(agent, interactive, verbose).run()
         if code:
@@ -354,7 +354,7 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
 
     def build():
         with foreground.busy(settings.home):  # the last session's housekeeping waits meanwhile
-            agent = build_chat(settings, model, interactive, chat_id, speaker)
+            agent = build_chat(settings, model, interactive, chat_id, speaker, coding_session)
             ui.attach(agent)
             ui.hold(ui.begin(agent))
         return agent
@@ -365,17 +365,14 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
     leave(code)
 
 
-def build_chat(settings, model: str | None, interactive: bool, chat_id: str, speaker: str | None) -> Agent:
+def build_chat(settings, model: str | None, interactive: bool, chat_id: str, speaker: str | None,
+               coding_session: str = "") -> Agent:
     from nanobot import faults
-    from nanobot.chats.feature import ChatContextFeature
     from nanobot.runtime import build_agent, load_model
 
     faults.point("model-load")
-    agent = build_agent(settings, load_model(settings, model), interactive=interactive)
-    chats = agent.feature(ChatContextFeature)
-    if chats is not None:
-        chats.select(chat_id, speaker)
-    return agent
+    return build_agent(settings, load_model(settings, model), interactive=interactive, chat_id=chat_id,
+                       speaker=speaker, coding_session=coding_session)
 
 
 def leave(code: int) -> None:

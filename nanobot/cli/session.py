@@ -3,7 +3,7 @@
 ``start "TASK"`` (new change described by TASK, recorded as the session root, then chat),
 ``continue [ID]`` (checkpoint, fresh context, the parent's description as the hand-off),
 ``resume ID`` (that session's transcript back as history, then chat), ``list`` and ``show ID``.
-The chat is ``nanobot chat``'s loop with the coding feature switched on (``coding.session``).
+The chat is ``nanobot chat``'s loop with the coding feature switched on for it (``build_agent(coding_session=...)``).
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ def _chat(settings, session: CodingSession, model: str | None, verbose: bool) ->
     err.print(printable(f"coding session {session.root[:12]} · change {session.current[:12]} "
                         f"({session.meta.backend}) · {session.meta.task.splitlines()[0][:60]}"),
               style="dim", markup=False)
-    settings.coding.session = session.root
-    run_chat(settings, model, verbose)
+    run_chat(settings, model, verbose, coding_session=session.root)
 
 
 def register(app: typer.Typer) -> None:
