@@ -48,7 +48,7 @@ def run_written(agent: Any, name: str, args: dict, messages: list[Message]) -> I
     runner = agent.tool_runner
     tool = runner.tools[name]
     props = tool.parameters().get("properties") if hasattr(tool, "parameters") else None
-    if isinstance(props, dict) and props and not getattr(tool, "group", ""):  # built-ins: drop extras
+    if isinstance(props, dict) and props and not tool.group:  # built-ins: drop extras
         args = {k: v for k, v in args.items() if k in props}
     valid, error = validate(tool, json.dumps(args))
     if valid is None:

@@ -180,3 +180,32 @@ def test_a_repeated_identical_call_ends_the_tool_steps(home):
     assert sum(isinstance(e, ToolCall) for e in events) == 1
     assert events[-1].reply == "Added."
     assert "added task #1: milk" in agent.model.calls[-1]["messages"][-1].content
+
+
+def test_a_tools_grammar_and_group_come_from_the_tool():
+    """``Tool.grammar()``/``Tool.group`` on the base: the runner asks the tool, nothing probes for them."""
+    import ast
+    from pathlib import Path
+
+    from nanobot.tools.base import Tool
+    from nanobot.tools.grammar import args_grammar
+    from nanobot.tools.runner import ToolRunner
+
+    class Own(Tool):
+        name = "own"
+
+        def grammar(self) -> str:
+            return 'root ::= "{}"'
+
+    class Plain(Tool):
+        name = "plain"
+
+    runner = ToolRunner.__new__(ToolRunner)
+    runner._grammars = {}
+    assert runner.grammar(Own()) == 'root ::= "{}"'
+    assert runner.grammar(Plain()) == args_grammar(Plain.parameters()) and Plain().group == ""
+    pkg = Path(__file__).resolve().parent.parent / "nanobot"
+    probes = [f"{p.name}:{n.lineno}" for p in pkg.rglob("*.py") for n in ast.walk(ast.parse(p.read_text()))
+              if isinstance(n, ast.Call) and getattr(n.func, "id", "") in ("getattr", "hasattr")
+              and len(n.args) >= 2 and isinstance(n.args[1], ast.Constant) and n.args[1].value in ("grammar", "group")]
+    assert probes == []

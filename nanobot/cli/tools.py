@@ -44,7 +44,7 @@ def run_tool(settings: Settings, name: str, raw: str) -> int:
     known, tools = every_tool(settings)
     if name not in tools:
         why = "does not exist"
-        if name in known and getattr(known[name], "group", "") == "coding session":
+        if name in known and known[name].group == "coding session":
             why = "works in a coding session only (`nanobot session`)"
         elif name in known:
             off = not getattr(known[name], "available", lambda s: True)(settings)
@@ -91,7 +91,7 @@ def register(app: typer.Typer) -> None:
                 echo(f"note: checked after generation, not by the grammar: {', '.join(loose)}", err=True)
             return
         rows = [{"name": n, "description": c.description, "enabled": n in enabled,
-                 "server": getattr(c, "group", "") or None} for n, c in known.items()]
+                 "server": c.group or None} for n, c in known.items()]
         if as_json:
             echo(json.dumps(rows, indent=2))
             return

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from nanobot.config import Settings
+from nanobot.tools.grammar import args_grammar
 
 
 class NoArgs(BaseModel):
@@ -71,6 +72,7 @@ class Tool:
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     intent: ClassVar[str] = ""  # the prompt's tool index line: the requests this tool is for
+    group: str = ""  # a tool index group (an MCP server's name); built-ins have none
     Args: ClassVar[type[BaseModel]] = NoArgs
 
     def run(self, args: Any, ctx: ToolContext) -> str:  # pragma: no cover - abstract
@@ -89,6 +91,11 @@ class Tool:
     @classmethod
     def schema(cls) -> dict:
         return {"name": cls.name, "description": cls.description, "parameters": cls.parameters()}
+
+    def grammar(self) -> str:
+        """The GBNF its arguments are generated under (a tool with its own schema handling, e.g.
+        an MCP tool, overrides this)."""
+        return args_grammar(self.parameters())
 
 
 def _strip_titles(node: Any) -> Any:

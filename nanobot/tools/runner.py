@@ -34,7 +34,6 @@ from nanobot.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.base import Tool, ToolContext
 from nanobot.tools.grammar import (
     CALL,
-    args_grammar,
     compact_schema,
     decision_grammar,
     parse_decision,
@@ -168,9 +167,8 @@ class ToolRunner:
         return truncate(text, self.settings.tools.output_tokens, agent.model.count_tokens)
 
     def grammar(self, tool: Tool) -> str:
-        if tool.name not in self._grammars:  # a tool with its own grammar (MCP) builds it itself
-            own = getattr(tool, "grammar", None)
-            self._grammars[tool.name] = own() if callable(own) else args_grammar(tool.parameters())
+        if tool.name not in self._grammars:  # built once per tool (an MCP tool builds its own)
+            self._grammars[tool.name] = tool.grammar()
         return self._grammars[tool.name]
 
     # -- helpers -----------------------------------------------------------------------------

@@ -37,8 +37,8 @@ def index_text(tools: dict[str, Any], index_max: int) -> str:
         if lines and rest:
             lines.append(f"other tools: {', '.join(rest)}")
         return "\n".join(lines) if lines else ", ".join(rest)
-    plain = [n for n, t in tools.items() if not getattr(t, "group", "")]
-    groups = Counter(t.group for t in tools.values() if getattr(t, "group", ""))
+    plain = [n for n, t in tools.items() if not t.group]
+    groups = Counter(t.group for t in tools.values() if t.group)
     listed = ", ".join(f"{g} ({n})" for g, n in groups.items())
     return f"{', '.join(plain)}; via tool_search: {listed}"
 
