@@ -20,6 +20,7 @@ from functools import lru_cache
 from nanobot.backends import sampling
 from nanobot.backends.base import Abilities, Generation, Message
 from nanobot.config import KV_TYPES, ModelSettings
+from nanobot.cores import default_threads, free_threads  # noqa: F401 (re-exported)
 from nanobot.errors import MissingDependency, ModelError
 from nanobot.models import ResolvedModel
 
@@ -51,37 +52,6 @@ def llama_kwargs(ms: ModelSettings) -> dict:
     if ms.type_v:
         kw["type_v"] = KV_TYPES[ms.type_v]
     return kw
-
-
-@lru_cache(maxsize=1)
-def default_threads() -> int:
-    """Physical cores. llama-cpp-python's own default (cpu_count // 2) gives a 2-core machine one
-    generation thread: measured here 32 tok/s vs 47-68 with two (bench/results/smollm2.json)."""
-    try:
-        import psutil
-
-        n = psutil.cpu_count(logical=False)
-    except ImportError:  # pragma: no cover
-        n = None
-    return max(1, n or os.cpu_count() or 1)
-
-
-def free_threads() -> int:
-    """The default thread count: physical cores minus what other processes keep busy (the 1-minute
-    load average, read before our model runs), at least 1.
-
-    llama.cpp's worker threads wait for each other at every op (spinning; 0.3.36 exposes no polling
-    or threadpool setting), so a thread that shares its core with another busy process stalls them
-    all. bench/busy_bench.py on 2 cores: idle, 2 threads 0.30 s vs 1 thread 0.40 s per 32-token reply;
-    beside one CPU-bound process, 2 threads 0.97 s vs 1 thread 0.45 s. Fewer threads under load
-    costs ~1.3x at worst; too many costs 2x and more. ``n_threads`` in config.toml overrides this.
-    """
-    cores = default_threads()
-    try:
-        busy = int(os.getloadavg()[0] + 0.5)
-    except (OSError, AttributeError):  # pragma: no cover - no load average (Windows)
-        busy = 0
-    return max(1, min(cores, cores - busy))
 
 
 @lru_cache(maxsize=1)

@@ -24,6 +24,7 @@ import numpy as np
 
 from nanobot import background
 from nanobot.config import Settings
+from nanobot.cores import free_threads
 from nanobot.errors import ConfigError, MissingDependency, NanobotError
 
 BATCH = 64
@@ -140,7 +141,8 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
-            vecs = self._for(len(texts)).encode(list(texts))
+            threads = bulk_threads() if len(texts) > BULK else EMBED_THREADS
+            vecs = self._for(len(texts)).encode(list(texts), threads)
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -161,6 +163,12 @@ class Embedder:
         return self._bulk
 
 
+def bulk_threads() -> int:
+    """Threads for a bulk batch (indexing): every core no other process keeps busy. Queries stay on
+    one (``EMBED_THREADS``): they are tiny, and the chat model's threads may hold the cores."""
+    return free_threads()
+
+
 class _NumpyModel:
     backend = "numpy"
 
@@ -176,8 +184,15 @@ class _NumpyModel:
         self.bert = NumpyBert(path)
         self.dim = self.bert.dim
 
-    def encode(self, texts: list[str]) -> np.ndarray:
-        return self.bert.encode(texts, batch_size=BATCH)
+    def encode(self, texts: list[str], threads: int = EMBED_THREADS) -> np.ndarray:
+        if threads == EMBED_THREADS:
+            return self.bert.encode(texts, batch_size=BATCH)
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            return self.bert.encode(texts, batch_size=BATCH)
+        with threadpool_limits(threads, user_api="blas"):
+            return self.bert.encode(texts, batch_size=BATCH)
 
 
 class _TorchModel:
@@ -188,9 +203,15 @@ class _TorchModel:
         fn = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self.dim = int(fn())
 
-    def encode(self, texts: list[str]) -> np.ndarray:
-        return self.model.encode(texts, batch_size=BATCH, normalize_embeddings=True,
-                                 convert_to_numpy=True, show_progress_bar=False)
+    def encode(self, texts: list[str], threads: int = EMBED_THREADS) -> np.ndarray:
+        import torch
+
+        torch.set_num_threads(threads)  # the caller holds the embedder's lock
+        try:
+            return self.model.encode(texts, batch_size=BATCH, normalize_embeddings=True,
+                                     convert_to_numpy=True, show_progress_bar=False)
+        finally:
+            torch.set_num_threads(EMBED_THREADS)
 
 
 def _load_model(path: Path, backend: str = "auto"):

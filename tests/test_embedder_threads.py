@@ -1,0 +1,51 @@
+"""Bulk batches (indexing) take the cores no other process keeps busy; queries stay on one thread,
+and the thread count is put back after a bulk batch (the real torch model, the bundled MiniLM)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nanobot.memory import embedder as embedder_mod
+from nanobot.memory.embedder import BULK, EMBED_THREADS, Embedder, bundled_embedder_path
+
+pytestmark = pytest.mark.slow
+
+
+def test_bulk_batches_use_the_free_cores_and_queries_one(monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(embedder_mod, "bulk_threads", lambda: 2)
+    emb = Embedder(bundled_embedder_path(), "auto")
+    seen: list[int] = []
+    emb.wait()
+    bulk = emb._for(BULK + 1)  # "auto": the torch model for a bulk batch
+    assert bulk.backend == "torch"
+    real = bulk.model.encode
+
+    def spy(*a, **kw):
+        seen.append(torch.get_num_threads())
+        return real(*a, **kw)
+
+    monkeypatch.setattr(bulk.model, "encode", spy)
+    texts = [f"turn {i} about the flat in Porto" for i in range(BULK + 8)]
+    vecs = emb.embed(texts)
+    assert vecs.shape == (len(texts), 384) and np.allclose(np.linalg.norm(vecs, axis=1), 1, atol=1e-5)
+    assert seen == [2]                              # the bulk batch ran on the free cores
+    assert torch.get_num_threads() == EMBED_THREADS  # and put the count back
+    emb.embed(["a query"])                           # a query: the numpy model, no torch call
+    assert seen == [2]
+
+
+def test_a_failing_bulk_batch_still_puts_the_thread_count_back(monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(embedder_mod, "bulk_threads", lambda: 2)
+    emb = Embedder(bundled_embedder_path(), "torch")
+
+    def boom(*a, **kw):
+        raise RuntimeError("out of memory")
+
+    emb.wait()
+    monkeypatch.setattr(emb._model.model, "encode", boom)
+    with pytest.raises(RuntimeError):
+        emb.embed(["x"] * (BULK + 1))
+    assert torch.get_num_threads() == EMBED_THREADS
