@@ -235,7 +235,17 @@ def run(opts) -> None:
     home = Path(tempfile.mkdtemp(prefix="nanobot-bfcl-"))
     settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False},
                              kv_cache={"enabled": False}, tools={"args_tokens": 160})
-    model = load_model(settings, opts.model)
+    if opts.threads:  # a fixed thread count (a model run beside another: never more threads than cores)
+        from dataclasses import replace
+
+        from nanobot.backends.llama import LlamaBackend
+        from nanobot.models import resolve_model
+
+        resolved = resolve_model(settings, opts.model)
+        ms = resolved.settings.model_copy(update={"n_threads": opts.threads, "n_threads_batch": opts.threads})
+        model = LlamaBackend(replace(resolved, settings=ms))
+    else:
+        model = load_model(settings, opts.model)
     agent = SimpleNamespace(model=model, settings=settings, transcript=None)
     tag = Path(opts.model).stem.split("-")[0].lower() if opts.model else "smollm2"
     out = RUNS / f"{tag}-{opts.path}-{opts.half}.jsonl"
@@ -265,6 +275,7 @@ if __name__ == "__main__":
     r.add_argument("--path", choices=list(PATHS), required=True)
     r.add_argument("--half", choices=["dev", "held"], required=True)
     r.add_argument("--limit", type=int, default=PER_HALF, help="items per category")
+    r.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's choice)")
     r.add_argument("--category", help="comma-separated categories (default: all three)")
     s = sub.add_parser("sample")
     s.add_argument("src", type=Path)

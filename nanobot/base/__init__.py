@@ -1,0 +1,1 @@
+"""The lowest layer: crash-safe files, errors, locks, safe text, git, the database; imports nothing above it."""

@@ -1,0 +1,1 @@
+"""``nanobot import``: conversation histories from other assistants -> session transcripts."""

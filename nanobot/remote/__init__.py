@@ -1,0 +1,1 @@
+"""A model server's abilities, probed and said once per session (a feature: ``feature.py``)."""
