@@ -45,7 +45,7 @@ from assistant_requests import FILES, MEMORY, SESSIONS, Turn  # noqa: E402
 
 from nanobot.chats.feature import ChatContextFeature  # noqa: E402
 from nanobot.config import load_settings  # noqa: E402
-from nanobot.events import Notice, ToolCall, ToolResult, TurnDone  # noqa: E402
+from nanobot.core.events import Notice, ToolCall, ToolResult, TurnDone  # noqa: E402
 from nanobot.runtime import build_agent, load_model  # noqa: E402
 
 OWNED = {".git", "MEMORY.md", "CONTEXT.md", "USER.md", "SOUL.md", "observations", "knowledge", "skills",
@@ -65,7 +65,7 @@ EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pw
 def _owned(rel: Path | str) -> bool:
     """nanobot's own files (memory, state, locks, git metadata): not the user's."""
     rel = Path(rel)
-    return bool(set(rel.parts) & OWNED) or rel.name.startswith(("nanobot.db", "memory.db")) or rel.name.endswith(".lock")
+    return bool(set(rel.parts) & OWNED) or rel.name.startswith(("nanobot.base.db", "memory.db")) or rel.name.endswith(".lock")
 
 
 def snapshot(ws: Path) -> dict[str, str]:

@@ -23,8 +23,8 @@ from pathlib import Path
 from nanobot.chats.consolidate import consolidate
 from nanobot.chats.store import register_session
 from nanobot.config import load_settings
+from nanobot.core.transcript import Transcript
 from nanobot.runtime import load_model
-from nanobot.session import Transcript
 
 USER = [
     "I am porting the {x} parser to Rust this week.", "Please remind me to send the {x} report to Bob.",

@@ -20,12 +20,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from nanobot.agent import Agent
 from nanobot.bench.grounded import load_labelled, replay
 from nanobot.config import load_settings
-from nanobot.grounding import check
+from nanobot.core.grounding import check
+from nanobot.loop.agent import Agent
 from nanobot.observer import evidence
-from nanobot.observer.hooks import attach_observer
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.observation import DRAFT_SCALARS, LISTS, parse_draft
 from nanobot.observer.observer import instructions_of, observe_live
 from nanobot.runtime import load_model

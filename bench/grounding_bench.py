@@ -19,12 +19,12 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from nanobot.agent import Agent
 from nanobot.bench.grounded import load_labelled, now, replay, score
 from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
 from nanobot.observer import observer as observer_mod
 from nanobot.observer.evidence import ground
-from nanobot.observer.hooks import attach_observer
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.observation import parse_draft
 from nanobot.observer.observer import instructions_of
 from nanobot.observer.reflector import lexical_similarity, reflect

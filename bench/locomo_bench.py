@@ -87,8 +87,8 @@ def write_observer(ws: Path, conv: dict) -> dict[tuple[str, int], str]:
 
 def write_transcripts(settings, conv: dict) -> dict[tuple[str, int], str]:
     """Sessions through ``nanobot import``'s library; returns (source, line) -> dia_id."""
-    from nanobot.importer import import_sessions
-    from nanobot.importfmt import ImportedMessage, ImportedSession
+    from nanobot.importing.formats import ImportedMessage, ImportedSession
+    from nanobot.importing.importer import import_sessions
 
     user = conv["speaker_a"]
     batch = []

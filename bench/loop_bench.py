@@ -22,12 +22,12 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from nanobot.agent import Agent
 from nanobot.config import load_settings
-from nanobot.events import TurnDone
-from nanobot.loopguard import LoopGuard
+from nanobot.core.events import TurnDone
+from nanobot.core.transcript import Transcript
+from nanobot.loop.agent import Agent
+from nanobot.loop.loopguard import LoopGuard
 from nanobot.runtime import load_model
-from nanobot.session import Transcript
 from nanobot.workspace import init_workspace
 
 PROMPTS = Path(__file__).parent / "data" / "open_prompts.txt"

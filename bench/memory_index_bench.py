@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nanobot.config import load_settings  # noqa: E402
-from nanobot.importer import import_sessions  # noqa: E402
-from nanobot.importfmt import ImportedMessage, ImportedSession  # noqa: E402
+from nanobot.importing.formats import ImportedMessage, ImportedSession  # noqa: E402
+from nanobot.importing.importer import import_sessions  # noqa: E402
 from nanobot.memory import embedder  # noqa: E402
 from nanobot.memory.service import MemoryService  # noqa: E402
 from nanobot.workspace import init_workspace  # noqa: E402

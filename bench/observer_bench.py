@@ -19,12 +19,12 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from nanobot.agent import Agent
 from nanobot.config import load_settings
-from nanobot.observer.hooks import ObserverFeature
+from nanobot.core.transcript import Transcript
+from nanobot.loop.agent import Agent
+from nanobot.observer.feature import ObserverFeature
 from nanobot.observer.observation import Observation, ObservationDraft, ObservationPart
 from nanobot.runtime import load_model
-from nanobot.session import Transcript
 from nanobot.workspace import init_workspace
 
 
@@ -62,7 +62,7 @@ def startup_ms(settings, model, repeats: int = 5) -> dict:
 
 
 def exit_cost(settings, model, turns: int) -> dict:
-    from nanobot.observer.hooks import attach_observer
+    from nanobot.observer.feature import attach_observer
 
     agent = Agent(settings, model)
     attach_observer(agent)

@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from test_tools_model import REQUESTS  # noqa: E402
 
-from nanobot.agent import Agent  # noqa: E402
 from nanobot.config import load_settings  # noqa: E402
+from nanobot.loop.agent import Agent  # noqa: E402
 from nanobot.runtime import load_model  # noqa: E402
 from nanobot.tools.feature import attach_tools  # noqa: E402
 from nanobot.workspace import init_workspace  # noqa: E402

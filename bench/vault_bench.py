@@ -28,8 +28,8 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from nanobot.agent import Agent
 from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
 from nanobot.runtime import attach_features, load_model
 from nanobot.vault import digest, fmcache, rank
 from nanobot.vault.ledger import LedgerEntry, ledger_path

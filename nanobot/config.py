@@ -32,8 +32,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from nanobot.errors import ConfigError
-from nanobot.regular import read_regular
+from nanobot.base.errors import ConfigError
+from nanobot.base.regular import read_regular
 
 DEFAULT_MODEL = "smollm2"
 
@@ -171,7 +171,7 @@ class ObserverSettings(_Strict):
     reflect_every_h: float = Field(6.0, ge=0)  # "due": unreflected observations and last run this old
     merge_similarity: float = Field(0.85, gt=0.0, le=1.0)  # a new fact this close to a line merges
     context_max_age_h: float = Field(24.0, gt=0)  # older CONTEXT.md is refreshed from observations
-    background: bool = True  # chat: exit and 80% observations off the user's path (nanobot/housekeep.py)
+    background: bool = True  # chat: exit and 80% observations off the user's path (nanobot/housekeeping/housekeep.py)
 
 
 class KVCacheSettings(_Strict):

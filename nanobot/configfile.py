@@ -18,7 +18,7 @@ from pathlib import Path
 import tomli_w
 from pydantic import BaseModel
 
-from nanobot.atomic import atomic_write
+from nanobot.base.atomic import atomic_write
 from nanobot.config import ModelSettings, Settings
 
 HEAD = """\

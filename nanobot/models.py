@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from nanobot.base.errors import ModelError
+from nanobot.base.regular import read_regular
 from nanobot.catalogue.bundled import bundled_model_path
 from nanobot.catalogue.entries import CATALOGUE
 from nanobot.config import DEFAULT_MODEL, ModelSettings, Settings
-from nanobot.errors import ModelError
-from nanobot.regular import read_regular
 
 GGUF_MAGIC = b"GGUF"
 

@@ -1,6 +1,6 @@
 """Wiring: settings + model + workspace -> a ready Agent. The CLI and tests start here.
 
-``FEATURES`` is the list of features (``nanobot.features.Feature``): adding one is one module
+``FEATURES`` is the list of features (``nanobot.core.features.Feature``): adding one is one module
 plus one line there. Keep the expensive parts (torch, embedder) off the start-up path: start them in
 the background and let the first turn wait only if it must.
 """
@@ -11,10 +11,10 @@ import importlib
 from collections.abc import Callable
 from pathlib import Path
 
-from nanobot.agent import Agent
 from nanobot.backends.base import ChatModel
 from nanobot.backends.llama import LlamaBackend
 from nanobot.config import Settings, load_settings
+from nanobot.loop.agent import Agent
 from nanobot.models import resolve_model
 from nanobot.workspace import init_workspace
 
@@ -51,14 +51,14 @@ def build_agent(settings: Settings, backend, *, interactive: bool = False, chat_
 # returns the Feature (or None when it does not apply). Modules are imported only when switched on.
 FEATURES: list[tuple[Callable[[Settings], bool], str]] = [
     (lambda s: s.tools.enabled != [], "nanobot.tools.feature:make_feature"),  # built-in tools, cron
-    (lambda s: s.memory.enabled, "nanobot.memory.hook:make_feature"),  # per-turn memory retrieval
-    (lambda s: s.observer.enabled, "nanobot.observer.hooks:make_feature"),  # CONTEXT.md, Time, observations
+    (lambda s: s.memory.enabled, "nanobot.memory.feature:make_feature"),  # per-turn memory retrieval
+    (lambda s: s.observer.enabled, "nanobot.observer.feature:make_feature"),  # CONTEXT.md, Time, observations
     (lambda s: s.vault.enabled, "nanobot.vault.feature:make_feature"),  # knowledge TOC, recent changes
     (lambda s: bool(s.mcp.servers) and s.tools.enabled != [], "nanobot.mcptools.feature:make_feature"),  # MCP tools
     (lambda s: True, "nanobot.chats.feature:make_feature"),  # the chat (--chat/--as), its CONTEXT.md
     (lambda s: bool(s.coding.session), "nanobot.coding.feature:make_feature"),  # `nanobot session` only
-    (lambda s: True, "nanobot.remote:make_feature"),  # a model server: what it can do, said once per session
-    (lambda s: s.kv_cache.enabled, "nanobot.kvcache:make_feature"),  # last: reads the finished prompt
+    (lambda s: True, "nanobot.remote.feature:make_feature"),  # a model server: what it can do, said once per session
+    (lambda s: s.kv_cache.enabled, "nanobot.kvcache.feature:make_feature"),  # last: reads the finished prompt
 ]
 
 

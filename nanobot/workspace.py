@@ -12,8 +12,8 @@ import re
 import shutil
 from pathlib import Path
 
-from nanobot.errors import WorkspaceError
-from nanobot.regular import read_regular
+from nanobot.base.errors import WorkspaceError
+from nanobot.base.regular import read_regular
 
 PROMPT_FILES = ("SOUL.md", "USER.md", "CONTEXT.md", "MEMORY.md")
 FOLDERS = ("observations", "knowledge", "skills")

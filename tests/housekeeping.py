@@ -1,4 +1,4 @@
-"""Waiting for the detached housekeeping child (``nanobot/housekeep.py``): a chat's observation is
+"""Waiting for the detached housekeeping child (``nanobot/housekeeping/housekeep.py``): a chat's observation is
 written by ``nanobot housekeep`` after the chat has exited, so a test that checks it waits here."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import re
 import time
 from pathlib import Path
 
-from nanobot.housekeep import log_path
+from nanobot.housekeeping.housekeep import log_path
 
 
 def spawned(home: Path) -> list[int]:

@@ -3,11 +3,11 @@
 import json
 import re
 
-from nanobot.agent import Agent
 from nanobot.config import load_settings
-from nanobot.events import TextDelta, TurnDone
-from nanobot.kvcache import SUFFIX, KVCache
-from nanobot.session import list_transcripts, read_transcript
+from nanobot.core.events import TextDelta, TurnDone
+from nanobot.core.transcript import list_transcripts, read_transcript
+from nanobot.kvcache.feature import SUFFIX, KVCache
+from nanobot.loop.agent import Agent
 from nanobot.workspace import init_workspace
 from tests.longreply import LongReplies
 

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
+from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.observer.observer import load_observation
-from nanobot.session import list_transcripts, read_transcript
 from tests.conftest import ROOT, cli_env, wait_reading_stdin
 from tests.housekeeping import wait_housekept
 

@@ -33,7 +33,7 @@ def test_ctrl_c_stops_the_reply_and_keeps_the_session(home):
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
-    from nanobot.session import list_transcripts, read_transcript
+    from nanobot.core.transcript import list_transcripts, read_transcript
     records, _ = read_transcript(list_transcripts(home / "sessions")[-1])
     assistant = [r for r in records if r.role == "assistant"]
     assert assistant[0].meta["interrupted"] is True and assistant[0].content

@@ -1,6 +1,6 @@
 """What a person waits for (issue 23), as guarantees: the real ``nanobot chat`` in a pseudo-terminal
 with the bundled model. Timings belong to bench/waits_bench.py; these tests hold the moments still
-with fault points (``nanobot/faults.py``: ``name:pause`` waits while ``$NANOBOT_HOME/fault-name.paused``
+with fault points (``nanobot/base/faults.py``: ``name:pause`` waits while ``$NANOBOT_HOME/fault-name.paused``
 exists) and check what happens at them.
 
 - the prompt is on the screen while the model is still loading, and a message typed then is answered
@@ -20,7 +20,7 @@ import time
 import pexpect
 import pytest
 
-from nanobot.session import list_transcripts, read_transcript
+from nanobot.core.transcript import list_transcripts, read_transcript
 from tests.conftest import ROOT, cli_env
 from tests.housekeeping import wait_housekept
 

@@ -8,7 +8,6 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.chats import nightly
 from nanobot.chats.consolidate import consolidate
@@ -18,8 +17,9 @@ from nanobot.chats.messages import ChatMessage, chat_messages
 from nanobot.chats.store import ChatError, context_path, load_chat, register_session
 from nanobot.chats.suggester import make_windows, window_messages
 from nanobot.config import load_settings
+from nanobot.core.transcript import Transcript, read_transcript
+from nanobot.loop.agent import Agent
 from nanobot.observer.reflector import lexical_similarity
-from nanobot.session import Transcript, read_transcript
 from tests.conftest import run_cli
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)

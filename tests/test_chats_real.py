@@ -15,7 +15,7 @@ from nanobot.chats.messages import chat_messages
 from nanobot.chats.store import context_path, load_chat
 from nanobot.chats.suggester import MAX_ITEMS, Suggestion, parse_suggestions, suggestions_grammar
 from nanobot.config import load_settings
-from nanobot.grounding import quote_found
+from nanobot.core.grounding import quote_found
 from tests.conftest import run_cli
 from tests.realmodel import Recorder, llama_accepts
 

@@ -13,13 +13,13 @@ import pytest
 
 from nanobot.backends.base import Message
 from nanobot.backends.scripted import ScriptedModel
+from nanobot.base.errors import ToolError
 from nanobot.coding.describe import Description, DescriptionDraft, parse
 from nanobot.coding.feature import CodingFeature
 from nanobot.coding.session import CodingSession
 from nanobot.coding.vcs import CodingError
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
-from nanobot.events import Notice, ToolResult
+from nanobot.core.events import Notice, ToolResult
 from nanobot.runtime import build_agent
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile

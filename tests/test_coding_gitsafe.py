@@ -2,7 +2,7 @@
 programs: core.fsmonitor, hooks, core.pager, filter/textconv drivers, diff.external, a signing program.
 
 Each plant is first shown to run under plain git (so the test can fail); then a whole session (start,
-edits, diff, checkpoint, describe, query) runs through ``nanobot.gitsafe`` and none of them runs.
+edits, diff, checkpoint, describe, query) runs through ``nanobot.base.gitsafe`` and none of them runs.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from nanobot.base.gitsafe import git_cmd, git_env
 from nanobot.coding.query import query
 from nanobot.coding.session import CodingSession
 from nanobot.config import load_settings
-from nanobot.gitsafe import git_cmd, git_env
 from tests.codingrepo import Repo, isolate
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

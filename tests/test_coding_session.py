@@ -17,7 +17,7 @@ from nanobot.coding.query import query
 from nanobot.coding.session import CodingSession
 from nanobot.coding.vcs import CodingError
 from nanobot.config import load_settings
-from nanobot.events import Notice
+from nanobot.core.events import Notice
 from nanobot.runtime import build_agent
 from tests.codingrepo import BACKENDS, Repo, isolate
 

@@ -4,13 +4,13 @@ the tools offered. The real-model side is in tests/test_competence_real.py."""
 
 from __future__ import annotations
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.events import Notice, TextDelta, ToolCall, ToolResult
-from nanobot.features import Feature
-from nanobot.replycheck import Scrubber, looks_at, scrub
-from nanobot.session import read_transcript
+from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult
+from nanobot.core.features import Feature
+from nanobot.core.transcript import read_transcript
+from nanobot.loop.agent import Agent
+from nanobot.loop.replycheck import Scrubber, looks_at, scrub
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.registry import enabled_tools
 from nanobot.workspace import init_workspace
@@ -306,8 +306,8 @@ def test_a_cron_job_nobody_asked_for_is_refused(home):
 
 
 def test_an_mcp_tool_that_changes_things_needs_a_request_a_read_only_one_does_not(home):
-    from nanobot.callpolicy import Guarded, guard, refusal
-    from nanobot.provenance import Provenance
+    from nanobot.core.provenance import Provenance
+    from nanobot.loop.callpolicy import Guarded, guard, refusal
 
     class Mcp:
         def __init__(self, read_only):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from nanobot.events import TextDelta, ToolCall, ToolResult
+from nanobot.core.events import TextDelta, ToolCall, ToolResult
 from nanobot.tools.grammar import args_grammar
 from tests.test_competence import OBSERVED, Retrieved
 from tests.test_tools_real import ForcedRunner, make_agent, write_grammar
@@ -106,7 +106,7 @@ def test_a_question_never_adds_to_the_task_board(home, model):
 def test_a_command_answered_from_a_look_up_is_never_let_stand(home, model):
     """Forced into task_board (a look-up, not a look) on "run date": whatever SmolLM2 then says, the
     reply either ran the command, says it could not, or carries the runtime's correction."""
-    from nanobot.replycheck import _DENIAL
+    from nanobot.loop.replycheck import _DENIAL
 
     agent = forced(home, model, "task_board", grammar=pinned("task_board", {"action": "list"}))
     events = list(agent.turn("run date"))

@@ -1,7 +1,7 @@
 import pytest
 
+from nanobot.base.errors import ConfigError
 from nanobot.config import load_settings
-from nanobot.errors import ConfigError
 
 
 def write_config(home, text):

@@ -10,9 +10,9 @@ import tomllib
 import pytest
 from pydantic import BaseModel
 
+from nanobot.base.errors import ToolError
 from nanobot.config import Settings, load_settings
 from nanobot.configfile import render_default
-from nanobot.errors import ToolError
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import ReadFile, WriteFile
 

@@ -3,7 +3,7 @@ disk, concurrent writers. Every case checks the same four things: no line the us
 message the user sent is lost, the user gets a clear message (never a traceback), and the next start
 works. Run just these with ``python -m pytest -m faults``.
 
-Kill points are named in ``nanobot/faults.py`` (``NANOBOT_FAULT=name`` -> SIGKILL there). Mid-knowledge-write
+Kill points are named in ``nanobot/base/faults.py`` (``NANOBOT_FAULT=name`` -> SIGKILL there). Mid-knowledge-write
 and mid-ledger-append are covered in tests/test_vault_apply.py.
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.observer.observation import Observation, ObservationDraft, ObservationPart
-from nanobot.session import list_transcripts, read_transcript
 from tests.conftest import ROOT, cli_env
 from tests.housekeeping import wait_housekept
 
@@ -387,10 +387,10 @@ def test_damaged_tasks_db_gives_a_clear_error(home):
         conn.executemany("INSERT INTO tool_cron(message, next_run, created) VALUES (?, 0, 0)",
                          [(f"reminder {i} " + "x" * 200,) for i in range(200)])
     conn.close()
-    damage_pages(home / "workspace" / "nanobot.db")
+    damage_pages(home / "workspace" / "nanobot.base.db")
     r = nanobot("daemon", "--once", home=home)
     clean(r)
-    assert r.returncode == 2 and "nanobot.db" in r.stderr and "damaged" in r.stderr, r.stderr
+    assert r.returncode == 2 and "nanobot.base.db" in r.stderr and "damaged" in r.stderr, r.stderr
 
 
 # -- read-only home, full disk -------------------------------------------------------------------

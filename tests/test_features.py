@@ -9,13 +9,13 @@ from pathlib import Path
 
 from pydantic import Field
 
-from nanobot.agent import Agent
 from nanobot.config import load_settings
-from nanobot.events import Notice, TurnDone
-from nanobot.features import Feature, merge_sections
-from nanobot.prompt import RawSection
+from nanobot.core.events import Notice, TurnDone
+from nanobot.core.features import Feature, merge_sections
+from nanobot.core.prompt import RawSection
+from nanobot.core.transcript import Transcript, read_transcript
+from nanobot.loop.agent import Agent
 from nanobot.runtime import attach_features, load_model
-from nanobot.session import Transcript, read_transcript
 from nanobot.tools.base import Tool, ToolArgs
 from nanobot.workspace import init_workspace
 

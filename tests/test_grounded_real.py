@@ -6,10 +6,10 @@ from datetime import datetime
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.bench.grounded import load_labelled, memory_lines, replay, score
 from nanobot.config import load_settings
-from nanobot.observer.hooks import attach_observer
+from nanobot.loop.agent import Agent
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.reflector import lexical_similarity, reflect
 from nanobot.workspace import init_workspace
 

@@ -1,7 +1,7 @@
-"""The shared grounding verifier (nanobot/grounding.py): quotes must occur, items must share content,
+"""The shared grounding verifier (nanobot/core/grounding.py): quotes must occur, items must share content,
 instruction parroting is dropped by a general rule."""
 
-from nanobot.grounding import check, quote_found, repeats_instructions
+from nanobot.core.grounding import check, quote_found, repeats_instructions
 
 SAID = ("User: My name is Ada and I work on a Rust compiler called Ferrum.\n"
         "Assistant: Nice to meet you, Ada! What are you working on today?\n"

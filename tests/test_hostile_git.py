@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from nanobot.base.errors import ToolError
 from nanobot.coding.gitvcs import GitVCS
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
 from nanobot.observer.external import git_changes
 from nanobot.tools.base import ToolContext
 from nanobot.tools.shell import Exec

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from nanobot.config import load_settings
-from nanobot.session import list_transcripts, read_transcript
+from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.workspace import init_workspace
 from tests.conftest import ROOT, cli_env
 
@@ -189,7 +189,7 @@ def test_a_server_that_sends_only_keep_alives_times_out_on_progress(home, mode):
 
 def test_a_one_megabyte_delta_does_not_spin_the_loop_guard(home):
     code = ("import time, sys\n"
-            "from nanobot.agent import Agent\nfrom nanobot.backends.scripted import ScriptedModel\n"
+            "from nanobot.loop.agent import Agent\nfrom nanobot.backends.scripted import ScriptedModel\n"
             "from nanobot.config import load_settings\n"
             "reply = 'x' * 1_000_000 + ' and then an end.'  # the first piece is 1 MB\n"
             "agent = Agent(load_settings(), ScriptedModel([reply]))\n"

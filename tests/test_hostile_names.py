@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
+from nanobot.base.errors import ToolError
 from nanobot.coding import store
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
+from nanobot.loop.agent import Agent
 from nanobot.observer.external import detect
 from nanobot.runtime import attach_features
 from nanobot.tools.base import ToolContext

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from nanobot.base.userfile import update_user_file
 from nanobot.coding import store
 from nanobot.coding.session import CodingSession
 from nanobot.config import load_settings
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile
 from nanobot.tools.knowledge import KnowledgeApply
-from nanobot.userfile import update_user_file
 from nanobot.vault.ledger import ledger_path
 from nanobot.workspace import init_workspace
 from tests.codingrepo import Repo, isolate

@@ -2,7 +2,7 @@
 
 The session's observation runs in a detached ``nanobot housekeep`` child after the chat exits; the
 80% observation runs while the user types. ``NANOBOT_FAULT=observation-write:pause`` holds whoever
-writes an observation at that point (``nanobot/faults.py``), so a test can look at that moment;
+writes an observation at that point (``nanobot/base/faults.py``), so a test can look at that moment;
 ``...=observation-write`` (no pause) kills it there.
 """
 
@@ -18,16 +18,16 @@ import time
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.base import Message
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.housekeep import queued
+from nanobot.core.transcript import list_transcripts, read_transcript
+from nanobot.housekeeping.housekeep import queued
+from nanobot.loop.agent import Agent
 from nanobot.observer.context import load_context
-from nanobot.observer.hooks import attach_observer
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.idle import FINISHING
 from nanobot.observer.observer import load_observation
-from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import init_workspace
 from tests.conftest import ROOT, cli_env, run_cli
 from tests.housekeeping import alive, spawned, wait_housekept

@@ -9,10 +9,10 @@ import os
 import pytest
 
 from nanobot.config import load_settings
-from nanobot.importer import import_file, import_sessions
-from nanobot.importfile import parse_file
-from nanobot.importfmt import ImportFormatError
-from nanobot.session import list_transcripts, read_transcript
+from nanobot.core.transcript import list_transcripts, read_transcript
+from nanobot.importing.detect import parse_file
+from nanobot.importing.formats import ImportFormatError
+from nanobot.importing.importer import import_file, import_sessions
 from tests.conftest import run_cli
 
 TEXT = """# exported from my old assistant
@@ -139,7 +139,7 @@ def test_imported_sessions_are_not_queued_for_observation_unless_asked(home, tmp
     missed its observation is still pending."""
     from datetime import datetime
 
-    from nanobot.session import Record
+    from nanobot.core.transcript import Record
 
     live = home / "sessions" / "20260310-090000-beef.jsonl"
     live.parent.mkdir(parents=True, exist_ok=True)

@@ -98,8 +98,8 @@ def test_no_imports_back_up_the_layers():
     upward = []
     for mod, deps in graph.items():
         for dep in deps:
-            top = {"nanobot.agent": ("nanobot.runtime", "nanobot.cli"),
-                   "nanobot.runtime": ("nanobot.cli", "nanobot.housekeep", "nanobot.scheduler",
+            top = {"nanobot.loop.agent": ("nanobot.runtime", "nanobot.cli"),
+                   "nanobot.runtime": ("nanobot.cli", "nanobot.housekeeping.housekeep", "nanobot.housekeeping.scheduler",
                                        "nanobot.bench")}
             if dep.startswith("nanobot.cli") and not mod.startswith(("nanobot.cli", "nanobot.__main__")):
                 upward.append(f"{mod} -> {dep}")
@@ -111,7 +111,7 @@ def test_no_imports_back_up_the_layers():
 
 def unit_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     """The graph between units: a subpackage of nanobot (``nanobot.observer``) or a module at the
-    package root (``nanobot.housekeep``); imports inside one unit are left out."""
+    package root (``nanobot.housekeeping.housekeep``); imports inside one unit are left out."""
     def unit(mod: str) -> str:
         return ".".join(mod.split(".")[:2])
 
@@ -124,10 +124,10 @@ def unit_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 def test_unit_graph_finds_a_back_arrow():
     """A package reaching a root module that reaches back into it is a cycle between units, though
     no module-level cycle (``observer.hooks -> housekeep -> observer.observer``)."""
-    graph = {"nanobot.observer.hooks": {"nanobot.housekeep"}, "nanobot.housekeep": {"nanobot.observer.observer"},
+    graph = {"nanobot.observer.feature": {"nanobot.housekeeping.housekeep"}, "nanobot.housekeeping.housekeep": {"nanobot.observer.observer"},
              "nanobot.observer.observer": set()}
     assert cycles(graph) == []
-    assert cycles(unit_graph(graph)) == [["nanobot.housekeep", "nanobot.observer"]]
+    assert cycles(unit_graph(graph)) == [["nanobot.housekeeping", "nanobot.observer"]]
 
 
 def test_no_back_arrows_between_packages():
@@ -139,11 +139,11 @@ def test_no_back_arrows_between_packages():
 
 def agent_assignments(pkg: Path = PKG) -> list[str]:
     """``agent.x = …`` (or ``agent.x.y = …``, ``setattr(agent, …)``) outside the Agent itself, the
-    composition root, the CLI and the benches: a feature asks through an intent (``nanobot.intents``)."""
+    composition root, the CLI and the benches: a feature asks through an intent (``nanobot.core.intents``)."""
     found = []
     for path in sorted(pkg.rglob("*.py")):
         rel = path.relative_to(pkg).as_posix()
-        if rel in ("agent.py", "runtime.py") or rel.startswith(("cli/", "bench/")):
+        if rel in ("loop/agent.py", "runtime.py") or rel.startswith(("cli/", "bench/")):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             targets = node.targets if isinstance(node, ast.Assign) else \

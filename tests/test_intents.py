@@ -1,15 +1,15 @@
-"""Hooks ask, the Agent applies (``nanobot.intents``): a feature returns an intent among its events
+"""Hooks ask, the Agent applies (``nanobot.core.intents``): a feature returns an intent among its events
 instead of assigning to the Agent; the Agent applies it and passes only the other events on. The
 real bundled model's tokenizer counts (no generation)."""
 
 from __future__ import annotations
 
-from nanobot.agent import Agent
 from nanobot.backends.base import Message
 from nanobot.config import load_settings
-from nanobot.events import Notice
-from nanobot.features import Feature
-from nanobot.intents import FreshContext, PrefillOff, TranscriptMeta
+from nanobot.core.events import Notice
+from nanobot.core.features import Feature
+from nanobot.core.intents import FreshContext, PrefillOff, TranscriptMeta
+from nanobot.loop.agent import Agent
 from nanobot.runtime import load_model
 from nanobot.workspace import init_workspace
 

@@ -10,8 +10,8 @@ import pytest
 
 from nanobot.backends.base import Message
 from nanobot.config import load_settings
-from nanobot.events import Notice
-from nanobot.kvcache import (
+from nanobot.core.events import Notice
+from nanobot.kvcache.feature import (
     MAGIC,
     KVCache,
     KVCacheFeature,

@@ -6,12 +6,12 @@ import io
 import pytest
 from rich.console import Console
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.events import TurnDone
-from nanobot.loopguard import LoopGuard
-from nanobot.session import read_transcript
+from nanobot.core.events import TurnDone
+from nanobot.core.transcript import read_transcript
+from nanobot.loop.agent import Agent
+from nanobot.loop.loopguard import LoopGuard
 
 PARAGRAPH = "I'm sure you're referring to the Fizzbong project, which is a compiler for Rust. "
 LOOPING = "Hello Ada! " + PARAGRAPH * 5 + "The end."
@@ -91,8 +91,8 @@ def sampler_names(llm) -> list[str]:
 def test_dry_sampler_in_the_real_chain_only_when_on(home, model):
     """The real backend builds llama.cpp's DRY sampler into the chain (after the penalties, before
     the final pick) when ``dry`` is given, and llama-cpp-python's own chain otherwise."""
-    from nanobot.agent import dry_sampler
     from nanobot.backends.base import Message
+    from nanobot.loop.agent import dry_sampler
 
     msgs = [Message(role="user", content="Say hello.")]
     dry = dry_sampler(load_settings().chat)

@@ -111,7 +111,7 @@ def test_hostile_schemas_leave_only_their_tools_out_and_fetch_nothing(home, tmp_
     (deep(40), "nested deeper than"),
 ])
 def test_schema_vetting_names_the_problem(schema, why):
-    from nanobot.errors import ToolError
+    from nanobot.base.errors import ToolError
     from nanobot.mcptools.tool import args_model
 
     with pytest.raises(ToolError, match=re.escape(why)):

@@ -18,10 +18,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.cli.chat import ChatUI
 from nanobot.config import load_settings
-from nanobot.events import ToolCall, ToolResult, TurnDone
+from nanobot.core.events import ToolCall, ToolResult, TurnDone
+from nanobot.loop.agent import Agent
 from nanobot.mcptools.feature import McpFeature
 from nanobot.mcptools.tool import McpTool
 from nanobot.tools.base import ToolContext

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from nanobot.config import load_settings
-from nanobot.events import TurnDone
+from nanobot.core.events import TurnDone
+from nanobot.core.transcript import read_transcript
 from nanobot.memory.retriever import HEADER
 from nanobot.runtime import build_agent
-from nanobot.session import read_transcript
 from nanobot.workspace import init_workspace
 
 pytestmark = pytest.mark.slow

@@ -50,7 +50,7 @@ def test_related_context_and_relevant_memory(home, embedder):
 
 
 def test_memory_add_is_not_an_outside_change(home, embedder):
-    from nanobot.written import load_written
+    from nanobot.base.written import load_written
 
     s = load_settings(home)
     init_workspace(s.workspace)

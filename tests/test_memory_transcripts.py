@@ -10,13 +10,13 @@ from datetime import UTC, datetime
 import pytest
 
 from nanobot.config import load_settings
-from nanobot.importer import import_sessions
-from nanobot.importfmt import ImportedMessage, ImportedSession
+from nanobot.core.transcript import Transcript
+from nanobot.importing.formats import ImportedMessage, ImportedSession
+from nanobot.importing.importer import import_sessions
 from nanobot.memory.retriever import MemoryRetriever
 from nanobot.memory.service import MemoryService
 from nanobot.memory.transcripts import ASSISTANT_WEIGHT, transcript_chunks
 from nanobot.observer.context import approx_tokens
-from nanobot.session import Transcript
 from nanobot.workspace import init_workspace
 
 pytestmark = pytest.mark.slow

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from nanobot.base.errors import ModelError
 from nanobot.catalogue.entries import CatalogueEntry
 from nanobot.catalogue.installer import install
 from nanobot.config import load_settings
-from nanobot.errors import ModelError
 from nanobot.models import resolve_model
 from tests.conftest import ROOT, cli_env
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from nanobot.agent import Agent
 from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
 from nanobot.observer.context import load_context
-from nanobot.observer.hooks import attach_observer
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.observation import ObservationDraft, ObservationPart
 from nanobot.observer.observer import write_part
 from nanobot.tools.base import ToolContext
@@ -38,7 +38,7 @@ def settings_for(home):
 def test_active_item_rules(home):
     s = settings_for(home)
     assert board_now(s.workspace) == ("", [])  # no board yet, and reading does not create one
-    assert not (s.workspace / "nanobot.db").exists()
+    assert not (s.workspace / "nanobot.base.db").exists()
     board(s, action="add", title="write the parser")
     board(s, action="add", title="write the docs")
     assert board_now(s.workspace) == ("write the parser", [])  # first open item

@@ -7,13 +7,13 @@ import sys
 import time
 from datetime import UTC, datetime
 
-from nanobot.agent import Agent
 from nanobot.config import load_settings
+from nanobot.core.transcript import list_transcripts, read_transcript
+from nanobot.loop.agent import Agent
 from nanobot.observer import observer as observer_mod
 from nanobot.observer.context import load_context
-from nanobot.observer.hooks import FALLBACK_NOTE, attach_observer
+from nanobot.observer.feature import FALLBACK_NOTE, attach_observer
 from nanobot.observer.observer import load_observation
-from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import init_workspace
 from tests.conftest import ROOT, cli_env, wait_reading_stdin
 from tests.housekeeping import wait_housekept

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
 from nanobot.observer.context import load_context
-from nanobot.observer.hooks import attach_observer
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.observer import fallback_draft, load_observation, observation_path
 from nanobot.workspace import init_workspace
 

@@ -5,11 +5,11 @@ pollute CONTEXT.md or MEMORY.md: only items whose quotes ground them in what the
 import json
 from datetime import datetime
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
 from nanobot.observer.evidence import ground
-from nanobot.observer.hooks import attach_observer
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.observation import GroundedDraft, Said
 from nanobot.observer.observer import INSTRUCTION, load_observation, observation_path
 from nanobot.observer.reflector import lexical_similarity, reflect

@@ -3,12 +3,12 @@
 import json
 from datetime import UTC, datetime
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.events import Notice
+from nanobot.core.events import Notice
+from nanobot.loop.agent import Agent
 from nanobot.observer import observer as observer_mod
-from nanobot.observer.hooks import FALLBACK_NOTE, attach_observer
+from nanobot.observer.feature import FALLBACK_NOTE, attach_observer
 from nanobot.observer.observer import fallback_draft, load_observation, observation_path
 from nanobot.workspace import init_workspace
 from tests.realmodel import (

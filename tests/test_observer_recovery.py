@@ -3,14 +3,14 @@ start notices the missing observation and writes it."""
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.housekeep import queued
+from nanobot.core.transcript import read_transcript
+from nanobot.housekeeping.housekeep import queued
+from nanobot.loop.agent import Agent
 from nanobot.observer import observer as observer_mod
-from nanobot.observer.hooks import attach_observer
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.observer import find_pending, load_observation, observation_path
-from nanobot.session import read_transcript
 from nanobot.workspace import init_workspace
 from tests.housekeeping import wait_housekept
 

@@ -5,11 +5,11 @@ import os
 import subprocess
 from datetime import datetime, timedelta
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
 from nanobot.observer.context import load_context
-from nanobot.observer.hooks import attach_observer
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.observation import Observation, ObservationDraft, ObservationPart
 from nanobot.workspace import init_workspace
 
@@ -107,7 +107,7 @@ def test_changed_outside_line_is_kept_with_short_paths_when_time_is_tight(home, 
         dirs.append(str(deep))
     settings = load_settings(observer={"project_dirs": dirs, "reflect_on_start": False})
     init_workspace(settings.workspace)
-    from nanobot.session import Transcript
+    from nanobot.core.transcript import Transcript
 
     past = datetime.now().astimezone() - timedelta(hours=3)
     t = Transcript.create(settings.sessions_dir, past, model="x")

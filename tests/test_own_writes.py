@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 from datetime import datetime, timedelta
 
+from nanobot.base.written import load_written
 from nanobot.config import load_settings
 from nanobot.observer.external import detect
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile
 from nanobot.tools.scratchpad import Scratchpad
-from nanobot.written import load_written
 
 
 def run(tool, ctx, **args):

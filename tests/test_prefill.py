@@ -8,10 +8,10 @@ import threading
 import numpy as np
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.base import Message
 from nanobot.config import load_settings
-from nanobot.prefill import known_prefix
+from nanobot.core.prefill import known_prefix
+from nanobot.loop.agent import Agent
 from nanobot.workspace import init_workspace
 
 LONG = " ".join(f"Point {i}: the parser keeps rows with quoted commas intact." for i in range(60))

@@ -3,7 +3,7 @@
 import json
 
 from nanobot.backends.base import Message
-from nanobot.prompt import RawSection, build_prompt, trim_to_budget
+from nanobot.core.prompt import RawSection, build_prompt, trim_to_budget
 
 
 def words(text: str) -> int:

@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.config import ModelSettings, load_settings
-from nanobot.events import TextDelta, ToolCall, TurnDone
+from nanobot.core.events import TextDelta, ToolCall, TurnDone
+from nanobot.core.transcript import list_transcripts, read_transcript
+from nanobot.loop.agent import Agent
 from nanobot.models import ResolvedModel
-from nanobot.observer.hooks import FALLBACK_NOTE, attach_observer
-from nanobot.session import list_transcripts, read_transcript
+from nanobot.observer.feature import FALLBACK_NOTE, attach_observer
 from nanobot.tools.feature import attach_tools
 from nanobot.workspace import init_workspace
 from tests.qwen import ENTRY, SKIP_REASON, qwen_path

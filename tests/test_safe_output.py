@@ -12,10 +12,10 @@ import pexpect
 import pytest
 
 from nanobot.backends.base import Generation
+from nanobot.base.safe_text import printable
 from nanobot.cli.chat import ChatUI
 from nanobot.config import load_settings
-from nanobot.events import Notice, TextDelta, ToolCall, ToolResult, TurnDone
-from nanobot.safe_text import printable
+from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.tools.base import ToolContext
 from nanobot.tools.cron import Cron
 from nanobot.tools.shell import Exec

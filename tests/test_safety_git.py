@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from nanobot.base.errors import ToolError
+from nanobot.base.gitsafe import git_cmd, git_env
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
-from nanobot.gitsafe import git_cmd, git_env
 from nanobot.observer.external import git_changes
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile
@@ -125,7 +125,7 @@ def test_nanobots_own_config_and_state_are_refused(home, tmp_path):
     settings = load_settings(home, tools={"roots": [str(home)]})  # even when home itself is a root
     settings.workspace.mkdir(parents=True)
     ctx = ToolContext(settings=settings)
-    for path in (str(home / "config.toml"), str(home / "state" / "x.json"), "nanobot.db", "nanobot.db-wal"):
+    for path in (str(home / "config.toml"), str(home / "state" / "x.json"), "nanobot.base.db", "nanobot.base.db-wal"):
         with pytest.raises(ToolError, match="refused: it is nanobot's own|refused: it is nanobot's cron"):
             WriteFile().run(WriteFile.Args(path=path, content="[tools]\nexec_allow = ['sh']\n"), ctx)
     assert not (home / "config.toml").exists()

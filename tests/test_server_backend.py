@@ -18,11 +18,11 @@ import httpx
 import pytest
 
 from nanobot.backends.llama import free_threads
+from nanobot.base.errors import ServerError
 from nanobot.config import load_settings
-from nanobot.errors import ServerError
-from nanobot.events import TextDelta, ToolCall, TurnDone
+from nanobot.core.events import TextDelta, ToolCall, TurnDone
+from nanobot.core.transcript import read_transcript
 from nanobot.runtime import build_agent, load_model
-from nanobot.session import read_transcript
 from nanobot.tools.grammar import decision_grammar
 from tests.conftest import suite_threads
 from tests.longreply import LongReplies

@@ -10,11 +10,11 @@ import time
 
 import pytest
 
+from nanobot.base.errors import ConfigError, ModelError, ServerError
 from nanobot.config import load_settings
-from nanobot.errors import ConfigError, ModelError, ServerError
-from nanobot.events import Notice, ToolCall, ToolResult
+from nanobot.core.events import Notice, ToolCall, ToolResult
+from nanobot.core.transcript import read_transcript
 from nanobot.runtime import build_agent, load_model
-from nanobot.session import read_transcript
 from tests.openai_fake import Cut, FakeOpenAI, Raw, Slow, Status, closed_port_url
 
 CONSTRAINTS = ("grammar", "response_format", "structured_outputs", "guided_json", "guided_choice", "guided_grammar")

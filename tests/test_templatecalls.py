@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.events import TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.core.events import TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.loop.agent import Agent
 from nanobot.tools.callgrammar import CLOSE, OPEN, parse_call
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.runner import validate

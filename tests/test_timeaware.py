@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.observer.hooks import attach_observer
+from nanobot.core.transcript import Transcript
+from nanobot.loop.agent import Agent
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.timeaware import HINTS, time_report
-from nanobot.session import Transcript
 from nanobot.workspace import init_workspace
 
 TZ = timezone(timedelta(hours=2))

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
+from nanobot.base.errors import ToolError
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
 from nanobot.tools.base import ToolContext
 from nanobot.tools.shell import Exec, allowed
 
@@ -73,9 +73,9 @@ def test_allow_list_matching():
 
 
 def test_interactive_chat_sets_the_confirm_seam_and_piped_does_not(home, monkeypatch):
-    from nanobot.agent import Agent
     from nanobot.backends.scripted import ScriptedModel
     from nanobot.cli.chat import ChatUI
+    from nanobot.loop.agent import Agent
 
     settings = load_settings(home)
     piped = Agent(settings, ScriptedModel([]))

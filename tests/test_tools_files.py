@@ -6,8 +6,8 @@ import os
 
 import pytest
 
+from nanobot.base.errors import ToolError
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, ListDir, ReadFile, WriteFile
 

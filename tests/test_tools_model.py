@@ -14,10 +14,10 @@ from datetime import datetime
 
 import pytest
 
-from nanobot.agent import Agent
+from nanobot.base.errors import ToolError
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
-from nanobot.events import ToolCall, ToolResult
+from nanobot.core.events import ToolCall, ToolResult
+from nanobot.loop.agent import Agent
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.grammar import CALL, REPLY
 from nanobot.tools.web import WebFetch, WebSearch

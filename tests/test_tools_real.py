@@ -14,10 +14,10 @@ from datetime import datetime
 import pytest
 from pydantic import Field, field_validator
 
-from nanobot.agent import Agent
 from nanobot.config import load_settings
-from nanobot.events import ToolCall, ToolResult, TurnDone
-from nanobot.session import read_transcript
+from nanobot.core.events import ToolCall, ToolResult, TurnDone
+from nanobot.core.transcript import read_transcript
+from nanobot.loop.agent import Agent
 from nanobot.tools.base import NoArgs, Tool, ToolArgs, ToolContext
 from nanobot.tools.grammar import CALL, args_grammar, literal, parse_decision
 from nanobot.tools.runner import ToolRunner, args_prefill

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.events import Notice, TextDelta, ToolCall, ToolResult, TurnDone
-from nanobot.session import read_transcript
+from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.core.transcript import read_transcript
+from nanobot.loop.agent import Agent
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.grammar import args_grammar, decision_grammar, parse_decision
 from nanobot.tools.registry import all_tools

@@ -7,12 +7,12 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.base import Message
 from nanobot.backends.scripted import ScriptedModel
+from nanobot.base.errors import ToolError
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
-from nanobot.events import Notice
+from nanobot.core.events import Notice
+from nanobot.loop.agent import Agent
 from nanobot.tools.base import ToolContext
 from nanobot.tools.cron import Cron, fire_due
 from nanobot.tools.feature import attach_tools
@@ -43,7 +43,7 @@ def test_task_board_persists_in_the_workspace_database(ctx):
     assert run(TaskBoard(), fresh, action="list") == "#2 [doing] write report\n#1 [todo] buy milk"
     run(TaskBoard(), fresh, action="remove", id=1)
     assert run(TaskBoard(), ctx, action="list") == "#2 [doing] write report"
-    assert (ctx.workspace / "nanobot.db").exists()
+    assert (ctx.workspace / "nanobot.base.db").exists()
     with pytest.raises(ToolError, match="no task #9"):
         run(TaskBoard(), ctx, action="update", id=9, status="done")
     with pytest.raises(ToolError, match="needs a title"):

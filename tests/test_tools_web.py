@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from nanobot.base.errors import ToolError
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
 from nanobot.tools.base import ToolContext
 from nanobot.tools.web import MAX_BYTES, WebFetch, WebSearch
 

@@ -1,14 +1,14 @@
-"""Honest ``-v`` (``nanobot/turntiming.py``): the time from Enter to the first visible token counts
+"""Honest ``-v`` (``nanobot/loop/turntiming.py``): the time from Enter to the first visible token counts
 the tool decision, the argument step and the tool itself, not only the final reply's own ttft."""
 
 from __future__ import annotations
 
 import time
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.events import TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.core.events import TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.loop.agent import Agent
 from nanobot.tools.runner import StepStats
 from nanobot.workspace import init_workspace
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import threading
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.observer.hooks import attach_observer
+from nanobot.loop.agent import Agent
+from nanobot.observer.feature import attach_observer
 from nanobot.observer.observer import observe_live
 from nanobot.observer.usernotes import HEADING, kind_of, merge_notes, note_user, notes_from
 from nanobot.workspace import init_workspace, visible_text

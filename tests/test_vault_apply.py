@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
 from nanobot.runtime import attach_features
 from nanobot.tools.base import ToolContext
 from nanobot.tools.knowledge import KnowledgeApply, KnowledgeRead

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
 from nanobot.runtime import attach_features
 from nanobot.vault import digest, ledger
 from nanobot.vault.ledger import LedgerEntry, ledger_path

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from nanobot.config import load_settings
-from nanobot.kvcache import KVCacheFeature, stable_prefix_tokens
+from nanobot.kvcache.feature import KVCacheFeature, stable_prefix_tokens
 from nanobot.runtime import build_agent
 from nanobot.vault.ledger import LedgerEntry, append
 from nanobot.workspace import init_workspace

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from nanobot.agent import Agent
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
 from nanobot.runtime import attach_features, load_model
 from nanobot.vault import fmcache
 from nanobot.vault.feature import VaultFeature

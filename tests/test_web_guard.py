@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from nanobot.base.errors import ToolError
 from nanobot.config import load_settings
-from nanobot.errors import ToolError
 from nanobot.tools import netguard
 from nanobot.tools.base import ToolContext
 from nanobot.tools.netguard import public

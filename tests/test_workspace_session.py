@@ -1,8 +1,8 @@
 import json
 from datetime import UTC
 
-from nanobot.atomic import append_line, atomic_write
-from nanobot.session import Transcript, read_transcript
+from nanobot.base.atomic import append_line, atomic_write
+from nanobot.core.transcript import Transcript, read_transcript
 from nanobot.workspace import init_workspace, visible_text
 
 

@@ -61,8 +61,8 @@ class Abilities(BaseModel):
     exact_tokens: bool = True  # count_tokens is the model's own tokenizer, not an approximation
     token_counting: str = "the model's own tokenizer (llama.cpp, in process)"
     state_save: bool = False  # llama.cpp state save/restore (the disk KV cache)
-    prefill: bool = False  # evaluates a known prefix while the user types (nanobot.prefill)
-    server: bool = False  # a model server: ``detect()`` probes what it can do (nanobot.remote)
+    prefill: bool = False  # evaluates a known prefix while the user types (nanobot.core.prefill)
+    server: bool = False  # a model server: ``detect()`` probes what it can do (nanobot.remote.feature)
 
 
 def abilities(model: object) -> Abilities:

@@ -19,9 +19,9 @@ from functools import lru_cache
 
 from nanobot.backends import sampling
 from nanobot.backends.base import Abilities, Generation, Message
+from nanobot.base.cores import default_threads, free_threads  # noqa: F401 (re-exported)
+from nanobot.base.errors import MissingDependency, ModelError
 from nanobot.config import KV_TYPES, ModelSettings
-from nanobot.cores import default_threads, free_threads  # noqa: F401 (re-exported)
-from nanobot.errors import MissingDependency, ModelError
 from nanobot.models import ResolvedModel
 
 CHATML = (

@@ -29,7 +29,7 @@ from nanobot.backends.wire import (
     probe,
     roots,
 )
-from nanobot.errors import ModelError, ServerError
+from nanobot.base.errors import ModelError, ServerError
 from nanobot.models import ResolvedModel
 
 

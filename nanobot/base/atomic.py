@@ -80,7 +80,9 @@ def _umask() -> int:
 
 
 def _regular(fd: int, path: Path) -> None:
-    from nanobot.regular import check_regular  # a FIFO or device as a log: a clear error, no hang
+    from nanobot.base.regular import (
+        check_regular,  # a FIFO or device as a log: a clear error, no hang
+    )
 
     check_regular(fd, path)
 

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 from types import ModuleType
 
-from nanobot.errors import MissingDependency, WorkspaceError
+from nanobot.base.errors import MissingDependency, WorkspaceError
 
 BUSY_TIMEOUT_MS = 10_000
 

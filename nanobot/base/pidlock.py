@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from nanobot.errors import NanobotError
+from nanobot.base.errors import NanobotError
 
 
 class AlreadyRunning(NanobotError):

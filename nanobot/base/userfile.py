@@ -20,10 +20,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from nanobot import faults
-from nanobot.atomic import atomic_write
-from nanobot.errors import WorkspaceError
-from nanobot.regular import read_regular
+from nanobot.base import faults
+from nanobot.base.atomic import atomic_write
+from nanobot.base.errors import WorkspaceError
+from nanobot.base.regular import read_regular
 
 
 def _read(path: Path) -> bytes | None:

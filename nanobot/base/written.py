@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from nanobot.atomic import atomic_write
-from nanobot.regular import read_regular
+from nanobot.base.atomic import atomic_write
+from nanobot.base.regular import read_regular
 
 _lock = threading.Lock()
 

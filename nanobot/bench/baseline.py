@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nanobot.prompt import SEPARATOR
+from nanobot.core.prompt import SEPARATOR
 from nanobot.workspace import read_text, visible_text
 
 

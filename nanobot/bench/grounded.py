@@ -5,7 +5,7 @@ Each session is a few (user, assistant) turns, the facts the user stated (each a
 MEMORY.md line must all contain to count as captured) and a task. ``replay`` writes the transcript and
 history as a chat would have, ``score`` checks every line the observer wrote into CONTEXT.md (Now,
 Recent) and every line the reflector wrote into MEMORY.md against the user's words with
-``nanobot.grounding.check``: a line is grounded when its evidence quote (from the observation part)
+``nanobot.core.grounding.check``: a line is grounded when its evidence quote (from the observation part)
 occurs in what the user typed and the line shares content with it. Shared by tests and
 bench/grounding_bench.py.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from nanobot.backends.base import Message
-from nanobot.grounding import check
+from nanobot.core.grounding import check
 from nanobot.observer.context import load_context
 from nanobot.observer.observation import ObservationPart
 from nanobot.observer.observer import INSTRUCTION, load_observation, observation_path

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from nanobot.backends.base import Generation, Message
 from nanobot.backends.llama import LlamaBackend
+from nanobot.base.errors import ModelError
 from nanobot.bench import synthetic
 from nanobot.bench.baseline import FullDump, build_full_dump
 from nanobot.bench.figures import (
@@ -46,9 +47,8 @@ from nanobot.bench.figures import (
 )
 from nanobot.bench.speed import measure_variant, variant_plan
 from nanobot.config import ModelSettings, Settings
-from nanobot.errors import ModelError
-from nanobot.features import Feature
-from nanobot.kvcache import KVCache, KVCacheFeature, stable_prefix_tokens
+from nanobot.core.features import Feature
+from nanobot.kvcache.feature import KVCache, KVCacheFeature, stable_prefix_tokens
 from nanobot.models import ResolvedModel, bundled_model_path, resolve_model
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -193,13 +193,13 @@ class _StaticBlock(Feature):
 def _ensure_retriever(agent) -> str:
     """The memory feature's retriever if attached, else a budget-sized stand-in (so the lean
     prompt is never flattered by sending no memory at all)."""
-    from nanobot.memory.hook import MemoryFeature
+    from nanobot.memory.feature import MemoryFeature
 
     if agent.feature(MemoryFeature) is not None:
         return "retrieved"
     budget = agent.settings.prompt.memory
     facts = [ln for ln in (agent.workspace / "MEMORY.md").read_text().splitlines() if ln.startswith("- ")]
-    from nanobot.prompt import trim_to_budget
+    from nanobot.core.prompt import trim_to_budget
 
     block = trim_to_budget("\n".join(facts), budget, agent.model.count_tokens)
     agent.add_feature(_StaticBlock(block))

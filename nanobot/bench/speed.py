@@ -11,8 +11,8 @@ import time
 from dataclasses import replace
 
 from nanobot.backends.llama import LlamaBackend
+from nanobot.base.errors import NanobotError
 from nanobot.bench.figures import Variant, stat
-from nanobot.errors import NanobotError
 from nanobot.models import ResolvedModel
 
 

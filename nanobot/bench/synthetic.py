@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from nanobot.errors import MissingDependency, ModelError
+from nanobot.base.errors import MissingDependency, ModelError
 
 SYNTHETIC_LABEL = "SYNTHETIC 3B (Llama-3.2-3B shapes, Q4_K_M mix, random weights; SmolLM2 tokenizer padded to 128256)"
 FILE_NAME = "synthetic-llama3.2-3b-q4_k_m-v1.gguf"
@@ -46,7 +46,7 @@ def synthetic_path(cache_dir: Path) -> Path:
 
 def ensure_synthetic_3b(cache_dir: Path, tokenizer_gguf: Path, progress: Progress | None = None) -> Path:
     """The cached synthetic 3B GGUF, built on first use from ``tokenizer_gguf``'s tokenizer."""
-    from nanobot.atomic import _fsync_dir
+    from nanobot.base.atomic import _fsync_dir
 
     path = synthetic_path(cache_dir)
     if path.exists():

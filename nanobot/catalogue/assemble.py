@@ -16,10 +16,10 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from nanobot import faults
-from nanobot.atomic import _fsync_dir
+from nanobot.base import faults
+from nanobot.base.atomic import _fsync_dir
+from nanobot.base.errors import ModelError
 from nanobot.catalogue.entries import CatalogueEntry
-from nanobot.errors import ModelError
 
 CHUNK = 1 << 20
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nanobot.base.errors import ConfigError
+from nanobot.base.userfile import update_user_file
 from nanobot.catalogue.entries import CatalogueEntry
-from nanobot.errors import ConfigError
-from nanobot.userfile import update_user_file
 
 
 def has_model(text: str, name: str) -> bool:

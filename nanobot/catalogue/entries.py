@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from nanobot.errors import ModelError
+from nanobot.base.errors import ModelError
 
 
 class CatalogueEntry(BaseModel):

@@ -9,8 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from nanobot.base.errors import ModelError
 from nanobot.catalogue.entries import CatalogueEntry
-from nanobot.errors import ModelError
 
 
 def packages_line(entry: CatalogueEntry) -> str:

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from nanobot.base.errors import ModelError
+from nanobot.base.userfile import file_lock
 from nanobot.catalogue.assemble import assemble, file_sha256
 from nanobot.catalogue.configfile import add_model
 from nanobot.catalogue.entries import CATALOGUE, CatalogueEntry, entry
 from nanobot.catalogue.fetch import download
 from nanobot.config import Settings
-from nanobot.errors import ModelError
-from nanobot.userfile import file_lock
 
 
 class Reporter(Protocol):

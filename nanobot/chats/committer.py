@@ -1,6 +1,6 @@
 """Pass C, the committer: render the reviewed file newest first, within its byte cap, and write it.
 
-The write goes through ``nanobot.userfile.update_user_file`` (lock, atomic rename, compare-and-retry):
+The write goes through ``nanobot.base.userfile.update_user_file`` (lock, atomic rename, compare-and-retry):
 the hand lines are taken from the file as it is at that moment, so a line the user adds while the
 model runs is kept too. A crash at any point before the rename leaves the previous file as it was.
 """
@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from nanobot.base.userfile import update_user_file
 from nanobot.chats.contextfile import ContextFile, Item, render_capped
-from nanobot.userfile import update_user_file
 
 
 class Commit(BaseModel):

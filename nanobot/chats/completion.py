@@ -20,7 +20,7 @@ import re
 from datetime import datetime
 
 from nanobot.chats.messages import ChatMessage
-from nanobot.grounding import content_words, support
+from nanobot.core.grounding import content_words, support
 
 DONE = re.compile(r"\b(done|finished|completed|complete|sent|shipped|fixed|merged|resolved|closed|paid|"
                   r"submitted|booked|delivered|deployed|released|published|cancell?ed|canceled|handled|"

@@ -20,8 +20,8 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nanobot import faults
 from nanobot.backends.base import ChatModel
+from nanobot.base import faults
 from nanobot.chats import committer
 from nanobot.chats.contextfile import ContextFile, Item
 from nanobot.chats.messages import chat_messages

@@ -23,9 +23,9 @@ from nanobot.chats.store import (
     context_path,
     register_session,
 )
-from nanobot.features import Feature
-from nanobot.intents import TranscriptMeta
-from nanobot.prompt import RawSection
+from nanobot.core.features import Feature
+from nanobot.core.intents import TranscriptMeta
+from nanobot.core.prompt import RawSection
 from nanobot.workspace import PROMPT_READ_MAX, read_text
 
 ORDER = 45

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from nanobot.session import read_transcript
+from nanobot.core.transcript import read_transcript
 
 USER, ASSISTANT = "User", "Assistant"
 

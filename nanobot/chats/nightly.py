@@ -19,11 +19,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel
+from nanobot.base.atomic import atomic_write
+from nanobot.base.regular import read_regular
 from nanobot.chats.store import chats_dir, list_chats, pending
 from nanobot.config import Settings
-from nanobot.regular import read_regular
 
 
 def last_slot(now: datetime, at: str) -> datetime:

@@ -1,6 +1,6 @@
 """Pass B, the reviewer, in code: which suggestions reach the file, and what the file keeps.
 
-1. Each suggestion's quote must occur in the window the model read (``nanobot.grounding.check``:
+1. Each suggestion's quote must occur in the window the model read (``nanobot.core.grounding.check``:
    whitespace, case and edge punctuation normalised; the item must share content with its quote and
    not repeat the instructions), and in a *user's* message: a quote found only in the assistant's
    words drops the item (the team's notes are what people said). A fabricated or paraphrased quote
@@ -27,7 +27,7 @@ from nanobot.chats import completion
 from nanobot.chats.contextfile import ContextFile, Item
 from nanobot.chats.messages import ChatMessage
 from nanobot.chats.suggester import CATEGORY, INSTRUCTION, Suggestion, Window
-from nanobot.grounding import check, normalise, quote_found, support
+from nanobot.core.grounding import check, normalise, quote_found, support
 
 Similarity = Callable[[list[str], list[str]], list[list[float]]]
 

@@ -3,7 +3,7 @@
 ``chat.json`` says which sessions belong to the chat, who spoke (group chats have more than one
 speaker), when it was last active and last consolidated. It is nanobot's own file, rewritten under a
 lock (two chat windows on one chat both register their sessions). The messages themselves stay in the
-session transcripts (``nanobot/session.py``), where a user message carries its ``speaker``.
+session transcripts (``nanobot/core/transcript.py``), where a user message carries its ``speaker``.
 
 >>> check_chat_id("team-42")
 'team-42'
@@ -18,10 +18,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from nanobot.atomic import atomic_write
-from nanobot.errors import NanobotError
-from nanobot.regular import read_regular
-from nanobot.userfile import file_lock
+from nanobot.base.atomic import atomic_write
+from nanobot.base.errors import NanobotError
+from nanobot.base.regular import read_regular
+from nanobot.base.userfile import file_lock
 
 DEFAULT_CHAT = "local"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

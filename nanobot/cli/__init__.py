@@ -13,9 +13,9 @@ import sys
 
 import typer
 
-from nanobot.decode import NOTICE, scrub
-from nanobot.errors import NanobotError, StorageError
-from nanobot.safe_text import printable
+from nanobot.base.decode import NOTICE, scrub
+from nanobot.base.errors import NanobotError, StorageError
+from nanobot.base.safe_text import printable
 
 app = typer.Typer(
     name="nanobot", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -76,7 +76,7 @@ def _scrub_argv() -> None:
 
 def _finish_background() -> None:
     """Let background jobs (indexing, reflection) finish: exiting under them aborts the process."""
-    from nanobot import background
+    from nanobot.base import background
 
     if background.pending():
         if sys.stderr.isatty():

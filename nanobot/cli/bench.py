@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from nanobot.atomic import atomic_write
+from nanobot.base.atomic import atomic_write
 from nanobot.bench.figures import BenchResult
 from nanobot.bench.figures import fmt_stat as _s
 from nanobot.cli.term import console

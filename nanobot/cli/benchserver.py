@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from nanobot.atomic import atomic_write
+from nanobot.base.atomic import atomic_write
 from nanobot.bench.figures import Stat, fmt_stat
 from nanobot.bench.server import ServerBench, run_server_bench
 from nanobot.cli.term import console

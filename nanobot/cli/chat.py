@@ -1,7 +1,7 @@
 """``nanobot chat``: interactive on a terminal, one message per line when piped.
 
 Everything that comes from the model, a tool, a file or a web page is printed as plain text (never
-Rich markup) with control characters made visible (``nanobot/safe_text.py``).
+Rich markup) with control characters made visible (``nanobot/base/safe_text.py``).
 """
 
 from __future__ import annotations
@@ -13,21 +13,21 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from nanobot import foreground
+from nanobot.base import foreground
+from nanobot.base.decode import NOTICE, scrub
+from nanobot.base.errors import NanobotError, StorageError
+from nanobot.base.regular import read_regular
+from nanobot.base.safe_text import printable
 from nanobot.cli import signals
 from nanobot.cli.loading import Loading
 from nanobot.cli.signals import SessionSignal
 from nanobot.cli.term import console
 from nanobot.config import load_settings
 from nanobot.configfile import write_default
-from nanobot.decode import NOTICE, scrub
-from nanobot.errors import NanobotError, StorageError
-from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
-from nanobot.regular import read_regular
-from nanobot.safe_text import printable
+from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 
 if TYPE_CHECKING:  # pragma: no cover - the agent's modules load behind the prompt (cli/loading.py)
-    from nanobot.agent import Agent
+    from nanobot.loop.agent import Agent
 
 HELP = """Commands:
   /help            this help
@@ -128,7 +128,7 @@ class ChatUI:
 
     # -- input -------------------------------------------------------------------------------
     def lines(self) -> Iterator[str]:
-        if not self.interactive:  # one bad byte must not end the chat (see nanobot.decode)
+        if not self.interactive:  # one bad byte must not end the chat (see nanobot.base.decode)
             if hasattr(sys.stdin, "reconfigure"):
                 sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
             warned = False
@@ -367,7 +367,7 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
 
 def build_chat(settings, model: str | None, interactive: bool, chat_id: str, speaker: str | None,
                coding_session: str = "") -> Agent:
-    from nanobot import faults
+    from nanobot.base import faults
     from nanobot.runtime import build_agent, load_model
 
     faults.point("model-load")
@@ -380,7 +380,7 @@ def leave(code: int) -> None:
     background work that only derives data (the memory index, the embedder warming) is abandoned
     (it is redone at the next start), the rest is waited for, and the interpreter's teardown (freeing
     the model, its KV cache and every module) is skipped."""
-    from nanobot import background
+    from nanobot.base import background
 
     background.join_all(derived=False)
     for stream in (sys.stdout, sys.stderr):

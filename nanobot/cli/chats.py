@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import typer
 
+from nanobot.base.safe_text import printable
 from nanobot.chats.store import list_chats
 from nanobot.cli.term import console
 from nanobot.config import load_settings
-from nanobot.safe_text import printable
 
 
 def register(app: typer.Typer) -> None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 
+from nanobot.base.safe_text import printable
 from nanobot.chats.consolidate import Report, consolidate, pending_chats
 from nanobot.chats.store import ChatError, check_chat_id, load_chat
 from nanobot.cli.term import console
 from nanobot.config import load_settings
 from nanobot.runtime import load_model
-from nanobot.safe_text import printable
 
 
 def register(app: typer.Typer) -> None:

@@ -1,7 +1,7 @@
-"""``nanobot daemon``: the one long-running process for scheduled work (``nanobot/scheduler.py``).
+"""``nanobot daemon``: the one long-running process for scheduled work (``nanobot/housekeeping/scheduler.py``).
 
 Foreground; one log line per job run on stdout; SIGTERM / SIGINT let the current job finish, then
-exit 0; one copy per NANOBOT_HOME (``nanobot/pidlock.py``: a second one exits 2 naming the pid).
+exit 0; one copy per NANOBOT_HOME (``nanobot/base/pidlock.py``: a second one exits 2 naming the pid).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from datetime import datetime
 
 import typer
 
+from nanobot.base.pidlock import acquire
 from nanobot.cli.term import echo
 from nanobot.config import load_settings
-from nanobot.pidlock import acquire
-from nanobot.scheduler import JOBS, run_due
+from nanobot.housekeeping.scheduler import JOBS, run_due
 from nanobot.workspace import init_workspace
 
 

@@ -1,4 +1,4 @@
-"""``nanobot housekeep``: the detached child a chat starts at exit (``nanobot/housekeep.py``).
+"""``nanobot housekeep``: the detached child a chat starts at exit (``nanobot/housekeeping/housekeep.py``).
 
 Not meant to be typed: it observes the queued sessions, recovers past ones, reflects when due, and
 logs one line per step (the chat sends its output to ``$NANOBOT_HOME/logs/housekeep.log``).
@@ -10,9 +10,9 @@ from datetime import datetime
 
 import typer
 
+from nanobot.base.safe_text import printable
 from nanobot.cli.term import echo
 from nanobot.config import load_settings
-from nanobot.safe_text import printable
 
 
 def register(app: typer.Typer) -> None:
@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
         reflect: bool = typer.Option(False, "--reflect", help="Reflect into MEMORY.md when due."),
     ) -> None:
         """Observe queued sessions, recover past ones, reflect when due (low priority, one at a time)."""
-        from nanobot.housekeep import work
+        from nanobot.housekeeping.housekeep import work
 
         settings = load_settings()
 

@@ -1,6 +1,6 @@
 """``nanobot import FILE``: bring a conversation history from another assistant into sessions.
 
-Formats (``nanobot/importfmt.py``): OpenAI-style message lists as JSON or JSONL, and a simple text
+Formats (``nanobot/importing/formats.py``): OpenAI-style message lists as JSON or JSONL, and a simple text
 format (``## 2026-03-01 10:00`` starts a session, ``user: ...`` / ``assistant: ...`` lines). All
 sessions are written or none; memory then finds them as past conversations.
 """
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import typer
 
+from nanobot.base.safe_text import printable
 from nanobot.config import load_settings
-from nanobot.safe_text import printable
 
 
 def register(app: typer.Typer) -> None:
@@ -23,8 +23,8 @@ def register(app: typer.Typer) -> None:
                                              "(a few per session end, or all at `nanobot reflect`); slow for many.")) -> None:
         """Import conversations (with their dates) as sessions: JSON/JSONL message lists or the text format
         ('## 2026-03-01 10:00', then 'user: ...' / 'assistant: ...' lines)."""
-        from nanobot.importer import import_file
-        from nanobot.importfile import parse_file
+        from nanobot.importing.detect import parse_file
+        from nanobot.importing.importer import import_file
 
         if dry_run:
             sessions = parse_file(path)

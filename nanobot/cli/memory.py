@@ -8,11 +8,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from nanobot.base.errors import ConfigError
+from nanobot.base.safe_text import printable
 from nanobot.cli.term import console, echo
 from nanobot.config import load_settings
-from nanobot.errors import ConfigError
 from nanobot.memory.service import MemoryService, get_service
-from nanobot.safe_text import printable
 from nanobot.workspace import init_workspace
 
 memory_app = typer.Typer(help="Search and maintain the memory index (MEMORY.md, observations/, knowledge/, past sessions).",

@@ -9,10 +9,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from nanobot.base.safe_text import printable
 from nanobot.cli.term import console, echo
-from nanobot.promptreport import prompt_report  # noqa: F401 - /prompt in the chat imports it here
+from nanobot.loop.promptreport import prompt_report  # noqa: F401 - /prompt in the chat imports it here
 from nanobot.runtime import open_agent
-from nanobot.safe_text import printable
 
 
 def render_report(data: dict, console: Console) -> None:

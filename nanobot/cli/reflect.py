@@ -7,11 +7,11 @@ from datetime import datetime
 
 import typer
 
+from nanobot.base.safe_text import printable
 from nanobot.cli.term import console, echo
 from nanobot.config import load_settings
 from nanobot.observer.catchup import catch_up
 from nanobot.runtime import load_model
-from nanobot.safe_text import printable
 from nanobot.workspace import init_workspace
 
 

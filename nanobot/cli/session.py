@@ -12,12 +12,12 @@ from pathlib import Path
 
 import typer
 
+from nanobot.base.safe_text import printable
 from nanobot.cli.chat import run_chat
 from nanobot.cli.term import console
 from nanobot.coding import store
 from nanobot.coding.session import CodingSession
 from nanobot.config import load_settings
-from nanobot.safe_text import printable
 
 PATH = typer.Option(Path("."), "--path", "-C", help="The repository (default: the current directory).")
 MODEL = typer.Option(None, "--model", "-m", help="Model name or .gguf path.")

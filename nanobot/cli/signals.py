@@ -15,7 +15,7 @@ import signal
 import threading
 from collections.abc import Callable
 
-from nanobot import interruptible
+from nanobot.base import interruptible
 
 REASONS = {signal.SIGHUP: "hangup", signal.SIGTERM: "terminate"}
 SOFT_S = 20.0  # the observer's model may run this long after the signal

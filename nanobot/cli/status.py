@@ -9,9 +9,9 @@ from datetime import datetime
 
 import typer
 
+from nanobot.base.safe_text import printable
 from nanobot.cli.term import echo
 from nanobot.config import load_settings
-from nanobot.safe_text import printable
 
 
 def register(app: typer.Typer) -> None:
@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
     def status(as_json: bool = typer.Option(False, "--json", help="Print the status as JSON.")) -> None:
         """Show pending and running background work (observations, reflection)."""
         from nanobot.chats.nightly import chat_status
-        from nanobot.housekeep import report
+        from nanobot.housekeeping.housekeep import report
 
         settings = load_settings()
         st = report(settings)

@@ -18,7 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from nanobot.safe_text import printable
+from nanobot.base.safe_text import printable
 
 
 def _clean(obj: Any) -> Any:

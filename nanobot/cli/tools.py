@@ -18,10 +18,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from nanobot.base.errors import ConfigError
+from nanobot.base.safe_text import printable
 from nanobot.cli.term import console, echo
 from nanobot.config import Settings, load_settings
-from nanobot.errors import ConfigError
-from nanobot.safe_text import printable
 from nanobot.tools.base import ToolContext
 from nanobot.tools.runner import execute, validate
 from nanobot.workspace import init_workspace

@@ -8,9 +8,9 @@ from datetime import datetime
 
 import typer
 
+from nanobot.base.safe_text import printable
 from nanobot.cli.term import echo
 from nanobot.config import Settings, load_settings
-from nanobot.safe_text import printable
 from nanobot.workspace import init_workspace
 
 vault_app = typer.Typer(help="The knowledge vault: table of contents, recent changes, summary checks.",

@@ -1,5 +1,5 @@
 """What a checkpoint verifies before it commits the working copy: every changed Python file still
-parses (``nanobot.pysyntax``), and the project's tests pass when ``[coding] test_command`` is set.
+parses (``nanobot.base.pysyntax``), and the project's tests pass when ``[coding] test_command`` is set.
 
 ``check_working_copy(vcs, settings)`` returns None when the change may be committed, else one line
 naming the file and line (or the failing test command and its last output line). A checkpoint that
@@ -13,7 +13,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from nanobot.pysyntax import is_python, syntax_error
+from nanobot.base.pysyntax import is_python, syntax_error
 
 
 def changed_python(vcs) -> list[Path]:

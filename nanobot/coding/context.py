@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from nanobot.coding.session import CodingSession
-from nanobot.prompt import trim_to_budget
+from nanobot.core.prompt import trim_to_budget
 
 DESCRIPTION_SHARE = 0.35  # of the budget, at most, for each of the two descriptions
 

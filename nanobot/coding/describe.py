@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field, ValidationError
 
-from nanobot.scripts import foreign, scripts_of
+from nanobot.base.scripts import foreign, scripts_of
 
 LISTS = {"done": "Done", "decisions": "Key decisions", "left": "Left to do", "questions": "Open questions"}
 NONE = "(none)"
@@ -62,7 +62,7 @@ class Description(DescriptionDraft):
     def with_draft(self, draft: DescriptionDraft, user_text: str = "") -> Description:
         """The task and tag kept, the lists from ``draft``: cleaned, no item in two lists (an item
         both done and left to do is done), no item in a script the user never wrote in
-        (``user_text``: the user's messages; ``nanobot.scripts``); ``done`` and ``decisions`` keep
+        (``user_text``: the user's messages; ``nanobot.base.scripts``); ``done`` and ``decisions`` keep
         the items already there (new ones after)."""
         allowed = scripts_of(user_text)
         seen: set[str] = set()

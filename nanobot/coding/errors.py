@@ -6,7 +6,7 @@ all import it without importing each other.
 
 from __future__ import annotations
 
-from nanobot.errors import NanobotError
+from nanobot.base.errors import NanobotError
 
 
 class CodingError(NanobotError):

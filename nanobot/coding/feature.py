@@ -22,10 +22,10 @@ from nanobot.coding.rewriter import Rewriter
 from nanobot.coding.session import CodingSession
 from nanobot.coding.tools import DescribeChange, NewChange, QueryAncestor
 from nanobot.coding.vcs import CodingError
-from nanobot.events import Notice
-from nanobot.features import Feature
-from nanobot.intents import FreshContext, PrefillOff
-from nanobot.prompt import RawSection
+from nanobot.core.events import Notice
+from nanobot.core.features import Feature
+from nanobot.core.intents import FreshContext, PrefillOff
+from nanobot.core.prompt import RawSection
 
 ORDER = 50  # after CONTEXT (40), before the volatile Time (90)
 

@@ -4,7 +4,7 @@ The session's current change is ``HEAD``, a commit carrying ``Change-Id: I...``;
 the working tree into it (``git add -A`` then ``commit --amend``: everything not ignored, like jj's
 snapshot) and commits a new empty change on top; describe rewrites only HEAD's message. A change is
 found by its trailer among the commits reachable from any ref (what jj calls visible), so amend,
-rebase and squash keep it. Every command goes through ``nanobot.gitsafe`` (no repository fsmonitor,
+rebase and squash keep it. Every command goes through ``nanobot.base.gitsafe`` (no repository fsmonitor,
 hooks, pager, signing or filter/diff drivers) and passes ``--no-ext-diff --no-textconv`` to diffs.
 """
 
@@ -15,9 +15,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from nanobot.base.gitsafe import run_git
 from nanobot.coding.changeid import ids_in, new_id, with_trailer, without_trailer
 from nanobot.coding.errors import CodingError
-from nanobot.gitsafe import run_git
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 DIFF = ("--no-ext-diff", "--no-textconv", "--no-color")

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import threading
 
-from nanobot import background
 from nanobot.backends.base import Message
+from nanobot.base import background
 from nanobot.coding.describe import draft_grammar, fit, parse, parse_draft, render
 from nanobot.coding.session import CodingSession
 

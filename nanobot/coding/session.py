@@ -16,7 +16,7 @@ from nanobot.coding.check import check_working_copy
 from nanobot.coding.describe import Description, parse, render
 from nanobot.coding.store import SessionMeta
 from nanobot.coding.vcs import VCS, CodingError, open_vcs
-from nanobot.session import Record
+from nanobot.core.transcript import Record
 
 FIRST = "(first change of this session: no parent description to hand off)"
 

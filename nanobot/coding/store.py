@@ -15,12 +15,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from nanobot.atomic import atomic_write
+from nanobot.base.atomic import atomic_write
+from nanobot.base.confine import safe_id
+from nanobot.base.regular import read_regular
+from nanobot.base.userfile import file_lock
 from nanobot.coding.vcs import CodingError
-from nanobot.confine import safe_id
-from nanobot.regular import read_regular
-from nanobot.session import Record, Transcript, read_transcript
-from nanobot.userfile import file_lock
+from nanobot.core.transcript import Record, Transcript, read_transcript
 
 
 class SessionMeta(BaseModel):

@@ -9,9 +9,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nanobot.base.errors import ToolError
 from nanobot.coding.query import query
 from nanobot.coding.vcs import CodingError
-from nanobot.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 
 

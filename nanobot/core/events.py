@@ -40,7 +40,7 @@ class TurnDone(BaseModel):
     reply: str
     generation: Generation  # figures of the final model call of the turn
     interrupted: bool = False
-    timing: Any = None  # nanobot.turntiming.TurnTiming: Enter -> first token, tool steps, total
+    timing: Any = None  # nanobot.loop.turntiming.TurnTiming: Enter -> first token, tool steps, total
 
 
 Event = TextDelta | ToolCall | ToolResult | Notice | TurnDone

@@ -16,7 +16,7 @@ A feature subclasses ``Feature`` and overrides what it contributes; everything i
 - Lifecycle hooks, each returning events (or None): ``on_session_start(agent)``,
   ``on_turn_start(agent)``, ``on_context_pressure(agent, used_tokens)`` (before history is trimmed),
   ``on_turn_end(agent, done)``, ``on_session_end(agent, reason)``.
-- A hook never assigns to the Agent: it returns an intent among its events (``nanobot.intents``:
+- A hook never assigns to the Agent: it returns an intent among its events (``nanobot.core.intents``:
   ``FreshContext`` with the history to start over from, ``TranscriptMeta``, ``PrefillOff``) and the
   Agent applies it (``tests/test_imports.py`` fails on ``agent.x = …`` in a feature).
 - ``release_model(agent)``: a feature that uses ``agent.model`` in the background (the coding
@@ -38,21 +38,21 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from nanobot.events import Event, TurnDone
-from nanobot.prompt import RawSection
+from nanobot.core.events import Event, TurnDone
+from nanobot.core.prompt import RawSection
 
 if TYPE_CHECKING:  # pragma: no cover
     from nanobot.backends.base import ChatModel, Generation, Message
     from nanobot.config import Settings
-    from nanobot.prefill import Prefill
-    from nanobot.prompt import BuiltPrompt
-    from nanobot.session import Transcript
+    from nanobot.core.prefill import Prefill
+    from nanobot.core.prompt import BuiltPrompt
+    from nanobot.core.transcript import Transcript
 
 F = TypeVar("F", bound="Feature")
 
 
 class Agent(Protocol):
-    """The view of the Agent a feature's hooks get (``nanobot.agent.Agent`` implements it).
+    """The view of the Agent a feature's hooks get (``nanobot.loop.agent.Agent`` implements it).
 
     Declared here, not imported, so the contract does not depend on the class that uses it.
     """

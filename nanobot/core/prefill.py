@@ -25,8 +25,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from nanobot import background
 from nanobot.backends.base import Message, abilities
+from nanobot.base import background
 
 PROBES = ("a", "Z 1", "\n")  # user contents whose renderings share exactly the fixed prefix
 DEBOUNCE_S = 0.15  # a draft is prefilled once typing pauses this long

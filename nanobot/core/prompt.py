@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
-from nanobot.fitting import most_that_fits
+from nanobot.core.fitting import most_that_fits
 
 Counter = Callable[[str], int]
 SEPARATOR = "\n\n"
@@ -35,7 +35,7 @@ class RawSection(BaseModel):
     budget: int
     stable: bool = True
     header: str = ""  # e.g. "## About the user"; counted as part of the section
-    order: int = 50  # position in the prompt (lower first); see nanobot.sections for the core's
+    order: int = 50  # position in the prompt (lower first); see nanobot.loop.sections for the core's
     replace: bool = False  # merging: take over a same-name section instead of adding lines to it
 
 

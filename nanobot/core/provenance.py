@@ -1,7 +1,7 @@
 """Where the conversation's text came from: what the user typed, what the runtime retrieved (memory
 blocks, the system prompt's Context), what a tool showed. The Agent keeps one per session
-(``Agent.provenance``); the call policy (``nanobot.callpolicy``) and the reply checks
-(``nanobot.replycheck``) read it.
+(``Agent.provenance``); the call policy (``nanobot.loop.callpolicy``) and the reply checks
+(``nanobot.loop.replycheck``) read it.
 
 >>> p = Provenance()
 >>> p.said.append("fix greet.py please"); p.retrieved.append("- greet.py prints hi (observations/x.md:1)")

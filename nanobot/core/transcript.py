@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from nanobot import faults
-from nanobot.atomic import append_line
-from nanobot.decode import scrub
-from nanobot.errors import StorageError
-from nanobot.regular import read_regular
+from nanobot.base import faults
+from nanobot.base.atomic import append_line
+from nanobot.base.decode import scrub
+from nanobot.base.errors import StorageError
+from nanobot.base.regular import read_regular
 
 
 class Record(BaseModel):

@@ -5,7 +5,7 @@ At the end of a chat the observer writes a job file, ``$NANOBOT_HOME/housekeep/<
 session as the model saw it (system prompt, history, turns, times, model file). ``spawn`` starts
 ``python -m nanobot housekeep`` in a new session (a closed terminal does not stop it), stdin closed,
 output appended to ``$NANOBOT_HOME/logs/housekeep.log``, and returns at once. ``work`` (the child)
-runs at idle CPU priority and yields to a busy chat (``nanobot/foreground.py``), queues on ``housekeep.lock`` (``nanobot/pidlock.py``) behind a running one, then
+runs at idle CPU priority and yields to a busy chat (``nanobot/base/foreground.py``), queues on ``housekeep.lock`` (``nanobot/base/pidlock.py``) behind a running one, then
 observes every job file (the stable system-prompt prefix restored from the disk KV cache, so only
 the history is evaluated), deleting each only after its observation is written; then up to
 ``observer.recover_max`` past sessions that have no observation; then, for a child a session start
@@ -25,8 +25,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from nanobot import foreground, pidlock
 from nanobot.backends.base import abilities
+from nanobot.base import foreground, pidlock
+from nanobot.base.regular import read_regular, tail_lines
 from nanobot.observer.handoff import (  # noqa: F401 - the queue's names, as callers knew them here
     JOB_MAX,
     LOCK,
@@ -39,7 +40,6 @@ from nanobot.observer.handoff import (  # noqa: F401 - the queue's names, as cal
     spawn,
     write_job,
 )
-from nanobot.regular import read_regular, tail_lines
 
 QUEUE_WAIT_S = 3600.0  # how long a child waits behind a running one
 NICE = 19
@@ -123,7 +123,7 @@ def observe_job(settings, model, job: Job):
     from nanobot.observer.observer import observe_live
 
     if settings.kv_cache.enabled and abilities(model).state_save and job.stable:
-        from nanobot.kvcache import KVCache, stable_prefix_tokens
+        from nanobot.kvcache.feature import KVCache, stable_prefix_tokens
 
         prefix = stable_prefix_tokens(model, job.system, job.stable)
         KVCache(settings.cache_dir / "kv", settings.kv_cache.max_mb).prepare(model, prefix)

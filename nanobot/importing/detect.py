@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from nanobot.importfmt import ImportedSession, ImportFormatError, parse_text
-from nanobot.importjson import parse_json, parse_jsonl
+from nanobot.importing.formats import ImportedSession, ImportFormatError, parse_text
+from nanobot.importing.jsonformats import parse_json, parse_jsonl
 
 
 def parse_file(path: Path) -> list[ImportedSession]:

@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from nanobot.errors import NanobotError
+from nanobot.base.errors import NanobotError
 
 ROLES = ("user", "assistant")
 SKIPPED = ("system", "developer", "tool", "function")

@@ -19,13 +19,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from nanobot import faults
-from nanobot.atomic import _fsync_dir, atomic_write
+from nanobot.base import faults
+from nanobot.base.atomic import _fsync_dir, atomic_write
+from nanobot.base.errors import StorageError
 from nanobot.config import Settings
-from nanobot.errors import StorageError
-from nanobot.importfile import parse_file
-from nanobot.importfmt import ImportedSession, ImportFormatError
-from nanobot.session import Record, list_transcripts, new_session_id
+from nanobot.core.transcript import Record, list_transcripts, new_session_id
+from nanobot.importing.detect import parse_file
+from nanobot.importing.formats import ImportedSession, ImportFormatError
 
 
 def import_file(settings: Settings, path: Path, *, observe: bool = False) -> list[Path]:

@@ -7,7 +7,7 @@
 >>> parse_json('[{"role": "robot", "content": "x"}]', "f.json", t0)
 Traceback (most recent call last):
 ...
-nanobot.importfmt.ImportFormatError: f.json: message 1: role 'robot' is not user, assistant, system or tool; fix the role
+nanobot.importing.formats.ImportFormatError: f.json: message 1: role 'robot' is not user, assistant, system or tool; fix the role
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
-from nanobot.importfmt import (
+from nanobot.importing.formats import (
     ROLES,
     SKIPPED,
     ImportedMessage,

@@ -33,10 +33,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from nanobot.atomic import atomic_write
-from nanobot.events import Notice
-from nanobot.features import Feature
-from nanobot.regular import read_regular
+from nanobot.base.atomic import atomic_write
+from nanobot.base.regular import read_regular
+from nanobot.core.events import Notice
+from nanobot.core.features import Feature
 
 MAGIC = b"NBKV1\n"
 SUFFIX = ".kv"
@@ -140,7 +140,7 @@ def first_call_prefix(agent: Any) -> list[int]:
     ``Agent.system_messages``): the tokens that rendering shares whatever follows (minus one boundary
     token, as ``prefill.known_prefix``). Otherwise ``stable_prefix_tokens``."""
     from nanobot.backends.base import Message
-    from nanobot.prefill import PROBES
+    from nanobot.core.prefill import PROBES
 
     built = agent.system_prompt()
     if not agent.template_tools():

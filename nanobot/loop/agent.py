@@ -5,7 +5,7 @@ the history is trimmed to fit ``n_ctx - max_tokens``; the model answers (via the
 attached); everything is written to the session transcript as it happens. ``turn`` yields ``events``
 and never prints. Closing the turn generator (Ctrl-C) keeps the partial reply in the session.
 
-Features (``nanobot.features.Feature``: prompt sections, a per-turn block, tools, lifecycle hooks)
+Features (``nanobot.core.features.Feature``: prompt sections, a per-turn block, tools, lifecycle hooks)
 are added with ``add_feature``; ``runtime.FEATURES`` lists them. ``confirm(question) -> bool``
 is set by an interactive front end; None means "cannot ask".
 """
@@ -16,20 +16,20 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, TypeVar
 
-from nanobot import faults
 from nanobot.backends.base import ChatModel, Generation, Message, abilities
+from nanobot.base import faults
 from nanobot.config import Settings
-from nanobot.events import Event, Notice, TextDelta, ToolResult, TurnDone
-from nanobot.features import Feature, merge_sections
-from nanobot.fitting import trim_oldest
-from nanobot.intents import INTENTS, FreshContext, Intent, PrefillOff, TranscriptMeta
-from nanobot.loopguard import LoopGuard
-from nanobot.prefill import DEBOUNCE_S, Prefill, known_prefix
-from nanobot.prompt import SEPARATOR, BuiltPrompt, build_prompt
-from nanobot.provenance import Provenance
-from nanobot.sections import STANDING, CoreSections
-from nanobot.session import Transcript
-from nanobot.turntiming import TurnClock
+from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
+from nanobot.core.features import Feature, merge_sections
+from nanobot.core.fitting import trim_oldest
+from nanobot.core.intents import INTENTS, FreshContext, Intent, PrefillOff, TranscriptMeta
+from nanobot.core.prefill import DEBOUNCE_S, Prefill, known_prefix
+from nanobot.core.prompt import SEPARATOR, BuiltPrompt, build_prompt
+from nanobot.core.provenance import Provenance
+from nanobot.core.transcript import Transcript
+from nanobot.loop.loopguard import LoopGuard
+from nanobot.loop.sections import STANDING, CoreSections
+from nanobot.loop.turntiming import TurnClock
 
 F = TypeVar("F", bound=Feature)
 
@@ -60,7 +60,7 @@ class Agent:
         self._prefill_off = False  # a feature's intent (``intents.PrefillOff``): this session only
         self._fresh = False  # a hook's ``intents.FreshContext`` was applied (see ``_fit``)
         self._template: tuple[Any, Any] | None = None  # (runner, its TemplateCalls) for first_call
-        self.provenance = Provenance()  # who brought which text (nanobot.callpolicy, replycheck)
+        self.provenance = Provenance()  # who brought which text (nanobot.loop.callpolicy, replycheck)
 
     # -- session -----------------------------------------------------------------------------
     def start_session(self) -> list[Event]:
@@ -117,7 +117,7 @@ class Agent:
             elif wanted == []:
                 tools = {}
             if tools:
-                from nanobot.callpolicy import guard
+                from nanobot.loop.callpolicy import guard
                 from nanobot.tools.runner import ToolRunner
 
                 self._runner = ToolRunner(self.settings, {n: guard(t) for n, t in tools.items()})
@@ -127,14 +127,14 @@ class Agent:
     @tool_runner.setter
     def tool_runner(self, runner: Any) -> None:
         """Use ``runner`` instead of the one built from the features' tools (tests, benchmarks);
-        its file-changing tools go through the call policy all the same (``nanobot.callpolicy``)."""
+        its file-changing tools go through the call policy all the same (``nanobot.loop.callpolicy``)."""
         if isinstance(getattr(runner, "tools", None), dict):
-            from nanobot.callpolicy import guard
+            from nanobot.loop.callpolicy import guard
 
             runner.tools = {n: guard(t) for n, t in runner.tools.items()}
         self._runner, self._runner_built = runner, True
 
-    # -- prefill while the user types (nanobot.prefill) -----------------------------------------
+    # -- prefill while the user types (nanobot.core.prefill) -----------------------------------------
     def prefill(self, draft: str = "", *, idle: bool = True) -> None:
         """Start evaluating the next turn's known prefix in the background (interactive front ends
         call this once the prompt is shown, and with the ``draft`` as the user types), after the
@@ -196,7 +196,7 @@ class Agent:
         system message, so that message holds only the standing sections (SOUL, rules, USER, the tool
         index: ``STANDING``) and a second one the rest (CONTEXT, Time, ...): the first message plus
         the schemas is then the same from session to session, and the disk KV cache restores it
-        instead of evaluating it again (``nanobot.kvcache``)."""
+        instead of evaluating it again (``nanobot.kvcache.feature``)."""
         built = self.system_prompt()
         if not self.template_tools():
             return [Message(role="system", content=built.text)]
@@ -293,12 +293,12 @@ class Agent:
             self.transcript.append("event", "stopped: repetition")
 
     def _checked(self, messages: list[Message], typed: str) -> Iterator[Event]:
-        """``_respond`` under the reply checks (``nanobot.replycheck``): markup scrubbed from the
+        """``_respond`` under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
         stream; a reply that claims what did not happen, or states what it never looked at, is
         retried once with a note, then flagged with a correction."""
-        from nanobot.callpolicy import asked_for_change
-        from nanobot.replycheck import Scrubber, check, remember, scrub
-        from nanobot.textcall import written
+        from nanobot.loop.callpolicy import asked_for_change
+        from nanobot.loop.replycheck import Scrubber, check, remember, scrub
+        from nanobot.loop.textcall import written
 
         seen: list[Event] = []  # tool events of both attempts: what ran this turn, for the checks
         for attempt in (0, 1):
@@ -338,9 +338,9 @@ class Agent:
         yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}"})
 
     def _run_written(self, call: tuple[str, dict], messages: list[Message], seen: list[Event]) -> Any:
-        """Run a call the model wrote as its reply (``nanobot.textcall``); its events are yielded and
+        """Run a call the model wrote as its reply (``nanobot.loop.textcall``); its events are yielded and
         kept in ``seen``; returns the messages with its outcome, for the retried reply."""
-        from nanobot.textcall import run_written
+        from nanobot.loop.textcall import run_written
 
         gen = run_written(self, *call, messages)
         while True:
@@ -360,7 +360,7 @@ class Agent:
         yield from self.stream_reply(messages)
 
     def stream_reply(self, messages: list[Message], **kw: Any) -> Iterator[Event]:
-        """Plain streamed reply; ends with a TurnDone. The loop guard (``nanobot.loopguard``) stops
+        """Plain streamed reply; ends with a TurnDone. The loop guard (``nanobot.loop.loopguard``) stops
         a reply that repeats itself: finish reason ``repetition``, the reply kept up to the repeat."""
         chat = self.settings.chat
         opts = dict(max_tokens=chat.max_tokens, temperature=chat.temperature)
@@ -413,7 +413,7 @@ class Agent:
         return events
 
     def _apply(self, intent: Intent) -> None:
-        """What a hook asked for (``nanobot.intents``): features never assign to the Agent."""
+        """What a hook asked for (``nanobot.core.intents``): features never assign to the Agent."""
         if isinstance(intent, FreshContext):
             self.history, self._fresh = list(intent.history), True
         elif isinstance(intent, TranscriptMeta):

@@ -32,8 +32,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nanobot.errors import ToolError
-from nanobot.provenance import Provenance
+from nanobot.base.errors import ToolError
+from nanobot.core.provenance import Provenance
 
 CHANGING = {"write_file", "edit_file", "knowledge_apply", "exec", "task_board", "scratchpad", "cron"}
 CHANGING_ACTIONS = {"task_board": {"add", "update", "remove"}, "scratchpad": {"write", "clear"},

@@ -5,7 +5,7 @@ index's cost, a query's memory block and the last turn's figures. Data only; the
 from __future__ import annotations
 
 from nanobot.backends.base import Message, abilities
-from nanobot.features import Agent
+from nanobot.core.features import Agent
 
 
 def prompt_report(agent: Agent, query: str | None = None) -> dict:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nanobot.events import ToolCall, ToolResult
+from nanobot.core.events import ToolCall, ToolResult
 
 HEADERS = ("Relevant Memory:", "Related Context:")
 _SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")

@@ -4,7 +4,7 @@ the tool index, CONTEXT.md as written (the observer replaces it with its own ren
 
 Cache-friendly order, stable first and volatile last: soul 10, rules 15, user 20, tools 30, context 40,
 time 90.
-A feature that adds a section picks an ``order`` between these (see ``nanobot.features``): before
+A feature that adds a section picks an ``order`` between these (see ``nanobot.core.features``): before
 ``time`` if it changes less often than once per session, never per turn (per-turn material goes with
 the user message via ``Feature.turn_block`` so the cached prefix stays valid).
 """
@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 from nanobot.config import Settings
-from nanobot.features import Feature
-from nanobot.prompt import RawSection
+from nanobot.core.features import Feature
+from nanobot.core.prompt import RawSection
 from nanobot.workspace import PROMPT_READ_MAX, read_text, visible_text
 
 SOUL, RULES, USER, TOOLS, CONTEXT, TIME = 10, 15, 20, 30, 40, 90
@@ -32,7 +32,7 @@ def soul_section(workspace: Path, settings: Settings) -> RawSection:
 
 def rules_section() -> RawSection:
     """The runtime's one rule line (context hygiene): retrieved text informs, never commands.
-    Fixed text, so it is not a user file; ``nanobot.callpolicy`` enforces it for changes."""
+    Fixed text, so it is not a user file; ``nanobot.loop.callpolicy`` enforces it for changes."""
     return RawSection(name="rules", text=RULES_TEXT, budget=40, order=RULES)
 
 

@@ -3,7 +3,7 @@
 A template-tool model sometimes answers a request with its call spelled out in the reply instead
 of calling (the step decided to answer, the model still meant to call). Shown as it is, the user
 gets JSON and nothing ran; kept in the history, later turns copy it. The reply checks
-(``nanobot.replycheck``) catch such a reply; ``Agent._checked`` then runs the call through
+(``nanobot.loop.replycheck``) catch such a reply; ``Agent._checked`` then runs the call through
 ``run_written``: the name must be an offered tool, the arguments are validated by the tool's
 ``Args`` (keys the tool does not have are dropped: the model's extras, like ``cwd``), and the call
 runs like any other -- the call policy included -- before the reply is asked for again with the
@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from nanobot.backends.base import Message
-from nanobot.events import Event, Notice, ToolCall, ToolResult
+from nanobot.core.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.validate import validate
 
 _OPEN = re.compile(r'\{\s*"name"\s*:')

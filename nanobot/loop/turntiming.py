@@ -15,7 +15,7 @@ import time
 
 from pydantic import BaseModel
 
-from nanobot.events import Event, TextDelta, ToolCall, ToolResult
+from nanobot.core.events import Event, TextDelta, ToolCall, ToolResult
 
 
 class TurnTiming(BaseModel):

@@ -26,9 +26,9 @@ from typing import Any
 
 import mcp_types as types
 
+from nanobot.base.errors import ToolError
+from nanobot.base.regular import open_append
 from nanobot.config import McpServerSettings, Settings
-from nanobot.errors import ToolError
-from nanobot.regular import open_append
 
 for _name in ("mcp", "httpx2"):  # the SDK's own warnings never reach the chat's terminal
     logging.getLogger(_name).addHandler(logging.NullHandler())

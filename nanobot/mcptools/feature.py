@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from nanobot import background
+from nanobot.base import background
+from nanobot.base.errors import ToolError
 from nanobot.config import Settings
-from nanobot.errors import ToolError
-from nanobot.events import Notice
-from nanobot.features import Feature
+from nanobot.core.events import Notice
+from nanobot.core.features import Feature
 from nanobot.mcptools.client import McpServer
 from nanobot.mcptools.tool import McpTool
 from nanobot.tools.registry import enabled_tools

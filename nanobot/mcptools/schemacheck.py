@@ -14,7 +14,7 @@ jsonschema never opens a connection whatever a schema says.
 
 >>> vet("s.t", {"$ref": "#"})
 Traceback (most recent call last):
-nanobot.errors.ToolError: s.t: the server's input schema refers to itself in a loop ($ref '#')
+nanobot.base.errors.ToolError: s.t: the server's input schema refers to itself in a loop ($ref '#')
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from nanobot.errors import ToolError
+from nanobot.base.errors import ToolError
 
 MAX_DEPTH, MAX_NODES = 64, 20_000
 REFS = ("$ref", "$dynamicRef", "$recursiveRef")

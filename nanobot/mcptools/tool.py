@@ -18,12 +18,12 @@ import mcp_types as types
 import referencing.exceptions
 from pydantic import RootModel, model_validator
 
-from nanobot.errors import ToolError
+from nanobot.base.errors import ToolError
+from nanobot.base.safe_text import printable
 from nanobot.mcptools import schemacheck
 from nanobot.mcptools.client import McpServer
 from nanobot.mcptools.results import summarise
 from nanobot.mcptools.schema_grammar import schema_grammar
-from nanobot.safe_text import printable
 from nanobot.tools.base import Tool, ToolContext, _strip_titles
 
 

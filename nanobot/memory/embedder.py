@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from nanobot import background
+from nanobot.base import background
+from nanobot.base.cores import free_threads
+from nanobot.base.errors import ConfigError, MissingDependency, NanobotError
 from nanobot.config import Settings
-from nanobot.cores import free_threads
-from nanobot.errors import ConfigError, MissingDependency, NanobotError
 
 BATCH = 64
 BULK = 32  # more texts than this at once: a bulk batch (indexing)

@@ -9,8 +9,8 @@ had to skip.
 
 from __future__ import annotations
 
-from nanobot.events import Notice
-from nanobot.features import Feature
+from nanobot.core.events import Notice
+from nanobot.core.features import Feature
 from nanobot.memory.retriever import MemoryRetriever
 from nanobot.memory.service import MemoryService, get_service
 

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
-from nanobot import faults
+from nanobot.base import faults
+from nanobot.base.regular import read_regular
 from nanobot.memory.chunker import Chunk, chunk_markdown
 from nanobot.memory.store import MemoryStore, SourceState
 from nanobot.memory.transcripts import PREFIX, is_transcript, transcript_chunks
-from nanobot.regular import read_regular
 from nanobot.workspace import utf8_problem
 
 Embed = Callable[[list[str]], np.ndarray]

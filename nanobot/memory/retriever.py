@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 from nanobot.backends.base import Message
 from nanobot.config import Settings
+from nanobot.core.prompt import trim_to_budget
 from nanobot.memory.service import MemoryService
 from nanobot.memory.shares import (
     MEMORY_HEADER,
@@ -38,7 +39,6 @@ from nanobot.memory.shares import (
 )
 from nanobot.memory.store import Hit
 from nanobot.memory.transcripts import is_transcript
-from nanobot.prompt import trim_to_budget
 
 HEADER = MEMORY_HEADER
 SHORT_QUERY_WORDS = 6  # a message this short borrows the previous user message as context

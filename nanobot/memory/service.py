@@ -17,19 +17,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from nanobot import background
-from nanobot.atomic import append_line
+from nanobot.base import background
+from nanobot.base.atomic import append_line
+from nanobot.base.db import is_damaged
+from nanobot.base.decode import scrub
+from nanobot.base.errors import ToolError
+from nanobot.base.userfile import file_lock, update_user_file
+from nanobot.base.written import record_written
 from nanobot.config import Settings
-from nanobot.db import is_damaged
-from nanobot.decode import scrub
-from nanobot.errors import ToolError
 from nanobot.memory.embedder import Embedder, get_embedder
 from nanobot.memory.indexer import IndexReport, has_new_text, index_workspace, needs_update
 from nanobot.memory.store import Hit, MemoryStore
 from nanobot.memory.transcripts import source_name
-from nanobot.userfile import file_lock, update_user_file
 from nanobot.workspace import read_text
-from nanobot.written import record_written
 
 DB_NAME = "memory.db"
 Mode = Literal["hybrid", "vector", "fts"]

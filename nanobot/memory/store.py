@@ -1,5 +1,5 @@
 """The memory database: chunks, their vectors (sqlite-vec ``vec0``), an FTS5 index, and the
-embedding cache, in one SQLite file opened through ``nanobot.db.connect`` (WAL, busy timeout).
+embedding cache, in one SQLite file opened through ``nanobot.base.db.connect`` (WAL, busy timeout).
 
 Search is hybrid: the vector KNN (``embedding MATCH ? AND k = ?`` over int8-quantized vectors,
 candidates rescored exactly) and BM25 over FTS5 (porter stemming, stopwords dropped) each give
@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from nanobot.db import connect
+from nanobot.base.db import connect
 from nanobot.memory import fusion as fusion_mod
 from nanobot.memory.chunker import Chunk
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from nanobot.core.transcript import Record
 from nanobot.memory.chunker import Chunk, split_long
-from nanobot.session import Record
 
 PREFIX = "sessions/"  # a transcript's source name in the index: sessions/<id>.jsonl
 ASSISTANT_WEIGHT = 0.8

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nanobot.atomic import atomic_write
-from nanobot.userfile import update_user_file
+from nanobot.base.atomic import atomic_write
+from nanobot.base.userfile import update_user_file
 from nanobot.workspace import read_text, visible_text
 
 MAX_RECENT = 5

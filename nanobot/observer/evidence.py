@@ -1,7 +1,7 @@
 """Grounding the model's draft: every item keeps its place only with evidence from the session.
 
 ``ground`` runs each item of a ``GroundedDraft`` through the shared verifier
-(``nanobot.grounding.check``): its quote must occur in what the user said this session, the item
+(``nanobot.core.grounding.check``): its quote must occur in what the user said this session, the item
 must share content with the quote, and neither may mostly repeat the instructions the model was
 given (the observer's instruction and the system prompt; the user's own words, which the prompt
 quotes in CONTEXT.md and USER.md, are not the instructions: without that, a session on the same task
@@ -23,7 +23,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from nanobot.grounding import check
+from nanobot.core.grounding import check
 from nanobot.observer.observation import LISTS, GroundedDraft, ObservationDraft
 
 _NUMBERING = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")

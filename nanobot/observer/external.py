@@ -5,7 +5,7 @@ reads at most the ``LOG_CAP`` = 5 most recent; five read "5+ commits") when it i
 git is installed (otherwise silently skipped), and the files modified since the last
 session that nanobot did not write itself. Every git call has a timeout and the file walk has a
 deadline and a file cap, so a huge repository cannot stall start-up. Git runs hardened
-(``nanobot/gitsafe.py``): a repository's fsmonitor, hooks, pager or filter drivers never run.
+(``nanobot/base/gitsafe.py``): a repository's fsmonitor, hooks, pager or filter drivers never run.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nanobot.gitsafe import run_git
-from nanobot.safe_text import one_line
+from nanobot.base.gitsafe import run_git
+from nanobot.base.safe_text import one_line
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
              ".mypy_cache", ".pytest_cache", ".ruff_cache", "observations"}

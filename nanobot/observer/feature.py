@@ -14,7 +14,7 @@ message is observed first, in the turn.
 Session end (/quit, EOF, Ctrl-C, /new): observe the session, then up to ``observer.recover_max``
 past sessions that have none. With ``agent.detach_housekeeping`` (the chat CLI, ``observer.background``) that work, and
 a due reflection, goes to a detached ``nanobot housekeep`` child instead (``observer/handoff.py``
-queues it, ``nanobot/housekeep.py`` is the child), so the terminal is back at once. A failure is
+queues it, ``nanobot/housekeeping/housekeep.py`` is the child), so the terminal is back at once. A failure is
 reported as a warning; the transcript is never touched.
 
 ``sections`` gives the CONTEXT section (CONTEXT.md as the observer keeps it) and lines under Time
@@ -28,11 +28,14 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from nanobot import background
 from nanobot.backends.base import Message
-from nanobot.events import Notice
-from nanobot.features import Feature
-from nanobot.fitting import trim_oldest
+from nanobot.base import background
+from nanobot.base.written import load_written
+from nanobot.core.events import Notice
+from nanobot.core.features import Feature
+from nanobot.core.fitting import trim_oldest
+from nanobot.core.prompt import RawSection
+from nanobot.loop.sections import TIME, context_section, time_section
 from nanobot.observer import external, handoff, nowscope, reflector
 from nanobot.observer.catchup import observe_pending
 from nanobot.observer.context import load_context, update_context
@@ -45,9 +48,6 @@ from nanobot.observer.observer import (
 )
 from nanobot.observer.state import record_written
 from nanobot.observer.timeaware import recent_spans, session_line, time_report
-from nanobot.prompt import RawSection
-from nanobot.sections import TIME, context_section, time_section
-from nanobot.written import load_written
 
 START_WAIT_S = 1.0  # the most the first prompt waits for external change detection
 FALLBACK_NOTE = " (fallback: the model's draft was unusable)"

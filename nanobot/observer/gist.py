@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from nanobot.grounding import content_words
+from nanobot.core.grounding import content_words
 from nanobot.observer.usernotes import kind_of
 
 _TASK = re.compile(r"\b(?:i need to|i want to|i'm trying to|i am trying to|let's|help me|how do i|"

@@ -1,6 +1,6 @@
 """The observer's hand-off queue: at the end of a chat the session's observation (and a due
 reflection) is written as a job file, ``$NANOBOT_HOME/housekeep/<session>.json`` (the session as the
-model saw it), and ``spawn`` starts the detached ``nanobot housekeep`` child (``nanobot/housekeep.py``)
+model saw it), and ``spawn`` starts the detached ``nanobot housekeep`` child (``nanobot/housekeeping/housekeep.py``)
 that works through the queue. Nothing here loads a model.
 """
 
@@ -14,11 +14,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, field_validator
 
-from nanobot import pidlock
-from nanobot.atomic import atomic_write
 from nanobot.backends.base import Message
-from nanobot.confine import safe_id
-from nanobot.regular import open_append
+from nanobot.base import pidlock
+from nanobot.base.atomic import atomic_write
+from nanobot.base.confine import safe_id
+from nanobot.base.regular import open_append
 
 LOCK = "housekeep"
 JOB_MAX = 64 << 20  # a job file larger than this is not one nanobot wrote

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from nanobot.atomic import atomic_write
+from nanobot.base.atomic import atomic_write
 from nanobot.observer.context import ContextDoc, Now
 
 FILE = "now-scopes.json"

@@ -5,7 +5,7 @@ instruction, so the KV cache already holds all but the instruction), or a transc
 (``observe_transcript``: for sessions whose observation never got written). The model fills a
 ``GroundedDraft`` (every item with a quote) under a JSON-schema grammar with a bounded
 ``max_tokens``; only items whose quotes ground them in what the user typed this session are kept
-(``observer/evidence.py``, the shared ``nanobot.grounding`` verifier), on an extractive floor: empty
+(``observer/evidence.py``, the shared ``nanobot.core.grounding`` verifier), on an extractive floor: empty
 Now fields from the fallback draft, the user's stated facts (``observer/stated.py``) always. If the
 model fails, grounds nothing, or the user presses Ctrl-C while it runs, the extractive fallback
 draft is used. Nothing here touches the
@@ -23,11 +23,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from nanobot import faults
-from nanobot.atomic import atomic_write
 from nanobot.backends.base import ChatModel, Message
+from nanobot.base import faults
+from nanobot.base.atomic import atomic_write
+from nanobot.base.interruptible import interruptible
+from nanobot.base.regular import read_regular
 from nanobot.config import Settings
-from nanobot.interruptible import interruptible
+from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.observer import nowscope
 from nanobot.observer.context import ContextDoc, load_context, update_context
 from nanobot.observer.evidence import ground
@@ -49,8 +51,6 @@ from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
 from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
 from nanobot.observer.usernotes import note_user
-from nanobot.regular import read_regular
-from nanobot.session import list_transcripts, read_transcript
 from nanobot.workspace import read_text
 
 INSTRUCTION = (
@@ -84,7 +84,7 @@ def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int,
                    spans: tuple[str, ...] = ()) -> GroundedDraft | None:
     """One bounded, grammar-constrained call; None when the output is not a valid draft. With
     ``spans`` each quote is one of them (a copy-span grammar). A watchdog may interrupt it
-    (``nanobot/interruptible.py``): the caller falls back."""
+    (``nanobot/base/interruptible.py``): the caller falls back."""
     with interruptible():
         text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
                                     grammar=draft_grammar(spans, max_tokens)))

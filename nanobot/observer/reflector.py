@@ -1,7 +1,7 @@
 """The reflector: crystallizes observations into MEMORY.md, and keeps CONTEXT.md fresh.
 
 ``reflect`` takes the observation parts not yet reflected (``ReflectorState.processed``), and for each
-*grounded* fact they hold (one with evidence: a quote that ``nanobot.grounding.check`` finds in what
+*grounded* fact they hold (one with evidence: a quote that ``nanobot.core.grounding.check`` finds in what
 the user typed in that session's transcript, or, when the transcript is gone, a quote the fact shares
 content with; others are listed in ``ReflectReport.ungrounded``), written with the quote's session
 and date (``- fact (2026-03-10, session 20260310-100000-abcd)``): a near-duplicate (cosine similarity >= ``observer.merge_similarity`` with the
@@ -25,9 +25,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nanobot.atomic import atomic_write
+from nanobot.base.atomic import atomic_write
+from nanobot.base.userfile import update_user_file
 from nanobot.config import Settings
-from nanobot.grounding import check, shares_content
+from nanobot.core.grounding import check, shares_content
+from nanobot.core.transcript import read_transcript
 from nanobot.observer.context import update_context
 from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import Observation
@@ -38,8 +40,6 @@ from nanobot.observer.state import (
     save_state,
     state_path,
 )
-from nanobot.session import read_transcript
-from nanobot.userfile import update_user_file
 from nanobot.workspace import read_text, template_dir
 
 LEARNED = "## Learned from sessions"

@@ -1,6 +1,6 @@
 """Small JSON state files of the observer and reflector (``$NANOBOT_HOME/state/``), written atomically.
 
-``ObserverState.written`` (nanobot/written.py) remembers the mtime nanobot gave each workspace file it wrote (CONTEXT.md,
+``ObserverState.written`` (nanobot/base/written.py) remembers the mtime nanobot gave each workspace file it wrote (CONTEXT.md,
 MEMORY.md), so external change detection can tell the user's edits from nanobot's own.
 ``ReflectorState`` records which observation parts were crystallized and which MEMORY.md lines the
 reflector wrote (lines not listed there are the user's and are never removed).
@@ -14,9 +14,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from nanobot.atomic import atomic_write
-from nanobot.regular import read_regular
-from nanobot.written import ObserverState, record_written  # noqa: F401 (re-exported)
+from nanobot.base.atomic import atomic_write
+from nanobot.base.regular import read_regular
+from nanobot.base.written import ObserverState, record_written  # noqa: F401 (re-exported)
 
 M = TypeVar("M", bound=BaseModel)
 

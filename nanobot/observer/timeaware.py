@@ -42,8 +42,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from nanobot.regular import read_regular
-from nanobot.session import list_transcripts
+from nanobot.base.regular import read_regular
+from nanobot.core.transcript import list_transcripts
 
 Bucket = Literal["first", "continue", "back", "reorient", "summarize", "new_day"]
 HINTS: dict[str, str] = {

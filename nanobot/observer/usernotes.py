@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from nanobot.base.userfile import update_user_file
+from nanobot.base.written import record_written
 from nanobot.observer.stated import _REMEMBER, _SENTENCE, MAX_CHARS
-from nanobot.userfile import update_user_file
-from nanobot.written import record_written
 
 HEADING = "## Noted by nanobot"
 NOTE = ("<!-- nanobot adds what you tell it about yourself here, with your words. Edit or delete any "

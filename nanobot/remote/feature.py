@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from nanobot.backends.base import abilities
-from nanobot.events import Event, Notice
-from nanobot.features import Feature
+from nanobot.core.events import Event, Notice
+from nanobot.core.features import Feature
 
 
 class RemoteModelFeature(Feature):

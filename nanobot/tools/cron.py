@@ -14,10 +14,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from nanobot.base.db import connect
+from nanobot.base.errors import ToolError
 from nanobot.config import Settings
-from nanobot.db import connect
-from nanobot.errors import ToolError
-from nanobot.events import Notice
+from nanobot.core.events import Notice
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS tool_cron (
@@ -33,7 +33,7 @@ class Fired(BaseModel):
 
 
 def open_db(settings: Settings):
-    conn = connect(settings.workspace / "nanobot.db", vec=False)
+    conn = connect(settings.workspace / "nanobot.base.db", vec=False)
     conn.execute(SCHEMA)
     return conn
 

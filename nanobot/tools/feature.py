@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nanobot.features import Feature
+from nanobot.core.features import Feature
 from nanobot.tools.cron import notices
 from nanobot.tools.registry import all_tools, enabled_tools
 

@@ -12,14 +12,14 @@ from pathlib import Path
 
 from pydantic import Field
 
-from nanobot.atomic import atomic_write
-from nanobot.errors import ToolError
-from nanobot.pysyntax import broken_by
-from nanobot.regular import read_regular
+from nanobot.base.atomic import atomic_write
+from nanobot.base.errors import ToolError
+from nanobot.base.pysyntax import broken_by
+from nanobot.base.regular import read_regular
+from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
-from nanobot.written import record_written
 
 MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
@@ -145,7 +145,7 @@ def _old_text(path: Path) -> str | None:
 
 
 def refuse_broken(old: str | None, new: str, raw: str, tool: str) -> None:
-    """A write that would leave a Python file that no longer parses is refused (``nanobot.pysyntax``):
+    """A write that would leave a Python file that no longer parses is refused (``nanobot.base.pysyntax``):
     the model gets the file, line and error, and can call again with fixed text."""
     err = broken_by(old, new, raw)
     if err:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from nanobot.gitsafe import run_git
+from nanobot.base.gitsafe import run_git
 
 SUBCOMMANDS = {"status", "diff", "log", "show", "blame", "ls-files", "shortlog", "describe", "grep",
                "branch", "rev-parse", "whatchanged"}

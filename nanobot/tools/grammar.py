@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from nanobot.backends.base import Grammar
-from nanobot.errors import ToolError
+from nanobot.base.errors import ToolError
 
 # The two openings the decision may take right after the assistant header. Measured with the bundled
 # SmolLM2-135M on 14 requests: this pair sent 5/6 chat messages to a reply and 5/8 action requests to a

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from nanobot.errors import ToolError
+from nanobot.base.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from nanobot.errors import ToolError
-from nanobot.safe_text import has_controls, printable
+from nanobot.base.errors import ToolError
+from nanobot.base.safe_text import has_controls, printable
 from nanobot.tools.base import ToolContext
 
 

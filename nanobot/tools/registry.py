@@ -6,7 +6,7 @@ How to add a tool (one file + one line):
    snake_case ``name``, a one-line ``description``, an ``Args`` pydantic model (subclass ``ToolArgs``;
    give every field a short ``description``, bound strings with ``max_length`` and prefer ``Literal``
    for choices: the argument grammar is built from this schema) and ``run(args, ctx) -> str``.
-   Raise ``nanobot.errors.ToolError("what went wrong; how to fix it")`` on failure.
+   Raise ``nanobot.base.errors.ToolError("what went wrong; how to fix it")`` on failure.
 2. Add ``"nanobot.tools.NAME:ClassName"`` to ``BUILTINS`` below.
 
 That's all: the name shows up in the system prompt's tool index, ``nanobot tools`` lists it, the
@@ -19,8 +19,8 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
+from nanobot.base.errors import ConfigError
 from nanobot.config import Settings
-from nanobot.errors import ConfigError
 from nanobot.tools.base import Tool
 
 BUILTINS: list[str] = [

@@ -28,9 +28,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from nanobot.backends.base import Message, abilities
+from nanobot.base.errors import NanobotError
 from nanobot.config import Settings
-from nanobot.errors import NanobotError
-from nanobot.events import Event, Notice, ToolCall, ToolResult
+from nanobot.core.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.base import Tool, ToolContext
 from nanobot.tools.grammar import (
     CALL,

@@ -8,10 +8,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from nanobot.atomic import atomic_write
-from nanobot.regular import read_regular
+from nanobot.base.atomic import atomic_write
+from nanobot.base.regular import read_regular
+from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.written import record_written
 
 
 def pad_path(ctx: ToolContext) -> Path:

@@ -6,7 +6,7 @@ a way to ask (piped chat, daemon, sub-agent) the command is refused. An allow-li
 held to ``tools/gitexec.py`` (read-only subcommands and options, paths inside the roots) and runs
 without a shell through ``gitsafe.run_git``, so it cannot run a repository's programs or touch files
 outside the roots; other allow-listed commands run with the hardened git environment. The confirmation shows control characters escaped
-(``nanobot/safe_text.py``): the command the user approves is the command that runs.
+(``nanobot/base/safe_text.py``): the command the user approves is the command that runs.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import subprocess
 
 from pydantic import Field
 
-from nanobot.errors import ToolError
-from nanobot.gitsafe import git_env
-from nanobot.safe_text import printable
+from nanobot.base.errors import ToolError
+from nanobot.base.gitsafe import git_env
+from nanobot.base.safe_text import printable
 from nanobot.tools import gitexec
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.paths import resolve_in_roots, roots

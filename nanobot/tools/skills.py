@@ -12,8 +12,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from nanobot.errors import ToolError
-from nanobot.regular import read_regular
+from nanobot.base.errors import ToolError
+from nanobot.base.regular import read_regular
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.paths import resolve_in_roots
 

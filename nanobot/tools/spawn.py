@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from nanobot.backends.base import Message, abilities
-from nanobot.errors import ToolError
+from nanobot.base.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 
 SUB_SYSTEM = "You are a focused helper. Do the task and answer with the result only, briefly."

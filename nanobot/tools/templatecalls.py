@@ -31,7 +31,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from nanobot.backends.base import Message
-from nanobot.events import Event, Notice, ToolCall, ToolResult
+from nanobot.core.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.validate import validate
 

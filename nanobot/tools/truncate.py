@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nanobot.fitting import most_that_fits
+from nanobot.core.fitting import most_that_fits
 
 
 def truncate(text: str, budget: int, count: Callable[[str], int]) -> str:

@@ -10,7 +10,7 @@ import json
 
 from pydantic import BaseModel, ValidationError
 
-from nanobot.errors import ToolError
+from nanobot.base.errors import ToolError
 from nanobot.tools.base import Tool
 
 

@@ -19,7 +19,7 @@ from html.parser import HTMLParser
 
 from pydantic import Field
 
-from nanobot.errors import ToolError
+from nanobot.base.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.netguard import BlockedAddress, connect
 

@@ -26,14 +26,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from nanobot import faults
-from nanobot.atomic import atomic_write
-from nanobot.confine import inside
-from nanobot.errors import WorkspaceError
-from nanobot.regular import read_regular
-from nanobot.userfile import file_lock
+from nanobot.base import faults
+from nanobot.base.atomic import atomic_write
+from nanobot.base.confine import inside
+from nanobot.base.errors import WorkspaceError
+from nanobot.base.regular import read_regular
+from nanobot.base.userfile import file_lock
+from nanobot.base.written import record_written
 from nanobot.vault.ledger import LedgerEntry, append, ledger_path, now_utc, read_backwards, sha
-from nanobot.written import record_written
 
 RETRIES = 5
 TAIL_LINES = 1000  # how far back recovery looks for an entry's id

@@ -6,7 +6,7 @@ grammar that admits only one line of ``MIN_CHARS``..``SUMMARY_MAX`` characters w
 characters, starting with a letter or digit. Only the frontmatter changes (``frontmatter.set_field``:
 the body and every other field keep their bytes), through ``apply.apply_change`` (actor ``backfill``).
 ``commit`` then makes one git commit of the changed docs and the ledger when the workspace is in a
-git repository (hardened git: ``nanobot.gitsafe``).
+git repository (hardened git: ``nanobot.base.gitsafe``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from nanobot.backends.base import Message
-from nanobot.gitsafe import git_env, run_git
-from nanobot.regular import read_regular
+from nanobot.base.gitsafe import git_env, run_git
+from nanobot.base.regular import read_regular
 from nanobot.vault.apply import apply_change
 from nanobot.vault.fmcache import DocMeta, scan
 from nanobot.vault.frontmatter import (

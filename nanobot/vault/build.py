@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from nanobot.safe_text import one_line
+from nanobot.base.safe_text import one_line
 from nanobot.vault import digest, fmcache, rank, toc
 from nanobot.vault.ledger import ledger_path
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nanobot.regular import read_regular
+from nanobot.base.regular import read_regular
 from nanobot.vault.fmcache import knowledge_dir, walk
 from nanobot.vault.frontmatter import FrontmatterError, parse, summary_problem
 

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nanobot.fitting import most_that_fits
-from nanobot.safe_text import one_line
+from nanobot.base.safe_text import one_line
+from nanobot.core.fitting import most_that_fits
 from nanobot.vault.ledger import LedgerEntry, read_backwards
 
 VERBS = {"create": "Created", "update": "Updated", "delete": "Deleted"}

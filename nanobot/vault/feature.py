@@ -16,10 +16,10 @@ import os
 from datetime import datetime
 from typing import Any
 
-from nanobot.events import Notice
-from nanobot.features import Feature
-from nanobot.prompt import RawSection
-from nanobot.safe_text import one_line
+from nanobot.base.safe_text import one_line
+from nanobot.core.events import Notice
+from nanobot.core.features import Feature
+from nanobot.core.prompt import RawSection
 from nanobot.vault import apply, build
 from nanobot.vault.ledger import ledger_path
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from nanobot.atomic import atomic_write
-from nanobot.regular import open_regular, read_regular
+from nanobot.base.atomic import atomic_write
+from nanobot.base.regular import open_regular, read_regular
 from nanobot.vault.frontmatter import FrontmatterError, parse
 
 CACHE_VERSION = 1

@@ -24,9 +24,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_serializer, field_validator
 
-from nanobot.atomic import append_line
-from nanobot.confine import safe_rel
-from nanobot.regular import open_regular
+from nanobot.base.atomic import append_line
+from nanobot.base.confine import safe_rel
+from nanobot.base.regular import open_regular
 
 BLOCK = 64 * 1024
 Actor = Literal["model", "user", "backfill", "unknown"]  # "unknown": a line written without one

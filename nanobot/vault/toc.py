@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nanobot.safe_text import one_line
+from nanobot.base.safe_text import one_line
 from nanobot.vault.fmcache import DocMeta
 
 HEADER = "## Your Knowledge"
