@@ -197,3 +197,46 @@ def cli_reaches_into_features(pkg: Path = PKG) -> list[str]:
 
 def test_the_cli_does_not_reach_into_features():
     assert cli_reaches_into_features() == []
+
+
+# The layers, lowest first (docs/architecture.md draws the same list): a module imports only from its
+# own package, or from a package in its own layer or below.
+LAYERS = [
+    ("base",),
+    ("config", "configfile", "workspace"),
+    ("models", "backends", "catalogue"),
+    ("core",),
+    ("tools", "memory", "observer", "vault", "mcptools", "chats", "coding", "remote", "kvcache", "importing"),
+    ("loop",),
+    ("runtime",),
+    ("cli", "housekeeping", "bench", "__main__"),
+]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports that point up the layers, and units no layer names (a new package must be placed)."""
+    rank = {u: i for i, units in enumerate(LAYERS) for u in units}
+    found = []
+    for mod, deps in graph.items():
+        if mod == "nanobot":
+            continue
+        here = mod.split(".")[1]
+        if here not in rank:
+            found.append(f"{mod}: package '{here}' is in no layer")
+            continue
+        for dep in deps:
+            there = dep.split(".")[1] if dep != "nanobot" else here
+            if there != here and rank.get(there, len(LAYERS)) > rank[here]:
+                found.append(f"{mod} -> {dep}")
+    return sorted(found)
+
+
+def test_layer_check_finds_an_upward_import():
+    assert upward_imports({"nanobot.base.atomic": {"nanobot.loop.agent"}}) == \
+        ["nanobot.base.atomic -> nanobot.loop.agent"]
+    assert upward_imports({"nanobot.newpkg.x": set()}) == ["nanobot.newpkg.x: package 'newpkg' is in no layer"]
+    assert upward_imports({"nanobot.loop.agent": {"nanobot.base.atomic", "nanobot.loop.replycheck"}}) == []
+
+
+def test_no_import_points_up_the_layers():
+    assert upward_imports(module_graph()) == []

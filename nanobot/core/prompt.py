@@ -35,7 +35,7 @@ class RawSection(BaseModel):
     budget: int
     stable: bool = True
     header: str = ""  # e.g. "## About the user"; counted as part of the section
-    order: int = 50  # position in the prompt (lower first); see nanobot.loop.sections for the core's
+    order: int = 50  # position in the prompt (lower first); see nanobot.core.sections for the core's
     replace: bool = False  # merging: take over a same-name section instead of adding lines to it
 
 

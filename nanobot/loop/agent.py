@@ -26,9 +26,9 @@ from nanobot.core.intents import INTENTS, FreshContext, Intent, PrefillOff, Tran
 from nanobot.core.prefill import DEBOUNCE_S, Prefill, known_prefix
 from nanobot.core.prompt import SEPARATOR, BuiltPrompt, build_prompt
 from nanobot.core.provenance import Provenance
+from nanobot.core.sections import STANDING, CoreSections
 from nanobot.core.transcript import Transcript
 from nanobot.loop.loopguard import LoopGuard
-from nanobot.loop.sections import STANDING, CoreSections
 from nanobot.loop.turntiming import TurnClock
 
 F = TypeVar("F", bound=Feature)

@@ -35,7 +35,7 @@ from nanobot.core.events import Notice
 from nanobot.core.features import Feature
 from nanobot.core.fitting import trim_oldest
 from nanobot.core.prompt import RawSection
-from nanobot.loop.sections import TIME, context_section, time_section
+from nanobot.core.sections import TIME, context_section, time_section
 from nanobot.observer import external, handoff, nowscope, reflector
 from nanobot.observer.catchup import observe_pending
 from nanobot.observer.context import load_context, update_context
