@@ -356,15 +356,18 @@ class MemoryStore:
             return order
         near = {c + d for c in order for d in (-1, 1)} - set(order)
         marks = ",".join("?" * len(order | dict.fromkeys(near)))
-        src = dict(self.conn.execute(f"SELECT id, source FROM chunks WHERE id IN ({marks})",
-                                     [*order, *near]).fetchall())
+        rows = self.conn.execute(f"SELECT id, source, instr(text, '?') > 0 FROM chunks WHERE id IN ({marks})",
+                                 [*order, *near]).fetchall()
+        src = {c: s for c, s, _ in rows}
+        asks = {c for c, _, q in rows if q}
         near = {n for n in near if n in src}
         neighbours = {c: [n for n in (c - 1, c + 1) if n in src and src[n] == src.get(c)] for c in order}
+        replies = {c: c + 1 for c in order if c in asks and c + 1 in neighbours[c]}
         fresh = self._exact(qvec, list(near))
         sims.update(fresh)
         scores.update(fresh)
         own = {n: fusion_mod.vector_part(sims[n], {c: sims[c] for c in order}, alpha) for n in fresh}
-        return fusion_mod.spread(order, neighbours, own)
+        return fusion_mod.spread(order, neighbours, own, replies=replies)
 
     def _in_sources(self, ids: list[int], sources: tuple[str, ...]) -> set[int]:
         if not ids:
