@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from assistant_requests import FILES, MEMORY, SESSIONS, Turn  # noqa: E402
+from figures import emit  # noqa: E402
 
 from nanobot.chats.feature import ChatContextFeature  # noqa: E402
 from nanobot.config import load_settings  # noqa: E402
@@ -240,7 +241,7 @@ def main() -> None:
     summary["by_kind"] = _by_kind(turns)
     print(json.dumps(summary, indent=2))
     if opts.json:
-        opts.json.write_text(json.dumps({"summary": summary, "turns": turns}, indent=1) + "\n")
+        emit({"summary": summary, "turns": turns}, opts.json, indent=1, echo=False)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ build rate, and chat start-up time with and without memory. Not a test: numbers,
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -32,6 +31,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from figures import emit  # noqa: E402
 
 from nanobot.config import load_settings  # noqa: E402
 from nanobot.memory.chunker import Chunk  # noqa: E402
@@ -193,9 +194,7 @@ def main() -> None:
         result[f"random_{n // 1000}k"] = bench_random(n, args.queries)
     result["startup"] = bench_startup(args.startup_runs)
     result["machine"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

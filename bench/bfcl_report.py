@@ -12,6 +12,7 @@ import json
 import statistics
 
 from bfcl_bench import CATEGORIES, ROOT, RUNS, correct, load_sample, make_tools, parse_own
+from figures import emit
 
 
 def _records(name: str) -> list[dict]:
@@ -107,7 +108,7 @@ def report() -> dict:
             if held:
                 results["runs"][f"{tag}/template/held"] = _score(items, held, _threshold_call(tau))
     out = ROOT / "bench/results/bfcl.json"
-    out.write_text(json.dumps(results, indent=1) + "\n")
+    emit(results, out, indent=1, echo=False)
     print("| model / path / half | " + " | ".join(CATEGORIES) + " | calls valid | median s | load |")
     print("|---|" + "---|" * (len(CATEGORIES) + 3))
     for key, s in results["runs"].items():

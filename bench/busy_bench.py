@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from figures import emit
+
 CELL = r"""
 import json, sys, time
 from nanobot.backends.base import Message
@@ -84,7 +86,7 @@ def main() -> None:
     result = {"physical_cores": cores, "logical_cpus": os.cpu_count(), "machine": platform.processor() or platform.machine(),
               "load_1min_at_start": os.getloadavg()[0], "tokens": a.tokens, "repeats": a.repeats, "rows": rows}
     out = Path(__file__).resolve().parent / "results" / "busy.json"
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    emit(result, out, echo=False)
     print(f"wrote {out}")
 
 

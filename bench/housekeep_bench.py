@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import statistics
 import subprocess
@@ -27,6 +26,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from figures import emit
 
 MESSAGE = "I am Ada. We decided to use the csv crate with serde for my Rust CSV parser."
 
@@ -121,10 +122,7 @@ def main() -> None:
         out = exit_latency(a.root.resolve(), a.model, a.max_tokens, a.runs, a.observer_max_tokens)
     else:
         out = pressure_latency(a.model, a.n_ctx, a.typing, a.max_tokens, a.observer_max_tokens)
-    text = json.dumps(out, indent=1)
-    print(text)
-    if a.json:
-        a.json.write_text(text + "\n")
+    emit(out, a.json, indent=1)
 
 
 if __name__ == "__main__":

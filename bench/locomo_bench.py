@@ -34,6 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from figures import emit  # noqa: E402
+
 from nanobot.config import load_settings  # noqa: E402
 from nanobot.memory.embedder import get_embedder  # noqa: E402
 from nanobot.memory.service import MemoryService  # noqa: E402
@@ -189,11 +191,7 @@ def main() -> None:
         "seconds": round(time.perf_counter() - t0, 1),
         "load": os.getloadavg()[0], "note": "2-core machine shared with other work",
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

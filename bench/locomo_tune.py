@@ -9,7 +9,6 @@ question's vector and keyword candidates once, then scores fusion variants offli
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -19,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from figures import emit  # noqa: E402
 from locomo_bench import CATEGORIES, SPLITS, evidence, load_conversations, write_observer  # noqa: E402
 
 from nanobot.config import load_settings  # noqa: E402
@@ -163,9 +163,8 @@ def main() -> None:
                 result[name] = score(rows, fn)
     for name, s in sorted(result.items(), key=lambda kv: -kv[1]["all"]):
         print(f"{s['all']:.3f}  {name}  {s}")
-    if args.out:
-        args.out.write_text(json.dumps({"split": "dev", "questions": len(rows), "load": os.getloadavg()[0],
-                                        "variants": result}, indent=2) + "\n")
+    emit({"split": "dev", "questions": len(rows), "load": os.getloadavg()[0], "variants": result},
+         args.out, echo=False)
 
 
 if __name__ == "__main__":

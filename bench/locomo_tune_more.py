@@ -11,7 +11,6 @@ None of them beats the default by more than noise (bench/results/locomo-tune-mor
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import locomo_tune
+from figures import emit
 from locomo_bench import CATEGORIES, SPLITS, evidence, load_conversations
 
 from nanobot.config import load_settings
@@ -150,10 +150,4 @@ for k, v in res.items():
 if args.out:
     import os
 
-    args.out.write_text(
-        json.dumps(
-            {"split": "dev", "questions": len(rows), "load": os.getloadavg()[0], "variants": res},
-            indent=2,
-        )
-        + "\n"
-    )
+    emit({"split": "dev", "questions": len(rows), "load": os.getloadavg()[0], "variants": res}, args.out, echo=False)

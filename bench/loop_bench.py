@@ -15,12 +15,13 @@ replies as the guard cuts them (it stops at the first repeat, so a guarded reply
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import statistics
 import tempfile
 from collections import Counter
 from pathlib import Path
+
+from figures import emit
 
 from nanobot.config import load_settings
 from nanobot.core.events import TurnDone
@@ -87,8 +88,7 @@ def main() -> None:
               f"repeating {r['repeating_share']:.0%} "
               f"({r['looping_at_max_tokens']} at max_tokens), mean {r['mean_tokens']} tokens, "
               f"guarded mean {r['guarded_mean_tokens']}, hit max_tokens {r['hit_max_tokens']}/{r['prompts']}")
-    Path(args.out).write_text(json.dumps({"model": model.name, "max_tokens": args.max_tokens,
-                                          "results": results}, indent=1) + "\n")
+    emit({"model": model.name, "max_tokens": args.max_tokens, "results": results}, args.out, indent=1, echo=False)
 
 
 if __name__ == "__main__":

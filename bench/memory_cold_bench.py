@@ -8,7 +8,6 @@ both see the same machine load::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -17,6 +16,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from figures import emit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,9 +69,7 @@ def main() -> None:
               **{f"cold_search_{b}_cpu_s_median": round(statistics.median(CPU[b]), 2) for b in times},
               "load": [round(x, 2) for x in os.getloadavg()],
               "note": "2-core machine shared with 5 other helpers; cpu = the child process's CPU seconds"}
-    print(json.dumps(result, indent=2))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

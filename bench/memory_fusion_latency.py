@@ -7,7 +7,6 @@ cosine + keyword bonus, on one store, interleaved (same load)::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -22,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_memory import memories, questions  # noqa: E402
+from figures import emit  # noqa: E402
 
 from nanobot.memory.chunker import Chunk  # noqa: E402
 from nanobot.memory.store import MemoryStore  # noqa: E402
@@ -55,9 +55,7 @@ def main() -> None:
     out = {"chunks": args.n, "queries": args.queries,
            **{f"{k}_p50_ms": round(sorted(x)[len(x) // 2], 1) for k, x in lat.items()},
            "load": os.getloadavg()[0], "note": "2-core machine shared with other work; cpu = process CPU time"}
-    print(json.dumps(out, indent=2))
-    if args.out:
-        args.out.write_text(json.dumps(out, indent=2) + "\n")
+    emit(out, args.out)
 
 
 if __name__ == "__main__":

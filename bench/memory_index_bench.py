@@ -12,7 +12,6 @@ batches, and the load average before and after.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import resource
@@ -24,6 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from figures import emit  # noqa: E402
 
 from nanobot.config import load_settings  # noqa: E402
 from nanobot.importing.formats import ImportedMessage, ImportedSession  # noqa: E402
@@ -88,10 +89,7 @@ def main() -> None:
               "chunks_per_s": round(report.chunks / wall, 1), "bulk_threads": threads,
               "load_before": load_before, "load_after": [round(x, 2) for x in os.getloadavg()],
               "note": args.note}
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

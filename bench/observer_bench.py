@@ -10,7 +10,6 @@ before the first prompt), median of 5. Exit: a real ``turns``-turn chat, then ``
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -18,6 +17,8 @@ import tempfile
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+
+from figures import emit
 
 from nanobot.config import load_settings
 from nanobot.core.transcript import Transcript
@@ -92,7 +93,7 @@ def main() -> None:
         out = {"sessions": args.sessions, **startup_ms(settings, model),
                **exit_cost(settings, model, args.turns),
                "load_1min": os.getloadavg()[0]}
-    print(json.dumps(out, indent=1))
+    emit(out, indent=1)
 
 
 if __name__ == "__main__":

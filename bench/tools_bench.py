@@ -11,7 +11,6 @@ the argument step for the request's tool (forced), at temperature 0. Prints one 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -21,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from figures import emit  # noqa: E402
 from test_tools_model import REQUESTS  # noqa: E402
 
 from nanobot.config import load_settings  # noqa: E402
@@ -66,10 +66,7 @@ def main() -> None:
                                               / max(1, sum(s.tokens - 1 for s in steps)), 1),
         }
     figures.pop("schema_tokens")
-    text = json.dumps(figures, indent=2)
-    print(text)
-    if out_path:
-        out_path.write_text(text + "\n")
+    emit(figures, out_path)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ Median of ``--runs`` runs each; prints one JSON object.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -27,6 +26,8 @@ import tempfile
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+
+from figures import emit
 
 from nanobot.config import load_settings
 from nanobot.loop.agent import Agent
@@ -120,9 +121,7 @@ def main() -> None:
            "digest_ms": dig_ms, "rank_ms": rank_ms, "load": os.getloadavg(), "digest_entries": len(digest.recent(ledger_path(ws), now, 24).entries),
            "prompt_100_docs": {"total_tokens": built.total_tokens,
                                "sections": {s.name: s.tokens for s in built.sections}}}
-    print(json.dumps(out, indent=1))
-    if a.out:
-        a.out.write_text(json.dumps(out, indent=1) + "\n")
+    emit(out, a.out, indent=1)
     shutil.rmtree(home, ignore_errors=True)
 
 

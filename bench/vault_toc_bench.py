@@ -13,12 +13,12 @@ dropped round-robin. Docs are those of ``bench/vault_bench.py`` (10 folders, one
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+from figures import emit
 from vault_bench import make_vault  # bench/ is on sys.path when run as a script
 
 from nanobot.config import load_settings
@@ -66,9 +66,7 @@ def main() -> None:
                              "with_summary": summaries, "whole_summary": whole, "tokens": count(text),
                              "before_400_whole": before})
     out = {"bench": "vault-toc", "load": os.getloadavg(), "rows": rows}
-    print(json.dumps(out, indent=1))
-    if a.out:
-        a.out.write_text(json.dumps(out, indent=1) + "\n")
+    emit(out, a.out, indent=1)
     shutil.rmtree(home, ignore_errors=True)
 
 

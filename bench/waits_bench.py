@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from figures import emit
+
 QUESTION = "What is the capital of France?"
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = {"qwen2.5-coder-1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"}
@@ -151,9 +153,7 @@ def main() -> None:
     args = ap.parse_args()
     results = [run_model(m, args) for m in (args.model or ["qwen2.5-coder-1.5b", "smollm2"])]
     doc = {"bench": "waits", "uptime_load": os.getloadavg(), "cores": os.cpu_count(), "results": results}
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(doc, indent=1) + "\n")
+    emit(doc, args.json, indent=1, echo=False)
 
 
 if __name__ == "__main__":

@@ -115,6 +115,7 @@ class ChatSettings(_Strict):
     top_p: float = Field(0.95, gt=0.0, le=1.0)
     repeat_penalty: float = Field(1.1, ge=0.0)
     prefill: bool = True  # interactive chat: evaluate the next turn's known prefix while you type
+    pressure_threshold: float = Field(0.8, gt=0.0, le=1.0)  # share of n_ctx at which the pressure hooks run (observation, checkpoint)
     # loops (bench/loop_bench.py): llama.cpp's DRY sampler, then a guard that stops a repeating reply
     dry_multiplier: float = Field(0.8, ge=0.0)  # 0 turns DRY off; llama.cpp's recommended 0.8
     dry_base: float = Field(1.75, ge=1.0)
@@ -161,7 +162,7 @@ class MemorySettings(_Strict):
 
 class ObserverSettings(_Strict):
     enabled: bool = True
-    threshold: float = Field(0.8, gt=0.0, le=1.0)  # fraction of n_ctx that triggers observation
+    threshold: float | None = Field(None, gt=0.0, le=1.0)  # deprecated: [chat] pressure_threshold (copied there when [chat] does not set it)
     rearm_below: float = Field(0.6, gt=0.0, le=1.0)  # after firing, re-armed once a prompt is under this
     project_dirs: list[Path] = Field(default_factory=list)  # extra git repos to watch
     git_timeout: float = Field(2.0, gt=0)
@@ -290,6 +291,14 @@ class Settings(BaseSettings):
         if _toml_path is not None and _toml_path.exists():
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=_toml_path))
         return tuple(sources)
+
+    @model_validator(mode="after")
+    def _pressure_alias(self) -> Settings:
+        """``[observer] threshold`` (the old name) sets ``[chat] pressure_threshold`` unless [chat] does."""
+        old = self.observer.threshold
+        if old is not None and "pressure_threshold" not in self.chat.model_fields_set:
+            self.chat.pressure_threshold = old
+        return self
 
     @property
     def workspace(self) -> Path:

@@ -10,7 +10,7 @@ from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult
 from nanobot.core.features import Feature
 from nanobot.core.transcript import read_transcript
 from nanobot.loop.agent import Agent
-from nanobot.loop.replycheck import Scrubber, looks_at, scrub
+from nanobot.loop.replycheck import Scrubber, check, looks_at, scrub
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.registry import enabled_tools
 from nanobot.workspace import init_workspace
@@ -403,3 +403,15 @@ def test_a_written_call_still_goes_through_the_call_policy(home):
     events, done = run(agent, "What is 2+2?")
     assert "did not ask for a change" in next(e for e in events if isinstance(e, ToolResult)).text
     assert not (agent.workspace / "x.txt").exists()
+
+
+def test_both_failure_checks_name_the_call_its_first_error_line_and_the_target_as_written():
+    failed = [ToolCall(name="exec", arguments={"command": "echo {a}"}),
+              ToolResult(name="exec", ok=False, text="exit 1: {a} not found\nmore")]
+    looked = check("run `echo {a}`", "It printed {a}.", failed)
+    assert looked.problem == "the reply speaks of echo {a} but looking failed: exit 1: {a} not found"
+    assert looked.correction == "(nanobot: exec failed: exit 1: {a} not found. The reply above is not from echo {a}.)"
+    wrote = [ToolCall(name="write_file", arguments={"path": "a.txt"}), ToolResult(name="write_file", ok=False, text="")]
+    claimed = check("write a.txt", "I've written a.txt.", wrote)
+    assert claimed.problem == "the reply claims success but write_file failed: failed"
+    assert claimed.note.startswith("[nanobot: write_file failed (failed); nothing was changed.")

@@ -25,9 +25,9 @@ class Asks(Feature):
                                       Message(role="assistant", content="ok")])]
 
 
-def _agent(home, **observer):
+def _agent(home, threshold=0.8):
     settings = load_settings()
-    settings.observer.threshold = observer.get("threshold", 0.8)
+    settings.chat.pressure_threshold = threshold
     init_workspace(settings.workspace)
     agent = Agent(settings, load_model(settings, vocab_only=True))
     agent.add_feature(Asks())

@@ -48,6 +48,27 @@ def make_agent(home, n_ctx=1000, max_tokens=100, **env):
     return agent, hook
 
 
+def test_the_threshold_is_a_chat_setting_with_the_old_observer_key_as_an_alias(home):
+    assert load_settings(home).chat.pressure_threshold == 0.8  # the default
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("[observer]\nthreshold = 0.5\n")
+    assert load_settings(home).chat.pressure_threshold == 0.5  # the old key still read
+    (home / "config.toml").write_text("[observer]\nthreshold = 0.5\n[chat]\npressure_threshold = 0.7\n")
+    assert load_settings(home).chat.pressure_threshold == 0.7  # [chat] wins
+    assert load_settings(home, chat={"temperature": 0}, observer={"threshold": 0.3}).chat.pressure_threshold == 0.7
+    (home / "config.toml").write_text("[chat]\npressure_threshold = 0.6\n")
+    assert load_settings(home, observer={"threshold": 0.3}).chat.pressure_threshold == 0.6
+
+
+def test_the_core_fires_pressure_at_the_chat_setting(home):
+    agent, _ = make_agent(home, n_ctx=1000)
+    run(agent, words(120))  # ~13% of n_ctx: under the default 0.8
+    assert pressure_parts(agent) == 0
+    agent, _ = make_agent(home, n_ctx=1000, threshold=0.05)  # the old [observer] key
+    run(agent, words(120))
+    assert pressure_parts(agent) == 1
+
+
 def words(n: int) -> str:
     return " ".join(["word"] * n)
 
@@ -108,8 +129,8 @@ def test_new_session_starts_a_new_episode(home):
 
 
 def _pressure_with_real_model(home, model):
-    settings = load_settings(chat={"max_tokens": 24, "temperature": 0},
-                             observer={"reflect_on_start": False, "threshold": 0.05})
+    settings = load_settings(chat={"max_tokens": 24, "temperature": 0, "pressure_threshold": 0.05},
+                             observer={"reflect_on_start": False})
     init_workspace(settings.workspace)
     fixed = datetime(2026, 3, 2, 10, 30, tzinfo=UTC)
     agent = Agent(settings, Recorder(model), clock=lambda: fixed)

@@ -209,3 +209,28 @@ def test_a_tools_grammar_and_group_come_from_the_tool():
               if isinstance(n, ast.Call) and getattr(n.func, "id", "") in ("getattr", "hasattr")
               and len(n.args) >= 2 and isinstance(n.args[1], ast.Constant) and n.args[1].value in ("grammar", "group")]
     assert probes == []
+
+
+def test_every_call_path_runs_its_validated_call_through_run_valid(home, monkeypatch):
+    """The names path, the template path and a call written as the reply share one run step."""
+    from tests.test_templatecalls import ToolTemplateModel, body
+    from tests.test_templatecalls import make_agent as template_agent
+
+    ran = []
+    real = ToolRunner.run_valid
+
+    def spy(self, agent, name, args):
+        ran.append(name)
+        return (yield from real(self, agent, name, args))
+
+    monkeypatch.setattr(ToolRunner, "run_valid", spy)
+    names = make_agent(home, ["Tool: write_file", '{"path": "a.txt", "content": "hi"}', "Answer:", "Done."])
+    list(names.turn("write hi to a.txt"))
+    assert ran == ["write_file"]
+    written = make_agent(home, ["Answer:", '{"name": "read_file", "arguments": {"path": "a.txt"}}',
+                                      "Answer:", "It says hi."])
+    list(written.turn("read a.txt"))
+    assert ran == ["write_file", "read_file"]
+    model = ToolTemplateModel([body("read_file", {"path": "a.txt"}), "hi"], [0.9, 0.1])
+    list(template_agent(home, model).turn("read a.txt"))
+    assert ran == ["write_file", "read_file", "read_file"]

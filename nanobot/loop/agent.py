@@ -386,7 +386,7 @@ class Agent:
         budget = self.model.n_ctx - self.settings.chat.max_tokens
         used = self.model.prompt_tokens(messages)
         head = len(self.system_messages())  # the system message(s) before the history
-        if used >= self.settings.observer.threshold * self.model.n_ctx:
+        if used >= self.settings.chat.pressure_threshold * self.model.n_ctx:
             self._fresh = False
             yield from self._run_hooks("on_context_pressure", used)
             if self._fresh:  # a hook started a fresh context (a coding checkpoint)

@@ -163,6 +163,19 @@ def _changer(user_text: str) -> str:
     return "edit_file" if _FILE.search(user_text) else "the tool that makes the change"
 
 
+def _failure(outcome: tuple, problem: str, note: str, correction: str, **fields: str) -> CheckResult:
+    """The result for a reply that ignores a failed call (``outcome`` as ``outcomes`` gives it): the
+    three texts name ``{name}``, ``{first}`` (the first line of its error) and any ``fields``.
+
+    >>> _failure(("read_file", None, False, "not found: a.txt\\nmore"), "{name}: {first}", "", "").problem
+    'read_file: not found: a.txt'
+    """
+    name, _, _, text = outcome
+    values = {"name": name, "first": text.splitlines()[0][:200] if text else "failed", **fields}
+    return CheckResult(problem=problem.format(**values), note=note.format(**values),
+                       correction=correction.format(**values))
+
+
 def check(user_text: str, reply: str, events: list, asked_change: bool = False) -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
     the user asked for a change (then a bare "created." or "Done." is a claim too)."""
@@ -170,12 +183,9 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
     changes = [o for o in done if o[0] in CHANGERS and _changing(o[0], o[1])]
     claims = bool(_CLAIM.search(reply) or (asked_change and _DONE.search(reply))) and not _DENIAL.search(reply)
     if claims and changes and not any(o[2] for o in changes):
-        name, _, _, text = changes[-1]
-        first = text.splitlines()[0][:200] if text else "failed"
-        return CheckResult(
-            problem=f"the reply claims success but {name} failed: {first}",
-            note=f"[nanobot: {name} failed ({first}); nothing was changed. Tell the user it failed; do not claim success.]",
-            correction=f"(nanobot: {name} failed: {first}. Nothing was changed.)")
+        return _failure(changes[-1], "the reply claims success but {name} failed: {first}",
+                        "[nanobot: {name} failed ({first}); nothing was changed. Tell the user it failed; do not claim success.]",
+                        "(nanobot: {name} failed: {first}. Nothing was changed.)")
     if claims and not any(ok and _changing(name, args) for name, args, ok, _ in done):
         what = "no tool ran this turn" if not done else "no tool changed anything this turn"
         return CheckResult(
@@ -191,12 +201,9 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
     target = looks_at(user_text)
     looks = [o for o in done if o[0] not in _NOT_LOOKING]
     if target and looks and not any(o[2] for o in looks) and not _DENIAL.search(reply):
-        name, _, _, text = looks[-1]
-        first = text.splitlines()[0][:200] if text else "failed"
-        return CheckResult(
-            problem=f"the reply speaks of {target} but looking failed: {first}",
-            note=f"[nanobot: {name} failed ({first}). Tell the user; do not describe {target}.]",
-            correction=f"(nanobot: {name} failed: {first}. The reply above is not from {target}.)")
+        return _failure(looks[-1], "the reply speaks of {target} but looking failed: {first}",
+                        "[nanobot: {name} failed ({first}). Tell the user; do not describe {target}.]",
+                        "(nanobot: {name} failed: {first}. The reply above is not from {target}.)", target=target)
     if target and not looks and not _DENIAL.search(reply) and not reply.rstrip().endswith("?"):
         tool = _looker(user_text, target)
         return CheckResult(

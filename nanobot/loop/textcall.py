@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from nanobot.backends.base import Message
-from nanobot.core.events import Event, Notice, ToolCall, ToolResult
+from nanobot.core.events import Event, ToolResult
 from nanobot.tools.validate import validate
 
 _OPEN = re.compile(r'\{\s*"name"\s*:')
@@ -55,14 +55,8 @@ def run_written(agent: Any, name: str, args: dict, messages: list[Message]) -> I
         ok, text = False, error
         yield ToolResult(name=name, ok=False, text=text)
     else:
-        shown = valid.model_dump(mode="json")
-        yield ToolCall(name=name, arguments=shown)
-        ok, text, notices = runner.execute(agent, tool, valid)
-        for n in notices:
-            yield Notice(text=n)
-        text = runner.truncate(agent, text)
-        yield ToolResult(name=name, ok=ok, text=text)
-        args = shown
+        ok, text = yield from runner.run_valid(agent, name, valid)
+        args = valid.model_dump(mode="json")
     runner._record(agent, "result", name, text, ok=ok)
     last = messages[-1]
     label = "result" if ok else "error"

@@ -4,7 +4,7 @@ sections.
 Session start (cheap, nothing here loads torch or calls the model): refresh a stale CONTEXT.md from
 observations, note past sessions with no observation, start external change detection in a thread
 (bounded by ``observer.git_timeout``), and start a background reflection when one is due.
-Context pressure (prompt >= ``observer.threshold`` x n_ctx, before trimming): observe once per
+Context pressure (prompt >= ``chat.pressure_threshold`` x n_ctx, before trimming): observe once per
 crossing; it re-arms when a prompt falls below ``observer.rearm_below`` x n_ctx. In the interactive
 chat (``observer.background``) the crossing is seen right after the reply that made it, and the
 observation runs while the user reads and types (``idle_work``, on the prefill thread; see
@@ -244,7 +244,7 @@ class ObserverFeature(Feature):
         if self._in_background(agent):
             system = Message(role="system", content=agent.system_prompt().text)
             used = agent.model.prompt_tokens([system, *agent.history, Message(role="user", content="")])
-            if used >= self.settings.observer.threshold * agent.model.n_ctx and self._fires(agent):
+            if used >= self.settings.chat.pressure_threshold * agent.model.n_ctx and self._fires(agent):
                 self._idle_due = round(100 * used / agent.model.n_ctx)
         return []
 
@@ -284,7 +284,7 @@ class ObserverFeature(Feature):
         oscillating just around the threshold; without this margin that would fire every turn."""
         obs = self.settings.observer
         if not self._armed:
-            floor = min(obs.rearm_below, obs.threshold) * agent.model.n_ctx
+            floor = min(obs.rearm_below, self.settings.chat.pressure_threshold) * agent.model.n_ctx
             self._armed = self._lowest_since_last(agent) < floor
         self._last_seen = agent.history[-1] if agent.history else None
         fire, self._armed = self._armed, False

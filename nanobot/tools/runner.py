@@ -143,15 +143,22 @@ class ToolRunner:
             if key in seen:
                 return True
             seen.add(key)
-            yield ToolCall(name=name, arguments=shown)
-            ok, text, notices = self.execute(agent, tool, args)
-            for n in notices:
-                yield Notice(text=n)
-            text = self.truncate(agent, text)
-            yield ToolResult(name=name, ok=ok, text=text)
+            ok, text = yield from self.run_valid(agent, name, args)
             self._note(agent, msgs, name, json.dumps(shown), ok, text)
             return False
         return False
+
+    def run_valid(self, agent: Any, name: str, args: BaseModel) -> Generator[Event, None, tuple[bool, str]]:
+        """Run a validated call of ``name``, whichever path produced it (names, template, written
+        as text): yields the call, the tool's notices and its result (cut to ``tools.output_tokens``);
+        returns (ok, the result as the model sees it)."""
+        yield ToolCall(name=name, arguments=args.model_dump(mode="json"))
+        ok, text, notices = self.execute(agent, self.tools[name], args)
+        for n in notices:
+            yield Notice(text=n)
+        text = self.truncate(agent, text)
+        yield ToolResult(name=name, ok=ok, text=text)
+        return ok, text
 
     def arguments(self, agent: Any, msgs: list[Message], tool: Tool) -> tuple[str, Any, str]:
         """(raw JSON, validated args or None, error message)."""

@@ -31,7 +31,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from nanobot.backends.base import Message
-from nanobot.core.events import Event, Notice, ToolCall, ToolResult
+from nanobot.core.events import Event, Notice, ToolResult
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.validate import validate
 
@@ -123,12 +123,7 @@ class TemplateCalls:
                 msgs.pop()
                 return True
             seen.add(key)
-            yield ToolCall(name=name, arguments=shown)
-            ok, text, notices = runner.execute(agent, runner.tools[name], args)
-            for n in notices:
-                yield Notice(text=n)
-            text = runner.truncate(agent, text)
-            yield ToolResult(name=name, ok=ok, text=text)
+            ok, text = yield from runner.run_valid(agent, name, args)
             msgs.append(Message(role="tool", content=text if ok else f"error: {text}"))
             runner._record(agent, "result", name, text, ok=ok)
             return False
