@@ -37,7 +37,8 @@ def build_agent(settings: Settings, backend, *, interactive: bool = False, chat_
     if coding_session:
         settings = settings.model_copy(update={"coding": settings.coding.model_copy(update={"session": coding_session})})
     init_workspace(settings.workspace)
-    agent = Agent(settings, backend, interactive=interactive)
+    agent = Agent(settings, backend, interactive=interactive,
+                  known_tools=lambda: [t.name for t in feature_tools()])
     attach_features(agent)
     from nanobot.chats.feature import ChatContextFeature  # always on (FEATURES)
 
@@ -78,6 +79,21 @@ def every_tool(settings: Settings) -> tuple[dict, dict, list[str]]:
         offered |= on if switch(settings) else {}
         notices += said
     return known, offered, notices
+
+
+def feature_tools() -> list[type]:
+    """The tool classes the features own (each ``FEATURES`` module's ``TOOLS``), in ``FEATURES``
+    order, switched on or not: names ``[tools] enabled`` may hold while memory is off are no typo
+    (``Agent.tool_runner``), and the full-dump baseline spells out every schema. Starts nothing."""
+    return [t for _, spec in FEATURES for t in getattr(importlib.import_module(spec.partition(":")[0]), "TOOLS", ())]
+
+
+def tool_classes() -> dict[str, type]:
+    """Every tool class by name: the registry's, then the features' ``TOOLS`` (MCP and coding tools,
+    which need a server or a session, aside): what registry-wide checks and tests walk."""
+    from nanobot.tools.registry import all_tools
+
+    return {**all_tools(), **{t.name: t for t in feature_tools()}}
 
 
 def attach_features(agent: Agent) -> None:

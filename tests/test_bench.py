@@ -12,7 +12,7 @@ from nanobot.bench import synthetic
 from nanobot.bench.baseline import build_full_dump
 from nanobot.bench.figures import BenchResult, stat
 from nanobot.bench.runner import QUESTIONS, bench_workspace
-from nanobot.tools.registry import all_tools
+from nanobot.runtime import tool_classes
 
 
 def test_stat_median_and_spread():
@@ -77,7 +77,7 @@ def test_full_dump_is_built_from_the_same_workspace(tmp_path, model):
     # every registered tool is importable here, so the dump spells out every schema, one a line
     (tools,) = [s for s in dump.sections if s.name.startswith("tools")]
     schemas = [json.loads(line) for line in tools.text.splitlines()[1:]]
-    assert schemas == [cls.schema() for cls in all_tools().values()]
+    assert schemas == [cls.schema() for cls in tool_classes().values()]  # the features' too
     assert not any("tool" in m for m in dump.missing)
     small = bench_workspace(tmp_path / "small", small=True)
     assert (small.workspace / "MEMORY.md").read_text().count("\n- ") == 40

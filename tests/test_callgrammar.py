@@ -10,9 +10,9 @@ import json
 import pytest
 
 from nanobot.mcptools.schema_grammar import schema_grammar
+from nanobot.runtime import tool_classes
 from nanobot.tools.callgrammar import _compact, call_grammar, parse_call, reply_grammar, tool_specs
 from nanobot.tools.grammar import args_grammar
-from nanobot.tools.registry import all_tools
 
 
 def accepts(model, gbnf: str, text: str) -> bool:
@@ -88,7 +88,7 @@ def test_call_grammar_is_the_call_after_the_opening_tag(model, grammars):
 
 
 def test_every_builtin_tool_fits_in_one_call_grammar(model):
-    tools = all_tools()
+    tools = tool_classes()
     gbnf = call_grammar({n: args_grammar(t.parameters()) for n, t in tools.items()})
     assert accepts(model, gbnf, '{"name": "read_file", "arguments": {"path": "a.txt"}}\n</tool_call>')
     assert not accepts(model, gbnf, '{"name": "read_file", "arguments": {"content": "x"}}\n</tool_call>')
@@ -104,7 +104,7 @@ def test_parse_call_reads_the_models_format_and_nothing_else():
 def test_tool_specs_leave_out_what_the_grammar_enforces_and_keep_property_names():
     """The prompt's schemas drop additionalProperties/maxLength/minLength (the call grammar and
     validation hold them), never a property that happens to be called that."""
-    tools = all_tools()
+    tools = tool_classes()
     spec = {s["function"]["name"]: s["function"] for s in tool_specs(tools)}
     text = json.dumps(spec)
     assert "additionalProperties" not in text and '"maxLength"' not in text
@@ -118,7 +118,7 @@ def test_tool_specs_leave_out_what_the_grammar_enforces_and_keep_property_names(
 def test_numbers_as_requests_hold_them_pass_the_call_grammar(model):
     """BFCL's multiple_5 asks for 46.603354,1.8883340 and its answers hold 1.257e-06: the old number
     rule (4 decimals, no exponent) forced the 1.5B to write 46.6033. Still bounded: no endless digits."""
-    tools = all_tools()
+    tools = tool_classes()
     gbnf = call_grammar({n: args_grammar(t.parameters()) for n, t in tools.items()})
     from nanobot.tools.grammar import _BASE
 

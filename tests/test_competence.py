@@ -11,8 +11,9 @@ from nanobot.core.features import Feature
 from nanobot.core.transcript import read_transcript
 from nanobot.loop.agent import Agent
 from nanobot.loop.replycheck import Scrubber, check, looks_at, scrub
+from nanobot.memory.feature import MemoryFeature
+from nanobot.runtime import every_tool
 from nanobot.tools.feature import attach_tools
-from nanobot.tools.registry import enabled_tools
 from nanobot.workspace import init_workspace
 
 
@@ -159,17 +160,18 @@ def test_what_the_user_asks_to_look_at():
 
 
 def test_only_tools_that_can_work_are_offered(home):
-    names = list(enabled_tools(load_settings(home)))
+    names = list(offered_tools(load_settings(home)))
     assert "web_search" not in names and "web_fetch" not in names and "memory_add" in names
-    assert "memory_add" not in enabled_tools(load_settings(home, memory={"enabled": False}))
-    web = enabled_tools(load_settings(home, tools={"web_search_url": "http://127.0.0.1:8888"}))
+    assert "memory_add" not in offered_tools(load_settings(home, memory={"enabled": False}))
+    web = offered_tools(load_settings(home, tools={"web_search_url": "http://127.0.0.1:8888"}))
     assert "web_search" in web and "web_fetch" in web
 
 
 def test_the_prompt_marks_retrieved_text_as_information_and_maps_intents(home):
     settings = load_settings(home, memory={"enabled": True}, observer={"enabled": False})
     agent = Agent(settings, ScriptedModel([]))
-    attach_tools(agent)  # (the memory feature itself is not needed for the prompt)
+    attach_tools(agent)
+    agent.add_feature(MemoryFeature(None, None))  # its tools (retrieval is not needed for the prompt)
     text = agent.system_prompt().text
     assert "information, not instructions" in text
     assert "memory_add: remember something the user asks you to remember" in text
@@ -415,3 +417,7 @@ def test_both_failure_checks_name_the_call_its_first_error_line_and_the_target_a
     claimed = check("write a.txt", "I've written a.txt.", wrote)
     assert claimed.problem == "the reply claims success but write_file failed: failed"
     assert claimed.note.startswith("[nanobot: write_file failed (failed); nothing was changed.")
+
+
+def offered_tools(settings) -> dict:
+    return every_tool(settings)[1]  # what a chat with these settings offers, through the features

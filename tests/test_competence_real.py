@@ -78,9 +78,9 @@ def test_the_memory_block_markup_never_reaches_the_user(home, model):
 def pinned(tool: str, values: dict[str, str], **props) -> str:
     """``tool``'s argument grammar with the fields of ``values`` pinned to those strings (the model's
     choice of action or path is not what these tests are about); the other fields are the model's."""
-    from nanobot.tools.registry import all_tools
+    from nanobot.runtime import tool_classes
 
-    params = all_tools()[tool].parameters()
+    params = tool_classes()[tool].parameters()
     gbnf = args_grammar({**params, "properties": {**params["properties"], **props}})
     for key, value in values.items():
         start = f'root-{key} ::= "\\"{key}\\"" space ":" space'

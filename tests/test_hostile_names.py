@@ -27,8 +27,8 @@ from nanobot.observer.external import detect
 from nanobot.runtime import attach_features
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, ReadFile, WriteFile
-from nanobot.tools.knowledge import KnowledgeApply
 from nanobot.vault.ledger import ledger_path
+from nanobot.vault.tools import KnowledgeApply
 from nanobot.workspace import init_workspace
 from tests.conftest import run_cli
 

@@ -28,8 +28,8 @@ from nanobot.coding.session import CodingSession
 from nanobot.config import load_settings
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile
-from nanobot.tools.knowledge import KnowledgeApply
 from nanobot.vault.ledger import ledger_path
+from nanobot.vault.tools import KnowledgeApply
 from nanobot.workspace import init_workspace
 from tests.codingrepo import Repo, isolate
 from tests.conftest import ROOT, cli_env, run_cli

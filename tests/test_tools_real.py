@@ -18,6 +18,7 @@ from nanobot.config import load_settings
 from nanobot.core.events import ToolCall, ToolResult, TurnDone
 from nanobot.core.transcript import read_transcript
 from nanobot.loop.agent import Agent
+from nanobot.runtime import every_tool, tool_classes
 from nanobot.tools.base import NoArgs, Tool, ToolArgs, ToolContext
 from nanobot.tools.grammar import CALL, args_grammar, literal, parse_decision
 from nanobot.tools.runner import ToolRunner, args_prefill
@@ -35,7 +36,8 @@ def make_agent(home, model, memory: bool = False, **tools) -> Agent:
                              memory={"enabled": memory}, observer={"enabled": False},
                              kv_cache={"enabled": False}, tools=tools)
     init_workspace(settings.workspace)
-    agent = Agent(settings, Recorder(model), clock=lambda: NOW)
+    agent = Agent(settings, Recorder(model), clock=lambda: NOW,  # tools come from the runner a test makes:
+                  known_tools=lambda: list(tool_classes()))  # [tools] enabled may name any feature's
     agent.start_session()
     return agent
 
@@ -135,10 +137,10 @@ def _steps(agent, events, tool) -> tuple[list[dict], ToolCall | None]:
 
 def test_memory_tools_grammars_run_on_the_real_model(home, model, embedder):
     from nanobot.memory.service import get_service
-    from nanobot.tools.memory import MemoryAdd, MemorySearch
+    from nanobot.memory.tools import MemoryAdd, MemorySearch
 
     agent = make_agent(home, model, memory=True, enabled=["memory_add", "memory_search"])
-    runner = ToolRunner(agent.settings)
+    runner = ToolRunner(agent.settings, every_tool(agent.settings)[1])  # the memory feature's
     assert runner.names() == ["memory_add", "memory_search"]
     svc = get_service(agent.settings)
 

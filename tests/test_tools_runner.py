@@ -12,9 +12,9 @@ from nanobot.config import load_settings
 from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.transcript import read_transcript
 from nanobot.loop.agent import Agent
+from nanobot.runtime import tool_classes
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.grammar import args_grammar, decision_grammar, parse_decision
-from nanobot.tools.registry import all_tools
 from nanobot.tools.runner import ToolRunner, validate
 from nanobot.tools.truncate import truncate
 from nanobot.workspace import init_workspace
@@ -47,7 +47,7 @@ def test_validation_error_goes_back_to_the_model_and_the_retry_succeeds(home):
     assert retry_prompt[-1].role == "user"
     assert retry_prompt[-1].content.startswith("write hi to a.txt\n\n[tool write_file {\"path\": \"a.txt\"} error]\n")
     assert "content: Field required" in retry_prompt[-1].content
-    assert calls_made[2]["grammar"] == args_grammar(all_tools()["write_file"].parameters())
+    assert calls_made[2]["grammar"] == args_grammar(tool_classes()["write_file"].parameters())
     assert calls_made[4]["messages"][-1].content.endswith(
         '[tool write_file {"path": "a.txt", "content": "hi"} result]\ncreated a.txt (2 chars)')
     assert [m.role for m in calls_made[4]["messages"]] == ["system", "user"]  # roles alternate
@@ -131,9 +131,9 @@ def example_args(schema: dict) -> dict:
     return out
 
 
-@pytest.mark.parametrize("name", list(all_tools()))
+@pytest.mark.parametrize("name", list(tool_classes()))
 def test_every_tool_rejects_unknown_keys_and_says_which(name):
-    tool = all_tools()[name]()
+    tool = tool_classes()[name]()
     good = example_args(tool.parameters())
     args, err = validate(tool, json.dumps(good))
     assert args is not None and err == ""  # the same arguments without the stray key are fine
@@ -149,8 +149,8 @@ def test_every_grammar_compiles_in_llama_cpp(model):
     from nanobot.observer.observation import draft_grammar
     from tests.realmodel import llama_accepts
 
-    grammars = {name: args_grammar(tool.parameters()) for name, tool in all_tools().items()}
-    grammars["decision"] = decision_grammar(list(all_tools()))
+    grammars = {name: args_grammar(tool.parameters()) for name, tool in tool_classes().items()}
+    grammars["decision"] = decision_grammar(list(tool_classes()))
     grammars["observation"] = draft_grammar()
     assert {n: llama_accepts(model, g) for n, g in grammars.items()} == dict.fromkeys(grammars, True)
     assert not llama_accepts(model, grammars["exec"].replace("root-command ::=", "root-cmd ::=", 1))

@@ -134,9 +134,9 @@ def test_spawn_without_a_model_says_so(ctx):
 
 def test_memory_tools_follow_the_memory_switch(home, monkeypatch):
     from nanobot.config import load_settings
-    from nanobot.tools.registry import enabled_tools
+    from nanobot.runtime import every_tool
 
-    assert {"memory_search", "memory_add"} <= set(enabled_tools(load_settings()))
+    assert {"memory_search", "memory_add"} <= set(every_tool(load_settings())[1])
     monkeypatch.setenv("NANOBOT_MEMORY__ENABLED", "false")
-    names = set(enabled_tools(load_settings()))
+    names = set(every_tool(load_settings())[1])
     assert "memory_search" not in names and "memory_add" not in names and "read_file" in names

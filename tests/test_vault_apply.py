@@ -19,10 +19,10 @@ from nanobot.config import load_settings
 from nanobot.loop.agent import Agent
 from nanobot.runtime import attach_features
 from nanobot.tools.base import ToolContext
-from nanobot.tools.knowledge import KnowledgeApply, KnowledgeRead
 from nanobot.tools.runner import execute, validate
 from nanobot.vault import apply
 from nanobot.vault.ledger import LedgerEntry, ledger_path, read_backwards, sha
+from nanobot.vault.tools import KnowledgeApply, KnowledgeRead
 from nanobot.workspace import init_workspace
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
+from nanobot.base.frontmatter import parse, summary_problem
 from nanobot.config import load_settings
-from nanobot.vault.frontmatter import parse, summary_problem
 from nanobot.vault.ledger import LedgerEntry, ledger_path, read_backwards
 from nanobot.workspace import init_workspace
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from nanobot.base.frontmatter import FrontmatterError, parse, set_field, summary_problem, with_body
 from nanobot.memory.chunker import chunk_markdown
-from nanobot.vault.frontmatter import FrontmatterError, parse, set_field, summary_problem, with_body
 
 BODY = "# Zephyr\r\n\r\nPort *8443*.\n---\nnot: frontmatter\n\ttabbed line  \n"
 
@@ -68,7 +68,7 @@ def test_fast_frontmatter_reader_agrees_with_yaml():
 
     import yaml
 
-    from nanobot.vault import fastyaml
+    from nanobot.base import fastyaml
 
     assert fastyaml._simple("title: Zephyr\nsummary: 'Zephyr: port, owner'\ntags: [rust, csv]\n# note\n") == {
         "title": "Zephyr", "summary": "Zephyr: port, owner", "tags": ["rust", "csv"]}

@@ -34,7 +34,8 @@ class FullDump(BaseModel):
 
 
 def tool_schemas() -> tuple[list[dict], list[str]]:
-    """Every registered tool's schema, and the registry entries that could not be imported."""
+    """Every tool's schema (the registry's, then the features' ``TOOLS``), and the registry entries
+    that could not be imported."""
     try:
         from nanobot.tools.registry import BUILTINS
     except ImportError:
@@ -47,7 +48,9 @@ def tool_schemas() -> tuple[list[dict], list[str]]:
             schemas.append(cls.schema())
         except (ImportError, AttributeError) as e:
             missing.append(f"tool {spec} ({type(e).__name__})")
-    return schemas, missing
+    from nanobot.runtime import feature_tools
+
+    return schemas + [cls.schema() for cls in feature_tools()], missing
 
 
 def recent_observations(workspace: Path, n_files: int = 3) -> str:

@@ -40,8 +40,10 @@ def _now() -> datetime:
 
 class Agent:
     def __init__(self, settings: Settings, model: ChatModel, *,
-                 clock: Callable[[], datetime] = _now, interactive: bool = False):
+                 clock: Callable[[], datetime] = _now, interactive: bool = False,
+                 known_tools: Callable[[], list[str]] = list):
         self.settings = settings
+        self.known_tools = known_tools  # names a switched-off feature would bring (runtime.feature_tools)
         self.model = model
         self.clock = clock
         self.interactive = interactive
@@ -112,7 +114,7 @@ class Agent:
             if wanted:  # the user's list, in the user's order
                 from nanobot.tools.registry import check_enabled
 
-                check_enabled(self.settings, list(tools))
+                check_enabled(self.settings, [*tools, *self.known_tools()])
                 tools = {n: tools[n] for n in wanted if n in tools}
             elif wanted == []:
                 tools = {}

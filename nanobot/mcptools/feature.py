@@ -18,8 +18,11 @@ from nanobot.core.events import Notice
 from nanobot.core.features import Feature
 from nanobot.mcptools.client import McpServer
 from nanobot.mcptools.tool import McpTool
-from nanobot.tools.registry import enabled_tools
+from nanobot.memory.embedder import get_embedder
+from nanobot.memory.tools import TOOLS as MEMORY_TOOLS
+from nanobot.tools.registry import enabled_tools, offered
 from nanobot.tools.search import ToolSearch
+from nanobot.vault.tools import TOOLS as VAULT_TOOLS
 
 
 def servers_for(settings: Settings) -> dict[str, McpServer]:
@@ -57,13 +60,25 @@ def list_tools(servers: dict[str, McpServer]) -> tuple[dict[str, McpTool], list[
     return tools, notices
 
 
+def offered_beside(settings: Settings) -> dict[str, Any]:
+    """The other tools a chat with ``settings`` offers (the registry's, memory's, the vault's: the
+    features before this one in ``runtime.FEATURES``): counted against ``index_max``, searched by
+    ``tool_search`` outside a chat."""
+    return {**enabled_tools(settings), **offered([*MEMORY_TOOLS, *VAULT_TOOLS], settings)}
+
+
+def with_search(tools: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """``tools`` with ``tool_search`` in front when they and the others outnumber ``index_max``."""
+    others = offered_beside(settings)
+    if len(others) + len(tools) > settings.tools.index_max:
+        return {ToolSearch.name: ToolSearch(lambda: {**others, **tools}, get_embedder), **tools}
+    return dict(tools)
+
+
 def all_mcp_tools(settings: Settings) -> tuple[dict[str, Any], list[str]]:
     """MCP tools (+ ``tool_search`` when the tools outnumber ``index_max``), for ``nanobot tools``."""
     tools, notices = list_tools(servers_for(settings))
-    builtins = enabled_tools(settings)
-    if len(builtins) + len(tools) > settings.tools.index_max:
-        return {ToolSearch.name: ToolSearch(lambda: {**builtins, **tools}), **tools}, notices
-    return dict(tools), notices
+    return with_search(tools, settings), notices
 
 
 def catalogue(settings: Settings) -> tuple[dict, dict, list[str]]:
@@ -90,10 +105,7 @@ class McpFeature(Feature):
     def tools(self, settings: Settings) -> list[Any]:
         if self._tools is None:
             tools, self.notices = list_tools(self.servers)
-            builtins = enabled_tools(settings)
-            self._tools = list(tools.values())
-            if len(builtins) + len(tools) > settings.tools.index_max:
-                self._tools.insert(0, ToolSearch(lambda: {**builtins, **tools}))
+            self._tools = list(with_search(tools, settings).values())
         return self._tools
 
     def on_session_start(self, agent):

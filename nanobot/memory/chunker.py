@@ -66,7 +66,7 @@ def summary_chunk(text: str) -> Chunk | None:
     """The frontmatter's ``summary`` as a chunk (heading: the ``title``), or None."""
     if not text.startswith(("---", "\ufeff---")):
         return None
-    from nanobot.vault.frontmatter import FrontmatterError, parse
+    from nanobot.base.frontmatter import FrontmatterError, parse
 
     try:
         doc = parse(text)

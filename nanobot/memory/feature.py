@@ -1,4 +1,5 @@
-"""Memory as a feature: the per-turn retrieved block, and a session-start report.
+"""Memory as a feature: the per-turn retrieved block, its tools (``memory/tools.py``: memory_search,
+memory_add), and a session-start report.
 
 ``make_feature`` builds ``MemoryFeature`` and starts warming the embedder in the background (only if
 there is memory to search), so chat is ready to type before torch has loaded. Each turn,
@@ -13,6 +14,8 @@ from nanobot.core.events import Notice
 from nanobot.core.features import Feature
 from nanobot.memory.retriever import MemoryRetriever
 from nanobot.memory.service import MemoryService, get_service
+from nanobot.memory.tools import TOOLS
+from nanobot.tools.registry import offered
 
 
 class MemoryFeature(Feature):
@@ -27,6 +30,9 @@ class MemoryFeature(Feature):
         current = agent.transcript.id if agent.transcript is not None else None
         return self.retriever(query, agent.history, current)
 
+    def tools(self, settings) -> list:
+        return list(offered(TOOLS, settings).values())
+
     def on_session_start(self, agent) -> list[Notice]:
         self.service.start_background()
         report = self.service.last_report
@@ -38,6 +44,11 @@ class MemoryFeature(Feature):
     def on_turn_start(self, agent) -> list[Notice]:
         """One-time messages of the service (e.g. a damaged index rebuilt), as soon as they exist."""
         return [Notice(text=n, level="warning") for n in self.service.notices()]
+
+
+def catalogue(settings) -> tuple[dict, dict, list[str]]:
+    """The memory tools, and the ones a chat with ``settings`` offers (``runtime.every_tool``)."""
+    return {t.name: t for t in TOOLS}, offered(TOOLS, settings), []
 
 
 def make_feature(agent) -> MemoryFeature:

@@ -9,6 +9,10 @@ How to add a tool (one file + one line):
    Raise ``nanobot.base.errors.ToolError("what went wrong; how to fix it")`` on failure.
 2. Add ``"nanobot.tools.NAME:ClassName"`` to ``BUILTINS`` below.
 
+A tool that belongs to a feature (memory, the vault) lives in that feature's package instead, in
+its ``TOOLS`` (``nanobot/memory/tools.py``): the feature offers it (``offered``) and lists it
+(``catalogue``), so it is there exactly when the feature is on.
+
 That's all: the name shows up in the system prompt's tool index, ``nanobot tools`` lists it, the
 runner loads its schema when the model picks it. Users can turn tools off with
 ``[tools] enabled = [...]`` in config.toml. Modules are imported lazily, on first use.
@@ -37,11 +41,6 @@ BUILTINS: list[str] = [
     "nanobot.tools.spawn:Spawn",
     "nanobot.tools.cron:Cron",
     "nanobot.tools.message:SendMessage",
-    "nanobot.tools.memory:MemorySearch",
-    "nanobot.tools.memory:MemoryAdd",
-    "nanobot.tools.knowledge:KnowledgeRead",
-    "nanobot.tools.knowledge:KnowledgeSearch",
-    "nanobot.tools.knowledge:KnowledgeApply",
 ]
 
 
@@ -63,9 +62,21 @@ def all_tools() -> dict[str, type[Tool]]:
 def enabled_tools(settings: Settings) -> dict[str, Tool]:
     """Instances of the built-in tools ``settings.tools.enabled`` allows (None = all). Names it does
     not know may belong to a feature's tools: ``check_enabled`` reports the typos."""
-    classes, wanted = all_tools(), settings.tools.enabled
-    names = list(classes) if wanted is None else [n for n in wanted if n in classes]  # the user's order
-    return {name: classes[name]() for name in names if classes[name].available(settings)}
+    return offered(all_tools().values(), settings)
+
+
+def offered(classes, settings: Settings) -> dict[str, Tool]:
+    """Instances of ``classes`` that ``[tools] enabled`` allows (None = all, in the classes' order;
+    a list: in the user's order) and whose feature is on (``Tool.available``).
+
+    >>> from nanobot.config import Settings
+    >>> from nanobot.tools.tasks import TaskBoard
+    >>> list(offered([TaskBoard], Settings(tools={"enabled": ["task_board", "exec"]})))
+    ['task_board']
+    """
+    by_name, wanted = {c.name: c for c in classes}, settings.tools.enabled
+    names = list(by_name) if wanted is None else [n for n in wanted if n in by_name]
+    return {name: by_name[name]() for name in names if by_name[name].available(settings)}
 
 
 def check_enabled(settings: Settings, known: list[str]) -> None:

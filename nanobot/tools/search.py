@@ -47,8 +47,9 @@ def tool_line(name: str, tool: Any) -> str:
     return f"{name}: {tool.description}"
 
 
-def search(tools: dict[str, Any], query: str, settings, k: int = TOP) -> list[str]:
-    """The ``k`` tool lines closest to ``query`` (embedder cosine; word overlap if it is missing)."""
+def search(tools: dict[str, Any], query: str, settings, k: int = TOP, embedder: Callable | None = None) -> list[str]:
+    """The ``k`` tool lines closest to ``query`` (cosine under ``embedder(settings)``, the memory
+    embedder its caller passes; word overlap without one or if it fails)."""
     lines = {n: tool_line(n, t) for n, t in tools.items() if n != ToolSearch.name}
     if not lines:
         return []
@@ -56,7 +57,9 @@ def search(tools: dict[str, Any], query: str, settings, k: int = TOP) -> list[st
     # with the name in front); a tool without one is ranked by its name's words
     texts = [tools[n].description or n.replace("_", " ").replace(".", " ") for n in lines]
     try:
-        scores = _embedded_scores(texts, query, settings)
+        if embedder is None:
+            raise LookupError("no embedder")
+        scores = _embedded_scores(texts, query, embedder(settings))
     except Exception:  # no embedder: rank by shared words, still useful
         words = set(_words(query))
         scores = np.array([len(words & set(_words(line))) for line in lines.values()], dtype=float)
@@ -68,10 +71,7 @@ def _words(text: str) -> list[str]:
     return [w for w in "".join(c.lower() if c.isalnum() else " " for c in text).split() if len(w) > 2]
 
 
-def _embedded_scores(texts: list[str], query: str, settings) -> np.ndarray:
-    from nanobot.memory.embedder import get_embedder
-
-    emb = get_embedder(settings)
+def _embedded_scores(texts: list[str], query: str, emb: Any) -> np.ndarray:
     missing = [t for t in texts if t not in _vectors]
     if missing:
         _vectors.update(zip(missing, emb.embed(missing), strict=True))
@@ -88,11 +88,12 @@ class ToolSearch(Tool):
     description = "Find tools by what they do: the 5 closest, name and one line each."
     Args = ToolSearchArgs
 
-    def __init__(self, tools: Callable[[], dict[str, Any]]):
+    def __init__(self, tools: Callable[[], dict[str, Any]], embedder: Callable | None = None):
         self._tools = tools  # every tool there is (outside a chat; in one, the runner's)
+        self._embedder = embedder  # settings -> an embedder (the memory one; nanobot.mcptools.feature)
 
     def run(self, args: ToolSearchArgs, ctx: ToolContext) -> str:
         runner = getattr(ctx.agent, "tool_runner", None)
         tools = runner.tools if runner is not None else self._tools()
-        found = search(tools, args.query, ctx.settings)
+        found = search(tools, args.query, ctx.settings, embedder=self._embedder)
         return "\n".join(found) if found else "no tools"

@@ -19,17 +19,17 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from nanobot.backends.base import Message
-from nanobot.base.gitsafe import git_env, run_git
-from nanobot.base.regular import read_regular
-from nanobot.vault.apply import apply_change
-from nanobot.vault.fmcache import DocMeta, scan
-from nanobot.vault.frontmatter import (
+from nanobot.base.frontmatter import (
     SUMMARY_MAX,
     FrontmatterError,
     parse,
     set_field,
     summary_problem,
 )
+from nanobot.base.gitsafe import git_env, run_git
+from nanobot.base.regular import read_regular
+from nanobot.vault.apply import apply_change
+from nanobot.vault.fmcache import DocMeta, scan
 from nanobot.vault.ledger import ledger_path
 
 BODY_CHARS = 500

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nanobot.base.frontmatter import FrontmatterError, parse, summary_problem
 from nanobot.base.regular import read_regular
 from nanobot.vault.fmcache import knowledge_dir, walk
-from nanobot.vault.frontmatter import FrontmatterError, parse, summary_problem
 
 
 def problems(workspace: Path) -> list[tuple[str, str]]:

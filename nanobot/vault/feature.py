@@ -7,7 +7,8 @@ session start a change a crash left half-done is finished or dropped first (``ap
 each unreadable doc or ledger line is reported once, naming it. A broken vault never stops a chat:
 if building either section fails (``audit/ledger.jsonl`` a directory, a FIFO, unreadable), that
 section is left out and ONE warning names the file and the fix. An empty vault (no docs, no ledger)
-contributes nothing, so the template workspace's prompt is unchanged.
+contributes nothing, so the template workspace's prompt is unchanged. The feature's tools are
+``vault/tools.py``'s (knowledge_read, knowledge_search, knowledge_apply).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from nanobot.base.safe_text import one_line
 from nanobot.core.events import Notice
 from nanobot.core.features import Feature
 from nanobot.core.prompt import RawSection
+from nanobot.tools.registry import offered
 from nanobot.vault import apply, build
 from nanobot.vault.ledger import ledger_path
+from nanobot.vault.tools import TOOLS
 
 TOC_ORDER = 50  # stable: between context (40) and time (90)
 DIGEST_ORDER = 95  # volatile: after time (90)
@@ -73,6 +76,9 @@ class VaultFeature(Feature):
     def sections(self, agent: Any) -> list[RawSection]:
         return [s.model_copy() for s in self.build(agent)]
 
+    def tools(self, settings: Any) -> list:
+        return list(offered(TOOLS, settings).values())
+
     def on_session_start(self, agent: Any) -> list[Notice]:
         notes = []
         try:
@@ -92,6 +98,11 @@ def _broken(name: str, section: str, e: Exception) -> str:
     why = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}: {e}"
     return (f"{name}: {one_line(str(why))[:160]}; \"{section}\" is left out of the prompt until it is "
             "fixed (make it a regular, readable file, or move it aside)")
+
+
+def catalogue(settings: Any) -> tuple[dict, dict, list[str]]:
+    """The knowledge tools, and the ones a chat with ``settings`` offers (``runtime.every_tool``)."""
+    return {t.name: t for t in TOOLS}, offered(TOOLS, settings), []
 
 
 def make_feature(agent: Any) -> VaultFeature:

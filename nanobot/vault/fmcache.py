@@ -18,8 +18,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from nanobot.base.atomic import atomic_write
+from nanobot.base.frontmatter import FrontmatterError, parse
 from nanobot.base.regular import open_regular, read_regular
-from nanobot.vault.frontmatter import FrontmatterError, parse
 
 CACHE_VERSION = 1
 HEAD = 8192  # bytes read of a doc whose frontmatter ends within them (a long doc's body is not read)

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from nanobot.vault import fastyaml
+from nanobot.base import fastyaml
 
 SUMMARY_MAX = 150
 _OPEN = re.compile(r"\A(\ufeff?)---[ \t]*(\r?\n)")

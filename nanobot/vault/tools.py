@@ -14,17 +14,17 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from nanobot.base.errors import ToolError
-from nanobot.base.regular import read_regular
-from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.tools.paths import resolve_in_roots
-from nanobot.tools.protected import check_writable
-from nanobot.vault.frontmatter import (
+from nanobot.base.frontmatter import (
     SUMMARY_MAX,
     FrontmatterError,
     parse,
     set_field,
     summary_problem,
 )
+from nanobot.base.regular import read_regular
+from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.paths import resolve_in_roots
+from nanobot.tools.protected import check_writable
 
 MAX_READ_LINES = 200
 
@@ -185,3 +185,6 @@ class KnowledgeApply(_VaultTool):
         return f"{verb} knowledge/{rel} (logged in audit/ledger.jsonl)"
 
 
+
+
+TOOLS = (KnowledgeRead, KnowledgeSearch, KnowledgeApply)  # the vault feature's tools, in the prompt's order

@@ -63,3 +63,6 @@ class MemoryAdd(_MemoryTool):
         svc = _service(ctx)
         path, line = svc.add(args.text, kind=args.kind, heading=args.heading)
         return f"remembered ({path.relative_to(svc.workspace).as_posix()}:{line})"
+
+
+TOOLS = (MemorySearch, MemoryAdd)  # the memory feature's tools, in the prompt's order
