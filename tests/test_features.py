@@ -174,3 +174,33 @@ def test_a_feature_tool_runs_end_to_end_when_forced(home, model, monkeypatch):
     events = list(runner.call(agent, msgs, "ping_note", set()))
     assert (settings.workspace / "ping.txt").exists()
     assert any(getattr(e, "name", "") == "ping_note" and getattr(e, "ok", False) for e in events)
+
+
+def test_vault_and_team_chat_prompt_bytes_are_unchanged_by_the_layout(home):
+    """Knowledge docs (the vault's TOC and digest), a team chat selected (``--chat team --as alice``),
+    USER.md, CONTEXT.md and an earlier session: tests/data/vault_chat_prompt.txt was printed by the
+    code before issue 26's layout and feature-owned tools (483db4a); the same bytes now."""
+    settings = load_settings()
+    ws = settings.workspace
+    init_workspace(ws)
+    (ws / "USER.md").write_text("# User\n- Name: Ada\n- Prefers: short answers\n")
+    (ws / "CONTEXT.md").write_text("# Context\n\n## Now\n- Focus: CSV parser in Rust\n- Task: malformed rows\n\n"
+                                   "## Recent\n- Decided to use serde\n")
+    kn = ws / "knowledge"
+    (kn / "projects").mkdir(parents=True, exist_ok=True)
+    (kn / "projects" / "csv.md").write_text("---\ntitle: CSV parser\nsummary: A streaming CSV parser in Rust "
+                                            "with serde.\n---\n# CSV parser\nNotes.\n")
+    (kn / "recipes.md").write_text("---\ntitle: Recipes\nsummary: Family recipes, mostly soups.\n---\nSoup.\n")
+    for f in ws.rglob("*"):
+        os.utime(f, (1767225600, 1767225600))
+    t = Transcript.create(settings.sessions_dir, NOW - timedelta(hours=3), model="x")
+    t.append("user", "hi", now=NOW - timedelta(hours=3))
+    t.append("assistant", "hello", now=NOW - timedelta(hours=2, minutes=40))
+    t.append("event", "session end", now=NOW - timedelta(hours=2, minutes=40), reason="quit")
+    from nanobot.chats.feature import ChatContextFeature
+
+    agent = Agent(settings, load_model(settings, vocab_only=True), clock=lambda: NOW)
+    attach_features(agent)
+    agent.feature(ChatContextFeature).select("team", "alice")
+    agent.start_session()
+    assert agent.system_prompt().text == (DATA / "vault_chat_prompt.txt").read_text(encoding="utf-8")
