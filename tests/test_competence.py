@@ -218,7 +218,7 @@ def test_a_change_to_another_file_than_the_one_named_is_refused(home):
     agent = make_agent(home, ["Tool: edit_file", '{"path": "todo.md", "old": "milk", "new": "beer"}',
                               "Answer:", "Created."])
     (agent.workspace / "todo.md").write_text("- milk\n")
-    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    events, done = run(agent, "Please create a file hello.txt with a greeting in it")
     result = next(e for e in events if isinstance(e, ToolResult))
     assert not result.ok and "the user named hello.txt, not 'todo.md'" in result.text
     assert (agent.workspace / "todo.md").read_text() == "- milk\n"
@@ -233,7 +233,7 @@ def test_a_folder_listing_stated_without_looking_is_caught(home):
 
 def test_a_bare_created_after_no_call_is_a_false_claim(home):
     agent = make_agent(home, ["Answer:", "File hello.txt created.", "Answer:", "File hello.txt created."])
-    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    events, done = run(agent, "Please create a file hello.txt with a greeting in it")
     assert done.reply.endswith("(nanobot: no tool ran this turn; nothing was changed.)")
     assert not (agent.workspace / "hello.txt").exists()
 
@@ -250,7 +250,7 @@ def test_a_reply_about_a_file_whose_read_failed_is_corrected(home):
 def test_a_new_file_under_another_name_than_the_one_asked_for_is_refused(home):
     agent = make_agent(home, ["Tool: write_file", '{"path": "your_file.txt", "content": "Hello world"}',
                               "Answer:", "I could not."])
-    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    events, done = run(agent, "Please create a file hello.txt with a greeting in it")
     assert not next(e for e in events if isinstance(e, ToolResult)).ok
     assert not (agent.workspace / "your_file.txt").exists()
 
@@ -326,7 +326,7 @@ def test_an_mcp_tool_that_changes_things_needs_a_request_a_read_only_one_does_no
 def test_a_command_answered_after_only_a_search_is_caught_and_the_retry_runs_it(home):
     agent = make_agent(home, ["Tool: skill_manager", '{"action": "list"}', "Answer:", "2026-11-23 18:25",
                               "Tool: exec", '{"command": "date"}', "Answer:", "Done."], exec_allow=["date"])
-    events, done = run(agent, "run date")
+    events, done = run(agent, "What does `date` print?")  # not spelled as "run ...": the model picks
     assert any("nothing was read or run" in e.text for e in events if isinstance(e, Notice))
     assert "Call exec for it now" in agent.model.calls[4]["messages"][-1].content
     assert [e.name for e in events if isinstance(e, ToolCall)][-1] == "exec"
@@ -372,7 +372,7 @@ def test_a_reply_check_warning_starts_on_its_own_line(home):
     ui = ChatUI(agent, interactive=False, verbose=False)
     both = io.StringIO()
     ui.out = ui.err = Console(file=both, width=400)
-    ui.render(agent.turn("Create a file hello.txt containing: Hello world"))
+    ui.render(agent.turn("Please create a file hello.txt with a greeting in it"))
     lines = both.getvalue().splitlines()
     assert any(line.startswith("reply check: the reply claims") for line in lines), lines
     assert not any("nothing was changed.)reply check" in line for line in lines)
@@ -391,7 +391,7 @@ def test_a_tool_call_written_as_the_reply_is_no_answer(home):
 def test_a_command_written_as_the_reply_is_run_and_answered_from(home):
     agent = make_agent(home, ["Answer:", 'json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}',
                               "Answer:", "It is today."], exec_allow=["date"])
-    events, done = run(agent, "run date")
+    events, done = run(agent, "What does `date` print?")
     call = next(e for e in events if isinstance(e, ToolCall))
     assert call.name == "exec" and call.arguments["command"] == "date"  # the model's extra "cwd" dropped
     assert next(e for e in events if isinstance(e, ToolResult)).ok
@@ -421,3 +421,30 @@ def test_both_failure_checks_name_the_call_its_first_error_line_and_the_target_a
 
 def offered_tools(settings) -> dict:
     return every_tool(settings)[1]  # what a chat with these settings offers, through the features
+
+
+def test_a_command_the_user_spelled_out_runs_whatever_the_model_would_pick(home):
+    """"run date" on the 1.5B went to memory_search; nanobot makes the call the user spelled out
+    (nanobot.loop.explicit), the model only answers from its result."""
+    agent = make_agent(home, ["Tool: memory_search", '{"query": "date"}', "Answer:", "It printed the date."],
+                       exec_allow=["date"])
+    events, done = run(agent, "run date")
+    calls = [e for e in events if isinstance(e, ToolCall)]
+    assert calls[0].name == "exec" and calls[0].arguments == {"command": "date", "cwd": "."}
+    assert next(e for e in events if isinstance(e, ToolResult)).ok
+    assert "the call the user asked for ran" in agent.model.calls[0]["messages"][-1].content
+
+
+def test_a_spelled_out_command_still_needs_its_permission(home):
+    """Piped (no way to ask) and not allow-listed: the spelled-out exec is refused like any other."""
+    agent = make_agent(home, ["Answer:", "I could not run it."])
+    events, done = run(agent, "run date")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert result.name == "exec" and not result.ok
+
+
+def test_a_file_the_user_spelled_out_is_written(home):
+    agent = make_agent(home, ["Answer:", "I created a file named \"hello.txt\" with the content: Hello world"])
+    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    assert (agent.workspace / "hello.txt").read_text() == "Hello world"
+    assert "(nanobot:" not in done.reply  # the claim is true now: no correction

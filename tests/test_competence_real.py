@@ -104,12 +104,12 @@ def test_a_question_never_adds_to_the_task_board(home, model):
 
 
 def test_a_command_answered_from_a_look_up_is_never_let_stand(home, model):
-    """Forced into task_board (a look-up, not a look) on "run date": whatever SmolLM2 then says, the
+    """Forced into task_board (a look-up, not a look) on "What does `date` print?": whatever SmolLM2 then says, the
     reply either ran the command, says it could not, or carries the runtime's correction."""
     from nanobot.loop.replycheck import _DENIAL
 
     agent = forced(home, model, "task_board", grammar=pinned("task_board", {"action": "list"}))
-    events = list(agent.turn("run date"))
+    events = list(agent.turn("What does `date` print?"))  # "run date" would be run as spelled out
     assert [e.name for e in events if isinstance(e, ToolCall)][0] == "task_board"
     ran = any(isinstance(e, ToolResult) and e.ok and e.name == "exec" for e in events)
     reply = events[-1].reply

@@ -299,10 +299,13 @@ class Agent:
         stream; a reply that claims what did not happen, or states what it never looked at, is
         retried once with a note, then flagged with a correction."""
         from nanobot.loop.callpolicy import asked_for_change
+        from nanobot.loop.explicit import explicit
         from nanobot.loop.replycheck import Scrubber, check, remember, scrub
         from nanobot.loop.textcall import written
 
         seen: list[Event] = []  # tool events of both attempts: what ran this turn, for the checks
+        if self.tool_runner is not None and (spelled := explicit(typed, self.tool_names())):
+            messages = yield from self._run_written(spelled, messages, seen, "the call the user asked for ran")
         for attempt in (0, 1):
             stream = Scrubber()
             for ev in self._respond(messages):
@@ -339,12 +342,14 @@ class Agent:
         yield Notice(text=f"reply check: {result.problem}", level="warning")
         yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}"})
 
-    def _run_written(self, call: tuple[str, dict], messages: list[Message], seen: list[Event]) -> Any:
-        """Run a call the model wrote as its reply (``nanobot.loop.textcall``); its events are yielded and
-        kept in ``seen``; returns the messages with its outcome, for the retried reply."""
+    def _run_written(self, call: tuple[str, dict], messages: list[Message], seen: list[Event],
+                     ran: str = "the call you wrote ran") -> Any:
+        """Run a call the model wrote as its reply (``nanobot.loop.textcall``), or one the user spelled
+        out (``nanobot.loop.explicit``); its events are yielded and kept in ``seen``; returns the
+        messages with its outcome, for the reply."""
         from nanobot.loop.textcall import run_written
 
-        gen = run_written(self, *call, messages)
+        gen = run_written(self, *call, messages, ran)
         while True:
             try:
                 ev = next(gen)

@@ -42,9 +42,13 @@ def written(reply: str, names: list[str]) -> tuple[str, dict] | None:
     return None
 
 
-def run_written(agent: Any, name: str, args: dict, messages: list[Message]) -> Iterator[Event]:
+RAN = "the call you wrote ran"
+
+
+def run_written(agent: Any, name: str, args: dict, messages: list[Message], ran: str = RAN) -> Iterator[Event]:
     """Validate and run the written call; its outcome is appended to the last message (as the
-    names path notes a call), so the retried reply is written from it. Returns the new messages."""
+    names path notes a call), so the retried reply is written from it. Returns the new messages.
+    ``ran``: how the note to the model says where the call came from."""
     runner = agent.tool_runner
     tool = runner.tools[name]
     props = tool.parameters().get("properties") if hasattr(tool, "parameters") else None
@@ -60,6 +64,6 @@ def run_written(agent: Any, name: str, args: dict, messages: list[Message]) -> I
     runner._record(agent, "result", name, text, ok=ok)
     last = messages[-1]
     label = "result" if ok else "error"
-    note = (f"[tool {name} {json.dumps(args)} {label}]\n{text}\n\n[nanobot: the call you wrote ran; answer the "
+    note = (f"[tool {name} {json.dumps(args)} {label}]\n{text}\n\n[nanobot: {ran}; answer the "
             "user in plain text from its result above.]")
     return [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{note}")]

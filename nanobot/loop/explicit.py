@@ -1,0 +1,64 @@
+"""A call the user spelled out: nanobot makes it, instead of asking a small model to pick it.
+
+"run python3 calc.py" names the tool (``exec``) and its whole argument; "create a file hello.txt
+containing: Hello world" names ``write_file``, its path and its content. On the 1.5B such asks went
+to ``memory_search`` or ``knowledge_search``, or came back as a change claimed with no call
+(bench/assistant_bench.py). When the user's message holds such a call and the tool is offered,
+``Agent._checked`` runs it first, through the same path as a call the model wrote as text
+(``textcall.run_written``: validated, the call policy and the exec permission applied), and the
+model answers from its result. Only what the user typed counts: a command is a word that names a
+program on this machine (``shutil.which``) or a path to one (``./x``), so "run a marathon" is no call.
+
+>>> explicit("run python3 calc.py", ["exec"])
+('exec', {'command': 'python3 calc.py'})
+>>> explicit("How many lines does notes.txt have? Run wc -l notes.txt", ["exec"])
+('exec', {'command': 'wc -l notes.txt'})
+>>> explicit("Please run pytest and tell me what fails", ["exec"])
+('exec', {'command': 'pytest'})
+>>> explicit("Create a file hello.txt containing: Hello world", ["write_file"])
+('write_file', {'path': 'hello.txt', 'content': 'Hello world'})
+>>> explicit("run a marathon with me", ["exec"]), explicit("run date", ["read_file"])
+(None, None)
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+_RUN = re.compile(r"(?:^|[\s.?!,;:])(?:please\s+|now\s+|can you\s+|could you\s+)?(?:run|execute)\s+"
+                  r"(?:the\s+command\s+)?(`[^`\n]+`|[^\s`][^\n]*)", re.I)
+_WRITE = re.compile(r"\b(?:create|write|make)\s+(?:a\s+|the\s+)?(?:new\s+)?file\s+(?:called\s+|named\s+)?"
+                    r"[`'\"]?([\w./-]+\.\w+)[`'\"]?\s+(?:containing|with\s+(?:the\s+)?(?:content|text))\s*:?\s*(.+)$",
+                    re.I | re.S)
+
+
+_PROSE = re.compile(r"\.\s|\?|!|,\s+(?:and|then)\b|\s+(?:and|then)\s+(?:tell|show|explain|let|say|report|give|"
+                    r"fix|see|check|summari[sz]e|paste|print me)\b", re.I)
+
+
+def _command(text: str) -> str:
+    """The command line as typed: backticks dropped, the prose after it ("... and tell me what
+    fails", the next sentence) and a sentence's end trimmed."""
+    text = text.strip()
+    if text.startswith("`"):
+        return text.strip("`").strip()
+    if m := _PROSE.search(text):
+        text = text[:m.start()]
+    return text.rstrip(" .!?").strip()
+
+
+def _is_program(word: str) -> bool:
+    return word.startswith(("./", "../")) or shutil.which(word) is not None
+
+
+def explicit(user_text: str, offered: list[str]) -> tuple[str, dict] | None:
+    """(tool, arguments) of the call ``user_text`` spells out, when that tool is offered; else None."""
+    if "exec" in offered:
+        for m in _RUN.finditer(user_text):
+            command = _command(m.group(1))
+            if command and _is_program(command.split()[0]):
+                return "exec", {"command": command}
+    if "write_file" in offered and (m := _WRITE.search(user_text.strip())):
+        return "write_file", {"path": m.group(1), "content": m.group(2).strip()}
+    return None
