@@ -54,7 +54,7 @@ OWNED = {".git", "MEMORY.md", "CONTEXT.md", "USER.md", "SOUL.md", "observations"
 LOOK = {"read_file", "list_dir", "exec", "memory_search"}
 CLAIM = re.compile(r"\b(?:I(?:'ve| have)?\s+(?:now\s+|successfully\s+)?(?:created|updated|edited|written|wrote|saved|added|"
                    r"changed|modified|fixed|remembered|stored|noted)|(?:has|have) been (?:\w+ )?(?:created|updated|edited|"
-                   r"written|saved|added|changed|modified|fixed|stored)|successfully)\b", re.I)
+                   r"written|saved|added|changed|modified|fixed|stored))\b", re.I)  # not a bare "successfully": "date ran successfully" claims no change
 DONE = re.compile(r"\b(?:created|updated|edited|written|wrote|saved|added|changed|modified|fixed|remembered|stored|noted|"
                   r"replaced|deleted|done)\b", re.I)  # a claim in a turn that asked for a change
 DECLINE = re.compile(r"\b(?:can ?n[o']t|cannot|unable|not able|do ?n[o']t have|no access|not found|does ?n[o']t exist|"
@@ -66,7 +66,7 @@ EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pw
 def _owned(rel: Path | str) -> bool:
     """nanobot's own files (memory, state, locks, git metadata): not the user's."""
     rel = Path(rel)
-    return bool(set(rel.parts) & OWNED) or rel.name.startswith(("nanobot.base.db", "memory.db")) or rel.name.endswith(".lock")
+    return bool(set(rel.parts) & OWNED) or rel.name.startswith(("nanobot.db", "memory.db")) or rel.name.endswith(".lock")
 
 
 def snapshot(ws: Path) -> dict[str, str]:

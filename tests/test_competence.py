@@ -448,3 +448,16 @@ def test_a_file_the_user_spelled_out_is_written(home):
     events, done = run(agent, "Create a file hello.txt containing: Hello world")
     assert (agent.workspace / "hello.txt").read_text() == "Hello world"
     assert "(nanobot:" not in done.reply  # the claim is true now: no correction
+
+
+def test_a_reply_that_is_only_a_call_opening_is_retried_then_shows_the_result(home):
+    """The 1.5B's reply after a read was "json: {" (a call, stopped at the call): no answer. It is asked
+    again; when the retry is no better, the user gets the tool's result with the correction."""
+    agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "json: {",
+                              "Tool: read_file", '{"path": "notes.txt"}', "Answer:", "```json"])
+    (agent.workspace / "notes.txt").write_text("Call Bob at 5pm about the invoice.\n")
+    events, done = run(agent, "read notes.txt")
+    assert any("empty or only the opening of a call" in e.text for e in events if isinstance(e, Notice))
+    assert "no JSON, no code block" in agent.model.calls[4]["messages"][-1].content
+    assert "(nanobot: the model gave no answer. read_file returned:" in done.reply
+    assert "Call Bob at 5pm" in done.reply

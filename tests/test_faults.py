@@ -387,10 +387,10 @@ def test_damaged_tasks_db_gives_a_clear_error(home):
         conn.executemany("INSERT INTO tool_cron(message, next_run, created) VALUES (?, 0, 0)",
                          [(f"reminder {i} " + "x" * 200,) for i in range(200)])
     conn.close()
-    damage_pages(home / "workspace" / "nanobot.base.db")
+    damage_pages(home / "workspace" / "nanobot.db")
     r = nanobot("daemon", "--once", home=home)
     clean(r)
-    assert r.returncode == 2 and "nanobot.base.db" in r.stderr and "damaged" in r.stderr, r.stderr
+    assert r.returncode == 2 and "nanobot.db" in r.stderr and "damaged" in r.stderr, r.stderr
 
 
 # -- read-only home, full disk -------------------------------------------------------------------

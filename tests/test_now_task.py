@@ -38,7 +38,7 @@ def settings_for(home):
 def test_active_item_rules(home):
     s = settings_for(home)
     assert board_now(s.workspace) == ("", [])  # no board yet, and reading does not create one
-    assert not (s.workspace / "nanobot.base.db").exists()
+    assert not (s.workspace / "nanobot.db").exists()
     board(s, action="add", title="write the parser")
     board(s, action="add", title="write the docs")
     assert board_now(s.workspace) == ("write the parser", [])  # first open item

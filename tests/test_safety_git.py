@@ -125,7 +125,7 @@ def test_nanobots_own_config_and_state_are_refused(home, tmp_path):
     settings = load_settings(home, tools={"roots": [str(home)]})  # even when home itself is a root
     settings.workspace.mkdir(parents=True)
     ctx = ToolContext(settings=settings)
-    for path in (str(home / "config.toml"), str(home / "state" / "x.json"), "nanobot.base.db", "nanobot.base.db-wal"):
+    for path in (str(home / "config.toml"), str(home / "state" / "x.json"), "nanobot.db", "nanobot.db-wal"):
         with pytest.raises(ToolError, match="refused: it is nanobot's own|refused: it is nanobot's cron"):
             WriteFile().run(WriteFile.Args(path=path, content="[tools]\nexec_allow = ['sh']\n"), ctx)
     assert not (home / "config.toml").exists()

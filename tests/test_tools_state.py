@@ -43,7 +43,7 @@ def test_task_board_persists_in_the_workspace_database(ctx):
     assert run(TaskBoard(), fresh, action="list") == "#2 [doing] write report\n#1 [todo] buy milk"
     run(TaskBoard(), fresh, action="remove", id=1)
     assert run(TaskBoard(), ctx, action="list") == "#2 [doing] write report"
-    assert (ctx.workspace / "nanobot.base.db").exists()
+    assert (ctx.workspace / "nanobot.db").exists()
     with pytest.raises(ToolError, match="no task #9"):
         run(TaskBoard(), ctx, action="update", id=9, status="done")
     with pytest.raises(ToolError, match="needs a title"):

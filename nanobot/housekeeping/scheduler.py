@@ -4,7 +4,7 @@ How to add a job (e.g. a nightly one): write ``due(settings, now) -> bool`` and
 ``run(settings, now) -> str`` (one log line; "" for nothing to say) and append a ``Job`` to ``JOBS``.
 ``run_due`` runs every due job in order and returns one ``JobRun`` per job it ran; a job that raises
 is reported (outcome "failed: ...") and the others still run; a ``NanobotError`` (something the user
-must fix, e.g. a damaged nanobot.base.db) propagates. Nothing here prints.
+must fix, e.g. a damaged nanobot.db) propagates. Nothing here prints.
 """
 
 from __future__ import annotations
@@ -41,10 +41,10 @@ def _reminders(settings: Settings, now: datetime) -> str:
 
     try:
         fired = fire_due(settings, now.timestamp())
-    except Exception as e:  # nanobot.base.db holds the user's reminders: name it, never rebuild it
+    except Exception as e:  # nanobot.db holds the user's reminders: name it, never rebuild it
         if not is_damaged(e):
             raise
-        raise explain(e, settings.workspace / "nanobot.base.db", derived=False) from None
+        raise explain(e, settings.workspace / "nanobot.db", derived=False) from None
     return "\n".join(f"reminder #{f.id}: {f.message}" for f in fired)
 
 

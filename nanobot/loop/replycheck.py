@@ -55,6 +55,9 @@ _HERE = re.compile(r"\b(?:files?|what(?:'s| is))\s+(?:are\s+)?(?:in|inside)\s+(?
 _LOOK = re.compile(r"\b(?:read|show|open|cat|print|display|contents?|what(?:'s| is| does)|summari[sz]e|look at|check|"
                    r"tell me|list|run|execute|output|says?|is there|are there|exists?|find)\b", re.I)
 _NOT_FILES = {"e.g", "i.e", "etc", "vs"}
+# No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
+# "plaintext") -- what the 1.5B leaves when its reply, meant to be a call, is stopped at the call
+_NO_ANSWER = re.compile(r"^\s*(?:`{1,3}\s*)?(?:json|plaintext|text|tool_response|python|bash)?\s*:?\s*[\[{]?\s*(?:`{1,3})?\s*$", re.I)
 _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
 
 
@@ -180,6 +183,14 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
     the user asked for a change (then a bare "created." or "Done." is a claim too)."""
     done = outcomes(events)
+    if _NO_ANSWER.match(reply):
+        shown = next((o for o in reversed(done) if o[2] and o[3].strip()), None)
+        tail = f" {shown[0]} returned:\n{shown[3][:800]}" if shown else ""
+        return CheckResult(
+            problem="the reply is empty or only the opening of a call",
+            note="[nanobot: your reply was empty. Answer the user now in plain sentences from the tool results "
+                 "above; no JSON, no code block, no function call.]",
+            correction=f"(nanobot: the model gave no answer.{tail})")
     changes = [o for o in done if o[0] in CHANGERS and _changing(o[0], o[1])]
     claims = bool(_CLAIM.search(reply) or (asked_change and _DONE.search(reply))) and not _DENIAL.search(reply)
     if claims and changes and not any(o[2] for o in changes):

@@ -33,7 +33,7 @@ class Fired(BaseModel):
 
 
 def open_db(settings: Settings):
-    conn = connect(settings.workspace / "nanobot.base.db", vec=False)
+    conn = connect(settings.workspace / "nanobot.db", vec=False)
     conn.execute(SCHEMA)
     return conn
 

@@ -8,7 +8,7 @@ Refused for write_file and edit_file (on the fully resolved path):
   ``.git`` file points, and where a separate git dir lives. A repository's config and hooks name
   programs that an innocent ``git status`` runs.
 - nanobot's own home outside the workspace (``config.toml``, state, sessions, caches, the KV cache
-  nanobot loads into the model), and the workspace's ``nanobot.base.db`` (cron and task state, including
+  nanobot loads into the model), and the workspace's ``nanobot.db`` (cron and task state, including
   SQLite's ``-wal``/``-journal`` companions).
 - git's user config (``~/.gitconfig``, ``~/.config/git/``), which every git command reads.
 
@@ -24,7 +24,7 @@ from nanobot.base.errors import ToolError
 from nanobot.tools.base import ToolContext
 
 VCS_DIRS = {".git", ".jj", ".hg", ".svn"}
-STATE_FILES = ("nanobot.base.db",)  # in the workspace, with any -wal/-shm/-journal suffix
+STATE_FILES = ("nanobot.db",)  # in the workspace, with any -wal/-shm/-journal suffix
 
 
 def looks_like_git_dir(folder: Path, writing: Path | None = None) -> bool:

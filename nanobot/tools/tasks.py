@@ -25,16 +25,16 @@ SCHEMA = """CREATE TABLE IF NOT EXISTS tool_tasks (
 
 
 def open_db(ctx: ToolContext):
-    conn = connect(ctx.workspace / "nanobot.base.db", vec=False)
+    conn = connect(ctx.workspace / "nanobot.db", vec=False)
     conn.execute(SCHEMA)
     return conn
 
 
 def board_now(workspace: Path) -> tuple[str, list[str]]:
     """(active task title or "", titles of blocked tasks); ("", []) when there is no board."""
-    if not (workspace / "nanobot.base.db").exists():
+    if not (workspace / "nanobot.db").exists():
         return "", []
-    conn = connect(workspace / "nanobot.base.db", vec=False)
+    conn = connect(workspace / "nanobot.db", vec=False)
     try:
         conn.execute(SCHEMA)
         active = conn.execute(
