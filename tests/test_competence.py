@@ -458,6 +458,7 @@ def test_a_reply_that_is_only_a_call_opening_is_retried_then_shows_the_result(ho
     (agent.workspace / "notes.txt").write_text("Call Bob at 5pm about the invoice.\n")
     events, done = run(agent, "read notes.txt")
     assert any("empty or only the opening of a call" in e.text for e in events if isinstance(e, Notice))
-    assert "no JSON, no code block" in agent.model.calls[4]["messages"][-1].content
+    retry = agent.model.calls[4]["messages"][-1].content
+    assert "no JSON, no code block" in retry and "Call Bob at 5pm" in retry  # the result travels with the note
     assert "(nanobot: the model gave no answer. read_file returned:" in done.reply
     assert "Call Bob at 5pm" in done.reply

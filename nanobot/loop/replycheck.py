@@ -186,10 +186,11 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
     if _NO_ANSWER.match(reply):
         shown = next((o for o in reversed(done) if o[2] and o[3].strip()), None)
         tail = f" {shown[0]} returned:\n{shown[3][:800]}" if shown else ""
-        return CheckResult(
+        result = f" {shown[0]} returned:\n{shown[3][:1500]}\n" if shown else " "
+        return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
             problem="the reply is empty or only the opening of a call",
-            note="[nanobot: your reply was empty. Answer the user now in plain sentences from the tool results "
-                 "above; no JSON, no code block, no function call.]",
+            note=f"[nanobot: your reply was empty.{result}Answer the user now in plain sentences from this; "
+                 "no JSON, no code block, no function call.]",
             correction=f"(nanobot: the model gave no answer.{tail})")
     changes = [o for o in done if o[0] in CHANGERS and _changing(o[0], o[1])]
     claims = bool(_CLAIM.search(reply) or (asked_change and _DONE.search(reply))) and not _DENIAL.search(reply)
