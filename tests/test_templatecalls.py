@@ -74,6 +74,19 @@ def test_below_the_threshold_the_reply_is_text_and_no_tool_runs(home):
     assert [s["function"]["name"] for s in only["tools"]] == ["read_file", "write_file"]
 
 
+def test_a_message_that_asks_to_look_calls_even_under_the_threshold(home):
+    """"show me todo.md" at P(call) 0.2 (the 1.5B's reply was then "tools: read_file", a call in text):
+    the first step calls; "What is 2+2?" at the same P(call) stays text."""
+    model = ToolTemplateModel([body("read_file", {"path": "todo.md"}), "It says: buy milk."], [0.2, 0.1])
+    agent = make_agent(home, model)
+    (agent.workspace / "todo.md").write_text("- buy milk\n")
+    events = list(agent.turn("show me todo.md"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
+    assert next(e for e in events if isinstance(e, ToolResult)).ok
+    quiet = make_agent(home, ToolTemplateModel(["4"], [0.2]))
+    assert not [e for e in quiet.turn("What is 2+2?") if isinstance(e, ToolCall)]
+
+
 def test_a_failed_validation_goes_back_and_the_retry_runs(home):
     model = ToolTemplateModel([body("write_file", {"path": "a.txt"}),
                                body("write_file", {"path": "a.txt", "content": "hi"}), "Done."], [0.9, 0.1])

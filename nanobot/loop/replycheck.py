@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, looks_at  # noqa: F401 (re-exported)
 from nanobot.core.events import ToolCall, ToolResult
 
 HEADERS = ("Relevant Memory:", "Related Context:")
@@ -48,13 +49,6 @@ _DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt c
 _DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
                      r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up|"
                      r"does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any))\b", re.I)
-_FILE = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
-_DIR = re.compile(r"(?:\b(?:list|ls|show|what(?:'s| is) in)\s+(?:the\s+)?(?:folder|directory|dir)?\s*)((?:~|\.{1,2})?/[\w./-]*|[\w.-]+/)")
-_COMMAND = re.compile(r"(?:\brun\b|\bexecute\b)\s+(?:the\s+command\s+)?`?([\w./-]+(?: [^`\n?]*)?)`?|`((?:git|ls|cat|python3?|pytest|make|npm|grep|wc|head|tail|pwd|echo|date)\b[^`\n]*)`", re.I)
-_HERE = re.compile(r"\b(?:files?|what(?:'s| is))\s+(?:are\s+)?(?:in|inside)\s+(?:this|the|my|current)\s+(?:current\s+)?(?:folder|directory|dir|workspace|project)\b|\blist\s+(?:the\s+|all\s+|my\s+)?files\b", re.I)
-_LOOK = re.compile(r"\b(?:read|show|open|cat|print|display|contents?|what(?:'s| is| does)|summari[sz]e|look at|check|"
-                   r"tell me|list|run|execute|output|says?|is there|are there|exists?|find)\b", re.I)
-_NOT_FILES = {"e.g", "i.e", "etc", "vs"}
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
 # "plaintext") -- what the 1.5B leaves when its reply, meant to be a call, is stopped at the call
 _NO_ANSWER = re.compile(r"^\s*(?:`{1,3}\s*)?(?:json|plaintext|text|tool_response|python|bash)?\s*:?\s*[\[{]?\s*(?:`{1,3})?\s*$", re.I)
@@ -95,22 +89,6 @@ class Scrubber:
         if tail and any(h.startswith(tail) for h in HEADERS):
             cut = min(cut, line)
         return cut
-
-
-def looks_at(user_text: str) -> str:
-    """The file, folder or command the user asks to see or run; "" for none."""
-    if not _LOOK.search(user_text) and not _HERE.search(user_text):
-        return ""
-    if m := _COMMAND.search(user_text):
-        return (m.group(1) or m.group(2)).strip()
-    for m in _FILE.finditer(user_text):
-        if m.group(1).lower() not in _NOT_FILES and not re.match(r"^\d", m.group(1)):
-            return m.group(1)
-    if m := _DIR.search(user_text):
-        return m.group(1)
-    if _HERE.search(user_text):
-        return "this folder"
-    return ""
 
 
 def remember(user_text: str) -> bool:

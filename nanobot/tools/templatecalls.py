@@ -31,6 +31,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from nanobot.backends.base import Message
+from nanobot.core.asks import looks_at
 from nanobot.core.events import Event, Notice, ToolResult
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.validate import validate
@@ -40,6 +41,19 @@ from nanobot.tools.validate import validate
 STARTS = (OPEN, "{", "```json")
 # what a text reply may not begin with (``backends/openban.py``): every call opening, a fenced bare one
 NO_OPENING = (*STARTS, "```\n{", "[{")
+# A message that asks to see or run something (``core.asks.looks_at``: "show me todo.md", "What files
+# are in this folder?") makes the first step a call when P(call) is at least this: on the 1.5B such
+# asks came in under the threshold (0.2-0.4) and the reply was a call written as text ("tools:
+# list_dir", "json {") -- the reply checks would then ask for the look anyway.
+LOOK_FLOOR = 0.05
+
+
+def asks_to_look(agent: Any) -> bool:
+    """The user's last message asks to see or run something (what they typed, not retrieved text)."""
+    said = agent.provenance.said
+    return bool(said and looks_at(said[-1]))
+
+
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
            "if none of them fits, or the message is just conversation, answer in plain text.")
 
@@ -86,11 +100,13 @@ class TemplateCalls:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
         seen: set[str] = set()
-        for _ in range(settings.max_steps):
+        look = asks_to_look(agent)
+        for step in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
                 break
-            if self.call_probability(agent, msgs) < settings.call_threshold:
+            p = self.call_probability(agent, msgs)
+            if p < settings.call_threshold and not (step == 0 and look and p >= LOOK_FLOOR):
                 break
             if (yield from self.call(agent, msgs, seen)):
                 break

@@ -1,0 +1,36 @@
+"""What the user's message asks to see or run: a file, a folder or a command (``looks_at``).
+
+Read by the reply checks (a reply that speaks of it must have looked: ``loop/replycheck.py``) and by the
+template tool step (a message that asks to look makes its first step a call: ``tools/templatecalls.py``).
+
+>>> looks_at("read notes.txt"), looks_at("What files are in this folder?"), looks_at("What is 2+2?")
+('notes.txt', 'this folder', '')
+"""
+
+from __future__ import annotations
+
+import re
+
+_FILE = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
+_DIR = re.compile(r"(?:\b(?:list|ls|show|what(?:'s| is) in)\s+(?:the\s+)?(?:folder|directory|dir)?\s*)((?:~|\.{1,2})?/[\w./-]*|[\w.-]+/)")
+_COMMAND = re.compile(r"(?:\brun\b|\bexecute\b)\s+(?:the\s+command\s+)?`?([\w./-]+(?: [^`\n?]*)?)`?|`((?:git|ls|cat|python3?|pytest|make|npm|grep|wc|head|tail|pwd|echo|date)\b[^`\n]*)`", re.I)
+_HERE = re.compile(r"\b(?:files?|what(?:'s| is))\s+(?:are\s+)?(?:in|inside)\s+(?:this|the|my|current)\s+(?:current\s+)?(?:folder|directory|dir|workspace|project)\b|\blist\s+(?:the\s+|all\s+|my\s+)?files\b", re.I)
+_LOOK = re.compile(r"\b(?:read|show|open|cat|print|display|contents?|what(?:'s| is| does)|summari[sz]e|look at|check|"
+                   r"tell me|list|run|execute|output|says?|is there|are there|exists?|find)\b", re.I)
+_NOT_FILES = {"e.g", "i.e", "etc", "vs"}
+
+
+def looks_at(user_text: str) -> str:
+    """The file, folder or command the user asks to see or run; "" for none."""
+    if not _LOOK.search(user_text) and not _HERE.search(user_text):
+        return ""
+    if m := _COMMAND.search(user_text):
+        return (m.group(1) or m.group(2)).strip()
+    for m in _FILE.finditer(user_text):
+        if m.group(1).lower() not in _NOT_FILES and not re.match(r"^\d", m.group(1)):
+            return m.group(1)
+    if m := _DIR.search(user_text):
+        return m.group(1)
+    if _HERE.search(user_text):
+        return "this folder"
+    return ""
