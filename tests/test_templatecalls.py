@@ -83,6 +83,7 @@ def test_a_message_that_asks_to_look_calls_even_under_the_threshold(home):
     events = list(agent.turn("show me todo.md"))
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
     assert next(e for e in events if isinstance(e, ToolResult)).ok
+    assert agent.model.calls[0]["grammar"] is not None  # made by the call step, not run from text
     quiet = make_agent(home, ToolTemplateModel(["4"], [0.2]))
     assert not [e for e in quiet.turn("What is 2+2?") if isinstance(e, ToolCall)]
 
