@@ -462,3 +462,16 @@ def test_a_reply_that_is_only_a_call_opening_is_retried_then_shows_the_result(ho
     assert "no JSON, no code block" in retry and "Call Bob at 5pm" in retry  # the result travels with the note
     assert "(nanobot: the model gave no answer. read_file returned:" in done.reply
     assert "Call Bob at 5pm" in done.reply
+
+
+def test_a_corrected_reply_stays_out_of_the_models_history(home):
+    """The 1.5B copied its corrected replies, nanobot's correction included, into later turns: a reply
+    the checks had to correct is kept in the transcript, not in the history the model sees."""
+    agent = make_agent(home, ["Answer:", "json {", "Answer:", "json {", "Answer:", "4"])
+    events, done = run(agent, "What is 2+2? Answer in words, not json.")
+    assert done.corrected and "(nanobot: the model gave no answer.)" in done.reply
+    assert agent.history == []
+    records, _ = read_transcript(agent.transcript.path)
+    assert any(r.content.startswith("json {") for r in records if r.role == "assistant")  # the record keeps it
+    events, done = run(agent, "And 3+1?")
+    assert not done.corrected and [m.content for m in agent.history] == ["And 3+1?", "4"]

@@ -40,6 +40,7 @@ class TurnDone(BaseModel):
     reply: str
     generation: Generation  # figures of the final model call of the turn
     interrupted: bool = False
+    corrected: bool = False  # the reply checks' correction is on it: kept out of the model's history
     timing: Any = None  # nanobot.loop.turntiming.TurnTiming: Enter -> first token, tool steps, total
 
 

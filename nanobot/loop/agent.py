@@ -282,14 +282,19 @@ class Agent:
             self.transcript.append("event", "turn failed", error=str(e))
             raise
         assert done is not None, "a responder must end with TurnDone"
-        self._record(user_msg, done.reply, done.generation, interrupted=False)
+        self._record(user_msg, done.reply, done.generation, interrupted=False, remember=not done.corrected)
         yield from self._run_hooks("on_turn_end", done)
         done.timing = clock.timing(done.generation.ttft_s)
         yield done
 
-    def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, **extra: Any) -> None:
+    def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, remember: bool = True,
+                **extra: Any) -> None:
+        """The reply into the transcript, and the exchange into the model's history -- unless the reply
+        checks had to correct it (``remember=False``): a small model copies what its history shows, the
+        failed reply and nanobot's correction included ("json {  (nanobot: ... returned: ...)")."""
         self.last = gen
-        self.history += [user_msg, Message(role="assistant", content=reply)]
+        if remember:
+            self.history += [user_msg, Message(role="assistant", content=reply)]
         self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **_stats(gen))
         if gen.finish_reason == "repetition":
             self.transcript.append("event", "stopped: repetition")
@@ -340,7 +345,7 @@ class Agent:
                 yield TextDelta(text="\n\n")
         yield TextDelta(text=f"\n\n{result.correction}")
         yield Notice(text=f"reply check: {result.problem}", level="warning")
-        yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}"})
+        yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}", "corrected": True})
 
     def _run_written(self, call: tuple[str, dict], messages: list[Message], seen: list[Event],
                      ran: str = "the call you wrote ran") -> Any:
