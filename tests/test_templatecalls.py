@@ -94,6 +94,37 @@ def test_a_failed_validation_goes_back_and_the_retry_runs(home):
     assert events[-1].reply == "Done."
 
 
+def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):
+    model = ToolTemplateModel(["json: {", body("read_file", {"path": "notes.txt"}), "It says: call Bob."], [0.1])
+    agent = make_agent(home, model)
+    (agent.workspace / "notes.txt").write_text("call Bob\n")
+    events = list(agent.turn("read notes.txt"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
+    assert next(e for e in events if isinstance(e, ToolResult)).ok
+    assert model.calls[1]["prefill"] == f"{OPEN}\n" and model.calls[1]["grammar"]  # under the call grammar
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert "json" not in shown and "{" not in shown  # the opening never reached the user
+    assert events[-1].reply == "It says: call Bob."
+
+
+def test_an_empty_reply_is_asked_for_once_more(home):
+    model = ToolTemplateModel(["", "Hello!"], [0.1])
+    agent = make_agent(home, model)
+    events = list(agent.turn("hello"))
+    assert events[-1].reply == "Hello!" and len(model.calls) == 2
+    assert "your reply was empty" in model.calls[1]["messages"][-1].content
+
+
+def test_opening_only_replies_make_at_most_two_calls(home):
+    model = ToolTemplateModel(["{", body("read_file", {"path": "a.txt"}), "{", body("read_file", {"path": "b.txt"}),
+                               "{", "{", "a: 1, b: 2"], [0.1, 0.1])
+    agent = make_agent(home, model)
+    for name in ("a.txt", "b.txt"):
+        (agent.workspace / name).write_text("1\n")
+    events = list(agent.turn("read a.txt and b.txt"))
+    assert len([e for e in events if isinstance(e, ToolResult)]) == 2
+    assert "{" not in "".join(e.text for e in events if isinstance(e, TextDelta))  # never the opening shown
+
 def test_retries_are_bounded(home):
     bad = body("read_file", {"path": 3})
     model = ToolTemplateModel([bad, bad, "Sorry."], [0.9, 0.1])

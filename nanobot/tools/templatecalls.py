@@ -22,16 +22,23 @@ still be ```` ```json ````: the reply is kept from beginning with any call openi
 logits mask on its first tokens: ``backends/openban.py``) and stops at ``<tool_call>`` or at an offered
 tool's ``"name": "TOOL"`` anywhere later, so what the user gets is plain text or validated calls, never
 a call written out as text.
+
+Still, the 1.5B's declined reply is often only a call's opening (``json: {``, then the stop at
+``"name": "TOOL"``): it meant to call. Such a reply (``OPENING_ONLY``; held back from the stream
+until it is ``HOLD`` characters long, so the user never sees it) is made into a call under the call
+grammar instead (at most ``FORCED`` times a turn), then the step answers again; an empty reply is
+asked for once more with a note (``REASK``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Generator, Iterator
 from typing import Any
 
 from nanobot.backends.base import Message
-from nanobot.events import Event, Notice, ToolCall, ToolResult
+from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.validate import validate
 
@@ -42,6 +49,21 @@ STARTS = (OPEN, "{", "```json")
 NO_OPENING = (*STARTS, "```\n{", "[{")
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
            "if none of them fits, or the message is just conversation, answer in plain text.")
+
+# a reply that is only a call's opening ("json: {", "<tool_call>", "```json\n{"): the model meant to call
+OPENING_ONLY = re.compile(r"\s*(?:json\s*:?\s*)?(?:<tool_call>\s*)?(?:```(?:json)?\s*)?\[?\s*\{?\s*", re.I)
+HOLD = 16  # characters of a reply held back until it cannot be only an opening
+FORCED = 2  # calls made under the grammar from opening-only replies, per turn
+REASK = "[nanobot: your reply was empty. Answer the user in plain text now.]"
+
+
+def opening_only(text: str) -> bool:
+    """Whether ``text`` is nothing but a call's opening.
+
+    >>> opening_only("json: {"), opening_only("```json"), opening_only("Paris."), opening_only("")
+    (True, True, False, False)
+    """
+    return bool(text.strip()) and OPENING_ONLY.fullmatch(text) is not None
 
 
 class TemplateCalls:
@@ -97,7 +119,49 @@ class TemplateCalls:
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")
-        yield from agent.stream_reply(msgs, tools=self.specs, stop=self.stops(), no_opening=NO_OPENING)
+        forced, reasked = 0, False
+        while True:
+            done, held = yield from self.reply(agent, msgs)
+            if opening_only(done.reply) and forced < FORCED and runner._room(agent, msgs, tools=self.specs):
+                forced += 1
+                yield Notice(text="tool steps: the reply was only a call's opening; making the call", level="warning")
+                if (yield from self.call(agent, msgs, seen)):  # a repeat: what it wanted already ran
+                    self._add_note(msgs, "[nanobot: that call already ran; answer the user in plain text from its result.]")
+                continue
+            if not done.reply.strip() or opening_only(done.reply):
+                if not reasked:
+                    reasked = True
+                    self._add_note(msgs, REASK)
+                    continue
+                done = done.model_copy(update={"reply": ""})
+                held = []
+            yield from held
+            yield done
+            return
+
+    def reply(self, agent: Any, msgs: list[Message]) -> Generator[Event, None, tuple[TurnDone, list[TextDelta]]]:
+        """Stream a text reply, holding back its first ``HOLD`` characters while they could be only a
+        call's opening; returns (its TurnDone, the deltas still held)."""
+        held: list[TextDelta] = []
+        holding = True
+        for ev in agent.stream_reply(msgs, tools=self.specs, stop=self.stops(), no_opening=NO_OPENING):
+            if isinstance(ev, TurnDone):
+                return ev, held
+            if isinstance(ev, TextDelta) and holding:
+                held.append(ev)
+                text = "".join(d.text for d in held)
+                if len(text.strip()) >= HOLD and not opening_only(text):
+                    holding = False
+                    yield from held
+                    held = []
+                continue
+            yield ev
+        raise AssertionError("stream_reply ends with a TurnDone")
+
+    @staticmethod
+    def _add_note(msgs: list[Message], note: str) -> None:
+        last = msgs[-1]
+        msgs[-1] = Message(role=last.role, content=f"{last.content}\n\n{note}")
 
     def stops(self) -> list[str]:
         """Where a text reply ends: a call tag, or an offered tool's call written out as JSON."""
