@@ -7,8 +7,15 @@
   or scratchpad change, an MCP tool) with no successful one, or when no tool that can change
   anything ran (none at all, or only look-ups: a read, a search, a task list), a reply that claims a
   change ("I've updated ...", "successfully") is false.
+- **Asked change not made.** The user asked to change a file (a change word and a file name), no file
+  tool (write_file, edit_file, exec, an MCP tool) succeeded this turn, and the reply claims a change:
+  another tool's success (a task added, a memory noted) is not the file the user asked about.
+- **Memory is not a file.** Only memory changed this turn (memory_add) and the reply claims a file
+  (other than MEMORY.md/USER.md) was changed.
 - **A call written as text.** A reply holding a tool call's JSON (``{"name": ..., "arguments": ...}``,
   as a template-tool model writes one after the step decided to answer) is no answer: nothing ran.
+- **No answer.** An empty reply, a bare code fence, only a call's opening (``json: {``) or one holding
+  the template's ``tool_response`` markup says nothing to the user.
 - **Not looked.** The user named a file, folder or command and asked to see or run it, no tool that
   shows files or runs commands ran this turn (a memory or web search does not; or every call failed),
   and the reply neither says it cannot nor asks back: its content is invented. The retry's note names
@@ -54,7 +61,10 @@ _COMMAND = re.compile(r"(?:\brun\b|\bexecute\b)\s+(?:the\s+command\s+)?`?([\w./-
 _HERE = re.compile(r"\b(?:files?|what(?:'s| is))\s+(?:are\s+)?(?:in|inside)\s+(?:this|the|my|current)\s+(?:current\s+)?(?:folder|directory|dir|workspace|project)\b|\blist\s+(?:the\s+|all\s+|my\s+)?files\b", re.I)
 _LOOK = re.compile(r"\b(?:read|show|open|cat|print|display|contents?|what(?:'s| is| does)|summari[sz]e|look at|check|"
                    r"tell me|list|run|execute|output|says?|is there|are there|exists?|find)\b", re.I)
+_FILE_TOOLS = {"write_file", "edit_file", "exec"}  # what changes a file the user names (and MCP tools)
+_MEMORY_FILES = {"memory.md", "user.md"}
 _NOT_FILES = {"e.g", "i.e", "etc", "vs"}
+_NO_ANSWER = re.compile(r"\s*(?:json\s*:?\s*)?(?:```[\w-]*\s*(?:```)?\s*)?(?:<tool_call>\s*)?[\[{]?\s*", re.I)
 _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
 
 
@@ -167,6 +177,13 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
     the user asked for a change (then a bare "created." or "Done." is a claim too)."""
     done = outcomes(events)
+    if _NO_ANSWER.fullmatch(reply) or "tool_response" in reply:
+        what = "holds tool_response markup" if "tool_response" in reply else "is empty"
+        return CheckResult(
+            problem=f"the reply {what}, not an answer",
+            note="[nanobot: your reply was not an answer. Answer the user in plain text now, from the tool results "
+                 "above if there are any.]",
+            correction=f"(nanobot: the model gave no answer; its reply {what}.)")
     changes = [o for o in done if o[0] in CHANGERS and _changing(o[0], o[1])]
     claims = bool(_CLAIM.search(reply) or (asked_change and _DONE.search(reply))) and not _DENIAL.search(reply)
     if claims and changes and not any(o[2] for o in changes):
@@ -182,6 +199,11 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
             problem=f"the reply claims a change but {what}",
             note=f"[nanobot: {what}, so nothing was changed. Call {_changer(user_text)} now, or say you did not change anything.]",
             correction=f"(nanobot: {what}; nothing was changed.)")
+    if claims and (miss := _asked_file_not_changed(user_text, reply, done, asked_change)):
+        return CheckResult(
+            problem=f"the reply claims a change but {miss}",
+            note=f"[nanobot: {miss}, so the file is unchanged. Call {_changer(user_text)} now, or say you did not change it.]",
+            correction=f"(nanobot: {miss}; the file is unchanged.)")
     if m := _CALL_TEXT.search(reply):
         return CheckResult(
             problem=f"the reply is a {m.group(1)} call written as text, not an answer",
@@ -204,3 +226,18 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
             note=f"[nanobot: you have not looked at {target} this turn. Call {tool} for it now, or say you cannot.]",
             correction=f"(nanobot: {target} was not read or run this turn; the reply above is not from it.)")
     return CheckResult()
+
+
+def _asked_file_not_changed(user_text: str, reply: str, done: list, asked_change: bool) -> str:
+    """Why a claimed file change did not happen ("" when it may have): the user asked for a change to a
+    file and no file tool succeeded, or only memory changed and the reply names a file."""
+    if any(ok and (name in _FILE_TOOLS or "." in name) for name, _, ok, _ in done):
+        return ""
+    named = [m.group(1) for m in _FILE.finditer(user_text) if m.group(1).lower() not in _NOT_FILES | _MEMORY_FILES]
+    if asked_change and named and not remember(user_text):
+        return f"{named[0]} was asked to change and no file tool succeeded this turn"
+    changed = {name for name, args, ok, _ in done if ok and _changing(name, args)}
+    in_reply = [m.group(1) for m in _FILE.finditer(reply) if m.group(1).rsplit("/", 1)[-1].lower() not in _NOT_FILES | _MEMORY_FILES]
+    if changed == {"memory_add"} and (in_reply or re.search(r"\bfiles?\b", reply, re.I)):
+        return "only memory changed this turn (memory_add), no file"
+    return ""

@@ -9,7 +9,7 @@ from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.events import Notice, TextDelta, ToolCall, ToolResult
 from nanobot.features import Feature
-from nanobot.replycheck import Scrubber, looks_at, scrub
+from nanobot.replycheck import Scrubber, check, looks_at, scrub
 from nanobot.session import read_transcript
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.registry import enabled_tools
@@ -403,3 +403,36 @@ def test_a_written_call_still_goes_through_the_call_policy(home):
     events, done = run(agent, "What is 2+2?")
     assert "did not ask for a change" in next(e for e in events if isinstance(e, ToolResult)).text
     assert not (agent.workspace / "x.txt").exists()
+
+
+def _ran(name, args, ok=True, text="done"):
+    return [ToolCall(name=name, arguments=args), ToolResult(name=name, ok=ok, text=text)]
+
+
+def test_an_empty_a_bare_fence_or_tool_response_markup_is_no_answer():
+    for reply in ("", "```", "```json\n```", "json: {", "<tool_response>\nhi\n</tool_response>"):
+        assert "not an answer" in check("hello", reply, []).problem, reply
+    assert not check("hello", "Hello! How can I help?", []).problem
+
+
+def test_an_empty_reply_is_retried_then_corrected(home):
+    agent = make_agent(home, ["Answer:", "```", "Answer:", "Hello!"])
+    events, done = run(agent, "hello")
+    assert any("not an answer" in e.text for e in events if isinstance(e, Notice))
+    assert done.reply == "Hello!"
+
+
+def test_a_claimed_file_change_after_another_tool_succeeded_is_false():
+    asked = "Create a file hello.txt containing: Hello world"
+    result = check(asked, "Done, I've created hello.txt.", _ran("task_board", {"action": "add", "text": "x"}),
+                   asked_change=True)
+    assert "no file tool succeeded" in result.problem and "write_file" in result.note
+    assert not check(asked, "I've created hello.txt.", _ran("write_file", {"path": "hello.txt", "content": "x"}),
+                     asked_change=True).problem
+
+
+def test_a_file_change_claimed_when_only_memory_changed_is_false():
+    ask, ran = "Remember that my dentist is on Friday", _ran("memory_add", {"text": "dentist on Friday"})
+    assert "only memory changed" in check(ask, "I have saved it to notes.txt.", ran, asked_change=True).problem
+    assert not check(ask, "I've remembered that your dentist is on Friday.", ran, asked_change=True).problem
+    assert not check(ask, "I have successfully added it to MEMORY.md.", ran, asked_change=True).problem
