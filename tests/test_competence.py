@@ -436,3 +436,25 @@ def test_a_file_change_claimed_when_only_memory_changed_is_false():
     assert "only memory changed" in check(ask, "I have saved it to notes.txt.", ran, asked_change=True).problem
     assert not check(ask, "I've remembered that your dentist is on Friday.", ran, asked_change=True).problem
     assert not check(ask, "I have successfully added it to MEMORY.md.", ran, asked_change=True).problem
+
+
+def test_an_edit_written_as_a_python_call_is_run(home):
+    agent = make_agent(home, ["Answer:", 'edit_file(path="calc.py", old="return a + b", new="return a - b")',
+                              "Answer:", "Changed."])
+    (agent.workspace / "calc.py").write_text("def sub(a, b):\n    return a + b\n")
+    events, done = run(agent, "In calc.py change return a + b to return a - b")
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"]
+    assert "return a - b" in (agent.workspace / "calc.py").read_text()
+    assert done.reply == "Changed."
+
+
+def test_up_to_two_written_calls_run_in_a_turn(home):
+    from nanobot.agent import WRITTEN_RUNS
+
+    written = ['read_file(path="a.txt")', 'read_file(path="b.txt")', 'read_file(path="c.txt")']
+    agent = make_agent(home, [r for w in written for r in ("Answer:", w)] + ["Answer:", "a, b and c say 1."])
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (agent.workspace / name).write_text("1\n")
+    events, done = run(agent, "read a.txt, b.txt and c.txt")
+    ran = [e.arguments["path"] for e in events if isinstance(e, ToolCall)]
+    assert WRITTEN_RUNS == 2 and ran == ["a.txt", "b.txt"]  # the third written call is not run
