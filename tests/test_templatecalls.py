@@ -115,15 +115,17 @@ def test_an_empty_reply_is_asked_for_once_more(home):
     assert "your reply was empty" in model.calls[1]["messages"][-1].content
 
 
-def test_opening_only_replies_make_at_most_two_calls(home):
-    model = ToolTemplateModel(["{", body("read_file", {"path": "a.txt"}), "{", body("read_file", {"path": "b.txt"}),
-                               "{", "{", "a: 1, b: 2"], [0.1, 0.1])
+def test_after_a_call_an_opening_only_reply_is_asked_for_in_plain_text(home):
+    model = ToolTemplateModel(["{", body("read_file", {"path": "a.txt"}), "json: {", "a.txt says 1."], [0.1])
     agent = make_agent(home, model)
-    for name in ("a.txt", "b.txt"):
-        (agent.workspace / name).write_text("1\n")
-    events = list(agent.turn("read a.txt and b.txt"))
-    assert len([e for e in events if isinstance(e, ToolResult)]) == 2
+    (agent.workspace / "a.txt").write_text("1\n")
+    events = list(agent.turn("read a.txt"))
+    assert len([e for e in events if isinstance(e, ToolCall)]) == 1  # the second opening made no call
+    assert "without another call" in model.calls[-1]["messages"][-1].content
     assert "{" not in "".join(e.text for e in events if isinstance(e, TextDelta))  # never the opening shown
+    assert events[-1].reply == "a.txt says 1."
+
+
 
 def test_retries_are_bounded(home):
     bad = body("read_file", {"path": 3})

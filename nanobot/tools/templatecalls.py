@@ -26,8 +26,9 @@ a call written out as text.
 Still, the 1.5B's declined reply is often only a call's opening (``json: {``, then the stop at
 ``"name": "TOOL"``): it meant to call. Such a reply (``OPENING_ONLY``; held back from the stream
 until it is ``HOLD`` characters long, so the user never sees it) is made into a call under the call
-grammar instead (at most ``FORCED`` times a turn), then the step answers again; an empty reply is
-asked for once more with a note (``REASK``).
+grammar instead when no call ran yet this turn (at most ``FORCED`` times), then the step answers
+again. After a call it is mostly the result being rewritten as JSON: it is asked for once more in
+plain text (``AFTER_CALL``), as an empty reply is (``REASK``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ OPENING_ONLY = re.compile(r"\s*(?:json\s*:?\s*)?(?:<tool_call>\s*)?(?:```(?:json
 HOLD = 16  # characters of a reply held back until it cannot be only an opening
 FORCED = 2  # calls made under the grammar from opening-only replies, per turn
 REASK = "[nanobot: your reply was empty. Answer the user in plain text now.]"
+AFTER_CALL = "[nanobot: the call ran; answer the user in plain text from its result above, without another call.]"
 
 
 def opening_only(text: str) -> bool:
@@ -122,16 +124,17 @@ class TemplateCalls:
         forced, reasked = 0, False
         while True:
             done, held = yield from self.reply(agent, msgs)
-            if opening_only(done.reply) and forced < FORCED and runner._room(agent, msgs, tools=self.specs):
-                forced += 1
+            opening = opening_only(done.reply)
+            if opening and not seen and forced < FORCED and runner._room(agent, msgs, tools=self.specs):
+                forced += 1  # no call ran yet: the decline was wrong
                 yield Notice(text="tool steps: the reply was only a call's opening; making the call", level="warning")
-                if (yield from self.call(agent, msgs, seen)):  # a repeat: what it wanted already ran
-                    self._add_note(msgs, "[nanobot: that call already ran; answer the user in plain text from its result.]")
+                if (yield from self.call(agent, msgs, seen)):
+                    self._add_note(msgs, AFTER_CALL)
                 continue
-            if not done.reply.strip() or opening_only(done.reply):
-                if not reasked:
+            if not done.reply.strip() or opening:
+                if not reasked:  # after a call, an opening is mostly the result rewritten as JSON
                     reasked = True
-                    self._add_note(msgs, REASK)
+                    self._add_note(msgs, AFTER_CALL if seen else REASK)
                     continue
                 done = done.model_copy(update={"reply": ""})
                 held = []
