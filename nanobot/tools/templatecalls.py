@@ -28,7 +28,9 @@ Still, the 1.5B's declined reply is often only a call's opening (``json: {``, th
 until it is ``HOLD`` characters long, so the user never sees it) is made into a call under the call
 grammar instead when no call ran yet this turn (at most ``FORCED`` times), then the step answers
 again. After a call it is mostly the result being rewritten as JSON: it is asked for once more in
-plain text (``AFTER_CALL``), as an empty reply is (``REASK``).
+plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
+the next step calls that tool again under its own grammar (``runner.watch``), once a turn: re-deciding,
+the 1.5B mostly asked the user for the code instead of fixing its edit.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from typing import Any
 from nanobot.backends.base import Message
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
+from nanobot.tools.runner import watch
 from nanobot.tools.validate import validate
 
 # How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
@@ -74,12 +77,14 @@ class TemplateCalls:
     def __init__(self, runner: Any):
         self.runner = runner
         self.specs = tool_specs(runner.tools)
-        self._grammar: str | None = None
+        self._grammars: dict[str, str] = {}
 
-    def grammar(self) -> str:
-        if self._grammar is None:
-            self._grammar = call_grammar({n: self.runner.grammar(t) for n, t in self.runner.tools.items()})
-        return self._grammar
+    def grammar(self, only: str = "") -> str:
+        """The call grammar over every offered tool, or over ``only`` (a retry of that tool)."""
+        if only not in self._grammars:
+            tools = {only: self.runner.tools[only]} if only else self.runner.tools
+            self._grammars[only] = call_grammar({n: self.runner.grammar(t) for n, t in tools.items()})
+        return self._grammars[only]
 
     @staticmethod
     def messages(msgs: list[Message]) -> list[Message]:
@@ -91,11 +96,11 @@ class TemplateCalls:
     def call_probability(self, agent: Any, msgs: list[Message]) -> float:
         return agent.model.prefix_probability(msgs, STARTS, tools=self.specs)
 
-    def generate(self, agent: Any, msgs: list[Message]) -> tuple[str, str, Any, str]:
-        """One constrained call: (raw call text, tool name, validated args or None, error)."""
+    def generate(self, agent: Any, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
+        """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
 
         settings = self.runner.settings.tools
-        raw = self.runner._generate(agent, msgs, self.grammar(), f"{OPEN}\n", settings.args_tokens,
+        raw = self.runner._generate(agent, msgs, self.grammar(only), f"{OPEN}\n", settings.args_tokens,
                                     "call", "", tools=self.specs)
         cut = agent.model.last.finish_reason == "length"
         parsed = parse_call(raw)
@@ -110,13 +115,18 @@ class TemplateCalls:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
         seen: set[str] = set()
+        failed, retried = [""], False
         for _ in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
                 break
-            if self.call_probability(agent, msgs) < settings.call_threshold:
+            if failed[0] and not retried:  # right after a tool's error: that tool again, no new decision
+                retried, step = True, self.call(agent, msgs, seen, only=failed[0])
+            elif self.call_probability(agent, msgs) < settings.call_threshold:
                 break
-            if (yield from self.call(agent, msgs, seen)):
+            else:
+                step = self.call(agent, msgs, seen)
+            if (yield from watch(step, failed)):
                 break
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
@@ -171,11 +181,12 @@ class TemplateCalls:
         named = [f'"name":{sp}"{n}"' for n in self.runner.tools for sp in (" ", "")]
         return [OPEN, CLOSE, *named]
 
-    def call(self, agent: Any, msgs: list[Message], seen: set[str]) -> Generator[Event, None, bool]:
-        """Generate, validate (with retries) and run one call; True when it repeats one already run."""
+    def call(self, agent: Any, msgs: list[Message], seen: set[str], only: str = "") -> Generator[Event, None, bool]:
+        """Generate, validate (with retries) and run one call (of ``only``, when given); True when it
+        repeats one already run."""
         runner, retries = self.runner, self.runner.settings.tools.max_retries
         for attempt in range(retries + 1):
-            raw, name, args, error = self.generate(agent, msgs)
+            raw, name, args, error = self.generate(agent, msgs, only)
             runner._record(agent, "call", name, raw, attempt=attempt)
             msgs.append(Message(role="assistant", content=f"{OPEN}\n{raw.removesuffix(CLOSE).strip()}\n{CLOSE}"))
             if args is None:
