@@ -208,22 +208,6 @@ class ToolRunner:
             agent.transcript.append("tool", text, kind=kind, name=name, **meta)
 
 
-def watch(step: Generator[Event, None, bool], failed: list[str]) -> Generator[Event, None, bool]:
-    """``step``'s events, passed on; ``failed[0]``: the tool whose run failed (not a refusal by the call
-    policy: asking again would not help), "" when none did."""
-    failed[0] = ran = ""
-    while True:
-        try:
-            ev = next(step)
-        except StopIteration as stop:
-            return bool(stop.value)
-        if isinstance(ev, ToolCall):
-            ran = ev.name
-        elif isinstance(ev, ToolResult):
-            failed[0] = ev.name if not ev.ok and ev.name == ran and " refused: " not in ev.text else ""
-        yield ev
-
-
 def args_prefill(tool: Tool) -> str:
     """The assistant text the arguments are generated after: the decision, then the schema as a
     one-line signature (cheaper than JSON schema, and a 135M model copies fewer descriptions)."""

@@ -29,7 +29,7 @@ until it is ``HOLD`` characters long, so the user never sees it) is made into a 
 grammar instead when no call ran yet this turn (at most ``FORCED`` times), then the step answers
 again. After a call it is mostly the result being rewritten as JSON: it is asked for once more in
 plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
-the next step calls that tool again under its own grammar (``runner.watch``), once a turn: re-deciding,
+the next step calls that tool again under its own grammar (``watch``), once a turn: re-deciding,
 the 1.5B mostly asked the user for the code instead of fixing its edit.
 """
 
@@ -43,7 +43,6 @@ from typing import Any
 from nanobot.backends.base import Message
 from nanobot.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
-from nanobot.tools.runner import watch
 from nanobot.tools.validate import validate
 
 # How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
@@ -211,3 +210,19 @@ class TemplateCalls:
             runner._record(agent, "result", name, text, ok=ok)
             return False
         return False
+
+
+def watch(step: Generator[Event, None, bool], failed: list[str]) -> Generator[Event, None, bool]:
+    """``step``'s events, passed on; ``failed[0]``: the tool whose run failed (not a refusal by the call
+    policy: asking again would not help), "" when none did."""
+    failed[0] = ran = ""
+    while True:
+        try:
+            ev = next(step)
+        except StopIteration as stop:
+            return bool(stop.value)
+        if isinstance(ev, ToolCall):
+            ran = ev.name
+        elif isinstance(ev, ToolResult):
+            failed[0] = ev.name if not ev.ok and ev.name == ran and " refused: " not in ev.text else ""
+        yield ev
