@@ -303,9 +303,10 @@ class Agent:
 
         seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
         runs = attempt = 0  # calls run from written replies; retries after a failed check
+        tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
         while True:
             stream = Scrubber()
-            for ev in self._respond(messages):
+            for ev in self._respond(messages) if not tool else self.tool_runner.retry_tool(self, messages, tool):
                 if isinstance(ev, TextDelta):
                     if shown := stream.feed(ev.text):
                         yield TextDelta(text=shown)
@@ -334,6 +335,7 @@ class Agent:
             if attempt == 1:
                 break
             attempt = 1
+            tool = result.tool if result.tool in self.tool_names() else ""
             yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
             last = messages[-1]
             messages = [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{result.note}")]

@@ -134,6 +134,7 @@ class CheckResult:
     problem: str = ""  # "" when the reply may stand
     note: str = ""  # for the model, on a retry
     correction: str = ""  # for the user, when the retry did not help
+    tool: str = ""  # the tool the note asks for: the retry calls it directly (``ToolRunner.retry_tool``)
 
 
 def outcomes(events: list) -> list[tuple[str, dict | None, bool, str]]:
@@ -198,12 +199,12 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
         return CheckResult(
             problem=f"the reply claims a change but {what}",
             note=f"[nanobot: {what}, so nothing was changed. Call {_changer(user_text)} now, or say you did not change anything.]",
-            correction=f"(nanobot: {what}; nothing was changed.)")
+            correction=f"(nanobot: {what}; nothing was changed.)", tool=_changer(user_text) if asked_change else "")
     if claims and (miss := _asked_file_not_changed(user_text, reply, done, asked_change)):
         return CheckResult(
             problem=f"the reply claims a change but {miss}",
             note=f"[nanobot: {miss}, so the file is unchanged. Call {_changer(user_text)} now, or say you did not change it.]",
-            correction=f"(nanobot: {miss}; the file is unchanged.)")
+            correction=f"(nanobot: {miss}; the file is unchanged.)", tool=_changer(user_text))
     if m := _CALL_TEXT.search(reply):
         return CheckResult(
             problem=f"the reply is a {m.group(1)} call written as text, not an answer",
@@ -224,7 +225,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
         return CheckResult(
             problem=f"the reply speaks of {target} but nothing was read or run this turn",
             note=f"[nanobot: you have not looked at {target} this turn. Call {tool} for it now, or say you cannot.]",
-            correction=f"(nanobot: {target} was not read or run this turn; the reply above is not from it.)")
+            correction=f"(nanobot: {target} was not read or run this turn; the reply above is not from it.)", tool=tool)
     return CheckResult()
 
 

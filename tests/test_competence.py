@@ -229,10 +229,21 @@ def test_a_folder_listing_stated_without_looking_is_caught(home):
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["list_dir"]
 
 
-def test_a_bare_created_after_no_call_is_a_false_claim(home):
-    agent = make_agent(home, ["Answer:", "File hello.txt created.", "Answer:", "File hello.txt created."])
+def test_a_bare_created_after_no_call_is_a_false_claim_and_the_retry_calls_the_tool(home):
+    agent = make_agent(home, ["Answer:", "File hello.txt created.",
+                              '{"path": "hello.txt", "content": "Hello world"}', "Answer:", "File hello.txt created."])
     events, done = run(agent, "Create a file hello.txt containing: Hello world")
-    assert done.reply.endswith("(nanobot: no tool ran this turn; nothing was changed.)")
+    assert next(e.text for e in events if isinstance(e, Notice)).startswith("reply check: the reply claims a change")
+    assert agent.model.calls[2]["prefill"].startswith("Tool: write_file")  # called directly, no decision
+    assert (agent.workspace / "hello.txt").read_text() == "Hello world"
+    assert done.reply == "File hello.txt created."
+
+
+def test_a_false_claim_whose_retried_call_fails_is_corrected(home):
+    agent = make_agent(home, ["Answer:", "File hello.txt created.", '{"path": 3}', '{"path": 3}', '{"path": 3}',
+                              "Answer:", "File hello.txt created."], max_retries=2)
+    events, done = run(agent, "Create a file hello.txt containing: Hello world")
+    assert done.reply.lower().endswith("nothing was changed.)")
     assert not (agent.workspace / "hello.txt").exists()
 
 
@@ -332,9 +343,11 @@ def test_a_command_answered_after_only_a_search_is_caught_and_the_retry_runs_it(
 
 def test_asking_whether_a_file_exists_needs_a_look(home):
     assert looks_at("Is there a file called secrets.txt here?") == "secrets.txt"
-    agent = make_agent(home, ["Answer:", "Yes, secrets.txt holds the keys.", "Answer:", "Yes, it holds the keys."])
+    agent = make_agent(home, ["Answer:", "Yes, secrets.txt holds the keys.", '{"path": "secrets.txt"}',
+                              "Answer:", "Yes, it holds the keys."])
     events, done = run(agent, "Is there a file called secrets.txt here?")
-    assert "(nanobot: secrets.txt was not read or run this turn" in done.reply
+    assert agent.model.calls[2]["prefill"].startswith("Tool: read_file")  # the retry looked, undecided
+    assert "(nanobot: read_file failed" in done.reply
 
 
 def test_a_claim_after_only_look_ups_is_false(home):

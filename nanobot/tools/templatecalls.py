@@ -110,11 +110,11 @@ class TemplateCalls:
         ok, error = validate(self.runner.tools[name], json.dumps(args), cut)
         return raw, name, ok, error
 
-    def respond(self, agent: Any, messages: list[Message]) -> Iterator[Event]:
+    def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
         seen: set[str] = set()
-        failed, retried = [""], False
+        failed, retried = [first if first in runner.tools else ""], False  # ``first``: called undecided
         for _ in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
