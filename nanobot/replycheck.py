@@ -1,7 +1,8 @@
 """Reply checks: what a reply may not say, checked in code against what happened this turn.
 
 - **Markup.** nanobot's own markup (the memory block's headers, ``(said: "...")`` quotes, source
-  references like ``(observations/20261123-150749-8fbf.md:1)``, ``[tool NAME ...]`` notes) never
+  references like ``(observations/20261123-150749-8fbf.md:1)``, ``[tool NAME ...]`` notes, and the
+  ``(nanobot: ...)`` corrections and ``[nanobot: ...]`` notes a model copies from its history) never
   reaches the user: ``Scrubber`` removes it from the stream, holding back only an unclosed bracket.
 - **False success.** After a failed change (a file tool, memory_add, knowledge_apply, a task_board
   or scratchpad change, an MCP tool) with no successful one, or when no tool that can change
@@ -39,6 +40,7 @@ from nanobot.events import ToolCall, ToolResult
 
 HEADERS = ("Relevant Memory:", "Related Context:")
 _SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
+_NANOBOT = re.compile(r"\s*(?:\(nanobot: [^()]*\)|\[nanobot: [^\[\]]*\])")
 _TOOL_NOTE = re.compile(r"^\s*\[tool [\w.-]+ .*\b(?:result|error)\]\s*$", re.M)
 _HEADER_LINE = re.compile(r"^\s*(?:#+\s*)?(?:Relevant Memory|Related Context):\s*$\n?", re.M)
 _CUT_SOURCE = re.compile(r"\s*\((?:said:|observations/|knowledge/|MEMORY\.md|USER\.md|[\w./-]+\.md:)[^)]*$")  # cut by max_tokens
@@ -70,7 +72,7 @@ _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments
 
 def scrub(text: str) -> str:
     """``text`` without nanobot's markup (see the module docstring)."""
-    text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", text))))
+    text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", _NANOBOT.sub("", text)))))
     return re.sub(r"\n{3,}", "\n\n", text)
 
 

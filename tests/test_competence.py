@@ -141,6 +141,13 @@ def test_memory_markup_never_reaches_the_user(home):
     assert "observations/" not in shown and "said:" not in shown and "Relevant Memory" not in shown
 
 
+def test_a_correction_or_note_the_model_copies_from_its_history_is_removed():
+    copied = "Done.\n\n(nanobot: read_file failed: file 'a.txt' does not exist. The reply above is not from it.)"
+    assert scrub(copied) == "Done." and scrub("[nanobot: answer in plain text.] Hi") == " Hi"
+    stream = Scrubber()
+    assert "".join([stream.feed(p + " ") for p in copied.split(" ")] + [stream.finish()]).strip() == "Done."
+
+
 def test_the_scrubber_holds_back_only_an_unclosed_bracket():
     s = Scrubber()
     out = [s.feed(p) for p in ["Hi (see", " notes)", " and (observations/", "a.md:3) done"]]
