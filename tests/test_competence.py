@@ -142,6 +142,13 @@ def test_memory_markup_never_reaches_the_user(home):
     assert "observations/" not in shown and "said:" not in shown and "Relevant Memory" not in shown
 
 
+def test_a_correction_or_note_the_model_copies_from_its_history_is_removed():
+    copied = "Done.\n\n(nanobot: read_file failed: file 'a.txt' does not exist. The reply above is not from it.)"
+    assert scrub(copied) == "Done." and scrub("[nanobot: answer in plain text.] Hi") == " Hi"
+    stream = Scrubber()
+    assert "".join([stream.feed(p + " ") for p in copied.split(" ")] + [stream.finish()]).strip() == "Done."
+
+
 def test_the_scrubber_holds_back_only_an_unclosed_bracket():
     s = Scrubber()
     out = [s.feed(p) for p in ["Hi (see", " notes)", " and (observations/", "a.md:3) done"]]
@@ -231,10 +238,21 @@ def test_a_folder_listing_stated_without_looking_is_caught(home):
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["list_dir"]
 
 
-def test_a_bare_created_after_no_call_is_a_false_claim(home):
-    agent = make_agent(home, ["Answer:", "File hello.txt created.", "Answer:", "File hello.txt created."])
+def test_a_bare_created_after_no_call_is_a_false_claim_and_the_retry_calls_the_tool(home):
+    agent = make_agent(home, ["Answer:", "File hello.txt created.",
+                              '{"path": "hello.txt", "content": "Hello world"}', "Answer:", "File hello.txt created."])
     events, done = run(agent, "Please create a file hello.txt with a greeting in it")
-    assert done.reply.endswith("(nanobot: no tool ran this turn; nothing was changed.)")
+    assert next(e.text for e in events if isinstance(e, Notice)).startswith("reply check: the reply claims a change")
+    assert agent.model.calls[2]["prefill"].startswith("Tool: write_file")  # called directly, no decision
+    assert (agent.workspace / "hello.txt").read_text() == "Hello world"
+    assert done.reply == "File hello.txt created."
+
+
+def test_a_false_claim_whose_retried_call_fails_is_corrected(home):
+    agent = make_agent(home, ["Answer:", "File hello.txt created.", '{"path": 3}', '{"path": 3}', '{"path": 3}',
+                              "Answer:", "File hello.txt created."], max_retries=2)
+    events, done = run(agent, "Please create a file hello.txt with a greeting in it")
+    assert done.reply.lower().endswith("nothing was changed.)")
     assert not (agent.workspace / "hello.txt").exists()
 
 
@@ -334,9 +352,11 @@ def test_a_command_answered_after_only_a_search_is_caught_and_the_retry_runs_it(
 
 def test_asking_whether_a_file_exists_needs_a_look(home):
     assert looks_at("Is there a file called secrets.txt here?") == "secrets.txt"
-    agent = make_agent(home, ["Answer:", "Yes, secrets.txt holds the keys.", "Answer:", "Yes, it holds the keys."])
+    agent = make_agent(home, ["Answer:", "Yes, secrets.txt holds the keys.", '{"path": "secrets.txt"}',
+                              "Answer:", "Yes, it holds the keys."])
     events, done = run(agent, "Is there a file called secrets.txt here?")
-    assert "(nanobot: secrets.txt was not read or run this turn" in done.reply
+    assert agent.model.calls[2]["prefill"].startswith("Tool: read_file")  # the retry looked, undecided
+    assert "(nanobot: read_file failed" in done.reply
 
 
 def test_a_claim_after_only_look_ups_is_false(home):
@@ -475,3 +495,56 @@ def test_a_corrected_reply_stays_out_of_the_models_history(home):
     assert any(r.content.startswith("json {") for r in records if r.role == "assistant")  # the record keeps it
     events, done = run(agent, "And 3+1?")
     assert not done.corrected and [m.content for m in agent.history] == ["And 3+1?", "4"]
+def _ran(name, args, ok=True, text="done"):
+    return [ToolCall(name=name, arguments=args), ToolResult(name=name, ok=ok, text=text)]
+
+
+def test_an_empty_a_bare_fence_or_tool_response_markup_is_no_answer():
+    for reply in ("", "```", "```json\n```", "json: {", "<tool_response>\nhi\n</tool_response>"):
+        assert "not an answer" in check("hello", reply, []).problem, reply
+    assert not check("hello", "Hello! How can I help?", []).problem
+
+
+def test_an_empty_reply_is_retried_then_corrected(home):
+    agent = make_agent(home, ["Answer:", "```", "Answer:", "Hello!"])
+    events, done = run(agent, "hello")
+    assert any("not an answer" in e.text for e in events if isinstance(e, Notice))
+    assert done.reply == "Hello!"
+
+
+def test_a_claimed_file_change_after_another_tool_succeeded_is_false():
+    asked = "Create a file hello.txt containing: Hello world"
+    result = check(asked, "Done, I've created hello.txt.", _ran("task_board", {"action": "add", "text": "x"}),
+                   asked_change=True)
+    assert "no file tool succeeded" in result.problem and "write_file" in result.note
+    assert not check(asked, "I've created hello.txt.", _ran("write_file", {"path": "hello.txt", "content": "x"}),
+                     asked_change=True).problem
+
+
+def test_a_file_change_claimed_when_only_memory_changed_is_false():
+    ask, ran = "Remember that my dentist is on Friday", _ran("memory_add", {"text": "dentist on Friday"})
+    assert "only memory changed" in check(ask, "I have saved it to notes.txt.", ran, asked_change=True).problem
+    assert not check(ask, "I've remembered that your dentist is on Friday.", ran, asked_change=True).problem
+    assert not check(ask, "I have successfully added it to MEMORY.md.", ran, asked_change=True).problem
+
+
+def test_an_edit_written_as_a_python_call_is_run(home):
+    agent = make_agent(home, ["Answer:", 'edit_file(path="calc.py", old="return a + b", new="return a - b")',
+                              "Answer:", "Changed."])
+    (agent.workspace / "calc.py").write_text("def sub(a, b):\n    return a + b\n")
+    events, done = run(agent, "In calc.py change return a + b to return a - b")
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"]
+    assert "return a - b" in (agent.workspace / "calc.py").read_text()
+    assert done.reply == "Changed."
+
+
+def test_up_to_two_written_calls_run_in_a_turn(home):
+    from nanobot.loop.agent import WRITTEN_RUNS
+
+    written = ['read_file(path="a.txt")', 'read_file(path="b.txt")', 'read_file(path="c.txt")']
+    agent = make_agent(home, [r for w in written for r in ("Answer:", w)] + ["Answer:", "a, b and c say 1."])
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (agent.workspace / name).write_text("1\n")
+    events, done = run(agent, "read a.txt, b.txt and c.txt")
+    ran = [e.arguments["path"] for e in events if isinstance(e, ToolCall)]
+    assert WRITTEN_RUNS == 2 and ran == ["a.txt", "b.txt"]  # the third written call is not run

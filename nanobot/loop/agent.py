@@ -32,6 +32,7 @@ from nanobot.loop.loopguard import LoopGuard
 from nanobot.loop.turntiming import TurnClock
 
 F = TypeVar("F", bound=Feature)
+WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.textcall``)
 
 
 def _now() -> datetime:
@@ -308,12 +309,14 @@ class Agent:
         from nanobot.loop.replycheck import Scrubber, check, remember, scrub
         from nanobot.loop.textcall import written
 
-        seen: list[Event] = []  # tool events of both attempts: what ran this turn, for the checks
+        seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
         if self.tool_runner is not None and (spelled := explicit(typed, self.tool_names())):
             messages = yield from self._run_written(spelled, messages, seen, "the call the user asked for ran")
-        for attempt in (0, 1):
+        runs = attempt = 0  # calls run from written replies; retries after a failed check
+        tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
+        while True:
             stream = Scrubber()
-            for ev in self._respond(messages):
+            for ev in self._respond(messages) if not tool else self.tool_runner.retry_tool(self, messages, tool):
                 if isinstance(ev, TextDelta):
                     if shown := stream.feed(ev.text):
                         yield TextDelta(text=shown)
@@ -327,9 +330,10 @@ class Agent:
                 seen.append(ev)
                 yield ev
             reply = scrub(ev.reply).strip()
-            if attempt == 0 and self.tool_runner is not None and (call := written(reply, self.tool_names())):
+            if runs < WRITTEN_RUNS and self.tool_runner is not None and (call := written(reply, self.tool_names())):
+                runs += 1
                 yield Notice(text=f"reply check: the reply is a {call[0]} call written as text; running it", level="warning")
-                self.transcript.append("event", "reply check", problem="call written as text", attempt=attempt)
+                self.transcript.append("event", "reply check", problem="call written as text", attempt=runs - 1)
                 messages = yield from self._run_written(call, messages, seen)
                 yield TextDelta(text="\n\n")
                 continue
@@ -338,11 +342,14 @@ class Agent:
                 yield ev.model_copy(update={"reply": reply})
                 return
             self.transcript.append("event", "reply check", problem=result.problem, attempt=attempt)
-            if attempt == 0:
-                yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
-                last = messages[-1]
-                messages = [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
-                yield TextDelta(text="\n\n")
+            if attempt == 1:
+                break
+            attempt = 1
+            tool = result.tool if result.tool in self.tool_names() else ""
+            yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
+            last = messages[-1]
+            messages = [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
+            yield TextDelta(text="\n\n")
         yield TextDelta(text=f"\n\n{result.correction}")
         yield Notice(text=f"reply check: {result.problem}", level="warning")
         yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}", "corrected": True})

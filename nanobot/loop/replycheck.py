@@ -1,14 +1,22 @@
 """Reply checks: what a reply may not say, checked in code against what happened this turn.
 
 - **Markup.** nanobot's own markup (the memory block's headers, ``(said: "...")`` quotes, source
-  references like ``(observations/20261123-150749-8fbf.md:1)``, ``[tool NAME ...]`` notes) never
+  references like ``(observations/20261123-150749-8fbf.md:1)``, ``[tool NAME ...]`` notes, and the
+  ``(nanobot: ...)`` corrections and ``[nanobot: ...]`` notes a model copies from its history) never
   reaches the user: ``Scrubber`` removes it from the stream, holding back only an unclosed bracket.
 - **False success.** After a failed change (a file tool, memory_add, knowledge_apply, a task_board
   or scratchpad change, an MCP tool) with no successful one, or when no tool that can change
   anything ran (none at all, or only look-ups: a read, a search, a task list), a reply that claims a
   change ("I've updated ...", "successfully") is false.
+- **Asked change not made.** The user asked to change a file (a change word and a file name), no file
+  tool (write_file, edit_file, exec, an MCP tool) succeeded this turn, and the reply claims a change:
+  another tool's success (a task added, a memory noted) is not the file the user asked about.
+- **Memory is not a file.** Only memory changed this turn (memory_add) and the reply claims a file
+  (other than MEMORY.md/USER.md) was changed.
 - **A call written as text.** A reply holding a tool call's JSON (``{"name": ..., "arguments": ...}``,
   as a template-tool model writes one after the step decided to answer) is no answer: nothing ran.
+- **No answer.** An empty reply, a bare code fence, only a call's opening (``json: {``) or one holding
+  the template's ``tool_response`` markup says nothing to the user.
 - **Not looked.** The user named a file, folder or command and asked to see or run it, no tool that
   shows files or runs commands ran this turn (a memory or web search does not; or every call failed),
   and the reply neither says it cannot nor asks back: its content is invented. The retry's note names
@@ -33,6 +41,7 @@ from nanobot.core.events import ToolCall, ToolResult
 
 HEADERS = ("Relevant Memory:", "Related Context:")
 _SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
+_NANOBOT = re.compile(r"\s*(?:\(nanobot: [^()]*\)|\[nanobot: [^\[\]]*\])")
 _TOOL_NOTE = re.compile(r"^\s*\[tool [\w.-]+ .*\b(?:result|error)\]\s*$", re.M)
 _HEADER_LINE = re.compile(r"^\s*(?:#+\s*)?(?:Relevant Memory|Related Context):\s*$\n?", re.M)
 _CUT_SOURCE = re.compile(r"\s*\((?:said:|observations/|knowledge/|MEMORY\.md|USER\.md|[\w./-]+\.md:)[^)]*$")  # cut by max_tokens
@@ -49,15 +58,19 @@ _DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt c
 _DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
                      r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up|"
                      r"does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any))\b", re.I)
+_FILE_TOOLS = {"write_file", "edit_file", "exec"}  # what changes a file the user names (and MCP tools)
+_MEMORY_FILES = {"memory.md", "user.md"}
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
-# "plaintext") -- what the 1.5B leaves when its reply, meant to be a call, is stopped at the call
-_NO_ANSWER = re.compile(r"^\s*(?:`{1,3}\s*)?(?:json|plaintext|text|tool_response|python|bash)?\s*:?\s*[\[{]?\s*(?:`{1,3})?\s*$", re.I)
+# "json ```json {", "plaintext", "<tool_call>") -- what the 1.5B leaves when its reply, meant to be a
+# call, is stopped at the call
+_NO_ANSWER = re.compile(r"\s*(?:(?:json|plaintext|text|python|bash)\s*:?\s*)?(?:```[\w-]*\s*(?:```)?\s*)?"
+                        r"(?:<tool_call>\s*)?[\[{]?\s*(?:`{1,3})?\s*", re.I)
 _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
 
 
 def scrub(text: str) -> str:
     """``text`` without nanobot's markup (see the module docstring)."""
-    text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", text))))
+    text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", _NANOBOT.sub("", text)))))
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
@@ -105,6 +118,7 @@ class CheckResult:
     problem: str = ""  # "" when the reply may stand
     note: str = ""  # for the model, on a retry
     correction: str = ""  # for the user, when the retry did not help
+    tool: str = ""  # the tool the note asks for: the retry calls it directly (``ToolRunner.retry_tool``)
 
 
 def outcomes(events: list) -> list[tuple[str, dict | None, bool, str]]:
@@ -161,14 +175,15 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
     the user asked for a change (then a bare "created." or "Done." is a claim too)."""
     done = outcomes(events)
-    if _NO_ANSWER.match(reply):
+    if _NO_ANSWER.fullmatch(reply) or "tool_response" in reply:
+        what = "holds tool_response markup" if "tool_response" in reply else "is empty or only the opening of a call"
         shown = next((o for o in reversed(done) if o[2] and o[3].strip()), None)
         tail = f" {shown[0]} returned:\n{shown[3][:800]}" if shown else ""
         result = f" {shown[0]} returned:\n{shown[3][:1500]}\n" if shown else " "
         return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
-            problem="the reply is empty or only the opening of a call",
-            note=f"[nanobot: your reply was empty.{result}Answer the user now in plain sentences from this; "
-                 "no JSON, no code block, no function call.]",
+            problem=f"the reply {what}, not an answer",
+            note=f"[nanobot: your reply was not an answer.{result}Answer the user now in plain sentences from "
+                 "this; no JSON, no code block, no function call.]",
             correction=f"(nanobot: the model gave no answer.{tail})")
     changes = [o for o in done if o[0] in CHANGERS and _changing(o[0], o[1])]
     claims = bool(_CLAIM.search(reply) or (asked_change and _DONE.search(reply))) and not _DENIAL.search(reply)
@@ -181,7 +196,12 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
         return CheckResult(
             problem=f"the reply claims a change but {what}",
             note=f"[nanobot: {what}, so nothing was changed. Call {_changer(user_text)} now, or say you did not change anything.]",
-            correction=f"(nanobot: {what}; nothing was changed.)")
+            correction=f"(nanobot: {what}; nothing was changed.)", tool=_changer(user_text) if asked_change else "")
+    if claims and (miss := _asked_file_not_changed(user_text, reply, done, asked_change)):
+        return CheckResult(
+            problem=f"the reply claims a change but {miss}",
+            note=f"[nanobot: {miss}, so the file is unchanged. Call {_changer(user_text)} now, or say you did not change it.]",
+            correction=f"(nanobot: {miss}; the file is unchanged.)", tool=_changer(user_text))
     if m := _CALL_TEXT.search(reply):
         return CheckResult(
             problem=f"the reply is a {m.group(1)} call written as text, not an answer",
@@ -199,5 +219,20 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
         return CheckResult(
             problem=f"the reply speaks of {target} but nothing was read or run this turn",
             note=f"[nanobot: you have not looked at {target} this turn. Call {tool} for it now, or say you cannot.]",
-            correction=f"(nanobot: {target} was not read or run this turn; the reply above is not from it.)")
+            correction=f"(nanobot: {target} was not read or run this turn; the reply above is not from it.)", tool=tool)
     return CheckResult()
+
+
+def _asked_file_not_changed(user_text: str, reply: str, done: list, asked_change: bool) -> str:
+    """Why a claimed file change did not happen ("" when it may have): the user asked for a change to a
+    file and no file tool succeeded, or only memory changed and the reply names a file."""
+    if any(ok and (name in _FILE_TOOLS or "." in name) for name, _, ok, _ in done):
+        return ""
+    named = [m.group(1) for m in _FILE.finditer(user_text) if m.group(1).lower() not in _NOT_FILES | _MEMORY_FILES]
+    if asked_change and named and not remember(user_text):
+        return f"{named[0]} was asked to change and no file tool succeeded this turn"
+    changed = {name for name, args, ok, _ in done if ok and _changing(name, args)}
+    in_reply = [m.group(1) for m in _FILE.finditer(reply) if m.group(1).rsplit("/", 1)[-1].lower() not in _NOT_FILES | _MEMORY_FILES]
+    if changed == {"memory_add"} and (in_reply or re.search(r"\bfiles?\b", reply, re.I)):
+        return "only memory changed this turn (memory_add), no file"
+    return ""

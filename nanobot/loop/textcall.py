@@ -9,14 +9,22 @@ gets JSON and nothing ran; kept in the history, later turns copy it. The reply c
 runs like any other -- the call policy included -- before the reply is asked for again with the
 result in front of the model.
 
+The 1.5B also writes the call as Python (``edit_file(path="a.py", old="x", new="y")``): keyword
+arguments with literal values only, so code that merely mentions a tool's name is no call.
+
 >>> written('json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}', ["exec"])
 ('exec', {'command': 'date', 'cwd': '.'})
+>>> written('Sure: read_file(path="notes.txt")', ["read_file"])
+('read_file', {'path': 'notes.txt'})
+>>> written('use read_file(path) here', ["read_file"]) is None
+True
 >>> written('Use {"name": "rm"} carefully', ["exec"]) is None
 True
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterator
@@ -39,6 +47,26 @@ def written(reply: str, names: list[str]) -> tuple[str, dict] | None:
         args = data.get("arguments", data.get("parameters", {}))
         if data.get("name") in names and isinstance(args, dict):
             return data["name"], args
+    return _python_call(reply, names)
+
+
+def _python_call(reply: str, names: list[str]) -> tuple[str, dict] | None:
+    """(tool, arguments) of the first ``NAME(key=literal, ...)`` of an offered tool in ``reply``."""
+    if not names:
+        return None
+    opens = re.compile(rf"(?<![\w.])({'|'.join(map(re.escape, names))})\s*\(")
+    for m in opens.finditer(reply):
+        for end in (i + 1 for i, ch in enumerate(reply) if ch == ")" and i > m.end() - 1):
+            try:
+                node = ast.parse(reply[m.start():end], mode="eval").body
+            except SyntaxError:
+                continue
+            if isinstance(node, ast.Call) and not node.args and node.keywords:
+                try:
+                    return m.group(1), {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+                except (ValueError, TypeError, SyntaxError):
+                    pass
+            break
     return None
 
 

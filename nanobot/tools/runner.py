@@ -92,20 +92,21 @@ class ToolRunner:
             return False
         return fmt == "template" or (fmt == "auto" and can.tool_template)
 
-    def respond(self, agent: Any, messages: list[Message]) -> Iterator[Event]:
+    def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
+        """Tool steps, then the streamed reply; ``first``: the first step calls that tool, undecided."""
         if self.template_calls(agent):
             from nanobot.tools.templatecalls import TemplateCalls
 
-            yield from TemplateCalls(self).respond(agent, messages)
+            yield from TemplateCalls(self).respond(agent, messages, first)
             return
         msgs = list(messages)
         names = self.names()
         seen: set[str] = set()
-        for _ in range(self.settings.tools.max_steps):
+        for step in range(self.settings.tools.max_steps):
             if not self._room(agent, msgs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
                 break
-            name = self.decide(agent, msgs, names)
+            name = first if step == 0 and first in self.tools else self.decide(agent, msgs, names)
             if name is None:
                 break
             repeated = yield from self.call(agent, msgs, name, seen)
@@ -115,6 +116,12 @@ class ToolRunner:
             yield Notice(text=f"tool steps: reached tools.max_steps={self.settings.tools.max_steps}; answering now",
                          level="warning")
         yield from agent.stream_reply(msgs)
+
+    def retry_tool(self, agent: Any, messages: list[Message], name: str) -> Iterator[Event]:
+        """A reply check's retry whose note names a tool (``CheckResult.tool``: read_file for a file the
+        reply described unread): that tool is called directly, under its argument grammar, instead
+        of a decision (the 1.5B otherwise answered the note with "Call read_file for todo.md.")."""
+        yield from self.respond(agent, messages, first=name)
 
     # -- steps -------------------------------------------------------------------------------
     def decide(self, agent: Any, msgs: list[Message], names: list[str]) -> str | None:

@@ -22,17 +22,27 @@ still be ```` ```json ````: the reply is kept from beginning with any call openi
 logits mask on its first tokens: ``backends/openban.py``) and stops at ``<tool_call>`` or at an offered
 tool's ``"name": "TOOL"`` anywhere later, so what the user gets is plain text or validated calls, never
 a call written out as text.
+
+Still, the 1.5B's declined reply is often only a call's opening (``json: {``, then the stop at
+``"name": "TOOL"``): it meant to call. Such a reply (``OPENING_ONLY``; held back from the stream
+until it is ``HOLD`` characters long, so the user never sees it) is made into a call under the call
+grammar instead when no call ran yet this turn (at most ``FORCED`` times), then the step answers
+again. After a call it is mostly the result being rewritten as JSON: it is asked for once more in
+plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
+the next step calls that tool again under its own grammar (``watch``), once a turn: re-deciding,
+the 1.5B mostly asked the user for the code instead of fixing its edit.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Generator, Iterator
 from typing import Any
 
 from nanobot.backends.base import Message
 from nanobot.core.asks import looks_at
-from nanobot.core.events import Event, Notice, ToolResult
+from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.validate import validate
 
@@ -57,6 +67,22 @@ def asks_to_look(agent: Any) -> bool:
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
            "if none of them fits, or the message is just conversation, answer in plain text.")
 
+# a reply that is only a call's opening ("json: {", "<tool_call>", "```json\n{"): the model meant to call
+OPENING_ONLY = re.compile(r"\s*(?:json\s*:?\s*)?(?:<tool_call>\s*)?(?:```(?:json)?\s*)?\[?\s*\{?\s*", re.I)
+HOLD = 16  # characters of a reply held back until it cannot be only an opening
+FORCED = 2  # calls made under the grammar from opening-only replies, per turn
+REASK = "[nanobot: your reply was empty. Answer the user in plain text now.]"
+AFTER_CALL = "[nanobot: the call ran; answer the user in plain text from its result above, without another call.]"
+
+
+def opening_only(text: str) -> bool:
+    """Whether ``text`` is nothing but a call's opening.
+
+    >>> opening_only("json: {"), opening_only("```json"), opening_only("Paris."), opening_only("")
+    (True, True, False, False)
+    """
+    return bool(text.strip()) and OPENING_ONLY.fullmatch(text) is not None
+
 
 class TemplateCalls:
     """The template-tool step of a ``ToolRunner`` (which owns the tools, stats and settings)."""
@@ -64,12 +90,14 @@ class TemplateCalls:
     def __init__(self, runner: Any):
         self.runner = runner
         self.specs = tool_specs(runner.tools)
-        self._grammar: str | None = None
+        self._grammars: dict[str, str] = {}
 
-    def grammar(self) -> str:
-        if self._grammar is None:
-            self._grammar = call_grammar({n: self.runner.grammar(t) for n, t in self.runner.tools.items()})
-        return self._grammar
+    def grammar(self, only: str = "") -> str:
+        """The call grammar over every offered tool, or over ``only`` (a retry of that tool)."""
+        if only not in self._grammars:
+            tools = {only: self.runner.tools[only]} if only else self.runner.tools
+            self._grammars[only] = call_grammar({n: self.runner.grammar(t) for n, t in tools.items()})
+        return self._grammars[only]
 
     @staticmethod
     def messages(msgs: list[Message]) -> list[Message]:
@@ -81,11 +109,11 @@ class TemplateCalls:
     def call_probability(self, agent: Any, msgs: list[Message]) -> float:
         return agent.model.prefix_probability(msgs, STARTS, tools=self.specs)
 
-    def generate(self, agent: Any, msgs: list[Message]) -> tuple[str, str, Any, str]:
-        """One constrained call: (raw call text, tool name, validated args or None, error)."""
+    def generate(self, agent: Any, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
+        """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
 
         settings = self.runner.settings.tools
-        raw = self.runner._generate(agent, msgs, self.grammar(), f"{OPEN}\n", settings.args_tokens,
+        raw = self.runner._generate(agent, msgs, self.grammar(only), f"{OPEN}\n", settings.args_tokens,
                                     "call", "", tools=self.specs)
         cut = agent.model.last.finish_reason == "length"
         parsed = parse_call(raw)
@@ -96,35 +124,84 @@ class TemplateCalls:
         ok, error = validate(self.runner.tools[name], json.dumps(args), cut)
         return raw, name, ok, error
 
-    def respond(self, agent: Any, messages: list[Message]) -> Iterator[Event]:
+    def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
         seen: set[str] = set()
+        failed, retried = [first if first in runner.tools else ""], False  # ``first``: called undecided
         look = asks_to_look(agent)
-        for step in range(settings.max_steps):
+        for n in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
                 break
-            p = self.call_probability(agent, msgs)
-            if p < settings.call_threshold and not (step == 0 and look and p >= LOOK_FLOOR):
+            if failed[0] and not retried:  # right after a tool's error: that tool again, no new decision
+                retried, step = True, self.call(agent, msgs, seen, only=failed[0])
+            elif (p := self.call_probability(agent, msgs)) < settings.call_threshold and not (
+                    n == 0 and look and p >= LOOK_FLOOR):
                 break
-            if (yield from self.call(agent, msgs, seen)):
+            else:
+                step = self.call(agent, msgs, seen)
+            if (yield from watch(step, failed)):
                 break
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")
-        yield from agent.stream_reply(msgs, tools=self.specs, stop=self.stops(), no_opening=NO_OPENING)
+        forced, reasked = 0, False
+        while True:
+            done, held = yield from self.reply(agent, msgs)
+            opening = opening_only(done.reply)
+            if opening and not seen and forced < FORCED and runner._room(agent, msgs, tools=self.specs):
+                forced += 1  # no call ran yet: the decline was wrong
+                yield Notice(text="tool steps: the reply was only a call's opening; making the call", level="warning")
+                if (yield from self.call(agent, msgs, seen)):
+                    self._add_note(msgs, AFTER_CALL)
+                continue
+            if not done.reply.strip() or opening:
+                if not reasked:  # after a call, an opening is mostly the result rewritten as JSON
+                    reasked = True
+                    self._add_note(msgs, AFTER_CALL if seen else REASK)
+                    continue
+                done = done.model_copy(update={"reply": ""})
+                held = []
+            yield from held
+            yield done
+            return
+
+    def reply(self, agent: Any, msgs: list[Message]) -> Generator[Event, None, tuple[TurnDone, list[TextDelta]]]:
+        """Stream a text reply, holding back its first ``HOLD`` characters while they could be only a
+        call's opening; returns (its TurnDone, the deltas still held)."""
+        held: list[TextDelta] = []
+        holding = True
+        for ev in agent.stream_reply(msgs, tools=self.specs, stop=self.stops(), no_opening=NO_OPENING):
+            if isinstance(ev, TurnDone):
+                return ev, held
+            if isinstance(ev, TextDelta) and holding:
+                held.append(ev)
+                text = "".join(d.text for d in held)
+                if len(text.strip()) >= HOLD and not opening_only(text):
+                    holding = False
+                    yield from held
+                    held = []
+                continue
+            yield ev
+        raise AssertionError("stream_reply ends with a TurnDone")
+
+    @staticmethod
+    def _add_note(msgs: list[Message], note: str) -> None:
+        last = msgs[-1]
+        msgs[-1] = Message(role=last.role, content=f"{last.content}\n\n{note}")
 
     def stops(self) -> list[str]:
         """Where a text reply ends: a call tag, or an offered tool's call written out as JSON."""
         named = [f'"name":{sp}"{n}"' for n in self.runner.tools for sp in (" ", "")]
         return [OPEN, CLOSE, *named]
 
-    def call(self, agent: Any, msgs: list[Message], seen: set[str]) -> Generator[Event, None, bool]:
-        """Generate, validate (with retries) and run one call; True when it repeats one already run."""
+    def call(self, agent: Any, msgs: list[Message], seen: set[str], only: str = "") -> Generator[Event, None, bool]:
+        """Generate, validate (with retries) and run one call (of ``only``, when given); True when it
+        repeats one already run."""
         runner, retries = self.runner, self.runner.settings.tools.max_retries
         for attempt in range(retries + 1):
-            raw, name, args, error = self.generate(agent, msgs)
+            raw, name, args, error = self.generate(agent, msgs, only)
             runner._record(agent, "call", name, raw, attempt=attempt)
             msgs.append(Message(role="assistant", content=f"{OPEN}\n{raw.removesuffix(CLOSE).strip()}\n{CLOSE}"))
             if args is None:
@@ -144,3 +221,19 @@ class TemplateCalls:
             runner._record(agent, "result", name, text, ok=ok)
             return False
         return False
+
+
+def watch(step: Generator[Event, None, bool], failed: list[str]) -> Generator[Event, None, bool]:
+    """``step``'s events, passed on; ``failed[0]``: the tool whose run failed (not a refusal by the call
+    policy: asking again would not help), "" when none did."""
+    failed[0] = ran = ""
+    while True:
+        try:
+            ev = next(step)
+        except StopIteration as stop:
+            return bool(stop.value)
+        if isinstance(ev, ToolCall):
+            ran = ev.name
+        elif isinstance(ev, ToolResult):
+            failed[0] = ev.name if not ev.ok and ev.name == ran and " refused: " not in ev.text else ""
+        yield ev
