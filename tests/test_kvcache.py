@@ -246,3 +246,73 @@ def test_unwritable_cache_dir_warns_and_the_session_still_starts(agent, model, t
     assert hook.last.action == "saved" and hook.last.file is None
     assert len(events) == 1 and "not saved" in events[0].text
     assert model.cached_prefix(_prefix(agent)) == hook.last.prefix_tokens  # still evaluated once
+
+
+@pytest.fixture
+def split_agent(home, model, monkeypatch):
+    """An agent whose prompt is two system messages (template tool calls, forced on SmolLM2: its
+    template ignores the schemas, the split is the same), with a CONTEXT.md to cache."""
+    monkeypatch.setenv("NANOBOT_TOOLS__ENABLED", '["read_file", "write_file"]')
+    monkeypatch.setenv("NANOBOT_TOOLS__CALL_FORMAT", "template")
+    monkeypatch.setenv("NANOBOT_MEMORY__ENABLED", "false")
+    monkeypatch.setenv("NANOBOT_OBSERVER__ENABLED", "false")
+    agent = build_agent(load_settings(home), model)
+    (agent.workspace / "CONTEXT.md").write_text("# Context\n\n## Now\n- Focus: the greeting script greet.py\n"
+                                               "- Task: make it print the date in ISO format\n")
+    agent.refresh_prompt()
+    return agent
+
+
+def _second_session(agent, model):
+    from nanobot.base import background
+
+    background.join_all()  # the longer entry's file, written behind the session start
+    model.llm.reset()  # as after a restart: nothing in the KV cache
+    agent.start_session()
+    return agent.feature(KVCacheFeature).last
+
+
+def test_second_session_restores_the_prefix_through_context(split_agent, model):
+    """The disk cache holds the first system message with the schemas and, as a second entry, that
+    plus CONTEXT: the next session restores the longer one, so its first call evaluates only the
+    Time section and the message (without the second entry it evaluated CONTEXT again each start)."""
+    from nanobot.kvcache.feature import context_prefix, first_call_prefix
+
+    agent = split_agent
+    model.llm.reset()
+    agent.start_session()
+    assert len(agent.system_messages()) == 2 and "greet.py" in agent.system_messages()[1].content
+    head = first_call_prefix(agent)
+    longer = context_prefix(agent, head)
+    text = model.llm.detokenize(longer[len(head):], special=True).decode()
+    assert "ISO format" in text and "## Time" not in text  # CONTEXT, not the volatile Time
+    first = agent.feature(KVCacheFeature).last
+    assert first.action == "saved" and first.prefix_tokens == len(longer) and first.evaluated == len(longer)
+
+    again = _second_session(agent, model)
+    assert again.action == "restored" and again.prefix_tokens == len(longer) and again.evaluated == 0
+    assert model.cached_prefix(longer) == len(longer)
+    agent.settings.chat.max_tokens = 4
+    list(agent.turn("hi"))
+    msgs, render = agent.first_call(agent.messages_for("hi"))
+    prompt = model.tokenize_prompt(model.render(msgs, **render))
+    assert prompt[: len(longer)] == longer  # the first call's prompt starts with what was restored
+    time_and_message = len(prompt) - len(longer)
+    assert agent.last.reused_tokens >= len(longer) and agent.last.evaluated_tokens <= time_and_message + 40
+
+
+def test_changed_context_restores_the_schemas_and_evaluates_only_context(split_agent, model):
+    from nanobot.kvcache.feature import context_prefix, first_call_prefix
+
+    agent = split_agent
+    model.llm.reset()
+    agent.start_session()
+    (agent.workspace / "CONTEXT.md").write_text("# Context\n\n## Now\n- Focus: the README\n")
+    changed = _second_session(agent, model)
+    head = first_call_prefix(agent)
+    longer = context_prefix(agent, head)
+    assert "README" in model.llm.detokenize(longer[len(head):], special=True).decode()
+    assert changed.action == "restored" and changed.prefix_tokens == len(longer)
+    assert changed.evaluated == len(longer) - len(head)  # only CONTEXT: the schemas came from disk
+    assert _second_session(agent, model).action == "restored"
+    assert len(KVCache(agent.settings.cache_dir / "kv").files()) == 3  # schemas, two CONTEXTs
