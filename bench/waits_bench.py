@@ -1,7 +1,7 @@
 """What a person waits for (issue 23): the real ``nanobot chat`` in a pseudo-terminal.
 
     python bench/waits_bench.py [--model qwen2.5-coder-1.5b|smollm2|PATH.gguf ...] [--sessions 3]
-                                [--root DIR] [--wpm 60] [--json OUT]
+                                [--root DIR] [--wpm 60] [--threads N] [--json OUT]
 
 Per model, one ``NANOBOT_HOME`` (a temporary one, its config naming the model), one warm-up session,
 then ``--sessions`` timed ones, each started right after the previous one ended (so the previous
@@ -49,11 +49,15 @@ def model_file(name: str) -> Path | None:
     raise SystemExit(f"{name}: model file not found; run: nanobot models install {name}")
 
 
-def make_home(model: str, home: Path | None = None) -> tuple[Path, str]:
+def make_home(model: str, home: Path | None = None, threads: int | None = None) -> tuple[Path, str]:
+    """A NANOBOT_HOME whose config names ``model`` (``threads``: its llama.cpp ``n_threads``)."""
     home = home or Path(tempfile.mkdtemp(prefix="waits-"))
     path = model_file(model)
+    extra = f"n_threads = {threads}\n" if threads else ""
     if path is not None:
-        (home / "config.toml").write_text(f'[models."{model}"]\npath = "{path}"\nn_ctx = 8192\n')
+        (home / "config.toml").write_text(f'[models."{model}"]\npath = "{path}"\nn_ctx = 8192\n{extra}')
+    elif extra:
+        (home / "config.toml").write_text(f'[models."{model}"]\n{extra}')
     return home, model
 
 
@@ -129,7 +133,7 @@ def med(rows: list[dict], key: str) -> float:
 
 
 def run_model(model: str, args) -> dict:
-    home, name = make_home(model, args.home)
+    home, name = make_home(model, args.home, args.threads)
     load0 = os.getloadavg()[0]
     warm = session(home, name, args.root, args.wpm, args.max_tokens, args.timeout)
     rows = [session(home, name, args.root, args.wpm, args.max_tokens, args.timeout) for _ in range(args.sessions)]
@@ -149,6 +153,7 @@ def main() -> None:
     ap.add_argument("--max-tokens", type=int, default=24)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("--threads", type=int, help="llama.cpp n_threads (default: the chat's own choice)")
     ap.add_argument("--home", type=Path, help="reuse this NANOBOT_HOME (one model; its disk KV cache kept)")
     args = ap.parse_args()
     results = [run_model(m, args) for m in (args.model or ["qwen2.5-coder-1.5b", "smollm2"])]

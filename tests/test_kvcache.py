@@ -316,3 +316,53 @@ def test_changed_context_restores_the_schemas_and_evaluates_only_context(split_a
     assert changed.evaluated == len(longer) - len(head)  # only CONTEXT: the schemas came from disk
     assert _second_session(agent, model).action == "restored"
     assert len(KVCache(agent.settings.cache_dir / "kv").files()) == 3  # schemas, two CONTEXTs
+
+
+def test_prewarm_saves_the_next_start_s_entry_after_context_changed(split_agent, model):
+    """What the housekeeping child does after it rewrote CONTEXT.md: the next start then restores
+    the prefix through the new CONTEXT and evaluates none of it (without it: ~all of CONTEXT)."""
+    from nanobot.kvcache.prewarm import prewarm
+
+    agent = split_agent
+    model.llm.reset()
+    agent.start_session()
+    (agent.workspace / "CONTEXT.md").write_text("# Context\n\n## Now\n- Focus: the README's install section\n")
+    model.llm.reset()  # the child's model: whatever it observed, not this prefix
+    result = prewarm(build_agent(agent.settings, model, interactive=True))  # as the child builds it
+    assert result.action == "restored" and result.evaluated > 0  # the schemas from disk, CONTEXT evaluated
+    assert prewarm(build_agent(agent.settings, model, interactive=True)).action == "present"
+    nxt = _second_session(agent, model)
+    assert nxt.action == "restored" and nxt.evaluated == 0 and nxt.prefix_tokens == result.prefix_tokens
+    assert "install section" in model.llm.detokenize(model.llm._input_ids[: nxt.prefix_tokens].tolist(),
+                                                      special=True).decode()
+
+
+def test_housekeeping_child_prewarms_the_chat_it_observed(home, model, bundled, monkeypatch):
+    """``housekeeping.work`` (in process; idle priority left out) observes a queued session, which
+    rewrites CONTEXT.md, then saves the entry the next start of that chat restores whole."""
+    from nanobot.base import foreground
+    from nanobot.housekeeping.housekeep import work
+    from nanobot.observer.handoff import write_job
+
+    monkeypatch.setattr(foreground, "lower_priority", lambda nice=19: "unchanged (test)")
+    for key, value in {"NANOBOT_TOOLS__ENABLED": '["read_file", "write_file"]', "NANOBOT_CHAT__MAX_TOKENS": "8",
+                       "NANOBOT_TOOLS__CALL_FORMAT": "template", "NANOBOT_MEMORY__ENABLED": "false",
+                       "NANOBOT_OBSERVER__REFLECT_ON_START": "false"}.items():
+        monkeypatch.setenv(key, value)
+    agent = build_agent(load_settings(home), model, interactive=True)
+    model.llm.reset()
+    agent.start_session()
+    before = agent.feature(KVCacheFeature).last.prefix_tokens
+    list(agent.turn("I am Ada. We decided to use the csv crate for my Rust CSV parser."))
+    context = (agent.workspace / "CONTEXT.md").read_text()
+    write_job(agent, "eof")
+    said: list[str] = []
+    assert work(agent.settings, str(bundled), said.append) == 1
+    assert (agent.workspace / "CONTEXT.md").read_text() != context  # the observation rewrote it
+    # saved or built on the restored schemas (the observation may have changed USER.md: then all)
+    assert any(line.startswith("next start's KV cache for chat local: ") and "present" not in line
+               for line in said), said
+    agent.refresh_prompt()
+    nxt = _second_session(agent, model)
+    assert nxt.action == "restored" and nxt.evaluated == 0, nxt
+    assert nxt.prefix_tokens != before
