@@ -1,7 +1,7 @@
 """Where the wait after Enter goes (issue 23), in process: the chat's start-up steps timed one by one.
 
     python bench/waits_parts.py [--model qwen2.5-coder-1.5b|smollm2|PATH.gguf] [--home DIR]
-                                [--threads N] [--sessions 3] [--json OUT]
+                                [--threads N] [--sessions 3] [--context FILE] [--json OUT]
 
 Per session, as ``nanobot chat`` does them on its loading thread (``cli/loading.py``) and then on the
 prefill thread: model load, agent build, session start (of which the disk-KV step: what it restored or
@@ -91,10 +91,15 @@ def main() -> None:
     ap.add_argument("--home", type=Path)
     ap.add_argument("--threads", type=int, help="n_threads for llama.cpp (default: the chat's own)")
     ap.add_argument("--sessions", type=int, default=3)
+    ap.add_argument("--context", type=Path, help="start with this CONTEXT.md (e.g. bench/data/waits-context.md)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     home, name = make_home(args.model, args.home or Path(tempfile.mkdtemp(prefix="waits-parts-")), args.threads)
+    if args.context:  # a CONTEXT.md with content, as a person's has after some sessions
+        (home / "workspace").mkdir(parents=True, exist_ok=True)
+        (home / "workspace" / "CONTEXT.md").write_text(args.context.read_text())
     os.environ["NANOBOT_HOME"] = str(home)
+    import nanobot
     from nanobot.config import load_settings
 
     settings = load_settings(home)
@@ -105,6 +110,7 @@ def main() -> None:
         rows.append(row)
         print(row, flush=True)
     emit({"bench": "waits-parts", "model": args.model, "home": str(home), "threads": args.threads,
+          "context": str(args.context or ""), "root": str(Path(nanobot.__file__).parent.parent),
           "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2), "sessions": rows},
          args.json, indent=1)
 
