@@ -366,3 +366,15 @@ def test_housekeeping_child_prewarms_the_chat_it_observed(home, model, bundled, 
     nxt = _second_session(agent, model)
     assert nxt.action == "restored" and nxt.evaluated == 0, nxt
     assert nxt.prefix_tokens != before
+
+
+def test_a_write_left_unfinished_is_removed_once_stale(tmp_path):
+    """The chat leaves without waiting for the longer entry's write: its temp file (~70 MB on the
+    1.5B) goes at a later write once an hour old; a recent one may still be written, so it stays."""
+    cache = KVCache(tmp_path)
+    stale, fresh = tmp_path / f".{'a' * 64}.kv.x1.tmp", tmp_path / f".{'b' * 64}.kv.x2.tmp"
+    for p in (stale, fresh):
+        p.write_bytes(b"partial")
+    os.utime(stale, (1000, 1000))
+    cache.write("c" * 64, [1], b"state")
+    assert not stale.exists() and fresh.exists()

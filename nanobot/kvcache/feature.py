@@ -44,6 +44,7 @@ from nanobot.core.features import Feature
 
 MAGIC = b"NBKV1\n"
 SUFFIX = ".kv"
+STALE_TMP_S = 3600.0
 
 
 class CacheHeader(BaseModel):
@@ -248,8 +249,15 @@ class KVCache:
         return sum(p.stat().st_size for p in self.files())
 
     def evict(self, keep: Path | None = None) -> list[Path]:
-        """Delete least recently used files until the directory fits ``max_mb``."""
+        """Delete least recently used files until the directory fits ``max_mb`` (and temp files of
+        writes a process left unfinished, once an hour old: the chat exits without waiting for one)."""
         removed = []
+        if self.directory.is_dir():
+            for tmp in self.directory.glob(f".*{SUFFIX}.*.tmp"):
+                with contextlib.suppress(OSError):
+                    if time.time() - tmp.stat().st_mtime > STALE_TMP_S:
+                        tmp.unlink()
+                        removed.append(tmp)
         files = self.files()
         total = sum(p.stat().st_size for p in files)
         for p in files:
