@@ -299,10 +299,13 @@ class LlamaBackend:
         masks = self._ban_masks.setdefault(starts, {})
         return [OpeningBan(self._token_texts(), starts, prompt_len, masks)]
 
-    def warm_decision(self) -> None:
+    def warm_decision(self, no_opening: tuple[str, ...] | None = None) -> None:
         """Build what the first ``prefix_probability`` needs (every token's text: ~150k detokenize
-        calls on a 151k vocabulary), so a session start can do it before the first Enter."""
+        calls on a 151k vocabulary) and, for ``no_opening``, the first reply token's opening mask
+        (a scan of the vocabulary), so a session start can do it before the first Enter."""
         self._token_texts()
+        if no_opening:
+            self._opening_ban(no_opening, 0)[0].mask("")
 
     def _token_texts(self) -> list[str]:
         """Every token's text (special tokens spelled out), built once."""
