@@ -1,7 +1,7 @@
 """What a person waits for (issue 23): the real ``nanobot chat`` in a pseudo-terminal.
 
     python bench/waits_bench.py [--model qwen2.5-coder-1.5b|smollm2|PATH.gguf ...] [--sessions 3]
-                                [--root DIR] [--wpm 60] [--json OUT]
+                                [--root DIR] [--wpm 60] [--threads N] [--context FILE] [--json OUT]
 
 Per model, one ``NANOBOT_HOME`` (a temporary one, its config naming the model), one warm-up session,
 then ``--sessions`` timed ones, each started right after the previous one ended (so the previous
@@ -49,11 +49,15 @@ def model_file(name: str) -> Path | None:
     raise SystemExit(f"{name}: model file not found; run: nanobot models install {name}")
 
 
-def make_home(model: str, home: Path | None = None) -> tuple[Path, str]:
+def make_home(model: str, home: Path | None = None, threads: int | None = None) -> tuple[Path, str]:
+    """A NANOBOT_HOME whose config names ``model`` (``threads``: its llama.cpp ``n_threads``)."""
     home = home or Path(tempfile.mkdtemp(prefix="waits-"))
     path = model_file(model)
+    extra = f"n_threads = {threads}\n" if threads else ""
     if path is not None:
-        (home / "config.toml").write_text(f'[models."{model}"]\npath = "{path}"\nn_ctx = 8192\n')
+        (home / "config.toml").write_text(f'[models."{model}"]\npath = "{path}"\nn_ctx = 8192\n{extra}')
+    elif extra:
+        (home / "config.toml").write_text(f'[models."{model}"]\n{extra}')
     return home, model
 
 
@@ -129,11 +133,15 @@ def med(rows: list[dict], key: str) -> float:
 
 
 def run_model(model: str, args) -> dict:
-    home, name = make_home(model, args.home)
+    home, name = make_home(model, args.home, args.threads)
+    if args.context:  # a CONTEXT.md with content, as a person's has after some sessions
+        (home / "workspace").mkdir(parents=True, exist_ok=True)
+        (home / "workspace" / "CONTEXT.md").write_text(args.context.read_text())
     load0 = os.getloadavg()[0]
     warm = session(home, name, args.root, args.wpm, args.max_tokens, args.timeout)
     rows = [session(home, name, args.root, args.wpm, args.max_tokens, args.timeout) for _ in range(args.sessions)]
-    out = {"model": model, "root": str(args.root), "wpm": args.wpm, "warmup": warm, "sessions": rows,
+    out = {"model": model, "root": str(args.root), "wpm": args.wpm, "threads": args.threads,
+           "context": str(args.context or ""), "warmup": warm, "sessions": rows,
            "median": {k: med(rows, k) for k in ("prompt_s", "prompt_cpu_s", "first_token_s", "reply_done_s", "exit_s")},
            "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2), "home": str(home)}
     print(json.dumps(out), flush=True)
@@ -149,6 +157,8 @@ def main() -> None:
     ap.add_argument("--max-tokens", type=int, default=24)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("--context", type=Path, help="start with this CONTEXT.md (e.g. bench/data/waits-context.md)")
+    ap.add_argument("--threads", type=int, help="llama.cpp n_threads (default: the chat's own choice)")
     ap.add_argument("--home", type=Path, help="reuse this NANOBOT_HOME (one model; its disk KV cache kept)")
     args = ap.parse_args()
     results = [run_model(m, args) for m in (args.model or ["qwen2.5-coder-1.5b", "smollm2"])]

@@ -246,3 +246,135 @@ def test_unwritable_cache_dir_warns_and_the_session_still_starts(agent, model, t
     assert hook.last.action == "saved" and hook.last.file is None
     assert len(events) == 1 and "not saved" in events[0].text
     assert model.cached_prefix(_prefix(agent)) == hook.last.prefix_tokens  # still evaluated once
+
+
+@pytest.fixture
+def split_agent(home, model, monkeypatch):
+    """An agent whose prompt is two system messages (template tool calls, forced on SmolLM2: its
+    template ignores the schemas, the split is the same), with a CONTEXT.md to cache."""
+    monkeypatch.setenv("NANOBOT_TOOLS__ENABLED", '["read_file", "write_file"]')
+    monkeypatch.setenv("NANOBOT_TOOLS__CALL_FORMAT", "template")
+    monkeypatch.setenv("NANOBOT_MEMORY__ENABLED", "false")
+    monkeypatch.setenv("NANOBOT_OBSERVER__ENABLED", "false")
+    agent = build_agent(load_settings(home), model)
+    (agent.workspace / "CONTEXT.md").write_text("# Context\n\n## Now\n- Focus: the greeting script greet.py\n"
+                                               "- Task: make it print the date in ISO format\n")
+    agent.refresh_prompt()
+    return agent
+
+
+def _second_session(agent, model):
+    from nanobot.base import background
+
+    background.join_all()  # the longer entry's file, written behind the session start
+    model.llm.reset()  # as after a restart: nothing in the KV cache
+    agent.start_session()
+    return agent.feature(KVCacheFeature).last
+
+
+def test_second_session_restores_the_prefix_through_context(split_agent, model):
+    """The disk cache holds the first system message with the schemas and, as a second entry, that
+    plus CONTEXT: the next session restores the longer one, so its first call evaluates only the
+    Time section and the message (without the second entry it evaluated CONTEXT again each start)."""
+    from nanobot.kvcache.feature import context_prefix, first_call_prefix
+
+    agent = split_agent
+    model.llm.reset()
+    agent.start_session()
+    assert len(agent.system_messages()) == 2 and "greet.py" in agent.system_messages()[1].content
+    head = first_call_prefix(agent)
+    longer = context_prefix(agent, head)
+    text = model.llm.detokenize(longer[len(head):], special=True).decode()
+    assert "ISO format" in text and "## Time" not in text  # CONTEXT, not the volatile Time
+    first = agent.feature(KVCacheFeature).last
+    assert first.action == "saved" and first.prefix_tokens == len(longer) and first.evaluated == len(longer)
+
+    again = _second_session(agent, model)
+    assert again.action == "restored" and again.prefix_tokens == len(longer) and again.evaluated == 0
+    assert model.cached_prefix(longer) == len(longer)
+    agent.settings.chat.max_tokens = 4
+    list(agent.turn("hi"))
+    msgs, render = agent.first_call(agent.messages_for("hi"))
+    prompt = model.tokenize_prompt(model.render(msgs, **render))
+    assert prompt[: len(longer)] == longer  # the first call's prompt starts with what was restored
+    time_and_message = len(prompt) - len(longer)
+    assert agent.last.reused_tokens >= len(longer) and agent.last.evaluated_tokens <= time_and_message + 40
+
+
+def test_changed_context_restores_the_schemas_and_evaluates_only_context(split_agent, model):
+    from nanobot.kvcache.feature import context_prefix, first_call_prefix
+
+    agent = split_agent
+    model.llm.reset()
+    agent.start_session()
+    (agent.workspace / "CONTEXT.md").write_text("# Context\n\n## Now\n- Focus: the README\n")
+    changed = _second_session(agent, model)
+    head = first_call_prefix(agent)
+    longer = context_prefix(agent, head)
+    assert "README" in model.llm.detokenize(longer[len(head):], special=True).decode()
+    assert changed.action == "restored" and changed.prefix_tokens == len(longer)
+    assert changed.evaluated == len(longer) - len(head)  # only CONTEXT: the schemas came from disk
+    assert _second_session(agent, model).action == "restored"
+    assert len(KVCache(agent.settings.cache_dir / "kv").files()) == 3  # schemas, two CONTEXTs
+
+
+def test_prewarm_saves_the_next_start_s_entry_after_context_changed(split_agent, model):
+    """What the housekeeping child does after it rewrote CONTEXT.md: the next start then restores
+    the prefix through the new CONTEXT and evaluates none of it (without it: ~all of CONTEXT)."""
+    from nanobot.kvcache.prewarm import prewarm
+
+    agent = split_agent
+    model.llm.reset()
+    agent.start_session()
+    (agent.workspace / "CONTEXT.md").write_text("# Context\n\n## Now\n- Focus: the README's install section\n")
+    model.llm.reset()  # the child's model: whatever it observed, not this prefix
+    result = prewarm(build_agent(agent.settings, model, interactive=True))  # as the child builds it
+    assert result.action == "restored" and result.evaluated > 0  # the schemas from disk, CONTEXT evaluated
+    assert prewarm(build_agent(agent.settings, model, interactive=True)).action == "present"
+    nxt = _second_session(agent, model)
+    assert nxt.action == "restored" and nxt.evaluated == 0 and nxt.prefix_tokens == result.prefix_tokens
+    assert "install section" in model.llm.detokenize(model.llm._input_ids[: nxt.prefix_tokens].tolist(),
+                                                      special=True).decode()
+
+
+def test_housekeeping_child_prewarms_the_chat_it_observed(home, model, bundled, monkeypatch):
+    """``housekeeping.work`` (in process; idle priority left out) observes a queued session, which
+    rewrites CONTEXT.md, then saves the entry the next start of that chat restores whole."""
+    from nanobot.base import foreground
+    from nanobot.housekeeping.housekeep import work
+    from nanobot.observer.handoff import write_job
+
+    monkeypatch.setattr(foreground, "lower_priority", lambda nice=19: "unchanged (test)")
+    for key, value in {"NANOBOT_TOOLS__ENABLED": '["read_file", "write_file"]', "NANOBOT_CHAT__MAX_TOKENS": "8",
+                       "NANOBOT_TOOLS__CALL_FORMAT": "template", "NANOBOT_MEMORY__ENABLED": "false",
+                       "NANOBOT_OBSERVER__REFLECT_ON_START": "false"}.items():
+        monkeypatch.setenv(key, value)
+    agent = build_agent(load_settings(home), model, interactive=True)
+    model.llm.reset()
+    agent.start_session()
+    before = agent.feature(KVCacheFeature).last.prefix_tokens
+    list(agent.turn("I am Ada. We decided to use the csv crate for my Rust CSV parser."))
+    context = (agent.workspace / "CONTEXT.md").read_text()
+    write_job(agent, "eof")
+    said: list[str] = []
+    assert work(agent.settings, str(bundled), said.append) == 1
+    assert (agent.workspace / "CONTEXT.md").read_text() != context  # the observation rewrote it
+    # saved or built on the restored schemas (the observation may have changed USER.md: then all)
+    assert any(line.startswith("next start's KV cache for chat local: ") and "present" not in line
+               for line in said), said
+    agent.refresh_prompt()
+    nxt = _second_session(agent, model)
+    assert nxt.action == "restored" and nxt.evaluated == 0, nxt
+    assert nxt.prefix_tokens != before
+
+
+def test_a_write_left_unfinished_is_removed_once_stale(tmp_path):
+    """The chat leaves without waiting for the longer entry's write: its temp file (~70 MB on the
+    1.5B) goes at a later write once an hour old; a recent one may still be written, so it stays."""
+    cache = KVCache(tmp_path)
+    stale, fresh = tmp_path / f".{'a' * 64}.kv.x1.tmp", tmp_path / f".{'b' * 64}.kv.x2.tmp"
+    for p in (stale, fresh):
+        p.write_bytes(b"partial")
+    os.utime(stale, (1000, 1000))
+    cache.write("c" * 64, [1], b"state")
+    assert not stale.exists() and fresh.exists()

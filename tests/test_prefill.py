@@ -131,3 +131,34 @@ def test_a_keystroke_never_waits_for_the_running_prefill(agent, model, monkeypat
     monkeypatch.undo()
     list(agent.turn("Summarize in one word."))
     assert agent.last.completion_tokens > 0
+
+
+def test_a_draft_whose_pause_passed_during_a_chunk_starts_when_the_chunk_ends(agent, model, monkeypatch):
+    """A draft's pause (the debounce) counts from its keystroke: queued behind a chunk that took
+    longer than the pause, it starts as that chunk ends (it waited the whole pause again after the
+    chunk: at 60 wpm a keystroke comes every 0.2 s and each 32-token chunk of the 1.5B takes longer,
+    so the prefill sat idle 0.15 s per chunk while the person typed)."""
+    import time
+
+    from nanobot.core.prefill import Prefill
+
+    model.llm.reset()
+    inside, go, real_eval = threading.Event(), threading.Event(), model.llm.eval
+
+    def held_eval(batch):
+        if not inside.is_set():
+            inside.set()
+            go.wait(30)
+        return real_eval(batch)
+
+    monkeypatch.setattr(model.llm, "eval", held_eval)
+    pre = Prefill(model)
+    pre.start([Message(role="system", content=LONG)])
+    assert inside.wait(60)
+    asked: list[float] = []
+    pre.start(lambda: asked.append(time.monotonic()) or [], delay=3.0)  # typed while the chunk runs
+    time.sleep(3.5)  # the pause has passed; the chunk still runs
+    released = time.monotonic()
+    go.set()
+    pre.wait(30)
+    assert asked and asked[0] - released < 2.0  # not the chunk + another 3 s

@@ -2,12 +2,18 @@
 
 Shared by the chat model (llama.cpp threads) and the embedder's bulk batches (indexing): both spin
 their workers, so a thread that shares its core with another busy process stalls the rest.
+``model_threads`` (the chat model) reads what other processes do now rather than over the last
+minute: right after a chat the load average still counts that chat (gone) and its housekeeping
+child, which runs at idle priority and yields the cores (/proc/stat's ``nice`` column, left out).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from functools import lru_cache
+
+WINDOW_S = 0.2  # the least time ``busy_now`` looks at
 
 
 @lru_cache(maxsize=1)
@@ -41,3 +47,47 @@ def free_threads() -> int:
     return max(1, min(cores, cores - busy))
 
 
+
+
+def _snapshot() -> tuple[float, float, float] | None:
+    """(CPU seconds all cores spent at normal priority, this process's CPU seconds, monotonic time);
+    None without /proc/stat. Niced time (``nice``, the housekeeping child's) and idle are left out."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    fields += [0] * (8 - len(fields))
+    user, _nice, system, _idle, _iowait, irq, softirq, steal = fields
+    own = os.times()
+    return (user + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK"), own.user + own.system, time.monotonic()
+
+
+STARTED = _snapshot()  # at import: in the chat, before the model file is opened
+
+
+def busy_now(since: tuple[float, float, float] | None = None, window: float = WINDOW_S) -> float | None:
+    """Cores other processes kept busy at normal priority from ``since`` (a ``_snapshot``; None: now)
+    for at least ``window`` s (waits for the rest); None where /proc/stat cannot be read."""
+    start = since or _snapshot()
+    if start is None:
+        return None
+    if (rest := window - (time.monotonic() - start[2])) > 0:
+        time.sleep(rest)
+    end = _snapshot()
+    if end is None:
+        return None
+    elapsed = max(end[2] - start[2], 1e-3)
+    return max(0.0, (end[0] - start[0]) - (end[1] - start[1])) / elapsed
+
+
+def model_threads() -> int:
+    """The chat model's default thread count: physical cores minus what other processes at normal
+    priority keep busy since this module was imported (at least ``WINDOW_S``; within the last 10 s,
+    else a fresh look), at least 1; ``free_threads`` where /proc/stat cannot be read."""
+    since = STARTED if STARTED is not None and time.monotonic() - STARTED[2] < 10 else None
+    busy = busy_now(since)
+    if busy is None:
+        return free_threads()
+    cores = default_threads()
+    return max(1, min(cores, cores - int(busy + 0.5)))

@@ -92,6 +92,7 @@ class Yielding:
 
     def __init__(self, model: Any, home: Path):
         self._model, self._home = model, home
+        self.inner = model  # the model itself (what needs its type: the disk KV cache)
         self.waited = 0.0
 
     def __getattr__(self, name: str) -> Any:

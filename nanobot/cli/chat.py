@@ -87,7 +87,9 @@ class ChatUI:
             agent.prefill()  # the system prompt, while the user types the first message
             self.typed_so_far(agent)
             if agent.template_tools() and hasattr(agent.model, "warm_decision"):
-                agent.model.warm_decision()  # the first tool decision's token table, also before Enter
+                from nanobot.tools.templatecalls import NO_OPENING
+
+                agent.model.warm_decision(NO_OPENING)  # the first decision's token table and reply mask
         return events
 
     def typed_so_far(self, agent: Agent) -> None:

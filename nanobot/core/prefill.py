@@ -79,14 +79,16 @@ class Prefill:
         tokens = messages if callable(messages) else (lambda: known_prefix(self.model, messages, tools=tools))
         self._skip.set()  # the running one stops its prefix at the next chunk; the new one waits for it
         skip = self._skip = threading.Event()
+        due = time.monotonic() + delay  # the pause counts from the keystroke, not from the chunk's end
         self._thread = background.start(self._run, "nanobot-prefill",  # derived: a cache's warmth
-                                        (tokens, skip, self._thread, delay, list(before), prefix), derived=True)
+                                        (tokens, skip, self._thread, due, list(before), prefix), derived=True)
 
     def _run(self, tokens: Callable[[], list[int]], skip: threading.Event,
-             previous: threading.Thread | None, delay: float, before: list[Job], prefix: bool) -> None:
+             previous: threading.Thread | None, due: float, before: list[Job], prefix: bool) -> None:
         if previous is not None:
             previous.join()
-        if skip.wait(delay) if delay else skip.is_set():
+        rest = due - time.monotonic()
+        if skip.wait(rest) if rest > 0 else skip.is_set():
             return  # superseded (a newer keystroke) or stopped before it began
         for job in before:
             if self._hard.is_set():

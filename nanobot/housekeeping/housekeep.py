@@ -9,7 +9,10 @@ runs at idle CPU priority and yields to a busy chat (``nanobot/base/foreground.p
 observes every job file (the stable system-prompt prefix restored from the disk KV cache, so only
 the history is evaluated), deleting each only after its observation is written; then up to
 ``observer.recover_max`` past sessions that have no observation; then, for a child a session start
-found reflection due for (``observer.reflect_on_start``), the reflection into MEMORY.md.
+found reflection due for (``observer.reflect_on_start``), the reflection into MEMORY.md; last, with
+the model still loaded, the disk KV entry through the rewritten CONTEXT.md that the observed chats'
+next start restores (``nanobot/kvcache/prewarm.py``), after any busy chat, so that start evaluates
+only its Time section and the message.
 Killed at any point, the job file or the transcript is still there: the next chat start sees it
 and starts a child again. ``report`` is what ``nanobot status`` shows. The queue and ``spawn`` live
 in ``observer/handoff.py`` (the observer writes them); this module is the child and imports the
@@ -81,10 +84,11 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
             say("a chat is busy: waiting for it")
             say(f"going on after {foreground.wait_while_busy(settings.home):.1f} s")
         if path not in models:
-            models[path] = foreground.Yielding(load_model(settings, path or model), settings.home)
+            models[path] = foreground.Yielding(load_model(settings, model_name(settings, path or model)),
+                                               settings.home)
         return models[path]
 
-    written, tried = 0, set()
+    written, tried, chats = 0, set(), set()
     while todo := [p for p in queued(settings.home) if p not in tried]:
         for path in todo:
             tried.add(path)
@@ -101,6 +105,7 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
                 continue
             path.unlink(missing_ok=True)
             written += 1
+            chats.add((job.model, chat_of(settings, job.session)))
             say(f"{job.session}: observation written to {out.path} ({out.part.generator})")
     kept = frozenset(p.stem for p in queued(settings.home))  # failed jobs: the next start retries them
     done = catch_up(settings, lambda: load(model), datetime.now().astimezone(), exclude=exclude or None,
@@ -113,8 +118,58 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
     if r := done.reflection:
         say(f"reflected {len(r.observations)} observation(s): {len(r.added)} added, {len(r.merged)} merged")
     written += len(done.observed)
+    chats |= {(model, chat_of(settings, o.session)) for o in done.observed}
+    for path, chat in sorted(chats):
+        if path in models and chat:
+            prewarm_next(settings, models[path], chat, say)
     say(f"done pid {os.getpid()}")
     return written
+
+
+def model_name(settings, path: str) -> str:
+    """The configured name of the model file at ``path``, so the child loads it with the settings the
+    chat had (the disk KV cache's key holds them); ``path`` itself when no name has that file."""
+    from nanobot.base.errors import NanobotError
+    from nanobot.models import configured_models, resolve_model
+
+    target = Path(path).expanduser()
+    if not target.is_file():
+        return path
+    for name in configured_models(settings):
+        try:
+            found = resolve_model(settings, name).path
+        except NanobotError:
+            continue
+        if found is not None and found.resolve() == target.resolve():
+            return name
+    return path
+
+
+def chat_of(settings, session: str) -> str:
+    """The chat a session ran in (its registered scope ``chat:ID``); "" for a coding session."""
+    from nanobot.observer import nowscope
+
+    scope = nowscope.load(settings.sessions_dir).get("sessions", {}).get(session, "chat:local")
+    return scope.removeprefix("chat:") if isinstance(scope, str) and scope.startswith("chat:") else ""
+
+
+def prewarm_next(settings, model, chat: str, say: Callable[[str], None]) -> None:
+    """The next start's disk KV entry for ``chat`` (derived data: a failure is logged, no more)."""
+    from nanobot.kvcache.prewarm import prewarm
+    from nanobot.runtime import build_agent
+
+    if not settings.kv_cache.enabled or not abilities(model).state_save:
+        return
+    if foreground.active(settings.home):
+        foreground.wait_while_busy(settings.home)
+    try:
+        result = prewarm(build_agent(settings, getattr(model, "inner", model), interactive=True, chat_id=chat))
+    except Exception as e:  # the next start evaluates what is missing itself
+        say(f"next start's KV cache for chat {chat}: failed ({type(e).__name__}: {e})")
+        return
+    if result is not None:
+        say(f"next start's KV cache for chat {chat}: {result.action}, {result.prefix_tokens} tokens"
+            f" ({result.evaluated} evaluated)")
 
 
 def observe_job(settings, model, job: Job):

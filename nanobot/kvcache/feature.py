@@ -2,11 +2,15 @@
 
 The system prompt's stable part (SOUL, USER, tool names, CONTEXT: everything before the first
 volatile section) is the same from session to session, so its KV state is computed once and kept on
-disk. With template tool calls (Qwen2.5) the cached prefix is the first system message (the standing
-sections) and the tool schemas the template renders after it (``first_call_prefix``). At session start ``KVCacheFeature`` finds the token prefix of the rendered prompt that is stable,
-and either restores its KV state from ``<cache_dir>/kv/<key>.kv`` (milliseconds) or evaluates it once
-and saves it. The first turn then evaluates only the tokens after the prefix
-(``Generation.reused_tokens`` covers it).
+disk. With template tool calls (Qwen2.5) the prompt is two system messages and there are two entries:
+the first system message (the standing sections) with the tool schemas the template renders after it
+(``first_call_prefix``: the same whatever CONTEXT.md says), and that plus the stable part of the second
+message (CONTEXT and any stable section before Time: ``context_prefix``), which changes when CONTEXT.md
+does. At session start ``KVCacheFeature`` restores the longest prefix on disk from
+``<cache_dir>/kv/<key>.kv`` (milliseconds); what is missing is evaluated once and saved (the longer
+entry's file is written on a background thread). The housekeeping child that rewrites CONTEXT.md
+saves the next session's longer entry itself (``nanobot.kvcache.prewarm``). The first turn then
+evaluates only the tokens after the prefix (``Generation.reused_tokens`` covers it).
 
 The key is a sha256 over the model file's identity (path, size, mtime), every llama setting that
 changes the KV state (n_ctx, KV types, flash attention, batch sizes, GPU layers, chat template,
@@ -40,6 +44,7 @@ from nanobot.core.features import Feature
 
 MAGIC = b"NBKV1\n"
 SUFFIX = ".kv"
+STALE_TMP_S = 3600.0
 
 
 class CacheHeader(BaseModel):
@@ -54,8 +59,9 @@ class CacheHeader(BaseModel):
 class CacheResult(BaseModel):
     """What ``KVCache.prepare`` did at session start."""
 
-    action: str  # "restored" | "saved" | "warm" | "skipped"
-    prefix_tokens: int = 0
+    action: str  # "restored" | "saved" | "warm" | "skipped" (of the longest prefix asked for)
+    prefix_tokens: int = 0  # the prefix the KV cache holds now
+    evaluated: int = 0  # tokens evaluated for it at this start (0: all restored or warm)
     seconds: float = 0.0
     file: str | None = None
     file_mb: float = 0.0
@@ -156,6 +162,36 @@ def first_call_prefix(agent: Any) -> list[int]:
     return runs[0][: max(0, n - 1)]
 
 
+def context_prefix(agent: Any, head: list[int]) -> list[int]:
+    """Template tool calls: the first call's tokens through the stable part of the second system
+    message (CONTEXT and any stable section before Time), cut as ``stable_prefix_tokens`` cuts;
+    [] when that adds nothing to ``head`` (``first_call_prefix``) or does not start with it."""
+    from nanobot.backends.base import Message
+    from nanobot.core.prompt import SEPARATOR
+
+    msgs = agent.system_messages()
+    if len(msgs) < 2 or not head:
+        return []
+    stable, first, second = agent.system_prompt().stable_text, msgs[0].content, msgs[1].content
+    rest = stable[len(first):].removeprefix(SEPARATOR) if stable.startswith(first) else ""
+    if not rest or not second.startswith(rest):
+        return []
+    call, render = agent.first_call([*msgs, Message(role="user", content="hi")])
+    rendered = agent.model.render(call, **render)
+    start = rendered.rfind(second)
+    if start < 0:
+        return []
+    cut = agent.model.tokenize_prompt(rendered[: start + len(rest)])
+    whole = agent.model.tokenize_prompt(rendered)
+    n = 0
+    for a, b in zip(cut, whole):
+        if a != b:
+            break
+        n += 1
+    out = whole[:n]
+    return out if len(out) > len(head) and out[: len(head)] == head else []
+
+
 class KVCache:
     """Files of saved prefix KV states in ``directory``, at most ``max_mb`` in all."""
 
@@ -213,8 +249,15 @@ class KVCache:
         return sum(p.stat().st_size for p in self.files())
 
     def evict(self, keep: Path | None = None) -> list[Path]:
-        """Delete least recently used files until the directory fits ``max_mb``."""
+        """Delete least recently used files until the directory fits ``max_mb`` (and temp files of
+        writes a process left unfinished, once an hour old: the chat exits without waiting for one)."""
         removed = []
+        if self.directory.is_dir():
+            for tmp in self.directory.glob(f".*{SUFFIX}.*.tmp"):
+                with contextlib.suppress(OSError):
+                    if time.time() - tmp.stat().st_mtime > STALE_TMP_S:
+                        tmp.unlink()
+                        removed.append(tmp)
         files = self.files()
         total = sum(p.stat().st_size for p in files)
         for p in files:
@@ -238,39 +281,99 @@ class KVCache:
             return None, f"KV state of {len(prefix)} tokens exceeds kv_cache.max_mb; not saved"
         return written, None
 
-    def prepare(self, backend: Any, prefix: list[int]) -> CacheResult:
-        """Make ``backend``'s KV cache hold ``prefix``: restore it from disk, or evaluate and save."""
+    def key(self, backend: Any, prefix: list[int]) -> str:
+        return cache_key(model_identity(backend.resolved.path), kv_settings(backend), prefix)
+
+    def _restore(self, backend: Any, key: str, start: float) -> tuple[CacheResult | None, str | None]:
+        """Restore ``key``'s file into ``backend``: (the result, None), (None, None) when there is no
+        file, (None, a warning) when it was unusable (deleted, to be rebuilt)."""
+        path = self.path_for(key)
+        try:
+            found = self.read(key)
+            if found is not None:
+                restore(backend.llm, found[0].tokens, found[1])
+                return CacheResult(action="restored", prefix_tokens=found[0].n_tokens, file=str(path),
+                                   file_mb=path.stat().st_size / 1e6,
+                                   seconds=time.perf_counter() - start), None
+        except CorruptCache as e:
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+            return None, f"KV cache file ignored and rebuilt: {e}"
+        return None, None
+
+    def prepare(self, backend: Any, prefix: list[int], longer: list[int] | None = None,
+                wait: bool = True) -> CacheResult:
+        """Make ``backend``'s KV cache hold ``prefix``: restore it from disk, or evaluate and save.
+        ``longer`` (a longer prefix that starts with ``prefix``: through CONTEXT) is restored instead
+        when its file exists; else it is evaluated after ``prefix`` and saved (``wait=False``: the
+        file is written on a background thread, derived data the process may leave unfinished)."""
+        if longer and len(longer) > len(prefix) and longer[: len(prefix)] == prefix:
+            return self._prepare_longer(backend, prefix, longer, wait)
         if not prefix:
             return CacheResult(action="skipped")  # e.g. a template that rewrites the system text
         start = time.perf_counter()
-        key = cache_key(model_identity(backend.resolved.path), kv_settings(backend), prefix)
+        key = self.key(backend, prefix)
         path = self.path_for(key)
-        warning = None
         if backend.cached_prefix(prefix) == len(prefix):
             written, warning = (path, None) if path.exists() else self._save(backend, key, prefix)
             return CacheResult(action="warm", prefix_tokens=len(prefix),
                                file=str(written) if written else None, warning=warning,
                                seconds=time.perf_counter() - start)
-        try:
-            found = self.read(key)
-            if found is not None:
-                restore(backend.llm, found[0].tokens, found[1])
-                return CacheResult(action="restored", prefix_tokens=len(prefix), file=str(path),
-                                   file_mb=path.stat().st_size / 1e6,
-                                   seconds=time.perf_counter() - start)
-        except CorruptCache as e:
-            warning = f"KV cache file ignored and rebuilt: {e}"
-            with contextlib.suppress(OSError):
-                path.unlink(missing_ok=True)
+        restored, warning = self._restore(backend, key, start)
+        if restored is not None:
+            return restored
         backend.llm.reset()
         backend.llm.eval(prefix)
         written, save_warning = self._save(backend, key, prefix)
         warning = warning or save_warning
-        return CacheResult(action="saved", prefix_tokens=len(prefix),
+        return CacheResult(action="saved", prefix_tokens=len(prefix), evaluated=len(prefix),
                            file=str(written) if written else None,
                            file_mb=written.stat().st_size / 1e6 if written else 0.0,
                            seconds=time.perf_counter() - start, warning=warning)
 
+    def _prepare_longer(self, backend: Any, prefix: list[int], longer: list[int], wait: bool) -> CacheResult:
+        start = time.perf_counter()
+        key = self.key(backend, longer)
+        path = self.path_for(key)
+        if backend.cached_prefix(longer) < len(longer):
+            restored, warning = self._restore(backend, key, start)
+            if restored is not None:
+                with contextlib.suppress(OSError):  # the shorter entry stays recent too (LRU)
+                    os.utime(self.path_for(self.key(backend, prefix)))
+                return restored
+            base = self.prepare(backend, prefix)
+            n = backend.cached_prefix(longer)
+            backend.llm.n_tokens = n  # eval drops the KV cells past this point
+            backend.llm.eval(longer[n:])
+            evaluated = base.evaluated + len(longer) - n
+            action, warning = base.action, warning or base.warning
+        else:
+            evaluated, action, warning = 0, "warm", None
+        written = path if path.exists() else None
+        if written is None:
+            if wait:
+                written, save_warning = self._save(backend, key, longer)
+                warning = warning or save_warning
+            else:
+                self._save_later(backend, key, longer)
+        return CacheResult(action=action, prefix_tokens=len(longer), evaluated=evaluated,
+                           file=str(written or path), seconds=time.perf_counter() - start,
+                           file_mb=written.stat().st_size / 1e6 if written else 0.0, warning=warning)
+
+    def _save_later(self, backend: Any, key: str, prefix: list[int]) -> None:
+        """Take the state now (the KV cache moves on), write its file on a background thread."""
+        from nanobot.base import background
+
+        try:
+            state = seq_state(backend.llm, len(prefix))
+        except CorruptCache:
+            return
+
+        def write() -> None:
+            with contextlib.suppress(OSError):  # a failed save costs the next start speed, no more
+                self.write(key, prefix, state)
+
+        background.start(write, "nanobot-kv-save", derived=True)
 
 def seq_state(llm: Any, n_tokens: int) -> bytes:
     """Sequence 0's llama.cpp state (KV cells), cut back to its first ``n_tokens`` tokens."""
@@ -310,7 +413,8 @@ class KVCacheFeature(Feature):
 
     def on_session_start(self, agent: Any) -> list[Notice]:
         prefix = first_call_prefix(agent)
-        self.last = result = self.cache.prepare(agent.model, prefix)
+        longer = context_prefix(agent, prefix)
+        self.last = result = self.cache.prepare(agent.model, prefix, longer, wait=False)
         if result.warning:
             return [Notice(text=result.warning, level="warning")]
         return []
