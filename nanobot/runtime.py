@@ -81,6 +81,16 @@ def every_tool(settings: Settings) -> tuple[dict, dict, list[str]]:
     return known, offered, notices
 
 
+def register_commands(app, cli) -> None:
+    """Every feature's own ``nanobot`` commands: each ``FEATURES`` module's ``register_commands(app,
+    cli)`` (optional), in ``FEATURES`` order, switched on or not (``nanobot session`` works while no
+    coding session is on); ``cli`` is what the CLI lends them (``core.features.Cli``)."""
+    for _, spec in FEATURES:
+        hook = getattr(importlib.import_module(spec.partition(":")[0]), "register_commands", None)
+        if hook is not None:
+            hook(app, cli)
+
+
 def feature_tools() -> list[type]:
     """The tool classes the features own (each ``FEATURES`` module's ``TOOLS``), in ``FEATURES``
     order, switched on or not: names ``[tools] enabled`` may hold while memory is off are no typo

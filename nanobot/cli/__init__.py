@@ -1,7 +1,8 @@
 """The ``nanobot`` command: a thin typer layer that parses, calls the library, and renders.
 
 How to add a command: write ``nanobot/cli/NAME.py`` with a ``register(app)`` function and add it to
-``COMMANDS`` below. Raise ``NanobotError`` for anything the user must fix: ``main`` prints it as one
+``COMMANDS`` below. A feature's own commands live in its package (``register_commands(app, cli)`` in
+its feature module, ``core/features.py``); ``cli/features.py`` adds them all through ``runtime.FEATURES``. Raise ``NanobotError`` for anything the user must fix: ``main`` prints it as one
 line and exits with code 2.
 """
 
@@ -22,8 +23,8 @@ app = typer.Typer(
     help="A local-model-first agent runtime: small GGUF models, lean prompts, fully offline.",
 )
 
-COMMANDS = ["chat", "workspace", "models", "prompt", "memory", "reflect", "bench", "tools", "daemon",
-            "housekeep", "status", "chats", "consolidate", "session", "vault", "importer"]
+COMMANDS = ["chat", "workspace", "models", "prompt", "bench", "tools", "daemon", "housekeep", "status",
+            "features", "importer"]
 
 _registered: list[str] = []
 
