@@ -14,8 +14,8 @@ import sys
 
 import typer
 
-from nanobot.base.decode import NOTICE, scrub
 from nanobot.base.errors import NanobotError, StorageError
+from nanobot.base.nonutf8 import NOTICE, scrub
 from nanobot.base.safe_text import printable
 
 app = typer.Typer(
