@@ -69,7 +69,7 @@ def register(app: typer.Typer, cli: Cli) -> None:
         for w in r.warnings:
             cli.echo(f"warning: {w}", err=True)
         cli.echo(f"indexed: {len(r.added)} added, {len(r.updated)} updated, {len(r.removed)} removed; "
-                   f"{r.chunks} chunks ({r.embedded} embedded, {r.cached} from cache) in {r.seconds:.2f}s")
+                 f"{r.chunks} chunks ({r.embedded} embedded, {r.cached} from cache) in {r.seconds:.2f}s")
 
     @memory_app.command()
     def stats(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
@@ -86,4 +86,4 @@ def register(app: typer.Typer, cli: Cli) -> None:
             cli.echo(f"  {src}: {n}")
         cli.echo(f"db: {data['db']} ({data['db_bytes'] / 1e6:.1f} MB)")
         cli.echo(f"embedder: {data['embedder']} ({data['embedder_path']}), dim {data['dim']}, "
-                   f"{data['cached_embeddings']} cached embeddings")
+                 f"{data['cached_embeddings']} cached embeddings")
