@@ -21,11 +21,12 @@ A feature subclasses ``Feature`` and overrides what it contributes; everything i
   Agent applies it (``tests/test_imports.py`` fails on ``agent.x = …`` in a feature).
 - ``release_model(agent)``: a feature that uses ``agent.model`` in the background (the coding
   session's description rewrite) ends that use here; the Agent calls it before every use of its own.
-
 - module-level ``register_commands(app, cli)`` (optional, beside ``make_feature``): the feature's own
   ``nanobot`` commands (as simonw/llm's plugin hook), added to the typer ``app`` through
   ``runtime.register_commands``; ``cli`` (``Cli`` below) lends what a command needs from the layers
   above the feature: the model loader, the chat loop and the CLI's safe printing.
+- its config.toml section (optional): a model in ``nanobot/config/<feature>.py`` and one field in
+  ``config.Settings`` -- in the config layer, since every layer reads ``Settings``.
 
 How to add one: write the feature in its own module (with a ``make_feature(agent)`` factory) and
 add one line to ``runtime.FEATURES``.
