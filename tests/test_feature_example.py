@@ -21,20 +21,22 @@ from nanobot.workspace import init_workspace
 DOC = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
 
 
-def example() -> tuple[str, str]:
-    """(the feature module's code, the FEATURES line) as the doc shows them."""
+def example() -> tuple[str, str, str]:
+    """(the feature module's code, its commands module's, the FEATURES line) as the doc shows them."""
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
     module = next(b for b in blocks if "# nanobot/agenda/feature.py" in b)
+    commands = next(b for b in blocks if "# nanobot/agenda/commands.py" in b)
     line = next(b for b in blocks if "nanobot.agenda.feature:make_feature" in b)
-    return module, line.split("  #")[0].strip().rstrip(",")
+    return module, commands, line.split("  #")[0].strip().rstrip(",")
 
 
 def test_the_worked_example_is_one_package_and_one_line(home, tmp_path, monkeypatch):
-    code, line = example()
+    code, commands, line = example()
     pkg = tmp_path / "ext" / "agenda"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "feature.py").write_text(code)
+    (pkg / "commands.py").write_text(commands)
     monkeypatch.setattr(nanobot, "__path__", [*nanobot.__path__, str(tmp_path / "ext")])
     monkeypatch.setattr(runtime, "FEATURES", [*runtime.FEATURES, eval(line)])  # the doc's one line
 

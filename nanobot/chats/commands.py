@@ -1,7 +1,8 @@
 """``nanobot chats`` (the chats, named conversations of many sessions, and where each stands) and
 ``nanobot consolidate CHAT_ID | --all`` (the three-pass consolidation of a chat's CONTEXT.md). The chats
-feature's commands: ``register(app, cli)``, called through ``feature.register_commands``; ``cli``
-(``core.features.Cli``) lends the model loader and the CLI's printing.
+feature's commands: ``register_commands(app, cli)``, found in this package by
+``runtime.register_commands``; ``cli`` (``core.features.Cli``) lends the model loader and the CLI's
+printing.
 
 ``consolidate --dry-run`` prints the new file and a diff and writes nothing; ``--verbose`` shows each
 pass: the windows the suggester read and what it wrote, every item kept or dropped with the reason.
@@ -19,7 +20,7 @@ from nanobot.config import load_settings
 from nanobot.core.features import Cli
 
 
-def register(app: typer.Typer, cli: Cli) -> None:
+def register_commands(app: typer.Typer, cli: Cli) -> None:
     @app.command("chats")
     def chats_cmd() -> None:
         """List chats: sessions, speakers, last active, last consolidated."""

@@ -88,10 +88,3 @@ def section_text(text: str, now: datetime, stale_days: int) -> str:
 
 def make_feature(agent) -> ChatContextFeature:
     return ChatContextFeature(agent.settings)
-
-
-def register_commands(app, cli) -> None:
-    """``nanobot chats``, ``nanobot consolidate`` (``chats/commands.py``, imported only here)."""
-    from nanobot.chats.commands import register
-
-    register(app, cli)

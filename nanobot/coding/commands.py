@@ -4,8 +4,8 @@
 ``continue [ID]`` (checkpoint, fresh context, the parent's description as the hand-off),
 ``resume ID`` (that session's transcript back as history, then chat), ``list`` and ``show ID``.
 The chat is ``nanobot chat``'s loop with the coding feature switched on for it (``build_agent(coding_session=...)``).
-The coding feature's commands: ``register(app, cli)``, called through ``feature.register_commands``;
-``cli`` (``core.features.Cli``) lends the chat loop and the CLI's printing.
+The coding feature's commands: ``register_commands(app, cli)``, found in this package by
+``runtime.register_commands``; ``cli`` (``core.features.Cli``) lends the chat loop and the CLI's printing.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _chat(cli: Cli, settings, session: CodingSession, model: str | None, verbose
     cli.chat(settings, model, verbose, coding_session=session.root)
 
 
-def register(app: typer.Typer, cli: Cli) -> None:
+def register_commands(app: typer.Typer, cli: Cli) -> None:
     sub = typer.Typer(help="Coding sessions keyed to version-control changes (git or jj).",
                       no_args_is_help=True)
     app.add_typer(sub, name="session")

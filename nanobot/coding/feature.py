@@ -128,10 +128,3 @@ def make_feature(agent) -> CodingFeature:
     session = CodingSession.open(agent.settings, agent.settings.coding.session)
     session.require_resumable()
     return CodingFeature(session)
-
-
-def register_commands(app, cli) -> None:
-    """``nanobot session start|continue|resume|list|show`` (``coding/commands.py``, imported only here)."""
-    from nanobot.coding.commands import register
-
-    register(app, cli)

@@ -21,10 +21,10 @@ A feature subclasses ``Feature`` and overrides what it contributes; everything i
   Agent applies it (``tests/test_imports.py`` fails on ``agent.x = …`` in a feature).
 - ``release_model(agent)``: a feature that uses ``agent.model`` in the background (the coding
   session's description rewrite) ends that use here; the Agent calls it before every use of its own.
-- module-level ``register_commands(app, cli)`` (optional, beside ``make_feature``): the feature's own
-  ``nanobot`` commands (as simonw/llm's plugin hook), added to the typer ``app`` through
-  ``runtime.register_commands``; ``cli`` (``Cli`` below) lends what a command needs from the layers
-  above the feature: the model loader, the chat loop and the CLI's safe printing.
+- ``register_commands(app, cli)`` in the package's ``commands.py`` (optional): the feature's own
+  ``nanobot`` commands (as simonw/llm's plugin hook), added to the typer ``app`` by
+  ``runtime.register_commands``, which imports only that module; ``cli`` (``Cli`` below) lends what a
+  command needs from the layers above the feature: the model loader, the chat loop, safe printing.
 - its config.toml section (optional): a model in ``nanobot/config/<feature>.py`` and one field in
   ``config.Settings`` -- in the config layer, since every layer reads ``Settings``.
 
@@ -90,7 +90,7 @@ Events = Iterable[Event] | None
 
 
 class Cli(Protocol):
-    """What the CLI lends a feature's commands (``register_commands(app, cli)``; ``cli/features.py``
+    """What the CLI lends a feature's commands (``commands.register_commands(app, cli)``; ``cli/features.py``
     implements it): the runtime's model loader and ``nanobot chat``'s loop, which a feature may not
     import, and the CLI's printing (``cli/term.py``: every string through ``safe_text.printable``)."""
 

@@ -1,6 +1,6 @@
 """``nanobot memory``: search, reindex and inspect the memory index. The memory feature's commands:
-``register(app, cli)``, called through ``feature.register_commands``; ``cli`` (``core.features.Cli``)
-lends the CLI's printing."""
+``register_commands(app, cli)``, found in this package by ``runtime.register_commands``; ``cli``
+(``core.features.Cli``) lends the CLI's printing."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _service() -> MemoryService:
     return get_service(settings)
 
 
-def register(app: typer.Typer, cli: Cli) -> None:
+def register_commands(app: typer.Typer, cli: Cli) -> None:
     memory_app = typer.Typer(help="Search and maintain the memory index (MEMORY.md, observations/, knowledge/, past sessions).",
                              no_args_is_help=True)
     app.add_typer(memory_app, name="memory")

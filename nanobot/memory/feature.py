@@ -57,10 +57,3 @@ def make_feature(agent) -> MemoryFeature:
     retriever = MemoryRetriever(service, agent.model.count_tokens, agent.settings)
     service.start_background()
     return MemoryFeature(service, retriever)
-
-
-def register_commands(app, cli) -> None:
-    """``nanobot memory search|reindex|stats`` (``memory/commands.py``, imported only here)."""
-    from nanobot.memory.commands import register
-
-    register(app, cli)

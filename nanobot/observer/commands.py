@@ -1,6 +1,6 @@
 """``nanobot reflect``: observe sessions that have no observation, then fold observations into MEMORY.md.
-The observer feature's command: ``register(app, cli)``, called through ``feature.register_commands``;
-``cli`` (``core.features.Cli``) lends the model loader and the CLI's printing."""
+The observer feature's command: ``register_commands(app, cli)``, found in this package by
+``runtime.register_commands``; ``cli`` (``core.features.Cli``) lends the model loader and the CLI's printing."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from nanobot.observer.catchup import catch_up
 from nanobot.workspace import init_workspace
 
 
-def register(app: typer.Typer, cli: Cli) -> None:
+def register_commands(app: typer.Typer, cli: Cli) -> None:
     @app.command("reflect")
     def reflect_cmd(
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the MEMORY.md diff; write nothing."),

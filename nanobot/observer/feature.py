@@ -379,10 +379,3 @@ def make_feature(agent) -> ObserverFeature:
 
 def attach_observer(agent) -> ObserverFeature:
     return agent.add_feature(make_feature(agent))
-
-
-def register_commands(app, cli) -> None:
-    """``nanobot reflect`` (``observer/commands.py``, imported only here)."""
-    from nanobot.observer.commands import register
-
-    register(app, cli)

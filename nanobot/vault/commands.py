@@ -1,7 +1,8 @@
 """``nanobot vault toc|digest|check`` and ``nanobot backfill-summaries``: the knowledge vault from the
 command line (the library in ``nanobot.vault`` does the work; this parses and renders). The vault
-feature's commands: ``register(app, cli)``, called through ``feature.register_commands``; ``cli``
-(``core.features.Cli``) lends the model loader and the CLI's printing."""
+feature's commands: ``register_commands(app, cli)``, found in this package by
+``runtime.register_commands``; ``cli`` (``core.features.Cli``) lends the model loader and the CLI's
+printing."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _settings() -> Settings:
     return settings
 
 
-def register(app: typer.Typer, cli: Cli) -> None:
+def register_commands(app: typer.Typer, cli: Cli) -> None:
     vault_app = typer.Typer(help="The knowledge vault: table of contents, recent changes, summary checks.",
                             no_args_is_help=True)
     app.add_typer(vault_app, name="vault")

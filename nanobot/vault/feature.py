@@ -107,10 +107,3 @@ def catalogue(settings: Any) -> tuple[dict, dict, list[str]]:
 
 def make_feature(agent: Any) -> VaultFeature:
     return VaultFeature(agent.settings)
-
-
-def register_commands(app, cli) -> None:
-    """``nanobot vault toc|digest|check``, ``nanobot backfill-summaries`` (``vault/commands.py``, imported only here)."""
-    from nanobot.vault.commands import register
-
-    register(app, cli)
