@@ -2,7 +2,8 @@
 
 How to add a command: write ``nanobot/cli/NAME.py`` with a ``register(app)`` function and add it to
 ``COMMANDS`` below. A feature's own commands live in its package (``register_commands(app, cli)`` in
-its ``commands.py``, ``core/features.py``); ``cli/features.py`` adds them all through ``runtime.FEATURES``. Raise ``NanobotError`` for anything the user must fix: ``main`` prints it as one
+its ``commands.py``, ``core/features.py``); ``cli/features.py`` adds them all through
+``runtime.FEATURES``. Raise ``NanobotError`` for anything the user must fix: ``main`` prints it as one
 line and exits with code 2.
 """
 

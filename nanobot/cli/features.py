@@ -1,8 +1,7 @@
 """The features' own commands (``nanobot memory``, ``reflect``, ``vault``, ``backfill-summaries``,
 ``chats``, ``consolidate``, ``session``): each feature package's ``commands.register_commands(app,
 cli)``, found through ``runtime.FEATURES`` (``runtime.register_commands``), so the CLI imports no
-feature's internals.
-``Lent`` is the ``cli`` they get (``core.features.Cli``)."""
+feature's internals. ``Lent`` is the ``cli`` they get (``core.features.Cli``)."""
 
 from __future__ import annotations
 
