@@ -2,7 +2,7 @@
 has a file to edit (``nanobot init`` and the first ``nanobot chat`` write it; an existing file is never
 touched).
 
-Generated from the pydantic models in ``nanobot/config.py``, so it cannot drift from them: each key's
+Generated from the pydantic models in ``nanobot/config/``, so it cannot drift from them: each key's
 default comes from its field and its comment from the ``# ...`` after the field in the source. The
 section headers are live (an empty table sets nothing) and every key is commented: the file changes
 no setting until the user uncomments a line. Settings without a default value (``None``) are shown

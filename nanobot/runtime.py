@@ -8,6 +8,7 @@ the background and let the first turn wait only if it must.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
@@ -79,6 +80,18 @@ def every_tool(settings: Settings) -> tuple[dict, dict, list[str]]:
         offered |= on if switch(settings) else {}
         notices += said
     return known, offered, notices
+
+
+def register_commands(app, cli) -> None:
+    """Every feature's own ``nanobot`` commands: the ``register_commands(app, cli)`` of each ``FEATURES``
+    package's ``commands`` module, where it has one, in ``FEATURES`` order, switched on or not
+    (``nanobot session`` works while no coding session is on); ``cli`` is what the CLI lends them
+    (``core.features.Cli``). Only those modules are imported, not the features, so a command's start
+    does not wait for every feature's imports (the MCP SDK, the observer)."""
+    for _, spec in FEATURES:
+        module = spec.partition(":")[0].rpartition(".")[0] + ".commands"
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module).register_commands(app, cli)
 
 
 def feature_tools() -> list[type]:

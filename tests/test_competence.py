@@ -189,7 +189,7 @@ def test_another_chats_task_stays_out_of_this_chats_prompt(home):
     """CONTEXT.md's Now as the observer writes it for chat "team" is shown in "team" only; a Now
     the user wrote by hand (nobody's) is shown everywhere (nanobot.observer.nowscope)."""
     from nanobot.chats.feature import ChatContextFeature
-    from nanobot.observer.context import load_context
+    from nanobot.observer.contextmd import load_context
     from nanobot.runtime import build_agent
 
     settings = load_settings(home, memory={"enabled": False}, tools={"enabled": []},

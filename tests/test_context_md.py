@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from nanobot.observer.context import (
+from nanobot.observer.contextmd import (
     MAX_RECENT,
     ContextDoc,
     approx_tokens,

@@ -24,7 +24,7 @@ from nanobot.config import load_settings
 from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.housekeeping.housekeep import queued
 from nanobot.loop.agent import Agent
-from nanobot.observer.context import load_context
+from nanobot.observer.contextmd import load_context
 from nanobot.observer.feature import attach_observer
 from nanobot.observer.idle import FINISHING
 from nanobot.observer.observer import load_observation

@@ -11,7 +11,7 @@ from nanobot.config import load_settings
 from nanobot.memory.embedder import get_embedder
 from nanobot.memory.retriever import MemoryRetriever
 from nanobot.memory.service import MemoryService
-from nanobot.observer.context import approx_tokens
+from nanobot.observer.contextmd import approx_tokens
 from nanobot.observer.observation import Observation, ObservationDraft, ObservationPart
 from nanobot.workspace import init_workspace
 

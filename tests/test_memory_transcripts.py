@@ -16,7 +16,7 @@ from nanobot.importing.importer import import_sessions
 from nanobot.memory.retriever import MemoryRetriever
 from nanobot.memory.service import MemoryService
 from nanobot.memory.transcripts import ASSISTANT_WEIGHT, transcript_chunks
-from nanobot.observer.context import approx_tokens
+from nanobot.observer.contextmd import approx_tokens
 from nanobot.workspace import init_workspace
 
 pytestmark = pytest.mark.slow

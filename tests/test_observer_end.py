@@ -11,7 +11,7 @@ from nanobot.config import load_settings
 from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.loop.agent import Agent
 from nanobot.observer import observer as observer_mod
-from nanobot.observer.context import load_context
+from nanobot.observer.contextmd import load_context
 from nanobot.observer.feature import FALLBACK_NOTE, attach_observer
 from nanobot.observer.observer import load_observation
 from nanobot.workspace import init_workspace

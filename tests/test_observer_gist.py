@@ -14,7 +14,7 @@ import json
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.loop.agent import Agent
-from nanobot.observer.context import load_context
+from nanobot.observer.contextmd import load_context
 from nanobot.observer.feature import attach_observer
 from nanobot.observer.observer import fallback_draft, load_observation, observation_path
 from nanobot.workspace import init_workspace

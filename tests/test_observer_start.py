@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.loop.agent import Agent
-from nanobot.observer.context import load_context
+from nanobot.observer.contextmd import load_context
 from nanobot.observer.feature import attach_observer
 from nanobot.observer.observation import Observation, ObservationDraft, ObservationPart
 from nanobot.workspace import init_workspace

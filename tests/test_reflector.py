@@ -4,7 +4,7 @@ import os
 from datetime import datetime, timedelta
 
 from nanobot.config import load_settings
-from nanobot.observer.context import ContextDoc, load_context
+from nanobot.observer.contextmd import ContextDoc, load_context
 from nanobot.observer.observation import Observation, ObservationDraft, ObservationPart
 from nanobot.observer.reflector import (
     lexical_similarity,

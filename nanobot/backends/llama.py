@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import Any
 
 from nanobot.backends import sampling
 from nanobot.backends.base import Abilities, Generation, Message
@@ -339,26 +340,11 @@ class LlamaBackend:
                 done += len(batch)
             return done
 
-    def stream(
-        self,
-        messages: list[Message],
-        *,
-        max_tokens: int = 512,
-        temperature: float = 0.3,
-        grammar: str | None = None,
-        prefill: str = "",
-        stop: list[str] | None = None,
-        top_p: float = 0.95,
-        repeat_penalty: float = 1.1,
-        dry: sampling.Dry | None = None,
-        tools: list[dict] | None = None,
-        no_opening: tuple[str, ...] | None = None,
-    ) -> Iterator[str]:
-        return self.stream_tokens(
-            self.tokenize_prompt(self.render(messages, tools=tools) + prefill), max_tokens=max_tokens,
-            temperature=temperature, grammar=grammar, stop=stop, top_p=top_p,
-            repeat_penalty=repeat_penalty, dry=dry, no_opening=no_opening,
-        )
+    def stream(self, messages: list[Message], *, prefill: str = "", tools: list[dict] | None = None,
+               **sample: Any) -> Iterator[str]:
+        """``ChatModel.stream``: the rendered prompt (``tools`` declared to the chat template, then
+        ``prefill``) generated from by ``stream_tokens``, which takes the sampling keywords."""
+        return self.stream_tokens(self.tokenize_prompt(self.render(messages, tools=tools) + prefill), **sample)
 
     def stream_tokens(self, tokens: list[int], *, max_tokens: int = 512, temperature: float = 0.3,
                       grammar: str | None = None, stop: list[str] | None = None, top_p: float = 0.95,

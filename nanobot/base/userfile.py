@@ -1,8 +1,8 @@
 """Changing a file the user owns (MEMORY.md, USER.md, SOUL.md, CONTEXT.md, knowledge docs) without
 losing what the user writes meanwhile.
 
-``update_user_file(path, fn)`` is read-merge-write under one inter-process lock (``fcntl.flock`` on a
-sidecar ``.NAME.lock``, which every nanobot writer of that file takes) with a compare-and-retry
+``update_user_file(path, fn)`` is read-merge-write under one inter-process lock (``filelock.file_lock``
+on a sidecar ``.NAME.lock``, which every nanobot writer of that file takes) with a compare-and-retry
 against writers that take no lock (an editor, ``echo >> MEMORY.md``): the file is read, ``fn`` merges
 its change into that text, and just before the atomic rename the file is read again; if it changed,
 the merge is redone on the new text (up to ``retries`` times). ``fn`` must therefore be a pure
@@ -16,13 +16,13 @@ Returns (old, new) text; old == new means nothing was written.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 from nanobot.base import faults
 from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import WorkspaceError
+from nanobot.base.filelock import file_lock
 from nanobot.base.regular import read_regular
 
 
@@ -49,26 +49,3 @@ def update_user_file(path: Path, fn: Callable[[str], str], *, retries: int = 5,
                 atomic_write(path, new)
             return old, new
     raise WorkspaceError(f"{path} kept changing while nanobot tried to update it; try again when it is not being edited")
-
-
-class file_lock:
-    """An exclusive advisory lock held on ``path`` (fcntl where available; a no-op elsewhere)."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self.fd: int | None = None
-
-    def __enter__(self) -> file_lock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
-            return self
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.fd is not None:
-            os.close(self.fd)  # closing releases the lock
-            self.fd = None

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from nanobot.backends.base import Message
 from nanobot.core.grounding import check
-from nanobot.observer.context import load_context
+from nanobot.observer.contextmd import load_context
 from nanobot.observer.observation import ObservationPart
 from nanobot.observer.observer import INSTRUCTION, load_observation, observation_path
 from nanobot.observer.reflector import LEARNED

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from nanobot.base.errors import ModelError
-from nanobot.base.userfile import file_lock
+from nanobot.base.filelock import file_lock
 from nanobot.catalogue.assemble import assemble, file_sha256
 from nanobot.catalogue.configfile import add_model
 from nanobot.catalogue.entries import CATALOGUE, CatalogueEntry, entry

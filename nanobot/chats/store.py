@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import NanobotError
+from nanobot.base.filelock import file_lock
 from nanobot.base.regular import read_regular
-from nanobot.base.userfile import file_lock
 
 DEFAULT_CHAT = "local"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

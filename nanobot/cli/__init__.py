@@ -1,7 +1,9 @@
 """The ``nanobot`` command: a thin typer layer that parses, calls the library, and renders.
 
 How to add a command: write ``nanobot/cli/NAME.py`` with a ``register(app)`` function and add it to
-``COMMANDS`` below. Raise ``NanobotError`` for anything the user must fix: ``main`` prints it as one
+``COMMANDS`` below. A feature's own commands live in its package (``register_commands(app, cli)`` in
+its ``commands.py``, ``core/features.py``); ``cli/features.py`` adds them all through
+``runtime.FEATURES``. Raise ``NanobotError`` for anything the user must fix: ``main`` prints it as one
 line and exits with code 2.
 """
 
@@ -13,8 +15,8 @@ import sys
 
 import typer
 
-from nanobot.base.decode import NOTICE, scrub
 from nanobot.base.errors import NanobotError, StorageError
+from nanobot.base.nonutf8 import NOTICE, scrub
 from nanobot.base.safe_text import printable
 
 app = typer.Typer(
@@ -22,8 +24,8 @@ app = typer.Typer(
     help="A local-model-first agent runtime: small GGUF models, lean prompts, fully offline.",
 )
 
-COMMANDS = ["chat", "workspace", "models", "prompt", "memory", "reflect", "bench", "tools", "daemon",
-            "housekeep", "status", "chats", "consolidate", "session", "vault", "importer"]
+COMMANDS = ["chat", "workspace", "models", "prompt", "bench", "tools", "daemon", "housekeep", "status",
+            "features", "importer"]
 
 _registered: list[str] = []
 

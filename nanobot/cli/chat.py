@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from nanobot.base import foreground
-from nanobot.base.decode import NOTICE, scrub
 from nanobot.base.errors import NanobotError, StorageError
+from nanobot.base.nonutf8 import NOTICE, scrub
 from nanobot.base.regular import read_regular
 from nanobot.base.safe_text import printable
 from nanobot.cli import signals
@@ -130,7 +130,7 @@ class ChatUI:
 
     # -- input -------------------------------------------------------------------------------
     def lines(self) -> Iterator[str]:
-        if not self.interactive:  # one bad byte must not end the chat (see nanobot.base.decode)
+        if not self.interactive:  # one bad byte must not end the chat (see nanobot.base.nonutf8)
             if hasattr(sys.stdin, "reconfigure"):
                 sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
             warned = False

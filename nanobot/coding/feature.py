@@ -2,7 +2,7 @@
 which ``nanobot session`` sets; plain ``nanobot chat`` never loads it).
 
 - ``sections``: the current change's description, the parent's (hand-off), the diff within
-  ``coding.context`` tokens (``coding/context.py``), built once per session and after checkpoints.
+  ``coding.context`` tokens (``coding/section.py``), built once per session and after checkpoints.
 - ``tools``: ``new_change``, ``describe_change``, ``query_ancestor``.
 - session start: the current change's transcript records come back as history (``session resume``);
   the prefill is switched off, the idle time between turns goes to the description rewrite.
@@ -17,8 +17,8 @@ which ``nanobot session`` sets; plain ``nanobot chat`` never loads it).
 from __future__ import annotations
 
 from nanobot.backends.base import Message
-from nanobot.coding.context import session_context
 from nanobot.coding.rewriter import Rewriter
+from nanobot.coding.section import session_context
 from nanobot.coding.session import CodingSession
 from nanobot.coding.tools import DescribeChange, NewChange, QueryAncestor
 from nanobot.coding.vcs import CodingError

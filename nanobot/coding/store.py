@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nanobot.base.atomic import atomic_write
 from nanobot.base.confine import safe_id
+from nanobot.base.filelock import file_lock
 from nanobot.base.regular import read_regular
-from nanobot.base.userfile import file_lock
 from nanobot.coding.vcs import CodingError
 from nanobot.core.transcript import Record, Transcript, read_transcript
 

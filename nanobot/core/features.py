@@ -21,6 +21,12 @@ A feature subclasses ``Feature`` and overrides what it contributes; everything i
   Agent applies it (``tests/test_imports.py`` fails on ``agent.x = …`` in a feature).
 - ``release_model(agent)``: a feature that uses ``agent.model`` in the background (the coding
   session's description rewrite) ends that use here; the Agent calls it before every use of its own.
+- ``register_commands(app, cli)`` in the package's ``commands.py`` (optional): the feature's own
+  ``nanobot`` commands (as simonw/llm's plugin hook), added to the typer ``app`` by
+  ``runtime.register_commands``, which imports only that module; ``cli`` (``Cli`` below) lends what a
+  command needs from the layers above the feature: the model loader, the chat loop, safe printing.
+- its config.toml section (optional): a model in ``nanobot/config/<feature>.py`` and one field in
+  ``config.Settings`` -- in the config layer, since every layer reads ``Settings``.
 
 How to add one: write the feature in its own module (with a ``make_feature(agent)`` factory) and
 add one line to ``runtime.FEATURES``.
@@ -81,6 +87,17 @@ class Agent(Protocol):
     def stop_prefill(self, abandon: bool = False) -> Prefill | None: ...
 
 Events = Iterable[Event] | None
+
+
+class Cli(Protocol):
+    """What the CLI lends a feature's commands (``commands.register_commands(app, cli)``; ``cli/features.py``
+    implements it): the runtime's model loader and ``nanobot chat``'s loop, which a feature may not
+    import, and the CLI's printing (``cli/term.py``: every string through ``safe_text.printable``)."""
+
+    def load_model(self, settings: Settings, model: str | None = None, vocab_only: bool = False) -> ChatModel: ...
+    def chat(self, settings: Settings, model: str | None, verbose: bool, *, coding_session: str = "") -> None: ...
+    def echo(self, message: object = "", err: bool = False) -> None: ...
+    def console(self, **kwargs: Any) -> Any: ...
 
 
 class Feature:

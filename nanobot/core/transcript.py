@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from nanobot.base import faults
 from nanobot.base.atomic import append_line
-from nanobot.base.decode import scrub
 from nanobot.base.errors import StorageError
+from nanobot.base.nonutf8 import scrub
 from nanobot.base.regular import read_regular
 
 

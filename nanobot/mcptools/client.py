@@ -28,7 +28,8 @@ import mcp_types as types
 
 from nanobot.base.errors import ToolError
 from nanobot.base.regular import open_append
-from nanobot.config import McpServerSettings, Settings
+from nanobot.config import Settings
+from nanobot.config.mcp import McpServerSettings
 
 for _name in ("mcp", "httpx2"):  # the SDK's own warnings never reach the chat's terminal
     logging.getLogger(_name).addHandler(logging.NullHandler())

@@ -20,9 +20,10 @@ from typing import Literal, TypeVar
 from nanobot.base import background
 from nanobot.base.atomic import append_line
 from nanobot.base.db import is_damaged
-from nanobot.base.decode import scrub
 from nanobot.base.errors import ToolError
-from nanobot.base.userfile import file_lock, update_user_file
+from nanobot.base.filelock import file_lock
+from nanobot.base.nonutf8 import scrub
+from nanobot.base.userfile import update_user_file
 from nanobot.base.written import record_written
 from nanobot.config import Settings
 from nanobot.memory.embedder import Embedder, get_embedder

@@ -38,7 +38,7 @@ from nanobot.core.prompt import RawSection
 from nanobot.core.sections import TIME, context_section, time_section
 from nanobot.observer import external, handoff, nowscope, reflector
 from nanobot.observer.catchup import observe_pending
-from nanobot.observer.context import load_context, update_context
+from nanobot.observer.contextmd import load_context, update_context
 from nanobot.observer.idle import Cancellable, Cancelled, SessionView
 from nanobot.observer.observer import (
     INSTRUCTION,

@@ -8,7 +8,7 @@ file's Now only when it is this scope's own or nobody's (written by the user); a
 replaced by this scope's last one, or left out (``scoped``). So another chat's task never enters
 this one, and this chat's last message never becomes every chat's Task.
 
->>> from nanobot.observer.context import ContextDoc
+>>> from nanobot.observer.contextmd import ContextDoc
 >>> doc = ContextDoc.parse("# Context\\n\\n## Now\\n- Focus: greet.py\\n- Task: git log\\n")
 >>> scoped(doc, {"now": {"chat:team": ["greet.py", "git log", ""]}}, "chat:local").now.task
 ''
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot.base.atomic import atomic_write
-from nanobot.observer.context import ContextDoc, Now
+from nanobot.observer.contextmd import ContextDoc, Now
 
 FILE = "now-scopes.json"
 

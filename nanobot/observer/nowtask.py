@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nanobot.observer.context import ContextDoc
+from nanobot.observer.contextmd import ContextDoc
 from nanobot.tools.tasks import board_now
 
 

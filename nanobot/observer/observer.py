@@ -31,7 +31,7 @@ from nanobot.base.regular import read_regular
 from nanobot.config import Settings
 from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.observer import nowscope
-from nanobot.observer.context import ContextDoc, load_context, update_context
+from nanobot.observer.contextmd import ContextDoc, load_context, update_context
 from nanobot.observer.evidence import ground
 from nanobot.observer.gist import gist
 from nanobot.observer.nowtask import set_now

@@ -30,7 +30,7 @@ from nanobot.base.userfile import update_user_file
 from nanobot.config import Settings
 from nanobot.core.grounding import check, shares_content
 from nanobot.core.transcript import read_transcript
-from nanobot.observer.context import update_context
+from nanobot.observer.contextmd import update_context
 from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import Observation
 from nanobot.observer.state import (

@@ -14,11 +14,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from nanobot.base.db import connect
 from nanobot.base.errors import ToolError
 from nanobot.config import Settings
 from nanobot.core.events import Notice
-from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.base import ToolArgs, ToolContext
+from nanobot.tools.dbtool import DbTool, workspace_db
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS tool_cron (
     id INTEGER PRIMARY KEY AUTOINCREMENT, message TEXT NOT NULL, every_s REAL NOT NULL DEFAULT 0,
@@ -33,9 +33,7 @@ class Fired(BaseModel):
 
 
 def open_db(settings: Settings):
-    conn = connect(settings.workspace / "nanobot.db", vec=False)
-    conn.execute(SCHEMA)
-    return conn
+    return workspace_db(settings.workspace, SCHEMA)
 
 
 def fire_due(settings: Settings, now: float | None = None) -> list[Fired]:
@@ -74,18 +72,13 @@ class CronArgs(ToolArgs):
     id: int = Field(0, ge=0, description="entry id (remove)")
 
 
-class Cron(Tool):
+class Cron(DbTool):
     name = "cron"
     description = "Schedule reminders: once at a time, or every N minutes."
     Args = CronArgs
 
-    def run(self, args: CronArgs, ctx: ToolContext) -> str:
-        conn = open_db(ctx.settings)
-        try:
-            with conn:
-                return getattr(self, f"_{args.action}")(conn, args)
-        finally:
-            conn.close()
+    def connect(self, ctx: ToolContext):
+        return open_db(ctx.settings)
 
     def _add(self, conn, args: CronArgs) -> str:
         if not args.message.strip():

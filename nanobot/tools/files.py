@@ -40,8 +40,27 @@ def _read_text(path: Path, raw: str) -> str:
         raise ToolError(f"cannot read '{raw}': {e.strerror}") from None
 
 
-class ReadArgs(ToolArgs):
+def _writable(raw: str, ctx: ToolContext) -> Path:
+    """``raw`` resolved in the roots, refused where a write could make something run later."""
+    path = resolve_in_roots(raw, ctx)
+    check_writable(path, raw, ctx)
+    return path
+
+
+def _write(path: Path, text: str, raw: str, ctx: ToolContext) -> None:
+    """``text`` written atomically to ``path`` and recorded as nanobot's own write."""
+    try:
+        atomic_write(path, text)
+    except OSError as e:
+        raise ToolError(f"cannot write '{raw}': {e.strerror}") from None
+    record_written(ctx.settings.home, ctx.workspace, path)
+
+
+class PathArgs(ToolArgs):
     path: str = Field(description="file path, relative to the current directory", max_length=200)
+
+
+class ReadArgs(PathArgs):
     start: int = Field(1, ge=1, description="first line (1-based)")
     lines: int = Field(100, ge=1, description=f"how many lines (at most {MAX_READ_LINES})")
 
@@ -67,8 +86,7 @@ class ReadFile(Tool):
         return f"{head}\n{body}{more}"
 
 
-class WriteArgs(ToolArgs):
-    path: str = Field(description="file path, relative to the current directory", max_length=200)
+class WriteArgs(PathArgs):
     content: str = Field(description="the whole new file content", max_length=20_000)
 
 
@@ -79,23 +97,17 @@ class WriteFile(Tool):
     Args = WriteArgs
 
     def run(self, args: WriteArgs, ctx: ToolContext) -> str:
-        path = resolve_in_roots(args.path, ctx)
-        check_writable(path, args.path, ctx)
+        path = _writable(args.path, ctx)
         if path.is_dir():
             raise ToolError(f"'{args.path}' is a directory; give a file path")
         existed = path.exists()
         refuse_broken(_old_text(path) if existed else None, args.content, args.path, "write_file")
-        try:
-            atomic_write(path, args.content)
-        except OSError as e:
-            raise ToolError(f"cannot write '{args.path}': {e.strerror}") from None
-        record_written(ctx.settings.home, ctx.workspace, path)
+        _write(path, args.content, args.path, ctx)
         verb = "overwrote" if existed else "created"
         return f"{verb} {display(path, ctx)} ({len(args.content)} chars)"
 
 
-class EditArgs(ToolArgs):
-    path: str = Field(description="file path, relative to the current directory", max_length=200)
+class EditArgs(PathArgs):
     old: str = Field(description="exact text to replace (must occur once)", min_length=1, max_length=5_000)
     new: str = Field(description="replacement text", max_length=5_000)
 
@@ -107,20 +119,16 @@ class EditFile(Tool):
     Args = EditArgs
 
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
-        path = resolve_in_roots(args.path, ctx)
-        check_writable(path, args.path, ctx)
+        path = _writable(args.path, ctx)
         text = _read_text(path, args.path)
         count = text.count(args.old)
         if count == 0:
             raise ToolError(not_found(args.path, text))
         if count > 1:
             raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is unique")
-        refuse_broken(text, text.replace(args.old, args.new, 1), args.path, "edit_file")
-        try:
-            atomic_write(path, text.replace(args.old, args.new, 1))
-        except OSError as e:
-            raise ToolError(f"cannot write '{args.path}': {e.strerror}") from None
-        record_written(ctx.settings.home, ctx.workspace, path)
+        new = text.replace(args.old, args.new, 1)
+        refuse_broken(text, new, args.path, "edit_file")
+        _write(path, new, args.path, ctx)
         line = text[: text.index(args.old)].count("\n") + 1
         return f"edited {display(path, ctx)} at line {line}"
 

@@ -13,9 +13,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from nanobot.base.db import connect
 from nanobot.base.errors import ToolError
-from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.base import ToolArgs, ToolContext
+from nanobot.tools.dbtool import DbTool, workspace_db
 
 Status = Literal["todo", "doing", "blocked", "done"]
 
@@ -25,18 +25,15 @@ SCHEMA = """CREATE TABLE IF NOT EXISTS tool_tasks (
 
 
 def open_db(ctx: ToolContext):
-    conn = connect(ctx.workspace / "nanobot.db", vec=False)
-    conn.execute(SCHEMA)
-    return conn
+    return workspace_db(ctx.workspace, SCHEMA)
 
 
 def board_now(workspace: Path) -> tuple[str, list[str]]:
     """(active task title or "", titles of blocked tasks); ("", []) when there is no board."""
     if not (workspace / "nanobot.db").exists():
         return "", []
-    conn = connect(workspace / "nanobot.db", vec=False)
+    conn = workspace_db(workspace, SCHEMA)
     try:
-        conn.execute(SCHEMA)
         active = conn.execute(
             "SELECT title FROM tool_tasks WHERE status IN ('doing', 'todo') ORDER BY "
             "CASE status WHEN 'doing' THEN 0 ELSE 1 END, "
@@ -55,18 +52,13 @@ class TaskArgs(ToolArgs):
     status: Status = Field("todo", description="new status (update)")
 
 
-class TaskBoard(Tool):
+class TaskBoard(DbTool):
     name = "task_board"
     description = "Add, list, update or remove tasks (todo/doing/blocked/done)."
     Args = TaskArgs
 
-    def run(self, args: TaskArgs, ctx: ToolContext) -> str:
-        conn = open_db(ctx)
-        try:
-            with conn:
-                return getattr(self, f"_{args.action}")(conn, args)
-        finally:
-            conn.close()
+    def connect(self, ctx: ToolContext):
+        return open_db(ctx)
 
     def _add(self, conn, args: TaskArgs) -> str:
         if not args.title.strip():

@@ -30,8 +30,8 @@ from nanobot.base import faults
 from nanobot.base.atomic import atomic_write
 from nanobot.base.confine import inside
 from nanobot.base.errors import WorkspaceError
+from nanobot.base.filelock import file_lock
 from nanobot.base.regular import read_regular
-from nanobot.base.userfile import file_lock
 from nanobot.base.written import record_written
 from nanobot.vault.ledger import LedgerEntry, append, ledger_path, now_utc, read_backwards, sha
 

@@ -4,6 +4,8 @@
 ``continue [ID]`` (checkpoint, fresh context, the parent's description as the hand-off),
 ``resume ID`` (that session's transcript back as history, then chat), ``list`` and ``show ID``.
 The chat is ``nanobot chat``'s loop with the coding feature switched on for it (``build_agent(coding_session=...)``).
+The coding feature's commands: ``register_commands(app, cli)``, found in this package by
+``runtime.register_commands``; ``cli`` (``core.features.Cli``) lends the chat loop and the CLI's printing.
 """
 
 from __future__ import annotations
@@ -13,26 +15,25 @@ from pathlib import Path
 import typer
 
 from nanobot.base.safe_text import printable
-from nanobot.cli.chat import run_chat
-from nanobot.cli.term import console
 from nanobot.coding import store
 from nanobot.coding.session import CodingSession
 from nanobot.config import load_settings
+from nanobot.core.features import Cli
 
 PATH = typer.Option(Path("."), "--path", "-C", help="The repository (default: the current directory).")
 MODEL = typer.Option(None, "--model", "-m", help="Model name or .gguf path.")
 VERBOSE = typer.Option(False, "--verbose", "-v", help="Per-turn token and timing figures on stderr.")
 
 
-def _chat(settings, session: CodingSession, model: str | None, verbose: bool) -> None:
-    err = console(stderr=True, highlight=False, soft_wrap=True)
+def _chat(cli: Cli, settings, session: CodingSession, model: str | None, verbose: bool) -> None:
+    err = cli.console(stderr=True, highlight=False, soft_wrap=True)
     err.print(printable(f"coding session {session.root[:12]} · change {session.current[:12]} "
                         f"({session.meta.backend}) · {session.meta.task.splitlines()[0][:60]}"),
               style="dim", markup=False)
-    run_chat(settings, model, verbose, coding_session=session.root)
+    cli.chat(settings, model, verbose, coding_session=session.root)
 
 
-def register(app: typer.Typer) -> None:
+def register_commands(app: typer.Typer, cli: Cli) -> None:
     sub = typer.Typer(help="Coding sessions keyed to version-control changes (git or jj).",
                       no_args_is_help=True)
     app.add_typer(sub, name="session")
@@ -44,7 +45,7 @@ def register(app: typer.Typer) -> None:
               model: str = MODEL, verbose: bool = VERBOSE) -> None:
         """Start a session: a new change described by TASK, then chat."""
         settings = load_settings()
-        _chat(settings, CodingSession.start(settings, path, task, allow_dirty=allow_dirty), model, verbose)
+        _chat(cli, settings, CodingSession.start(settings, path, task, allow_dirty=allow_dirty), model, verbose)
 
     @sub.command("continue")
     def cont(session_id: str = typer.Argument(None, help="Session id (default: this repository's latest)."),
@@ -57,7 +58,7 @@ def register(app: typer.Typer) -> None:
         s = CodingSession.open(settings, session_id) if session_id else CodingSession.latest(settings, path)
         s.require_resumable()
         s.checkpoint(reason="continue", allow_broken=allow_broken)
-        _chat(settings, s, model, verbose)
+        _chat(cli, settings, s, model, verbose)
 
     @sub.command("resume")
     def resume(session_id: str = typer.Argument(
@@ -70,16 +71,16 @@ def register(app: typer.Typer) -> None:
         named = store.change_named(s.meta, session_id)
         if named not in (s.root, s.current):  # a checkpoint's id: say where the session goes on
             n = s.meta.changes.index(named) + 1 if named in s.meta.changes else 0
-            console(stderr=True, highlight=False, soft_wrap=True).print(printable(
+            cli.console(stderr=True, highlight=False, soft_wrap=True).print(printable(
                 f"{named[:12]} is change {n} of {len(s.meta.changes)} of session {s.root[:12]}; "
                 f"going on from its current change {s.current[:12]}"), style="dim", markup=False)
-        _chat(settings, s, model, verbose)
+        _chat(cli, settings, s, model, verbose)
 
     @sub.command("list")
     def list_() -> None:
         """Coding sessions: id, task, status (and why a session cannot be resumed), last active, changes."""
         settings = load_settings()
-        out = console(highlight=False, soft_wrap=True)
+        out = cli.console(highlight=False, soft_wrap=True)
         metas = store.list_sessions(settings.sessions_dir)
         if not metas:
             out.print("no coding sessions yet; start one with: nanobot session start \"TASK\"", markup=False)
@@ -98,7 +99,7 @@ def register(app: typer.Typer) -> None:
         settings = load_settings()
         s = CodingSession.open(settings, session_id)
         meta = s.check()
-        out = console(highlight=False, soft_wrap=True)
+        out = cli.console(highlight=False, soft_wrap=True)
         lines = [f"session {meta.root}", f"task: {meta.task}", f"backend: {meta.backend}  repo: {meta.repo}",
                  f"status: {meta.status}" + (f" ({meta.reason})" if meta.reason else ""),
                  f"started: {meta.started:%Y-%m-%d %H:%M}  last active: {meta.last_active:%Y-%m-%d %H:%M}",

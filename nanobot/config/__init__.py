@@ -1,5 +1,12 @@
 """Configuration: pydantic models for every setting, loaded env > config.toml > defaults.
 
+The core's sections (``[models.NAME]``, ``[prompt]``, ``[chat]``, ``[tools]``) are here; each feature's
+section is a module of its own beside this one, named for the feature (``config/vault.py``:
+``[vault]``, ``config/chats.py``: ``[consolidation]``, ...), on ``config.strict.Strict``. They sit in
+this layer, not in the feature packages, because every layer above reads ``Settings`` and the
+settings import no feature (``tests/test_imports.py``). Adding a feature's settings: one module here
+and one field in ``Settings``.
+
 ``$NANOBOT_HOME`` (default ``~/.nanobot``) holds ``config.toml`` and ``workspace/``. Environment
 variables override the file: ``NANOBOT_MODEL`` picks the model, nested keys use ``__``
 (``NANOBOT_PROMPT__CAP=1500``, ``NANOBOT_MODELS__SMOLLM2__N_CTX=2048``).
@@ -19,12 +26,11 @@ Example config.toml -- swapping the model is one line::
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -34,6 +40,14 @@ from pydantic_settings import (
 
 from nanobot.base.errors import ConfigError
 from nanobot.base.regular import read_regular
+from nanobot.config.chats import ConsolidationSettings
+from nanobot.config.coding import CodingSettings
+from nanobot.config.kvcache import KVCacheSettings
+from nanobot.config.mcp import McpSettings
+from nanobot.config.memory import MemorySettings
+from nanobot.config.observer import ObserverSettings
+from nanobot.config.strict import Strict
+from nanobot.config.vault import VaultSettings
 
 DEFAULT_MODEL = "smollm2"
 
@@ -46,11 +60,7 @@ KVType = Literal["f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "
 _UNQUANTIZED = {"f32", "f16", "bf16"}
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class ModelSettings(_Strict):
+class ModelSettings(Strict):
     """One chat model: a GGUF path plus the llama.cpp settings that matter."""
 
     path: Path | None = None  # None only for the bundled default
@@ -97,7 +107,7 @@ class ModelSettings(_Strict):
         return self
 
 
-class PromptSettings(_Strict):
+class PromptSettings(Strict):
     """Token budgets, counted with the loaded model's own tokenizer."""
 
     cap: int = Field(2000, ge=64)  # hard cap on the whole system prompt
@@ -109,7 +119,7 @@ class PromptSettings(_Strict):
     memory: int = Field(250, ge=0)  # per-turn retrieved memory (goes with the user message)
 
 
-class ChatSettings(_Strict):
+class ChatSettings(Strict):
     temperature: float = Field(0.3, ge=0.0, le=2.0)
     max_tokens: int = Field(512, ge=1)  # reply reserve: history is trimmed to n_ctx - this
     top_p: float = Field(0.95, gt=0.0, le=1.0)
@@ -127,7 +137,7 @@ class ChatSettings(_Strict):
     loop_sentence_chars: int = Field(24, ge=8)  # a repeated sentence at least this long is a loop
 
 
-class ToolSettings(_Strict):
+class ToolSettings(Strict):
     enabled: list[str] | None = None  # None = every registered tool
     roots: list[Path] = Field(default_factory=list)  # extra roots the file tools may touch
     exec_allow: list[str] = Field(default_factory=list)  # commands exec may run without asking
@@ -145,108 +155,6 @@ class ToolSettings(_Strict):
     call_format: Literal["auto", "names", "template"] = "auto"
     # template format: P(the reply opens a call) needed to call; chosen on the BFCL dev half (bench/bfcl_report.py)
     call_threshold: float = Field(0.4, ge=0.0, le=1.0)
-
-
-class MemorySettings(_Strict):
-    enabled: bool = True
-    embedder: str | None = None  # path to a sentence-transformers model; None = bundled MiniLM
-    embedder_backend: Literal["auto", "numpy", "torch"] = "auto"  # auto: numpy when the model allows (no torch)
-    k: int = Field(5, ge=1)
-    min_score: float = Field(0.35, ge=-1.0, le=1.0)  # similarity floor
-    observations_share: float = Field(0.4, ge=0.0, le=1.0)  # of prompt.memory, for "Related Context:"
-    keyword_weight: float = Field(0.1, ge=0.0, le=1.0)  # hybrid: bonus of the best BM25 match (the floor's score)
-    fusion: Literal["blend", "rrf", "score"] = "blend"  # how hybrid search ranks (memory/fusion.py)
-    transcripts: bool = True  # past conversations (sessions/*.jsonl) are a memory source
-    transcripts_share: float = Field(0.3, ge=0.0, le=1.0)  # of prompt.memory, for "Past Conversations:"
-
-
-class ObserverSettings(_Strict):
-    enabled: bool = True
-    threshold: float | None = Field(None, gt=0.0, le=1.0)  # deprecated: [chat] pressure_threshold (copied there when [chat] does not set it)
-    rearm_below: float = Field(0.6, gt=0.0, le=1.0)  # after firing, re-armed once a prompt is under this
-    project_dirs: list[Path] = Field(default_factory=list)  # extra git repos to watch
-    git_timeout: float = Field(2.0, gt=0)
-    max_tokens: int = Field(256, ge=32)  # bound on the observation the model writes (runs at exit)
-    recover_max: int = Field(2, ge=0)  # past sessions without an observation to observe per session end
-    reflect_on_start: bool = True  # reflect in the background at start-up when due
-    reflect_every_h: float = Field(6.0, ge=0)  # "due": unreflected observations and last run this old
-    merge_similarity: float = Field(0.85, gt=0.0, le=1.0)  # a new fact this close to a line merges
-    context_max_age_h: float = Field(24.0, gt=0)  # older CONTEXT.md is refreshed from observations
-    background: bool = True  # chat: exit and 80% observations off the user's path (nanobot/housekeeping/housekeep.py)
-
-
-class KVCacheSettings(_Strict):
-    enabled: bool = True  # disk cache of the stable prompt prefix's KV state
-    max_mb: int = Field(512, ge=1)
-
-
-class McpServerSettings(_Strict):
-    """One MCP server: ``command`` (+ args, env, cwd) for stdio, or ``url`` for streamable HTTP."""
-
-    command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    cwd: Path | None = None
-    url: str | None = None
-    # an env var whose value is sent as "Authorization: Bearer <value>", or {header = "ENV_VAR"}
-    headers_env: str | dict[str, str] | None = None
-    trust: Literal["ask", "allow"] = "ask"  # ask: like exec, a call runs only if the user agrees
-    eager: bool = False  # start with the chat instead of on first use
-
-    @model_validator(mode="after")
-    def _one_transport(self) -> McpServerSettings:
-        if (self.command is None) == (self.url is None):
-            raise ValueError("an MCP server needs exactly one of command (stdio) or url (streamable HTTP)")
-        return self
-
-
-class McpSettings(_Strict):
-    timeout_s: float = Field(30.0, gt=0)  # per call (and per start); a hung server is restarted
-    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _names(self) -> McpSettings:
-        bad = [n for n in self.servers if not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", n)]
-        if bad:
-            raise ValueError(f"MCP server name {bad[0]!r}: use letters, digits, _ or - (the tools' prefix)")
-        return self
-
-
-class ConsolidationSettings(_Strict):
-    """Per-chat context (``nanobot/chats/``): $NANOBOT_HOME/chats/<id>/CONTEXT.md."""
-
-    enabled: bool = True  # inject the chat's CONTEXT.md; nightly consolidation in `nanobot daemon`
-    at: str = Field("02:00", pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")  # nightly, local time (HH:MM)
-    lookback_days: int = Field(7, ge=1)  # the suggester reads at most this far back
-    prune_days: int = Field(14, ge=1)  # an item not mentioned for this long is dropped
-    topics: int = Field(5, ge=1)  # Recent Topics keeps the newest this many
-    max_bytes: int = Field(2048, ge=256)  # the file's cap
-    budget: int = Field(400, ge=0)  # tokens of the "Current conversation" prompt section
-    stale_days: int = Field(7, ge=1)  # older than this: injected with a note saying so
-    max_tokens: int = Field(320, ge=64)  # the suggester's output per window
-    merge_similarity: float = Field(0.85, gt=0.0, le=1.0)  # same item (embedding cosine) -> one line
-
-
-class CodingSettings(_Strict):
-    session: str = ""  # the coding session's root id; set by `nanobot session` (empty: feature off)
-    context: int = Field(600, ge=0)  # prompt budget: descriptions, diff stat, hunks
-    describe: bool = True  # rewrite the change's living description after each turn
-    describe_tokens: int = Field(256, ge=32)  # bound on the rewrite the model writes
-    description: int = Field(200, ge=40)  # token budget of the living description (older items merged)
-    test_command: str = ""  # run in the repository before each checkpoint (e.g. "pytest -q -x"); "" = none
-    test_timeout: float = Field(300.0, gt=0)  # seconds the test command may run
-
-
-class VaultSettings(_Strict):
-    """The knowledge vault: a table of contents of knowledge/ and a digest of recent changes."""
-
-    enabled: bool = True
-    toc: int | None = Field(None, ge=0)  # fixed token budget of "Your Knowledge"; None: follows n_ctx
-    toc_share: float = Field(0.10, ge=0.0, le=1.0)  # ... as this share of n_ctx,
-    toc_min: int = Field(400, ge=0)  # at least this many tokens,
-    toc_max: int = Field(3000, ge=0)  # at most this many (and at most half of [prompt] cap)
-    digest: int = Field(200, ge=0)  # token budget of "Recent Changes" (volatile, frozen per session)
-    hours: float = Field(24.0, gt=0)  # the digest's window
 
 
 def default_home() -> Path:

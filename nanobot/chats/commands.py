@@ -1,7 +1,11 @@
-"""``nanobot consolidate CHAT_ID | --all``: the three-pass consolidation of a chat's CONTEXT.md.
+"""``nanobot chats`` (the chats, named conversations of many sessions, and where each stands) and
+``nanobot consolidate CHAT_ID | --all`` (the three-pass consolidation of a chat's CONTEXT.md). The chats
+feature's commands: ``register_commands(app, cli)``, found in this package by
+``runtime.register_commands``; ``cli`` (``core.features.Cli``) lends the model loader and the CLI's
+printing.
 
-``--dry-run`` prints the new file and a diff and writes nothing; ``--verbose`` shows each pass: the
-windows the suggester read and what it wrote, every item kept or dropped with the reason.
+``consolidate --dry-run`` prints the new file and a diff and writes nothing; ``--verbose`` shows each
+pass: the windows the suggester read and what it wrote, every item kept or dropped with the reason.
 """
 
 from __future__ import annotations
@@ -11,13 +15,28 @@ from rich.console import Console
 
 from nanobot.base.safe_text import printable
 from nanobot.chats.consolidate import Report, consolidate, pending_chats
-from nanobot.chats.store import ChatError, check_chat_id, load_chat
-from nanobot.cli.term import console
+from nanobot.chats.store import ChatError, check_chat_id, list_chats, load_chat
 from nanobot.config import load_settings
-from nanobot.runtime import load_model
+from nanobot.core.features import Cli
 
 
-def register(app: typer.Typer) -> None:
+def register_commands(app: typer.Typer, cli: Cli) -> None:
+    @app.command("chats")
+    def chats_cmd() -> None:
+        """List chats: sessions, speakers, last active, last consolidated."""
+        settings = load_settings()
+        out = cli.console(highlight=False, soft_wrap=True)
+        chats = list_chats(settings.home)
+        if not chats:
+            out.print("no chats yet: `nanobot chat --chat ID` starts one (default: local)", markup=False)
+            return
+        out.print(f"{'chat':<20} {'sessions':>8}  {'last active':<16}  {'consolidated':<16}  speakers", markup=False)
+        for c in chats:
+            active = f"{c.last_active:%Y-%m-%d %H:%M}" if c.last_active else "-"
+            done = f"{c.last_consolidated:%Y-%m-%d %H:%M}" if c.last_consolidated else "never"
+            who = ", ".join(c.speakers) or "-"
+            out.print(printable(f"{c.id:<20} {len(c.sessions):>8}  {active:<16}  {done:<16}  {who}"), markup=False)
+
     @app.command("consolidate")
     def consolidate_cmd(
         chat_id: str = typer.Argument(None, help="The chat to consolidate (`nanobot chats` lists them)."),
@@ -33,11 +52,11 @@ def register(app: typer.Typer) -> None:
         if chat_id and load_chat(settings.home, check_chat_id(chat_id)) is None:
             raise ChatError(f"no chat named {chat_id!r}; `nanobot chats` lists them")
         ids = [chat_id] if chat_id else pending_chats(settings)
-        out = console(highlight=False, soft_wrap=True)
+        out = cli.console(highlight=False, soft_wrap=True)
         if not ids:
             out.print("no chat has been active since its last consolidation", markup=False)
             return
-        backend = load_model(settings, model)
+        backend = cli.load_model(settings, model)
         for cid in ids:
             render(consolidate(settings, cid, backend, dry_run=dry_run), out, verbose)
 

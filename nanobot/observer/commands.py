@@ -1,4 +1,6 @@
-"""``nanobot reflect``: observe sessions that have no observation, then fold observations into MEMORY.md."""
+"""``nanobot reflect``: observe sessions that have no observation, then fold observations into MEMORY.md.
+The observer feature's command: ``register_commands(app, cli)``, found in this package by
+``runtime.register_commands``; ``cli`` (``core.features.Cli``) lends the model loader and the CLI's printing."""
 
 from __future__ import annotations
 
@@ -8,14 +10,13 @@ from datetime import datetime
 import typer
 
 from nanobot.base.safe_text import printable
-from nanobot.cli.term import console, echo
 from nanobot.config import load_settings
+from nanobot.core.features import Cli
 from nanobot.observer.catchup import catch_up
-from nanobot.runtime import load_model
 from nanobot.workspace import init_workspace
 
 
-def register(app: typer.Typer) -> None:
+def register_commands(app: typer.Typer, cli: Cli) -> None:
     @app.command("reflect")
     def reflect_cmd(
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the MEMORY.md diff; write nothing."),
@@ -26,14 +27,14 @@ def register(app: typer.Typer) -> None:
         """Crystallize new observations into MEMORY.md (near-duplicates merged, your lines kept)."""
         settings = load_settings()
         init_workspace(settings.workspace)
-        done = catch_up(settings, lambda: load_model(settings, model), datetime.now().astimezone(),
+        done = catch_up(settings, lambda: cli.load_model(settings, model), datetime.now().astimezone(),
                         observe=observe, reflect="always", dry_run=dry_run)
         observed, context_note, report = [str(o.path) for o in done.observed], done.context, done.reflection
         if as_json:
             data = report.model_dump(mode="json") | {"observed": observed, "context": context_note}
-            echo(json.dumps(data, indent=2))
+            cli.echo(json.dumps(data, indent=2))
             return
-        out = console(highlight=False, soft_wrap=True)
+        out = cli.console(highlight=False, soft_wrap=True)
         for path in observed:
             out.print(f"observed an earlier session: {path}", markup=False)
         if context_note:

@@ -1,5 +1,5 @@
-"""The input decoding policy: bytes that are not UTF-8 are replaced by U+FFFD and reported once,
-never a crash and never a dropped message.
+"""Input that is not UTF-8 (the one decoding policy): bytes that are not UTF-8 are replaced by U+FFFD
+and reported once, never a crash and never a dropped message.
 
 Input is read with ``errors="surrogateescape"`` (piped stdin; ``sys.argv`` already is), so a bad byte
 arrives as a lone surrogate; ``scrub`` turns those into U+FFFD (also for anything else that cannot be
