@@ -121,6 +121,33 @@ def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):
     assert events[-1].reply == "It says: call Bob."
 
 
+def test_a_declined_reply_that_names_a_tool_before_its_opening_becomes_the_call(home):
+    """The 1.5B's declined reply to "What is the capital of France?" once was ``tools: exec`` then a
+    fenced ``{``: a call's opening behind a header. It is held back and made into the call too."""
+    model = ToolTemplateModel(["tools: read_file\n\n```json\n{", body("read_file", {"path": "notes.txt"}),
+                               "It says: call Bob."], [0.1])
+    agent = make_agent(home, model)
+    (agent.workspace / "notes.txt").write_text("call Bob\n")
+    events = list(agent.turn("notes.txt, please"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert "tools:" not in shown and "{" not in shown and "```" not in shown
+    assert events[-1].reply == "It says: call Bob."
+
+
+def test_a_plain_reply_is_shown_as_it_comes_not_held_back(home):
+    """Only a reply that could still be a call's opening is held back: the first word of "Paris is
+    the capital of France." reaches the user before the model has written the rest."""
+    model = ToolTemplateModel(["Paris is the capital of France, of course."], [0.1])
+    agent = make_agent(home, model)
+    for ev in agent.turn("What is the capital of France?"):
+        if isinstance(ev, TextDelta):
+            assert ev.text == "Paris" and model.last.text == "Paris"  # nothing more generated yet
+            break
+    else:
+        raise AssertionError("no text shown")
+
+
 def test_an_empty_reply_is_asked_for_once_more(home):
     model = ToolTemplateModel(["", "Hello!"], [0.1])
     agent = make_agent(home, model)

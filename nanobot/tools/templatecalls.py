@@ -24,8 +24,9 @@ tool's ``"name": "TOOL"`` anywhere later, so what the user gets is plain text or
 a call written out as text.
 
 Still, the 1.5B's declined reply is often only a call's opening (``json: {``, then the stop at
-``"name": "TOOL"``): it meant to call. Such a reply (``OPENING_ONLY``; held back from the stream
-until it is ``HOLD`` characters long, so the user never sees it) is made into a call under the call
+``"name": "TOOL"``; or ``tools: exec`` and a fenced ``{``): it meant to call. Such a reply
+(``OPENING_ONLY``; held back from the stream only while it could still become one, ``may_open``, so
+the user never sees it and a plain reply shows from its first word) is made into a call under the call
 grammar instead when no call ran yet this turn (at most ``FORCED`` times), then the step answers
 again. After a call it is mostly the result being rewritten as JSON: it is asked for once more in
 plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
@@ -36,9 +37,10 @@ the 1.5B mostly asked the user for the code instead of fixing its edit.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Generator, Iterator
 from typing import Any
+
+import regex
 
 from nanobot.backends.base import Message
 from nanobot.core.asks import looks_at
@@ -67,9 +69,12 @@ def asks_to_look(agent: Any) -> bool:
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
            "if none of them fits, or the message is just conversation, answer in plain text.")
 
-# a reply that is only a call's opening ("json: {", "<tool_call>", "```json\n{"): the model meant to call
-OPENING_ONLY = re.compile(r"\s*(?:json\s*:?\s*)?(?:<tool_call>\s*)?(?:```(?:json)?\s*)?\[?\s*\{?\s*", re.I)
-HOLD = 16  # characters of a reply held back until it cannot be only an opening
+# a reply that is only a call's opening ("json: {", "<tool_call>", "```json\n{", "tools: exec\n```json\n{"):
+# the model meant to call. ``regex`` (not ``re``) for its partial matches: a reply is held back only
+# while it could still become one ("t", "tools: ex", "```js"), so "The capital..." shows at once.
+OPENING_ONLY = regex.compile(r"\s*(?:(?:tools?|functions?|call)\s*:\s*[\w.-]*\s*)?(?:json\s*:?\s*)?"
+                             r"(?:<tool_call>\s*)?(?:```(?:json)?\s*)?\[?\s*\{?\s*", regex.I)
+HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
 FORCED = 2  # calls made under the grammar from opening-only replies, per turn
 REASK = "[nanobot: your reply was empty. Answer the user in plain text now.]"
 AFTER_CALL = "[nanobot: the call ran; answer the user in plain text from its result above, without another call.]"
@@ -82,6 +87,15 @@ def opening_only(text: str) -> bool:
     (True, True, False, False)
     """
     return bool(text.strip()) and OPENING_ONLY.fullmatch(text) is not None
+
+
+def may_open(text: str) -> bool:
+    """Whether ``text`` is, or could still grow into, nothing but a call's opening.
+
+    >>> may_open("tools: ex"), may_open("```js"), may_open("The"), may_open("Paris")
+    (True, True, False, False)
+    """
+    return OPENING_ONLY.fullmatch(text, partial=True) is not None
 
 
 class TemplateCalls:
@@ -178,7 +192,7 @@ class TemplateCalls:
             if isinstance(ev, TextDelta) and holding:
                 held.append(ev)
                 text = "".join(d.text for d in held)
-                if len(text.strip()) >= HOLD and not opening_only(text):
+                if not may_open(text) or len(text.strip()) >= HOLD:
                     holding = False
                     yield from held
                     held = []
