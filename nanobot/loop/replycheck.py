@@ -17,9 +17,15 @@
   as a template-tool model writes one after the step decided to answer) is no answer: nothing ran.
 - **No answer.** An empty reply, a bare code fence, only a call's opening (``json: {``) or one holding
   the template's ``tool_response`` markup says nothing to the user.
+- **Not from the look.** The user asked to see or run something, the look succeeded, and the reply
+  shares no word with its result ("Done.", a canned refusal, an earlier turn's answer copied):
+  ``nanobot.loop.answered``; the note carries the result, the correction shows it.
 - **Not looked.** The user named a file, folder or command and asked to see or run it, no tool that
   shows files or runs commands ran this turn (a memory or web search does not; or every call failed),
-  and the reply neither says it cannot nor asks back: its content is invented. The retry's note names
+  and the reply neither says it cannot nor asks back: its content is invented. "It does not exist" /
+  "there is no such file" is content too (the 1.5B said so of files that were there). Declining with
+  no tool tried at all ("I'm sorry, but I can't help with that.", copied from an earlier turn) is
+  retried with the look; if the retry declines again, that reply stands (no correction). The retry's note names
   the tool that looks (exec for a command, list_dir for a folder, read_file for a file).
 
 ``Agent.turn`` retries a failing reply once with a note saying what went wrong (``CheckResult.note``)
@@ -38,6 +44,7 @@ from dataclasses import dataclass
 
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, looks_at  # noqa: F401 (re-exported)
 from nanobot.core.events import ToolCall, ToolResult
+from nanobot.loop.answered import unanswered
 
 HEADERS = ("Relevant Memory:", "Related Context:")
 _SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
@@ -58,6 +65,9 @@ _DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt c
 _DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
                      r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up|"
                      r"does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any))\b", re.I)
+# "X does not exist" / "there is no X" states what is on disk: it needs a look like any content does
+_ABSENT = re.compile(r"\b(?:not found|does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any)|"
+                     r"there is ?n[o']t|no,? there is)\b", re.I)
 _FILE_TOOLS = {"write_file", "edit_file", "exec"}  # what changes a file the user names (and MCP tools)
 _MEMORY_FILES = {"memory.md", "user.md"}
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
@@ -117,7 +127,7 @@ def remember(user_text: str) -> bool:
 class CheckResult:
     problem: str = ""  # "" when the reply may stand
     note: str = ""  # for the model, on a retry
-    correction: str = ""  # for the user, when the retry did not help
+    correction: str = ""  # for the user, when the retry did not help ("": the retried reply stands)
     tool: str = ""  # the tool the note asks for: the retry calls it directly (``ToolRunner.retry_tool``)
 
 
@@ -214,7 +224,19 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
         return _failure(looks[-1], "the reply speaks of {target} but looking failed: {first}",
                         "[nanobot: {name} failed ({first}). Tell the user; do not describe {target}.]",
                         "(nanobot: {name} failed: {first}. The reply above is not from {target}.)", target=target)
-    if target and not looks and not _DENIAL.search(reply) and not reply.rstrip().endswith("?"):
+    shown = [o for o in looks if o[2] and o[0] not in CHANGERS]
+    if target and shown and all(missed := [unanswered(user_text, reply, o[3]) for o in shown]):
+        name, body = shown[-1][0], missed[-1]
+        return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
+            problem=f"the reply says nothing of what {name} showed",
+            note=f"[nanobot: your reply did not use what {name} returned:\n{body[:1500]}\nAnswer the user's "
+                 "message now from this result, in plain sentences.]",
+            correction=f"(nanobot: the reply above is not from {target}; {name} returned:\n{body[:800]})")
+    if target and not looks and not done and _DENIAL.search(reply) and not _ABSENT.search(reply):
+        tool = _looker(user_text, target)  # "I'm sorry, but I can't help with that." without trying
+        return CheckResult(problem=f"the reply declines {target} without looking", tool=tool,
+                           note=f"[nanobot: you have not tried to look at {target}. Call {tool} for it now.]")
+    if target and not looks and (_ABSENT.search(reply) or not _DENIAL.search(reply)) and not reply.rstrip().endswith("?"):
         tool = _looker(user_text, target)
         return CheckResult(
             problem=f"the reply speaks of {target} but nothing was read or run this turn",
