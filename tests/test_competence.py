@@ -607,3 +607,18 @@ def test_saying_a_file_does_not_exist_without_looking_is_caught_and_the_retry_re
     assert check("Is there a file called secrets.txt here?", "No, there is no such file.", []).problem
     cannot = check("show me notes.txt", "I cannot open that file.", [])
     assert cannot.tool == "read_file" and not cannot.correction  # retried with the look, never corrected
+
+
+def test_a_change_told_but_not_tried_is_retried_with_the_change_tool(home):
+    """After showing todo.md, the 1.5B answered "In todo.md replace 'buy milk' with 'buy oat milk'" with the
+    file's text as changed and no call (no claim verb to catch): the change was only told. The retry
+    calls edit_file directly."""
+    agent = make_agent(home, ["Answer:", "The file todo.md contains:\n- buy oat milk",
+                              '{"path": "todo.md", "old": "buy milk", "new": "buy oat milk"}', "Answer:", "Done."])
+    (agent.workspace / "todo.md").write_text("- buy milk\n")
+    events, done = run(agent, "In todo.md replace 'buy milk' with 'buy oat milk'")
+    assert [(e.name, e.ok) for e in events if isinstance(e, ToolResult)] == [("edit_file", True)]
+    assert (agent.workspace / "todo.md").read_text() == "- buy oat milk\n" and done.reply == "Done."
+    told = check("In calc.py, fix sub", "def sub(a, b):\n    return a - b", [], asked_change=True)
+    assert told.tool == "edit_file" and told.correction
+    assert not check("How do I fix sub in calc.py?", "Change + to -.", [], asked_change=True).problem

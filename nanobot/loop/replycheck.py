@@ -11,6 +11,10 @@
 - **Asked change not made.** The user asked to change a file (a change word and a file name), no file
   tool (write_file, edit_file, exec, an MCP tool) succeeded this turn, and the reply claims a change:
   another tool's success (a task added, a memory noted) is not the file the user asked about.
+- **Asked change not tried.** The user asked to change a file (not a how/what question) and no tool
+  ran: whatever the reply says ("The file todo.md contains: - buy oat milk", copied from an earlier
+  turn) the change is only told. Retried with the change tool; a reply that declines without
+  trying is retried too and then stands.
 - **Memory is not a file.** Only memory changed this turn (memory_add) and the reply claims a file
   (other than MEMORY.md/USER.md) was changed.
 - **A call written as text.** A reply holding a tool call's JSON (``{"name": ..., "arguments": ...}``,
@@ -68,6 +72,7 @@ _DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|
 # "X does not exist" / "there is no X" states what is on disk: it needs a look like any content does
 _ABSENT = re.compile(r"\b(?:not found|does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any)|"
                      r"there is ?n[o']t|no,? there is)\b", re.I)
+_ASKS_HOW = re.compile(r"\s*(?:how|what|why|where|when|which|who|should|would)\b", re.I)  # a question about a change
 _FILE_TOOLS = {"write_file", "edit_file", "exec"}  # what changes a file the user names (and MCP tools)
 _MEMORY_FILES = {"memory.md", "user.md"}
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
@@ -212,6 +217,13 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
             problem=f"the reply claims a change but {miss}",
             note=f"[nanobot: {miss}, so the file is unchanged. Call {_changer(user_text)} now, or say you did not change it.]",
             correction=f"(nanobot: {miss}; the file is unchanged.)", tool=_changer(user_text))
+    if (asked_change and not done and _FILE.search(user_text) and not remember(user_text)
+            and not _ASKS_HOW.match(user_text) and not reply.rstrip().endswith("?")):
+        tool, declined = _changer(user_text), bool(_DENIAL.search(reply))
+        return CheckResult(  # "The file todo.md contains: - buy oat milk" with nothing run: the change is only told
+            problem=f"the user asked to change a file but {'the reply declines without trying' if declined else 'no tool ran'}",
+            note=f"[nanobot: nothing was changed: no tool ran this turn. Call {tool} now to make the change, or say you cannot.]",
+            correction="" if declined else "(nanobot: no tool ran this turn; nothing was changed.)", tool=tool)
     if m := _CALL_TEXT.search(reply):
         return CheckResult(
             problem=f"the reply is a {m.group(1)} call written as text, not an answer",
