@@ -622,3 +622,8 @@ def test_a_change_told_but_not_tried_is_retried_with_the_change_tool(home):
     told = check("In calc.py, fix sub", "def sub(a, b):\n    return a - b", [], asked_change=True)
     assert told.tool == "edit_file" and told.correction
     assert not check("How do I fix sub in calc.py?", "Change + to -.", [], asked_change=True).problem
+    lured = _ran("edit_file", {"path": "calc.py"}, ok=False,
+                 text="edit_file refused: the text to replace 'x' comes from retrieved memory or context, not from "
+                      "the user in this conversation; ask the user before changing it")
+    told = check("In calc.py, fix sub", "To fix sub, replace x with y.", lured, asked_change=True)
+    assert told.tool == "edit_file"  # a call refused as nobody's ask (a lure in memory) is no try

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, looks_at  # noqa: F401 (re-exported)
 from nanobot.core.events import ToolCall, ToolResult
+from nanobot.core.provenance import unasked
 from nanobot.loop.answered import unanswered
 
 HEADERS = ("Relevant Memory:", "Related Context:")
@@ -217,13 +218,14 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
             problem=f"the reply claims a change but {miss}",
             note=f"[nanobot: {miss}, so the file is unchanged. Call {_changer(user_text)} now, or say you did not change it.]",
             correction=f"(nanobot: {miss}; the file is unchanged.)", tool=_changer(user_text))
-    if (asked_change and not done and _FILE.search(user_text) and not remember(user_text)
+    tried = [o for o in done if o[2] or not unasked(o[3])]  # a call refused as nobody's ask is no try
+    if (asked_change and not tried and _FILE.search(user_text) and not remember(user_text)
             and not _ASKS_HOW.match(user_text) and not reply.rstrip().endswith("?")):
         tool, declined = _changer(user_text), bool(_DENIAL.search(reply))
         return CheckResult(  # "The file todo.md contains: - buy oat milk" with nothing run: the change is only told
             problem=f"the user asked to change a file but {'the reply declines without trying' if declined else 'no tool ran'}",
             note=f"[nanobot: nothing was changed: no tool ran this turn. Call {tool} now to make the change, or say you cannot.]",
-            correction="" if declined else "(nanobot: no tool ran this turn; nothing was changed.)", tool=tool)
+            correction="" if declined else "(nanobot: nothing was changed this turn.)", tool=tool)
     if m := _CALL_TEXT.search(reply):
         return CheckResult(
             problem=f"the reply is a {m.group(1)} call written as text, not an answer",
