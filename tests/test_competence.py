@@ -121,7 +121,7 @@ def test_contents_stated_without_reading_are_caught_and_the_retry_reads(home):
     agent = make_agent(home, ["Answer:", "notes.txt says: buy milk and eggs.",
                               "Tool: read_file", '{"path": "notes.txt"}', "Answer:", "It says: call Bob."])
     (agent.workspace / "notes.txt").write_text("call Bob\n")
-    events, done = run(agent, "read notes.txt")
+    events, done = run(agent, "What is in notes.txt?")
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
     assert done.reply == "It says: call Bob."
     assert any("nothing was read or run" in e.text for e in events if isinstance(e, Notice))
@@ -133,13 +133,13 @@ def test_saying_it_cannot_after_looking_is_not_flagged(home):
     failed stands, uncorrected."""
     agent = make_agent(home, ["Answer:", "I'm sorry, but I can't help with that.",
                               '{"path": "notes.txt"}', "Answer:", "I cannot open that file."])
-    events, done = run(agent, "show me notes.txt")
+    events, done = run(agent, "What is in notes.txt?")
     assert [(e.name, e.ok) for e in events if isinstance(e, ToolResult)] == [("read_file", False)]
     assert done.reply == "I cannot open that file." and not done.corrected
     assert [e.text for e in events if isinstance(e, Notice)] == [
         "reply check: the reply declines notes.txt without looking; asking again"]
     agent = make_agent(home, ["Answer:", "I cannot open that file.", '{"path": "notes.txt"}', "Answer:", "Sorry, no."])
-    events, done = run(agent, "show me notes.txt")
+    events, done = run(agent, "What is in notes.txt?")
     assert done.reply == "Sorry, no." and not done.corrected  # the look failed: declining is the answer
 
 
@@ -627,3 +627,14 @@ def test_a_change_told_but_not_tried_is_retried_with_the_change_tool(home):
                       "the user in this conversation; ask the user before changing it")
     told = check("In calc.py, fix sub", "To fix sub, replace x with y.", lured, asked_change=True)
     assert told.tool == "edit_file"  # a call refused as nobody's ask (a lure in memory) is no try
+
+
+def test_a_file_the_user_asks_to_read_is_read_whatever_path_the_model_would_pick(home):
+    """On "read calc.py" the 1.5B read 'sessions/2026...jsonl:13', a source reference from its memory
+    block: a message that only asks to see one file names the call, and nanobot makes it first."""
+    agent = make_agent(home, ["Tool: read_file", '{"path": "sessions/x.jsonl:13"}', "Answer:", "It prints hi."])
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    events, done = run(agent, "alice: read greet.py please")
+    first = next(e for e in events if isinstance(e, ToolCall))
+    assert (first.name, first.arguments["path"]) == ("read_file", "greet.py")
+    assert next(e for e in events if isinstance(e, ToolResult)).ok

@@ -80,7 +80,7 @@ def test_a_message_that_asks_to_look_calls_even_under_the_threshold(home):
     model = ToolTemplateModel([body("read_file", {"path": "todo.md"}), "It says: buy milk."], [0.2, 0.1])
     agent = make_agent(home, model)
     (agent.workspace / "todo.md").write_text("- buy milk\n")
-    events = list(agent.turn("show me todo.md"))
+    events = list(agent.turn("What is in todo.md?"))
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
     assert next(e for e in events if isinstance(e, ToolResult)).ok
     assert agent.model.calls[0]["grammar"] is not None  # made by the call step, not run from text
@@ -158,7 +158,7 @@ def test_retries_are_bounded(home):
     bad = body("read_file", {"path": 3})
     model = ToolTemplateModel([bad, bad, "Sorry."], [0.9, 0.1])
     agent = make_agent(home, model, max_retries=1)
-    events = list(agent.turn("read a.txt"))
+    events = list(agent.turn("What is in a.txt?"))  # ("read a.txt" nanobot reads itself: loop/explicit.py)
     assert [r.ok for r in events if isinstance(r, ToolResult)] == [False, False]
     assert not [e for e in events if isinstance(e, ToolCall)]
     assert events[-1].reply == "Sorry." and len(model.calls) == 3
@@ -288,7 +288,7 @@ def test_a_reply_checks_retry_that_calls_is_then_asked_for_the_answer(home):
                                "It says: call Bob."], [0.01, 0.01])
     agent = make_agent(home, model)
     (agent.workspace / "notes.txt").write_text("call Bob\n")
-    events = list(agent.turn("read notes.txt"))
+    events = list(agent.turn("What is in notes.txt?"))
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
     last = model.calls[-1]["messages"]
     assert last[-1].role == "tool" and "answer the user in plain text from its result" in last[-1].content
