@@ -638,3 +638,16 @@ def test_a_file_the_user_asks_to_read_is_read_whatever_path_the_model_would_pick
     first = next(e for e in events if isinstance(e, ToolCall))
     assert (first.name, first.arguments["path"]) == ("read_file", "greet.py")
     assert next(e for e in events if isinstance(e, ToolResult)).ok
+
+
+def test_a_note_of_nanobots_echoed_as_the_reply_is_no_answer(home):
+    """The 1.5B answered "Summarize notes.txt in one sentence." with nanobot's own note to it, brackets
+    dropped: "The call ran; answer the user in plain text from its result above, without another call."
+    (it shares "call" with the file, so only its removal shows it is no answer)."""
+    echo = "The call ran; answer the user in plain text from its result above, without another call."
+    assert scrub(echo) == "" and scrub(f"Bob is to be called. {echo}") == "Bob is to be called."
+    agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", echo,
+                              "Answer:", "Call Bob at 5pm about the invoice."])
+    (agent.workspace / "notes.txt").write_text("Call Bob at 5pm about the invoice.\n")
+    events, done = run(agent, "Summarize notes.txt in one sentence.")
+    assert done.reply == "Call Bob at 5pm about the invoice." and "answer the user" not in done.reply

@@ -84,9 +84,16 @@ _NO_ANSWER = re.compile(r"\s*(?:(?:json|plaintext|text|python|bash)\s*:?\s*)?(?:
 _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
 
 
+# nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK, textcall.run_written), echoed without
+# their brackets: the 1.5B answered "Summarize notes.txt" with "The call ran; answer the user in plain text ..."
+_ECHO = re.compile(r"\s*(?:the call(?: the user asked for| you wrote)? ran; answer the user in plain text from its result "
+                   r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?)", re.I)
+
+
 def scrub(text: str) -> str:
     """``text`` without nanobot's markup (see the module docstring)."""
     text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", _NANOBOT.sub("", text)))))
+    text = _ECHO.sub("", text)
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
