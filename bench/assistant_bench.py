@@ -1,7 +1,7 @@
 """Does the assistant do what was asked and nothing else? The issue-29 bench.
 
     .venv/bin/python bench/assistant_bench.py [--model PATH] [--json bench/results/assistant-NAME.json]
-        [--only SESSION ...] [--max-tokens 64]
+        [--only SESSION ...] [--max-tokens 64] [--threads 1]
     .venv/bin/python bench/assistant_bench.py --table bench/results/assistant-*.json   # README's table
     .venv/bin/python bench/assistant_bench.py --combine OUT.json PART.json ...  # runs split by --only
 
@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,9 +45,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 from assistant_requests import FILES, MEMORY, SESSIONS, Turn  # noqa: E402
 from figures import emit  # noqa: E402
 
+from nanobot.backends.llama import LlamaBackend  # noqa: E402
 from nanobot.chats.feature import ChatContextFeature  # noqa: E402
 from nanobot.config import load_settings  # noqa: E402
 from nanobot.core.events import Notice, ToolCall, ToolResult, TurnDone  # noqa: E402
+from nanobot.models import resolve_model  # noqa: E402
 from nanobot.runtime import build_agent, load_model  # noqa: E402
 
 OWNED = {".git", "MEMORY.md", "CONTEXT.md", "USER.md", "SOUL.md", "observations", "knowledge", "skills",
@@ -78,11 +81,17 @@ def snapshot(ws: Path) -> dict[str, str]:
     return out
 
 
-def setup(home: Path, model_path: str | None, max_tokens: int):
+def setup(home: Path, model_path: str | None, max_tokens: int, threads: int | None = None):
     settings = load_settings(home, chat={"temperature": 0, "max_tokens": max_tokens},
                              observer={"enabled": False}, kv_cache={"enabled": False},
                              tools={"exec_allow": EXEC_ALLOW, "exec_timeout": 10})
-    agent = build_agent(settings, load_model(settings, model_path))
+    if threads:  # the model's own settings (n_ctx ...), with llama.cpp's thread count fixed
+        resolved = resolve_model(settings, model_path)
+        resolved = replace(resolved, settings=resolved.settings.model_copy(update={"n_threads": threads}))
+        backend = LlamaBackend(resolved)
+    else:
+        backend = load_model(settings, model_path)
+    agent = build_agent(settings, backend)
     ws = settings.workspace
     for name, text in FILES.items():
         (ws / name).parent.mkdir(parents=True, exist_ok=True)
@@ -204,6 +213,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write the result here")
     ap.add_argument("--only", nargs="*", help="run only these sessions")
     ap.add_argument("--max-tokens", type=int, default=64, help="reply budget per turn")
+    ap.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's, from the free cores)")
     opts = ap.parse_args()
     if opts.table:
         print(table(opts.table))
@@ -213,7 +223,8 @@ def main() -> None:
         return
     load_before = os.getloadavg()
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
-    agent, ws = setup(home, opts.model, opts.max_tokens)
+    print(f"home: {home}", file=sys.stderr, flush=True)  # its sessions/ keep every turn's tool steps
+    agent, ws = setup(home, opts.model, opts.max_tokens, opts.threads)
     turns: list[dict] = []
     start = time.perf_counter()
     for session in SESSIONS:

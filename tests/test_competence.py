@@ -121,16 +121,26 @@ def test_contents_stated_without_reading_are_caught_and_the_retry_reads(home):
     agent = make_agent(home, ["Answer:", "notes.txt says: buy milk and eggs.",
                               "Tool: read_file", '{"path": "notes.txt"}', "Answer:", "It says: call Bob."])
     (agent.workspace / "notes.txt").write_text("call Bob\n")
-    events, done = run(agent, "read notes.txt")
+    events, done = run(agent, "What is in notes.txt?")
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
     assert done.reply == "It says: call Bob."
     assert any("nothing was read or run" in e.text for e in events if isinstance(e, Notice))
 
 
-def test_saying_it_cannot_is_not_flagged(home):
-    agent = make_agent(home, ["Answer:", "I cannot open that file."])
-    events, done = run(agent, "show me notes.txt")
-    assert done.reply == "I cannot open that file." and not any(isinstance(e, Notice) for e in events)
+def test_saying_it_cannot_after_looking_is_not_flagged(home):
+    """Declining with no tool tried (the 1.5B's "I'm sorry, but I can't help with that." to "alice: read
+    greet.py please", copied from an earlier turn) is retried with the look; a decline after the look
+    failed stands, uncorrected."""
+    agent = make_agent(home, ["Answer:", "I'm sorry, but I can't help with that.",
+                              '{"path": "notes.txt"}', "Answer:", "I cannot open that file."])
+    events, done = run(agent, "What is in notes.txt?")
+    assert [(e.name, e.ok) for e in events if isinstance(e, ToolResult)] == [("read_file", False)]
+    assert done.reply == "I cannot open that file." and not done.corrected
+    assert [e.text for e in events if isinstance(e, Notice)] == [
+        "reply check: the reply declines notes.txt without looking; asking again"]
+    agent = make_agent(home, ["Answer:", "I cannot open that file.", '{"path": "notes.txt"}', "Answer:", "Sorry, no."])
+    events, done = run(agent, "What is in notes.txt?")
+    assert done.reply == "Sorry, no." and not done.corrected  # the look failed: declining is the answer
 
 
 def test_memory_markup_never_reaches_the_user(home):
@@ -409,14 +419,14 @@ def test_a_tool_call_written_as_the_reply_is_no_answer(home):
 
 
 def test_a_command_written_as_the_reply_is_run_and_answered_from(home):
-    agent = make_agent(home, ["Answer:", 'json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}',
-                              "Answer:", "It is today."], exec_allow=["date"])
-    events, done = run(agent, "What does `date` print?")
+    agent = make_agent(home, ["Answer:", 'json: {"name": "exec", "arguments": {"command": "echo hello", "cwd": "."}}',
+                              "Answer:", "It prints hello."], exec_allow=["echo"])
+    events, done = run(agent, "What does `echo hello` print?")
     call = next(e for e in events if isinstance(e, ToolCall))
-    assert call.name == "exec" and call.arguments["command"] == "date"  # the model's extra "cwd" dropped
+    assert call.name == "exec" and call.arguments["command"] == "echo hello"  # the model's extra "cwd" dropped
     assert next(e for e in events if isinstance(e, ToolResult)).ok
     assert "[tool exec" in agent.model.calls[-1]["messages"][-1].content  # the retry sees the output
-    assert done.reply == "It is today." and agent.history[-1].content == "It is today."
+    assert done.reply == "It prints hello." and agent.history[-1].content == "It prints hello."
 
 
 def test_a_written_call_still_goes_through_the_call_policy(home):
@@ -548,3 +558,96 @@ def test_up_to_two_written_calls_run_in_a_turn(home):
     events, done = run(agent, "read a.txt, b.txt and c.txt")
     ran = [e.arguments["path"] for e in events if isinstance(e, ToolCall)]
     assert WRITTEN_RUNS == 2 and ran == ["a.txt", "b.txt"]  # the third written call is not run
+
+
+def test_a_look_answered_with_nothing_of_its_result_is_retried_with_the_result(home):
+    """The 1.5B answered "show me todo.md" with "Done." after read_file succeeded: no answer. The retry's
+    note carries the result (the retry does not see the turn's tool steps), and its answer stands."""
+    agent = make_agent(home, ["Tool: read_file", '{"path": "todo.md"}', "Answer:", "Done.",
+                              "Answer:", "Your todo list: buy milk, fix the bike."])
+    (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n- fix the bike\n")
+    events, done = run(agent, "show me todo.md")
+    assert any("says nothing of what read_file showed" in e.text for e in events if isinstance(e, Notice))
+    assert "- buy milk" in agent.model.calls[-1]["messages"][-1].content
+    assert done.reply == "Your todo list: buy milk, fix the bike." and not done.corrected
+
+
+def test_an_earlier_answer_copied_over_a_look_is_corrected_with_what_the_look_showed(home):
+    """A reply copied from an earlier turn ("... `python3 calc.py` is: 42" after reading greet.py), and
+    a canned refusal after a read that worked, are not from the file: when the retry is no better the
+    user gets what the read showed."""
+    copied = "The result of running the command `python3 calc.py` is: 42"
+    agent = make_agent(home, ["Tool: read_file", '{"path": "greet.py"}', "Answer:", copied,
+                              "Answer:", "I'm sorry, but I can't help with that."])
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    events, done = run(agent, "alice: read greet.py please")
+    assert done.corrected and "(nanobot: the reply above is not from greet.py; read_file returned:" in done.reply
+    assert "print('hi')" in done.reply
+
+
+def test_a_reply_that_uses_the_result_in_its_own_words_stands():
+    shown = _ran("read_file", {"path": "calc.py"}, text="calc.py lines 1-2 of 2\ndef add(a, b):\n    return a + b")
+    assert not check("What does the add function in calc.py do?", "It adds a and b and returns the sum.", shown).problem
+    assert not check("run date", "Done.", _ran("exec", {"command": "date"}, text="exit 0")).problem  # nothing shown
+    assert check("run date", "The file notes.txt has 1 line.",
+                 _ran("exec", {"command": "date"}, text="exit 0\nWed Nov 25 02:10:00 UTC 2026")).problem
+
+
+def test_saying_a_file_does_not_exist_without_looking_is_caught_and_the_retry_reads(home):
+    """The 1.5B answered "What is in docs/guide.md?" with "The file docs/guide.md does not exist." (copying
+    the previous turn's answer about missing.txt) with no call, though the file was there: that a file is
+    absent is a statement about the disk, and needs a look like its contents do."""
+    agent = make_agent(home, ["Answer:", "The file docs/guide.md does not exist.",
+                              "Tool: read_file", '{"path": "docs/guide.md"}', "Answer:", "It says: start with make run."])
+    (agent.workspace / "docs").mkdir()
+    (agent.workspace / "docs" / "guide.md").write_text("# Guide\nStart with `make run`.\n")
+    events, done = run(agent, "What is in docs/guide.md?")
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
+    assert done.reply == "It says: start with make run."
+    assert check("Is there a file called secrets.txt here?", "No, there is no such file.", []).problem
+    cannot = check("show me notes.txt", "I cannot open that file.", [])
+    assert cannot.tool == "read_file" and not cannot.correction  # retried with the look, never corrected
+
+
+def test_a_change_told_but_not_tried_is_retried_with_the_change_tool(home):
+    """After showing todo.md, the 1.5B answered "In todo.md replace 'buy milk' with 'buy oat milk'" with the
+    file's text as changed and no call (no claim verb to catch): the change was only told. The retry
+    calls edit_file directly."""
+    agent = make_agent(home, ["Answer:", "The file todo.md contains:\n- buy oat milk",
+                              '{"path": "todo.md", "old": "buy milk", "new": "buy oat milk"}', "Answer:", "Done."])
+    (agent.workspace / "todo.md").write_text("- buy milk\n")
+    events, done = run(agent, "In todo.md replace 'buy milk' with 'buy oat milk'")
+    assert [(e.name, e.ok) for e in events if isinstance(e, ToolResult)] == [("edit_file", True)]
+    assert (agent.workspace / "todo.md").read_text() == "- buy oat milk\n" and done.reply == "Done."
+    told = check("In calc.py, fix sub", "def sub(a, b):\n    return a - b", [], asked_change=True)
+    assert told.tool == "edit_file" and told.correction
+    assert not check("How do I fix sub in calc.py?", "Change + to -.", [], asked_change=True).problem
+    lured = _ran("edit_file", {"path": "calc.py"}, ok=False,
+                 text="edit_file refused: the text to replace 'x' comes from retrieved memory or context, not from "
+                      "the user in this conversation; ask the user before changing it")
+    told = check("In calc.py, fix sub", "To fix sub, replace x with y.", lured, asked_change=True)
+    assert told.tool == "edit_file"  # a call refused as nobody's ask (a lure in memory) is no try
+
+
+def test_a_file_the_user_asks_to_read_is_read_whatever_path_the_model_would_pick(home):
+    """On "read calc.py" the 1.5B read 'sessions/2026...jsonl:13', a source reference from its memory
+    block: a message that only asks to see one file names the call, and nanobot makes it first."""
+    agent = make_agent(home, ["Tool: read_file", '{"path": "sessions/x.jsonl:13"}', "Answer:", "It prints hi."])
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    events, done = run(agent, "alice: read greet.py please")
+    first = next(e for e in events if isinstance(e, ToolCall))
+    assert (first.name, first.arguments["path"]) == ("read_file", "greet.py")
+    assert next(e for e in events if isinstance(e, ToolResult)).ok
+
+
+def test_a_note_of_nanobots_echoed_as_the_reply_is_no_answer(home):
+    """The 1.5B answered "Summarize notes.txt in one sentence." with nanobot's own note to it, brackets
+    dropped: "The call ran; answer the user in plain text from its result above, without another call."
+    (it shares "call" with the file, so only its removal shows it is no answer)."""
+    echo = "The call ran; answer the user in plain text from its result above, without another call."
+    assert scrub(echo) == "" and scrub(f"Bob is to be called. {echo}") == "Bob is to be called."
+    agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", echo,
+                              "Answer:", "Call Bob at 5pm about the invoice."])
+    (agent.workspace / "notes.txt").write_text("Call Bob at 5pm about the invoice.\n")
+    events, done = run(agent, "Summarize notes.txt in one sentence.")
+    assert done.reply == "Call Bob at 5pm about the invoice." and "answer the user" not in done.reply

@@ -136,3 +136,17 @@ def test_an_mcp_change_nobody_asked_for_never_reaches_the_server(home, model, tm
     results = [e for e in events if isinstance(e, ToolResult)]
     assert results and "did not ask for a change" in results[0].text
     assert calls_made(calls) == []
+
+
+def test_a_file_asked_to_be_shown_is_shown(home, model):
+    """Forced into read_file on "What is in todo.md?": whatever SmolLM2 then says ("Done.", a refusal, an
+    earlier answer), the user's reply holds something of what the read showed -- the model's own words
+    or the runtime's correction carrying the result."""
+    from nanobot.loop.answered import unanswered
+
+    agent = forced(home, model, "read_file", grammar=pinned("read_file", {"path": "todo.md"}))
+    (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n- fix the bike\n")
+    events = list(agent.turn("What is in todo.md?"))
+    shown = [e.text for e in events if isinstance(e, ToolResult) and e.ok and e.name == "read_file"]
+    assert shown and "buy milk" in shown[0]
+    assert not unanswered("What is in todo.md?", events[-1].reply, shown[-1]), events[-1].reply

@@ -51,7 +51,7 @@ def test_no_structured_output_falls_back_to_parse_validate_retry(home):
     with FakeOpenAI(script) as fake:
         write_config(home, fake.url)
         agent = agent_for(home)
-        first = run_turn(agent, "read notes.txt")
+        first = run_turn(agent, "What is in notes.txt?")  # ("read X" nanobot reads itself)
         second = run_turn(agent, "thanks")
     notices = [e.text for e in first + second if isinstance(e, Notice) and "cannot constrain" in e.text]
     assert len(notices) == 1, "said once per session"
@@ -71,18 +71,18 @@ def test_no_structured_output_falls_back_to_parse_validate_retry(home):
 
 
 def test_json_schema_server_gets_response_format_and_the_decision_comes_back_unwrapped(home):
-    script = ['{"step": "Tool: read_file"}', '{"path": "notes.txt"}', '{"step": "Answer:"}', "Done."]
+    script = ['{"step": "Tool: read_file"}', '{"path": "notes.txt"}', '{"step": "Answer:"}', "It says hello."]
     with FakeOpenAI(script) as fake:
         write_config(home, fake.url, structured="json_schema")
         agent = agent_for(home)
-        events = run_turn(agent, "read notes.txt")
+        events = run_turn(agent, "What is in notes.txt?")
     assert not any(isinstance(e, Notice) and "cannot constrain" in e.text for e in events)
     decision = fake.requests[0]["response_format"]["json_schema"]["schema"]
     assert "Tool: read_file" in decision["properties"]["step"]["enum"]
     args_schema = fake.requests[1]["response_format"]["json_schema"]["schema"]
     assert "path" in args_schema["properties"]
     assert any(isinstance(e, ToolCall) and e.arguments["path"] == "notes.txt" for e in events)
-    assert events[-1].reply == "Done."
+    assert events[-1].reply == "It says hello."
 
 
 def test_server_down_is_one_line_and_the_message_is_kept(home):

@@ -80,7 +80,7 @@ def test_a_message_that_asks_to_look_calls_even_under_the_threshold(home):
     model = ToolTemplateModel([body("read_file", {"path": "todo.md"}), "It says: buy milk."], [0.2, 0.1])
     agent = make_agent(home, model)
     (agent.workspace / "todo.md").write_text("- buy milk\n")
-    events = list(agent.turn("show me todo.md"))
+    events = list(agent.turn("What is in todo.md?"))
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
     assert next(e for e in events if isinstance(e, ToolResult)).ok
     assert agent.model.calls[0]["grammar"] is not None  # made by the call step, not run from text
@@ -185,7 +185,7 @@ def test_retries_are_bounded(home):
     bad = body("read_file", {"path": 3})
     model = ToolTemplateModel([bad, bad, "Sorry."], [0.9, 0.1])
     agent = make_agent(home, model, max_retries=1)
-    events = list(agent.turn("read a.txt"))
+    events = list(agent.turn("What is in a.txt?"))  # ("read a.txt" nanobot reads itself: loop/explicit.py)
     assert [r.ok for r in events if isinstance(r, ToolResult)] == [False, False]
     assert not [e for e in events if isinstance(e, ToolCall)]
     assert events[-1].reply == "Sorry." and len(model.calls) == 3
@@ -305,3 +305,34 @@ def test_qwen_never_answers_with_only_a_calls_opening(home):
         assert events[-1].reply.strip() and not opening_only(events[-1].reply), (ask, events[-1].reply)
         assert not opening_only(streamed) and not streamed.lstrip().startswith(NO_OPENING), (ask, streamed)
     _check_calls(rec, agent)
+
+
+def test_a_reply_checks_retry_that_calls_is_then_asked_for_the_answer(home):
+    """The retry of a reply that described notes.txt unread calls read_file (its note: "Call read_file
+    for it now"); the 1.5B then answered the result with "Done." -- after the call the note asks for
+    the answer from its result."""
+    model = ToolTemplateModel(["notes.txt says: buy eggs.", body("read_file", {"path": "notes.txt"}),
+                               "It says: call Bob."], [0.01, 0.01])
+    agent = make_agent(home, model)
+    (agent.workspace / "notes.txt").write_text("call Bob\n")
+    events = list(agent.turn("What is in notes.txt?"))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
+    last = model.calls[-1]["messages"]
+    assert last[-1].role == "tool" and "answer the user in plain text from its result" in last[-1].content
+    assert events[-1].reply == "It says: call Bob."
+
+
+def test_a_call_nobody_asked_for_is_refused_and_left_out_of_what_the_model_answers_from(home):
+    """On "Hi, I'm Alice" the 1.5B, lured by a note in memory, called edit_file; the policy refused it
+    and the reply to the refusal was "I'm sorry, but I can't help with that.". The refused call stays
+    in the events (and the checks), not in the context the reply is written from."""
+    call = body("write_file", {"path": "x.txt", "content": "4"})
+    model = ToolTemplateModel([call, call, "4"], [0.9, 0.9])
+    agent = make_agent(home, model)
+    events = list(agent.turn("What is 2+2?"))
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "did not ask for a change" in result.text
+    assert not (agent.workspace / "x.txt").exists()
+    reply = model.calls[-1]["messages"]
+    assert [m.role for m in reply][-1] == "user" and not any("refused" in m.content for m in reply)
+    assert events[-1].reply == "4"

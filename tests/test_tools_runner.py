@@ -77,7 +77,7 @@ def test_broken_json_and_unknown_decision_do_not_crash(home):
 def test_execution_error_is_a_tool_result_and_max_steps_bounds_the_loop(home):
     agent = make_agent(home, ["Tool: read_file", '{"path": "missing.txt"}',
                               "Tool: read_file", '{"path": "gone.txt"}', "Gave up."], max_steps=2)
-    events = list(agent.turn("read missing.txt"))
+    events = list(agent.turn("What is in missing.txt?"))  # ("read X" nanobot reads itself)
     results = [e for e in events if isinstance(e, ToolResult)]
     assert len(results) == 2 and "does not exist" in results[0].text
     assert any(isinstance(e, Notice) and "max_steps" in e.text for e in events)
@@ -229,8 +229,8 @@ def test_every_call_path_runs_its_validated_call_through_run_valid(home, monkeyp
     assert ran == ["write_file"]
     written = make_agent(home, ["Answer:", '{"name": "read_file", "arguments": {"path": "a.txt"}}',
                                       "Answer:", "It says hi."])
-    list(written.turn("read a.txt"))
+    list(written.turn("What is in a.txt?"))
     assert ran == ["write_file", "read_file"]
     model = ToolTemplateModel([body("read_file", {"path": "a.txt"}), "hi"], [0.9, 0.1])
-    list(template_agent(home, model).turn("read a.txt"))
+    list(template_agent(home, model).turn("What is in a.txt?"))
     assert ran == ["write_file", "read_file", "read_file"]

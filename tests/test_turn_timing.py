@@ -47,7 +47,7 @@ def test_first_token_counts_the_tool_steps(home):
     init_workspace(settings.workspace)
     agent = Agent(settings, ScriptedModel(["It says hello."]))
     agent.tool_runner = SlowRunner()
-    events = list(agent.turn("read notes.txt"))
+    events = list(agent.turn("What is in notes.txt?"))  # ("read X" nanobot reads itself)
     done = events[-1]
     assert isinstance(done, TurnDone) and done.timing is not None
     t = done.timing

@@ -16,6 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 _WS = re.compile(r"\s+")
+# the call policy's refusals of a call nobody asked for (``nanobot.loop.callpolicy.refusal``)
+FROM_RETRIEVED = "comes from retrieved memory or context, not from the user in this conversation"
+NOT_ASKED = "the user did not ask for a change in this conversation"
+
+
+def unasked(refusal: str) -> bool:
+    """Whether a tool's error is the call policy refusing a call the user never asked for (its
+    target came only from retrieved text, or no change was asked): nothing the user needs to hear
+    of. The template step drops such a call from the model's context (``tools/templatecalls.py``)."""
+    return " refused: " in refusal and (FROM_RETRIEVED in refusal or NOT_ASKED in refusal)
 
 
 def _norm(text: str) -> str:

@@ -342,6 +342,9 @@ class Agent:
                 yield ev.model_copy(update={"reply": reply})
                 return
             self.transcript.append("event", "reply check", problem=result.problem, attempt=attempt)
+            if attempt == 1 and not result.correction:  # a retry was worth it, a correction is not
+                yield ev.model_copy(update={"reply": reply})
+                return
             if attempt == 1:
                 break
             attempt = 1

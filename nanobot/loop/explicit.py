@@ -1,6 +1,6 @@
 """A call the user spelled out: nanobot makes it, instead of asking a small model to pick it.
 
-"run python3 calc.py" names the tool (``exec``) and its whole argument; "create a file hello.txt
+"run python3 calc.py" names the tool (``exec``) and its whole argument; "read calc.py" names ``read_file`` and its path; "create a file hello.txt
 containing: Hello world" names ``write_file``, its path and its content. On the 1.5B such asks went
 to ``memory_search`` or ``knowledge_search``, or came back as a change claimed with no call
 (bench/assistant_bench.py). When the user's message holds such a call and the tool is offered,
@@ -17,8 +17,15 @@ program on this machine (``shutil.which``) or a path to one (``./x``), so "run a
 ('exec', {'command': 'pytest'})
 >>> explicit("Create a file hello.txt containing: Hello world", ["write_file"])
 ('write_file', {'path': 'hello.txt', 'content': 'Hello world'})
+>>> explicit("alice: read greet.py please", ["read_file"]), explicit("show me todo.md", ["read_file"])
+(('read_file', {'path': 'greet.py'}), ('read_file', {'path': 'todo.md'}))
 >>> explicit("run a marathon with me", ["exec"]), explicit("run date", ["read_file"])
 (None, None)
+>>> explicit("read calc.py and explain sub", ["read_file"]), explicit("show me how to open a.txt", ["read_file"])
+(None, None)
+
+"read calc.py" too names its tool and argument: on the 1.5B the read otherwise went to a path copied
+from the memory block's source references (``sessions/2026...jsonl:13``).
 """
 
 from __future__ import annotations
@@ -33,6 +40,10 @@ _WRITE = re.compile(r"\b(?:create|write|make)\s+(?:a\s+|the\s+)?(?:new\s+)?file\
                     re.I | re.S)
 
 
+# "read calc.py", "show me todo.md", "alice: read greet.py please": the whole message asks to see one file
+_READ = re.compile(r"^(?:[\w.-]+:\s+)?(?:please\s+|now\s+|can you\s+|could you\s+)?(?:read|show(?:\s+me)?|open|display)\s+"
+                   r"(?:the\s+)?(?:file\s+)?[`'\"]?((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})[`'\"]?"
+                   r"(?:\s+please)?\s*[.!?]?\s*$", re.I)
 _PROSE = re.compile(r"\.\s|\?|!|,\s+(?:and|then)\b|\s+(?:and|then)\s+(?:tell|show|explain|let|say|report|give|"
                     r"fix|see|check|summari[sz]e|paste|print me)\b", re.I)
 
@@ -59,6 +70,8 @@ def explicit(user_text: str, offered: list[str]) -> tuple[str, dict] | None:
             command = _command(m.group(1))
             if command and _is_program(command.split()[0]):
                 return "exec", {"command": command}
+    if "read_file" in offered and (m := _READ.search(user_text.strip())):
+        return "read_file", {"path": m.group(1)}
     if "write_file" in offered and (m := _WRITE.search(user_text.strip())):
         return "write_file", {"path": m.group(1), "content": m.group(2).strip()}
     return None

@@ -11,15 +11,25 @@
 - **Asked change not made.** The user asked to change a file (a change word and a file name), no file
   tool (write_file, edit_file, exec, an MCP tool) succeeded this turn, and the reply claims a change:
   another tool's success (a task added, a memory noted) is not the file the user asked about.
+- **Asked change not tried.** The user asked to change a file (not a how/what question) and no tool
+  ran: whatever the reply says ("The file todo.md contains: - buy oat milk", copied from an earlier
+  turn) the change is only told. Retried with the change tool; a reply that declines without
+  trying is retried too and then stands.
 - **Memory is not a file.** Only memory changed this turn (memory_add) and the reply claims a file
   (other than MEMORY.md/USER.md) was changed.
 - **A call written as text.** A reply holding a tool call's JSON (``{"name": ..., "arguments": ...}``,
   as a template-tool model writes one after the step decided to answer) is no answer: nothing ran.
 - **No answer.** An empty reply, a bare code fence, only a call's opening (``json: {``) or one holding
   the template's ``tool_response`` markup says nothing to the user.
+- **Not from the look.** The user asked to see or run something, the look succeeded, and the reply
+  shares no word with its result ("Done.", a canned refusal, an earlier turn's answer copied):
+  ``nanobot.loop.answered``; the note carries the result, the correction shows it.
 - **Not looked.** The user named a file, folder or command and asked to see or run it, no tool that
   shows files or runs commands ran this turn (a memory or web search does not; or every call failed),
-  and the reply neither says it cannot nor asks back: its content is invented. The retry's note names
+  and the reply neither says it cannot nor asks back: its content is invented. "It does not exist" /
+  "there is no such file" is content too (the 1.5B said so of files that were there). Declining with
+  no tool tried at all ("I'm sorry, but I can't help with that.", copied from an earlier turn) is
+  retried with the look; if the retry declines again, that reply stands (no correction). The retry's note names
   the tool that looks (exec for a command, list_dir for a folder, read_file for a file).
 
 ``Agent.turn`` retries a failing reply once with a note saying what went wrong (``CheckResult.note``)
@@ -38,6 +48,8 @@ from dataclasses import dataclass
 
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, looks_at  # noqa: F401 (re-exported)
 from nanobot.core.events import ToolCall, ToolResult
+from nanobot.core.provenance import unasked
+from nanobot.loop.answered import unanswered
 
 HEADERS = ("Relevant Memory:", "Related Context:")
 _SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
@@ -58,6 +70,10 @@ _DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt c
 _DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
                      r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up|"
                      r"does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any))\b", re.I)
+# "X does not exist" / "there is no X" states what is on disk: it needs a look like any content does
+_ABSENT = re.compile(r"\b(?:not found|does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any)|"
+                     r"there is ?n[o']t|no,? there is)\b", re.I)
+_ASKS_HOW = re.compile(r"\s*(?:how|what|why|where|when|which|who|should|would)\b", re.I)  # a question about a change
 _FILE_TOOLS = {"write_file", "edit_file", "exec"}  # what changes a file the user names (and MCP tools)
 _MEMORY_FILES = {"memory.md", "user.md"}
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
@@ -68,9 +84,16 @@ _NO_ANSWER = re.compile(r"\s*(?:(?:json|plaintext|text|python|bash)\s*:?\s*)?(?:
 _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
 
 
+# nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK, textcall.run_written), echoed without
+# their brackets: the 1.5B answered "Summarize notes.txt" with "The call ran; answer the user in plain text ..."
+_ECHO = re.compile(r"\s*(?:the call(?: the user asked for| you wrote)? ran; answer the user in plain text from its result "
+                   r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?)", re.I)
+
+
 def scrub(text: str) -> str:
     """``text`` without nanobot's markup (see the module docstring)."""
     text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", _NANOBOT.sub("", text)))))
+    text = _ECHO.sub("", text)
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
@@ -117,7 +140,7 @@ def remember(user_text: str) -> bool:
 class CheckResult:
     problem: str = ""  # "" when the reply may stand
     note: str = ""  # for the model, on a retry
-    correction: str = ""  # for the user, when the retry did not help
+    correction: str = ""  # for the user, when the retry did not help ("": the retried reply stands)
     tool: str = ""  # the tool the note asks for: the retry calls it directly (``ToolRunner.retry_tool``)
 
 
@@ -202,6 +225,14 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
             problem=f"the reply claims a change but {miss}",
             note=f"[nanobot: {miss}, so the file is unchanged. Call {_changer(user_text)} now, or say you did not change it.]",
             correction=f"(nanobot: {miss}; the file is unchanged.)", tool=_changer(user_text))
+    tried = [o for o in done if o[2] or not unasked(o[3])]  # a call refused as nobody's ask is no try
+    if (asked_change and not tried and _FILE.search(user_text) and not remember(user_text)
+            and not _ASKS_HOW.match(user_text) and not reply.rstrip().endswith("?")):
+        tool, declined = _changer(user_text), bool(_DENIAL.search(reply))
+        return CheckResult(  # "The file todo.md contains: - buy oat milk" with nothing run: the change is only told
+            problem=f"the user asked to change a file but {'the reply declines without trying' if declined else 'no tool ran'}",
+            note=f"[nanobot: nothing was changed: no tool ran this turn. Call {tool} now to make the change, or say you cannot.]",
+            correction="" if declined else "(nanobot: nothing was changed this turn.)", tool=tool)
     if m := _CALL_TEXT.search(reply):
         return CheckResult(
             problem=f"the reply is a {m.group(1)} call written as text, not an answer",
@@ -214,7 +245,19 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
         return _failure(looks[-1], "the reply speaks of {target} but looking failed: {first}",
                         "[nanobot: {name} failed ({first}). Tell the user; do not describe {target}.]",
                         "(nanobot: {name} failed: {first}. The reply above is not from {target}.)", target=target)
-    if target and not looks and not _DENIAL.search(reply) and not reply.rstrip().endswith("?"):
+    shown = [o for o in looks if o[2] and o[0] not in CHANGERS]
+    if target and shown and all(missed := [unanswered(user_text, reply, o[3]) for o in shown]):
+        name, body = shown[-1][0], missed[-1]
+        return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
+            problem=f"the reply says nothing of what {name} showed",
+            note=f"[nanobot: your reply did not use what {name} returned:\n{body[:1500]}\nAnswer the user's "
+                 "message now from this result, in plain sentences.]",
+            correction=f"(nanobot: the reply above is not from {target}; {name} returned:\n{body[:800]})")
+    if target and not looks and not done and _DENIAL.search(reply) and not _ABSENT.search(reply):
+        tool = _looker(user_text, target)  # "I'm sorry, but I can't help with that." without trying
+        return CheckResult(problem=f"the reply declines {target} without looking", tool=tool,
+                           note=f"[nanobot: you have not tried to look at {target}. Call {tool} for it now.]")
+    if target and not looks and (_ABSENT.search(reply) or not _DENIAL.search(reply)) and not reply.rstrip().endswith("?"):
         tool = _looker(user_text, target)
         return CheckResult(
             problem=f"the reply speaks of {target} but nothing was read or run this turn",

@@ -31,7 +31,15 @@ grammar instead when no call ran yet this turn (at most ``FORCED`` times), then 
 again. After a call it is mostly the result being rewritten as JSON: it is asked for once more in
 plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
 the next step calls that tool again under its own grammar (``watch``), once a turn: re-deciding,
-the 1.5B mostly asked the user for the code instead of fixing its edit.
+the 1.5B mostly asked the user for the code instead of fixing its edit. A reply check's retry that
+calls a tool (``first``) gets ``AFTER_CALL`` after the result: its note said "Call read_file now", and
+the 1.5B answered the call's result with "Done.".
+
+A call the call policy refuses because nobody asked for it (its path or text came only from retrieved
+memory, or no change was asked: ``core.provenance.unasked``) leaves the model's context (the events
+and the transcript keep it; the same call again ends the steps): the 1.5B, lured by a note in memory
+into editing greet.py on "Hi, I'm Alice", answered the refusal with "I'm sorry, but I can't help with
+that." and later turns copied it.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ import regex
 from nanobot.backends.base import Message
 from nanobot.core.asks import looks_at
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.core.provenance import unasked
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.validate import validate
 
@@ -160,6 +169,8 @@ class TemplateCalls:
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")
+        if first and seen:  # a reply check's retry: its note said to call; now the answer is wanted
+            self._add_note(msgs, AFTER_CALL)
         forced, reasked = 0, False
         while True:
             done, held = yield from self.reply(agent, msgs)
@@ -231,8 +242,11 @@ class TemplateCalls:
                 return True
             seen.add(key)
             ok, text = yield from runner.run_valid(agent, name, args)
-            msgs.append(Message(role="tool", content=text if ok else f"error: {text}"))
             runner._record(agent, "result", name, text, ok=ok)
+            if not ok and unasked(text):  # the user never asked for it: answered as if never made
+                msgs.pop()
+                return False
+            msgs.append(Message(role="tool", content=text if ok else f"error: {text}"))
             return False
         return False
 

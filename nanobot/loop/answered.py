@@ -1,0 +1,55 @@
+"""Whether a reply to "show me / run X" says anything of what the look showed (``unanswered``).
+
+The user asked to see a file, a folder or a command's output, the look ran and succeeded, and the
+reply shares no word with its result: it is not from it. On the 1.5B such replies were "Done.",
+a canned "I'm sorry, but I can't help with that." or an earlier turn's answer copied from the
+history or the retrieved past conversations ("The result of running `python3 calc.py` is: 42"
+after reading greet.py). ``replycheck.check`` retries such a reply once with the result in the note
+(the retry does not see the turn's tool steps) and otherwise shows the user the result itself, as
+a correction: they asked to see it.
+
+Words are compared, not meaning: a result's words (numbers too, "42"; a word and its longer form,
+"add"/"adds"), less the tool's own header ("todo.md lines 1-3 of 3", "exit 0") and the words of the
+user's message (the file's name), against the reply's. A reply in other words entirely is asked
+again; that costs one retry, not a wrong answer.
+
+>>> unanswered("show me todo.md", "Done.", "todo.md lines 1-2 of 2\\n# Todo\\n- buy milk")
+'# Todo\\n- buy milk'
+>>> unanswered("show me todo.md", "You need to buy milk.", "todo.md lines 1-2 of 2\\n- buy milk")
+''
+>>> unanswered("run date", "It printed nothing.", "exit 0")  # nothing shown: nothing to miss
+''
+"""
+
+from __future__ import annotations
+
+import re
+
+_HEADER = re.compile(r"\A(?:exit -?\d+|\S+ lines \d+-\d+ of \d+|\S+: empty file)\s*$\n?", re.M)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_COMMON = frozenset(
+    "an and are as at be but by can do does file for from has have he her his how if in into is it its me my no "
+    "not of on or our result says she so that the their them then there these they this those to up us was we "
+    "were what when which who will with you your".split())
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in (m.lower() for m in _WORD.findall(text))
+            if w.isdigit() or (len(w) >= 2 and w not in _COMMON)}
+
+
+def _shares(reply: set[str], shown: set[str]) -> bool:
+    if reply & shown:
+        return True
+    return any(len(a) >= 3 and len(b) >= 3 and (a.startswith(b) or b.startswith(a)) for a in reply for b in shown
+               if not a.isdigit() and not b.isdigit())
+
+
+def unanswered(user_text: str, reply: str, result: str) -> str:
+    """The result's body (what the look showed) when ``reply`` says nothing of it; "" when it does,
+    or when there was nothing to show."""
+    body = _HEADER.sub("", result, count=1).strip()
+    shown = _words(body) - _words(user_text)
+    if not shown or body == "(no output)":
+        return ""
+    return "" if _shares(_words(reply), shown) else body
