@@ -94,6 +94,9 @@ def make_tools(functions: list[dict]) -> dict:
             def grammar(self, schema=schema) -> str:
                 return schema_grammar(schema).gbnf
 
+            def grammar_of(self, schema: dict) -> str:
+                return schema_grammar(schema).gbnf
+
             def parameters(self, schema=schema) -> dict:  # type: ignore[override]
                 return schema
 

@@ -127,3 +127,34 @@ def test_numbers_as_requests_hold_them_pass_the_call_grammar(model):
         assert accepts(model, number, text), text
     assert not accepts(model, number, "1." + "0" * 11) and not accepts(model, number, "1" * 13)
     assert accepts(model, gbnf, '{"name": "read_file", "arguments": {"path": "a.txt", "start": 2}}\n</tool_call>')
+
+
+def test_the_template_call_grammar_admits_only_the_values_a_description_lists(model, tmp_path):
+    """BFCL's maps.shortest_path gives its modes only in prose, "(walk, bike, transit, drive)": the
+    1.5B wrote "public transportation". The template step's grammar admits only the listed values;
+    the names path's grammar (SmolLM2's) is unchanged."""
+    from pydantic import BaseModel, Field
+
+    from nanobot.config import load_settings
+    from nanobot.tools.base import Tool
+    from nanobot.tools.runner import ToolRunner
+    from nanobot.tools.templatecalls import TemplateCalls
+
+    class RouteArgs(BaseModel):
+        start: str
+        mode: str = Field("walk", description="The mode of transportation (walk, bike, transit, drive).")
+
+    class Route(Tool):
+        name, description, Args = "route", "Find a route.", RouteArgs
+
+    runner = ToolRunner(load_settings(tmp_path), tools={"route": Route()})
+    gbnf = TemplateCalls(runner).grammar()
+
+    def body(args):
+        return json.dumps({"name": "route", "arguments": args}) + "\n</tool_call>"
+
+    assert accepts(model, gbnf, body({"start": "Paris", "mode": "transit"}))
+    assert accepts(model, gbnf, body({"start": "Paris"}))  # still optional
+    assert not accepts(model, gbnf, body({"start": "Paris", "mode": "public transportation"}))
+    names = runner.grammar(runner.tools["route"])
+    assert accepts(model, names, '{"start": "Paris", "mode": "public transportation"}')

@@ -87,6 +87,9 @@ class McpTool(Tool):
             self._grammar = schema_grammar(self.input_schema)
         return self._grammar.gbnf
 
+    def grammar_of(self, schema: dict) -> str:
+        return schema_grammar(schema).gbnf
+
     @property
     def unsupported(self) -> list[str]:
         self.grammar()

@@ -95,7 +95,12 @@ class Tool:
     def grammar(self) -> str:
         """The GBNF its arguments are generated under (a tool with its own schema handling, e.g.
         an MCP tool, overrides this)."""
-        return args_grammar(self.parameters())
+        return self.grammar_of(self.parameters())
+
+    def grammar_of(self, schema: dict) -> str:
+        """The GBNF for arguments under ``schema``: its own, or one narrowed from it (the template
+        call step's ``choices.described``); a tool with its own schema handling overrides this."""
+        return args_grammar(schema)
 
 
 def _strip_titles(node: Any) -> Any:

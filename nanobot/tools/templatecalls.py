@@ -11,7 +11,8 @@ with the tools' JSON schemas, answering either in text or with ``<tool_call>{"na
    tuned on the development half of a BFCL sample (bench/bfcl_bench.py): the model alone opens a call
    for almost any request, so the margin is what declines "hello".
 2. **Call**: after ``<tool_call>\\n`` the call is generated under ``callgrammar.call_grammar`` (an
-   offered name, then that tool's argument grammar), parsed and validated by the tool's ``Args``; an
+   offered name, then that tool's argument grammar, where a parameter's description closes its values
+   those values only: ``choices.described``), parsed and validated by the tool's ``Args``; an
    error goes back as a tool message and the call is retried (``tools.max_retries``).
 3. The call and its result enter the context as the template expects them (an assistant message
    holding the call, a ``tool`` message holding the result), then the next step decides again.
@@ -55,6 +56,7 @@ from nanobot.core.asks import looks_at
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.provenance import unasked
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
+from nanobot.tools.choices import described
 from nanobot.tools.validate import validate
 
 # How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
@@ -119,8 +121,15 @@ class TemplateCalls:
         """The call grammar over every offered tool, or over ``only`` (a retry of that tool)."""
         if only not in self._grammars:
             tools = {only: self.runner.tools[only]} if only else self.runner.tools
-            self._grammars[only] = call_grammar({n: self.runner.grammar(t) for n, t in tools.items()})
+            self._grammars[only] = call_grammar({n: self.arguments(t) for n, t in tools.items()})
         return self._grammars[only]
+
+    def arguments(self, tool: Any) -> str:
+        """``tool``'s argument grammar, where a parameter's description lists its values
+        (``choices.described``) admitting only those."""
+        schema = tool.parameters()
+        listed = described(schema)
+        return self.runner.grammar(tool) if listed == schema else tool.grammar_of(listed)
 
     @staticmethod
     def messages(msgs: list[Message]) -> list[Message]:
