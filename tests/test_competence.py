@@ -651,3 +651,15 @@ def test_a_note_of_nanobots_echoed_as_the_reply_is_no_answer(home):
     (agent.workspace / "notes.txt").write_text("Call Bob at 5pm about the invoice.\n")
     events, done = run(agent, "Summarize notes.txt in one sentence.")
     assert done.reply == "Call Bob at 5pm about the invoice." and "answer the user" not in done.reply
+
+
+def test_not_trying_a_change_or_a_look_is_a_fault_only_when_the_tool_is_offered():
+    """With no file tool in this chat, "On it." to "I need to add a --name option to greet.py" and
+    "I cannot open files here." to "show me todo.md" are the honest replies: no retry asking for a
+    call that cannot be made (it took the observer's scripted draft as its reply)."""
+    change, look = "Today I need to add a --name option to greet.py using argparse.", "show me todo.md"
+    assert check(change, "On it.", [], asked_change=True).problem  # a file tool exists: try it
+    assert not check(change, "On it.", [], asked_change=True, offered=frozenset()).problem
+    assert check(look, "I cannot open files here.", []).problem
+    assert not check(look, "I cannot open files here.", [], offered=frozenset({"memory_search"})).problem
+    assert check(look, "I cannot open files here.", [], offered=frozenset({"read_file"})).problem

@@ -337,7 +337,8 @@ class Agent:
                 messages = yield from self._run_written(call, messages, seen)
                 yield TextDelta(text="\n\n")
                 continue
-            result = check(typed, reply, seen, asked_change=asked_for_change([typed]) or remember(typed))
+            result = check(typed, reply, seen, asked_change=asked_for_change([typed]) or remember(typed),
+                           offered=frozenset(self.tool_names()))
             if not result.problem:
                 yield ev.model_copy(update={"reply": reply})
                 return

@@ -194,9 +194,15 @@ def _failure(outcome: tuple, problem: str, note: str, correction: str, **fields:
                        correction=correction.format(**values))
 
 
-def check(user_text: str, reply: str, events: list, asked_change: bool = False) -> CheckResult:
+def check(user_text: str, reply: str, events: list, asked_change: bool = False,
+          offered: frozenset[str] | None = None) -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
-    the user asked for a change (then a bare "created." or "Done." is a claim too)."""
+    the user asked for a change (then a bare "created." or "Done." is a claim too); ``offered``: the
+    tools this chat has (None: any). Not trying a change or a look is a fault only when the tool
+    for it is offered: with none, "On it." or "I can't open files here" is the honest reply."""
+    def can(tool: str) -> bool:
+        return offered is None or tool in offered
+
     done = outcomes(events)
     if _NO_ANSWER.fullmatch(reply) or "tool_response" in reply:
         what = "holds tool_response markup" if "tool_response" in reply else "is empty or only the opening of a call"
@@ -227,7 +233,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
             correction=f"(nanobot: {miss}; the file is unchanged.)", tool=_changer(user_text))
     tried = [o for o in done if o[2] or not unasked(o[3])]  # a call refused as nobody's ask is no try
     if (asked_change and not tried and _FILE.search(user_text) and not remember(user_text)
-            and not _ASKS_HOW.match(user_text) and not reply.rstrip().endswith("?")):
+            and not _ASKS_HOW.match(user_text) and not reply.rstrip().endswith("?") and can(_changer(user_text))):
         tool, declined = _changer(user_text), bool(_DENIAL.search(reply))
         return CheckResult(  # "The file todo.md contains: - buy oat milk" with nothing run: the change is only told
             problem=f"the user asked to change a file but {'the reply declines without trying' if declined else 'no tool ran'}",
@@ -253,7 +259,8 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False) 
             note=f"[nanobot: your reply did not use what {name} returned:\n{body[:1500]}\nAnswer the user's "
                  "message now from this result, in plain sentences.]",
             correction=f"(nanobot: the reply above is not from {target}; {name} returned:\n{body[:800]})")
-    if target and not looks and not done and _DENIAL.search(reply) and not _ABSENT.search(reply):
+    if (target and not looks and not done and _DENIAL.search(reply) and not _ABSENT.search(reply)
+            and can(_looker(user_text, target))):
         tool = _looker(user_text, target)  # "I'm sorry, but I can't help with that." without trying
         return CheckResult(problem=f"the reply declines {target} without looking", tool=tool,
                            note=f"[nanobot: you have not tried to look at {target}. Call {tool} for it now.]")
