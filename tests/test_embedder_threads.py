@@ -49,3 +49,17 @@ def test_a_failing_bulk_batch_still_puts_the_thread_count_back(monkeypatch):
     with pytest.raises(RuntimeError):
         emb.embed(["x"] * (BULK + 1))
     assert torch.get_num_threads() == EMBED_THREADS
+
+
+def test_bulk_threads_count_what_other_processes_do_now_not_the_load_average(monkeypatch):
+    """Right after other work the 1-minute load average still says a core is busy (0.8 on an idle
+    machine gave a 10k-turn import one thread: 80.9 s instead of ~52 s); what /proc/stat shows other
+    processes doing now decides, and a core that is really busy still costs a thread."""
+    from nanobot.base import cores
+
+    monkeypatch.setattr(cores, "default_threads", lambda: 2)
+    monkeypatch.setattr(cores.os, "getloadavg", lambda: (1.2, 1.0, 0.9))
+    monkeypatch.setattr(cores, "busy_now", lambda since=None, window=cores.WINDOW_S: 0.1)
+    assert embedder_mod.bulk_threads() == 2
+    monkeypatch.setattr(cores, "busy_now", lambda since=None, window=cores.WINDOW_S: 1.0)
+    assert embedder_mod.bulk_threads() == 1

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from nanobot.base import background
-from nanobot.base.cores import free_threads
+from nanobot.base.cores import model_threads
 from nanobot.base.errors import ConfigError, MissingDependency, NanobotError
 from nanobot.config import Settings
 
@@ -164,9 +164,12 @@ class Embedder:
 
 
 def bulk_threads() -> int:
-    """Threads for a bulk batch (indexing): every core no other process keeps busy. Queries stay on
-    one (``EMBED_THREADS``): they are tiny, and the chat model's threads may hold the cores."""
-    return free_threads()
+    """Threads for a bulk batch (indexing): every core no other process keeps busy now (``/proc/stat``
+    over a short window, as for the chat model: right after other work the 1-minute load average still
+    counts it, and a 10k-turn import at load 0.8 on an idle machine ran on one thread, 80.9 s instead
+    of ~52 s). Queries stay on one (``EMBED_THREADS``): they are tiny, and the chat model's threads may
+    hold the cores."""
+    return model_threads()
 
 
 class _NumpyModel:
