@@ -92,7 +92,7 @@ def test_dry_sampler_in_the_real_chain_only_when_on(home, model):
     """The real backend builds llama.cpp's DRY sampler into the chain (after the penalties, before
     the final pick) when ``dry`` is given, and llama-cpp-python's own chain otherwise."""
     from nanobot.backends.base import Message
-    from nanobot.loop.agent import dry_sampler
+    from nanobot.backends.sampling import dry_sampler
 
     msgs = [Message(role="user", content="Say hello.")]
     dry = dry_sampler(load_settings().chat)

@@ -27,6 +27,15 @@ class Dry(BaseModel):
     seq_breakers: list[str] = SEQ_BREAKERS
 
 
+def dry_sampler(chat) -> Dry | None:
+    """llama.cpp's DRY sampler settings from ``[chat]``; None when ``dry_multiplier`` is 0."""
+    if chat.dry_multiplier <= 0:
+        return None
+    return Dry(multiplier=chat.dry_multiplier, base=chat.dry_base,
+               allowed_length=chat.dry_allowed_length, penalty_last_n=chat.dry_penalty_last_n,
+               seq_breakers=chat.dry_seq_breakers)
+
+
 def install(llm, holder) -> None:
     """Make ``llm`` (a ``llama_cpp.Llama``) build its sampler with ``holder.dry`` (None: unchanged)."""
     original = llm._init_sampler

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from nanobot.backends.base import ChatModel, Generation, Message, abilities
+from nanobot.backends.sampling import dry_sampler
 from nanobot.base import faults
 from nanobot.config import Settings
 from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
@@ -296,7 +297,7 @@ class Agent:
         self.last = gen
         if remember:
             self.history += [user_msg, Message(role="assistant", content=reply)]
-        self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **_stats(gen))
+        self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **gen.model_dump(exclude={"text"}))
         if gen.finish_reason == "repetition":
             self.transcript.append("event", "stopped: repetition")
 
@@ -444,18 +445,3 @@ class Agent:
                 self.transcript.user_meta = dict(intent.user_meta)
         elif isinstance(intent, PrefillOff):
             self._prefill_off = True
-
-
-def dry_sampler(chat) -> Any:
-    """llama.cpp's DRY sampler settings from ``[chat]``; None when ``dry_multiplier`` is 0."""
-    if chat.dry_multiplier <= 0:
-        return None
-    from nanobot.backends.sampling import Dry
-
-    return Dry(multiplier=chat.dry_multiplier, base=chat.dry_base,
-               allowed_length=chat.dry_allowed_length, penalty_last_n=chat.dry_penalty_last_n,
-               seq_breakers=chat.dry_seq_breakers)
-
-
-def _stats(gen: Generation) -> dict:
-    return gen.model_dump(exclude={"text"})
