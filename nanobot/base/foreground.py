@@ -1,11 +1,15 @@
 """A chat in the foreground comes first: background housekeeping yields to the person.
 
 The interactive chat is *busy* while it loads the model and while a turn runs (Enter to the end of
-the reply): ``busy(home)`` holds a file ``$NANOBOT_HOME/state/foreground/<pid>`` for that time. The
+the reply): ``busy(home)`` holds a file ``$NANOBOT_HOME/state/foreground/<pid>`` for that time. It is
+*typing* while a draft is being prefilled (``typing(home)`` touches ``<pid>.typing`` at every draft;
+the turn, an emptied draft or ``TYPING_S`` without a keystroke ends it): the child's model streams the
+weights through the same memory as the chat's prefill, which ran at half speed beside it. The
 ``nanobot housekeep`` child (the last sessions' observations, recovery, reflection) runs at idle CPU
 priority (``lower_priority``: SCHED_IDLE, so any runnable foreground thread gets the cores first) and
 waits while any chat is busy (``wait_while_busy``), before each job and at every token it generates
-(``Yielding``): it pauses where it is and goes on afterwards, so nothing is dropped; its job file
+and between the 32-token chunks of its prompt (``Yielding``): it pauses where it is and goes on
+afterwards, so nothing is dropped; its job file
 stays until the observation is written. A file whose process is gone (a chat killed mid-turn) counts
 for nothing and is removed by the next reader.
 """
@@ -19,9 +23,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+TYPING_S = 30.0  # a draft left this long without a keystroke no longer holds housekeeping back
+CHUNK = 32  # the child's prompt is evaluated this many tokens at a time, yielding between
+
 
 def _dir(home: Path) -> Path:
     return Path(home) / "state" / "foreground"
+
+
+def typing(home: Path, on: bool = True) -> None:
+    """Mark (``on``) or unmark this process's chat as typing a draft (never fails the chat)."""
+    path = _dir(home) / f"{os.getpid()}.typing"
+    with contextlib.suppress(OSError):
+        if on:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+        else:
+            path.unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:
@@ -58,13 +76,17 @@ def active(home: Path) -> bool:
         return False
     found = False
     for entry in entries:
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+        pid, _, kind = entry.name.partition(".")
+        if not pid.isdigit() or int(pid) == os.getpid() or kind not in ("", "typing"):
             continue
-        if _alive(int(entry.name)):
+        if not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                entry.unlink()
+        elif kind == "":
             found = True
         else:
             with contextlib.suppress(OSError):
-                entry.unlink()
+                found = found or time.time() - entry.stat().st_mtime < TYPING_S
     return found
 
 
@@ -100,6 +122,7 @@ class Yielding:
 
     def stream(self, messages, **kw: Any) -> Iterator[str]:
         self.waited += wait_while_busy(self._home)
+        self._prefill(messages, kw)
         pieces = self._model.stream(messages, **kw)
         try:
             for piece in pieces:
@@ -109,3 +132,23 @@ class Yielding:
             close = getattr(pieces, "close", None)
             if close is not None:
                 close()
+
+    def _prefill(self, messages, kw: dict) -> None:
+        """The prompt evaluated ``CHUNK`` tokens at a time, waiting while a chat is busy before each
+        (a model without ``prefill`` evaluates it in ``stream``, as one llama.cpp batch run to its end)."""
+        model = self._model
+        if not all(hasattr(model, a) for a in ("prefill", "render", "tokenize_prompt")):
+            return
+        tokens = model.tokenize_prompt(model.render(messages, tools=kw.get("tools")) + kw.get("prefill", ""))
+        model.prefill(tokens, _Waiting(self), chunk=CHUNK)
+
+
+class _Waiting:
+    """The ``cancel`` of ``Yielding``'s prefill: never set; while a chat is busy, it waits."""
+
+    def __init__(self, owner: Yielding):
+        self.owner = owner
+
+    def is_set(self) -> bool:
+        self.owner.waited += wait_while_busy(self.owner._home)
+        return False

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from nanobot.backends.base import ChatModel, Generation, Message, abilities
 from nanobot.backends.sampling import dry_sampler
-from nanobot.base import faults
+from nanobot.base import faults, foreground
 from nanobot.config import Settings
 from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.core.features import Feature, merge_sections
@@ -157,6 +157,7 @@ class Agent:
             self._prefill.start(base, before=release + work, prefix=prefix, tools=render.get("tools"))
             return
         pre, key = self._prefill, (draft, len(self.history))
+        foreground.typing(self.settings.home)  # housekeeping waits: the draft's prefill is the person's
 
         def tokens() -> list[int]:  # on the prefill thread, once typing pauses
             block = self.memory_block(draft)
@@ -170,6 +171,7 @@ class Agent:
         (``abandon``: idle work stops too, even with its useful part done)."""
         if self._prefill is not None:
             self._prefill.stop(abandon)
+            foreground.typing(self.settings.home, on=False)
         for feature in self.features:  # their background use of the model ends (Feature.release_model)
             feature.release_model(self)
         return self._prefill

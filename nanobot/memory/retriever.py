@@ -16,7 +16,7 @@ as "Relevant Memory:", unused room flowing across (``shares.py``)::
     - Chose csv+serde for the parser (observations/20260301-100000-abcd.md:7)
 
     Past Conversations:
-    - 1 March 2026, User: the flat in Porto has two rooms (sessions/20260301-100000-abcd.jsonl:2)
+    - 1 March 2026, User: the flat in Porto has two rooms
 
 Nothing clears the floor -> "" and nothing is injected.
 """
@@ -81,8 +81,18 @@ def _norm(text: str) -> str:
 
 
 def select(hits: list[Hit], floor: float, history: list[Message]) -> list[Hit]:
-    """Hits above the floor, without duplicates or what the recent conversation already holds."""
+    """Hits above the floor, without duplicates or what the recent conversation already holds.
+
+    Of lines with the same words (a question asked in several sessions), the best one's place is
+    kept and the newest copy is cited (the greatest source, line): the block then reads the same
+    whichever copy a draft's query happened to rank first, so what the prefill evaluated while the
+    person typed is still the block after Enter (``nanobot.core.prefill``)."""
     recent = _norm(" ".join(m.content for m in history[-RECENT_MESSAGES:]))
+    newest: dict[str, Hit] = {}
+    for h in hits:
+        n = _norm(h.text)
+        if h.score >= floor and (n not in newest or (h.source, h.line) > (newest[n].source, newest[n].line)):
+            newest[n] = h
     seen: list[str] = []
     out: list[Hit] = []
     for h in hits:
@@ -92,13 +102,16 @@ def select(hits: list[Hit], floor: float, history: list[Message]) -> list[Hit]:
         if any(n in s or s in n for s in seen):
             continue
         seen.append(n)
-        out.append(h)
+        out.append(newest[n])
     return out
 
 
 def format_past(h: Hit) -> str:
-    """A past conversation's line: its day, then who said what (``sessions/<id>.jsonl:LINE``)."""
-    return f"- {h.heading}, {' '.join(h.text.split())} ({h.where})"
+    """A past conversation's line: its day, then who said what. Its source (``sessions/<id>.jsonl:LINE``)
+    is left out: the day and the speaker say where it came from; the file reference was read by the
+    1.5B as a path to open, and a question asked in several sessions cited a different copy at
+    every word typed, so the block the prefill had evaluated changed again (``memory search`` shows it)."""
+    return f"- {h.heading}, {' '.join(h.text.split())}"
 
 
 def format_hit(h: Hit) -> str:
