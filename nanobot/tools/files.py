@@ -1,4 +1,5 @@
-"""File tools: read_file (in line ranges), write_file, edit_file (exact-match replace), list_dir.
+"""File tools: read_file (in line ranges), write_file, edit_file (exact-match replace; failing that,
+one match with other whitespace: ``looseedit.py``), list_dir.
 
 All paths go through ``paths.resolve_in_roots``; writes are atomic and refused where a write could make
 something run later (VCS metadata, nanobot's own config and state: ``protected.py``). list_dir shows a
@@ -18,6 +19,7 @@ from nanobot.base.pysyntax import broken_by
 from nanobot.base.regular import read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
 
@@ -121,16 +123,16 @@ class EditFile(Tool):
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         path = _writable(args.path, ctx)
         text = _read_text(path, args.path)
-        count = text.count(args.old)
-        if count == 0:
+        count, loose = text.count(args.old), None
+        if count == 0 and (loose := loose_replace(text, args.old, args.new)) is None:
             raise ToolError(not_found(args.path, text))
         if count > 1:
             raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is unique")
-        new = text.replace(args.old, args.new, 1)
+        new, at = loose or (text.replace(args.old, args.new, 1), text.index(args.old))
         refuse_broken(text, new, args.path, "edit_file")
         _write(path, new, args.path, ctx)
-        line = text[: text.index(args.old)].count("\n") + 1
-        return f"edited {display(path, ctx)} at line {line}"
+        line, how = text[:at].count("\n") + 1, " (old matched with other whitespace)" if loose else ""
+        return f"edited {display(path, ctx)} at line {line}{how}"
 
 
 SHOWN_CHARS = 1500  # of the file, in edit_file's "not found" error
