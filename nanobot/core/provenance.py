@@ -47,6 +47,7 @@ class Provenance:
     said: list[str] = field(default_factory=list)  # the user's messages as typed, this session
     retrieved: list[str] = field(default_factory=list)  # memory blocks and Context the runtime added
     looked: list[str] = field(default_factory=list)  # tool results shown this session
+    lured: int = 0  # len(said) when a call was last refused as nobody's ask (``unlured``)
 
     def _in(self, value: str, texts: list[str]) -> bool:
         hay = [_norm(t) for t in texts]
@@ -62,3 +63,14 @@ class Provenance:
         """True when ``value`` occurs in retrieved text but neither the user nor a tool brought it."""
         return (bool(value.strip()) and self._in(value, self.retrieved)
                 and not self.mentioned_by_user(value) and not self.seen_by_tool(value))
+
+    def unlured(self, content: str) -> str:
+        """The user's message ``content`` without the retrieved block in front of it, once a call this
+        turn was refused as nobody's ask: the 1.5B copied a memory note's "replace print('hi') with
+        print('bye')" into edit_file on "Hi, I'm Alice" and on "In calc.py, fix sub", call after call."""
+        if self.lured != len(self.said) or not self.said:
+            return content
+        for block in self.retrieved:
+            if block and content.startswith(block) and content[len(block):].lstrip("\n").startswith(self.said[-1]):
+                return content[len(block):].lstrip("\n")
+        return content

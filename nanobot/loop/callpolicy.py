@@ -33,7 +33,7 @@ import re
 from typing import Any
 
 from nanobot.base.errors import ToolError
-from nanobot.core.provenance import FROM_RETRIEVED, NOT_ASKED, Provenance
+from nanobot.core.provenance import FROM_RETRIEVED, NOT_ASKED, Provenance, unasked
 
 CHANGING = {"write_file", "edit_file", "knowledge_apply", "exec", "task_board", "scratchpad", "cron"}
 CHANGING_ACTIONS = {"task_board": {"add", "update", "remove"}, "scratchpad": {"write", "clear"},
@@ -44,7 +44,7 @@ _CHANGE_WORDS = re.compile(
     r"touch|move|copy|install|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
 _TASK_CHANGE = re.compile(r"\b(add|create|put|new|update|change|mark|move|set|finish|finished|complete|completed|done|"
                           r"remove|delete|drop|clear|track|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
-_TASK_WORDS = re.compile(r"\b(tasks?|to-?dos?|board|backlog)\b", re.I)
+_TASK_WORDS = re.compile(r"\b(tasks?|to-?dos?|board|backlog)\b(?!\.\w)", re.I)  # todo.md is a file, not the board
 _PAD_WORDS = re.compile(r"\b(scratch ?pad|notes?)\b", re.I)
 _CRON_WORDS = re.compile(r"\b(schedule[sd]?|remind(?:er)?s?|every|daily|hourly|weekly|cron|jobs?|at \d)", re.I)
 _NAMED = re.compile(r"(?<![\w/.])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5}\b")
@@ -150,6 +150,8 @@ class Guarded:
             if why:
                 ask = ctx.confirm
                 if ask is None or not ask(f"{why.split(': ', 1)[1].split(';')[0]}. Allow {self._tool.name} anyway?"):
+                    if unasked(why):  # the turn's retrieved block leaves its context (Provenance.unlured)
+                        prov.lured = len(prov.said)
                     raise ToolError(why)
         return self._tool.run(args, ctx)
 

@@ -46,6 +46,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import regex
+
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, looks_at  # noqa: F401 (re-exported)
 from nanobot.core.events import ToolCall, ToolResult
 from nanobot.core.provenance import unasked
@@ -65,11 +67,12 @@ _NOT_LOOKING = {"memory_search", "memory_add", "knowledge_search", "task_board",
                 "tool_search", "web_search", "web_fetch", "message"}  # none shows a local file or runs a command
 _VERBS = r"(?:created|updated|edited|written|wrote|saved|added|changed|modified|fixed|deleted|removed|renamed|replaced|appended|inserted|stored|remembered)"
 _CLAIM = re.compile(rf"\b(?:I(?:'ve| have)?\s+(?:now\s+|successfully\s+|also\s+)?{_VERBS}|(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?{_VERBS}|"
-                    r"successfully|the user edited|is now (?:saved|updated|created|stored|in))\b", re.I)
+                    rf"{_VERBS}\s+successfully|successfully\s+{_VERBS}|the user edited|is now (?:saved|updated|created|stored|in))\b",
+                    re.I)  # not a bare "successfully": "greet.py was read successfully" claims no change
 _DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt created.": a claim when a change was asked
-_DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
-                     r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up|"
-                     r"does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any))\b", re.I)
+_DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o'’]t|can(?:no|['’]| no)t|unable|not found|did ?n[o'’]t|"
+                     r"was ?n[o'’]t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up|"
+                     r"does ?n[o'’]t exist|do ?n[o'’]t exist|no such|there (?:is|are) no|is ?n[o'’]t (?:there|any))\b", re.I)
 # "X does not exist" / "there is no X" states what is on disk: it needs a look like any content does
 _ABSENT = re.compile(r"\b(?:not found|does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any)|"
                      r"there is ?n[o']t|no,? there is)\b", re.I)
@@ -86,8 +89,10 @@ _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments
 
 # nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK, textcall.run_written), echoed without
 # their brackets: the 1.5B answered "Summarize notes.txt" with "The call ran; answer the user in plain text ..."
-_ECHO = re.compile(r"\s*(?:the call(?: the user asked for| you wrote)? ran; answer the user in plain text from its result "
-                   r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?)", re.I)
+_ECHOED = (r"(?:the call(?: the user asked for| you wrote)? ran; answer the user in plain text from its result "
+           r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?)")
+_ECHO = re.compile(rf"\s*{_ECHOED}", re.I)
+_ECHO_START = regex.compile(_ECHOED, regex.I)  # its partial matches: the stream holds a note's start back
 
 
 def scrub(text: str) -> str:
@@ -120,6 +125,11 @@ class Scrubber:
             i = text.rfind(open_)
             if i >= 0 and close not in text[i:] and len(text) - i < HOLD_MAX:
                 cut = min(cut, len(text[:i].rstrip(" ")))  # with the space a removed source takes along
+        for m in re.finditer(r"(?<![^\s.!?])[TtYy]", text[max(0, len(text) - HOLD_MAX):]):
+            start = max(0, len(text) - HOLD_MAX) + m.start()  # a sentence that may be an echoed note
+            if _ECHO_START.fullmatch(text, pos=start, partial=True):
+                cut = min(cut, len(text[:start].rstrip()))
+                break
         line = text.rfind("\n") + 1
         tail = text[line:].lstrip(" #")
         if tail and any(h.startswith(tail) for h in HEADERS):
@@ -224,7 +234,8 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
         what = "no tool ran this turn" if not done else "no tool changed anything this turn"
         return CheckResult(
             problem=f"the reply claims a change but {what}",
-            note=f"[nanobot: {what}, so nothing was changed. Call {_changer(user_text)} now, or say you did not change anything.]",
+            note=f"[nanobot: {what}, so nothing was changed. Call {_changer(user_text)} now, or say you did not change anything.]"
+            if asked_change else _answer_note(user_text, what, done),
             correction=f"(nanobot: {what}; nothing was changed.)", tool=_changer(user_text) if asked_change else "")
     if claims and (miss := _asked_file_not_changed(user_text, reply, done, asked_change)):
         return CheckResult(
@@ -271,6 +282,16 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
             note=f"[nanobot: you have not looked at {target} this turn. Call {tool} for it now, or say you cannot.]",
             correction=f"(nanobot: {target} was not read or run this turn; the reply above is not from it.)", tool=tool)
     return CheckResult()
+
+
+def _answer_note(user_text: str, what: str, done: list) -> str:
+    """The retry's note for a change claimed where none was asked ("What's on my todo list?" answered
+    "I have successfully remembered ..." as the turns before it were): the user's message again, and what a
+    look showed, to answer from -- not "or say you did not change anything", which became the whole reply."""
+    shown = next((o for o in reversed(done) if o[2] and o[0] not in _NOT_LOOKING and o[3].strip()), None)
+    result = f" {shown[0]} returned:\n{shown[3][:1500]}\n" if shown else " "
+    return (f"[nanobot: {what} and none was asked for; do not say anything was changed, saved or remembered."
+            f"{result}Answer the user's message now: {user_text}]")
 
 
 def _asked_file_not_changed(user_text: str, reply: str, done: list, asked_change: bool) -> str:

@@ -41,6 +41,8 @@ memory, or no change was asked: ``core.provenance.unasked``) leaves the model's 
 and the transcript keep it; the same call again ends the steps): the 1.5B, lured by a note in memory
 into editing greet.py on "Hi, I'm Alice", answered the refusal with "I'm sorry, but I can't help with
 that." and later turns copied it.
+The retrieved block in front of the user's message leaves it too for the rest of the turn
+(``unlure``), a reply check's retry included: with it, the 1.5B made the same lured call again.
 """
 
 from __future__ import annotations
@@ -159,9 +161,10 @@ class TemplateCalls:
     def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
+        unlure(msgs, agent)  # a retry after a lured call: without the lure
         seen: set[str] = set()
         failed, retried = [first if first in runner.tools else ""], False  # ``first``: called undecided
-        look = asks_to_look(agent)
+        look = asks_to_look(agent) and msgs[-1].role != "tool"  # a look the user spelled out has run
         for n in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
@@ -254,10 +257,20 @@ class TemplateCalls:
             runner._record(agent, "result", name, text, ok=ok)
             if not ok and unasked(text):  # the user never asked for it: answered as if never made
                 msgs.pop()
+                unlure(msgs, agent)
                 return False
             msgs.append(Message(role="tool", content=text if ok else f"error: {text}"))
             return False
         return False
+
+
+def unlure(msgs: list[Message], agent: Any) -> None:
+    """The last user message without its retrieved block once a call this turn was refused as
+    nobody's ask (``Provenance.unlured``): the same lure otherwise makes the same call again."""
+    for i in range(len(msgs) - 1, -1, -1):
+        if msgs[i].role == "user":
+            msgs[i] = Message(role="user", content=agent.provenance.unlured(msgs[i].content))
+            return
 
 
 def watch(step: Generator[Event, None, bool], failed: list[str]) -> Generator[Event, None, bool]:

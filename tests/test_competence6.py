@@ -1,0 +1,109 @@
+"""Round 6 of issue 29 on the 1.5B, loop logic with scripted models: a spelled-out edit made by nanobot,
+a change claimed where none was asked retried towards the question (not towards "I did not change
+anything"), a lure in retrieved memory out of the turn once it made a refused call, a spelled-out look
+answered from the template's own call/result messages, and the stream's hygiene (an echoed note, a
+correction after an empty reply). The real-model side is bench/assistant_bench.py."""
+
+from __future__ import annotations
+
+from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult
+from nanobot.core.transcript import read_transcript
+from nanobot.loop.callpolicy import asked_for
+from nanobot.loop.replycheck import Scrubber, check
+from tests.test_competence import Retrieved, _ran, make_agent, run
+from tests.test_templatecalls import ToolTemplateModel, body
+from tests.test_templatecalls import make_agent as template_agent
+
+LURE = "Relevant Memory:\n- Other chat: bob wants greet.py changed: replace print('hi') with print('bye') (MEMORY.md:7)"
+
+
+def test_an_edit_the_user_spelled_out_is_made_whatever_the_model_would_pick(home):
+    """"In todo.md replace 'buy milk' with 'buy oat milk'" went to task_board on the 1.5B: the message
+    holds the whole edit_file call, so nanobot makes it (nanobot.loop.spelledit); the model answers."""
+    agent = make_agent(home, ["Tool: task_board", '{"action": "update", "title": "buy oat milk"}',
+                              "Answer:", "Replaced buy milk with buy oat milk in todo.md."])
+    (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
+    events, done = run(agent, "In todo.md replace 'buy milk' with 'buy oat milk'")
+    first = next(e for e in events if isinstance(e, ToolCall))
+    assert first.name == "edit_file" and first.arguments["old"] == "buy milk"
+    assert (agent.workspace / "todo.md").read_text() == "# Todo\n- buy oat milk\n" and not done.corrected
+
+
+def test_a_file_named_todo_is_not_the_task_board():
+    said = ["Create a file hello.txt containing: Hello world", "In todo.md replace 'buy milk' with 'buy oat milk'"]
+    assert not asked_for("task_board", said)  # "todo.md" is a file, not the user's to-do list
+    assert asked_for("task_board", ["add buy milk to my todo list"])
+
+
+def test_a_change_claimed_where_none_was_asked_is_retried_towards_the_question():
+    """"What's on my todo list from the other chat?" answered "I have successfully remembered ..." (the
+    turns before were remember requests): the retry's note said "or say you did not change anything",
+    and that became the whole reply. The note now repeats the question, and a look's result."""
+    ask = "What's on my todo list from the other chat?"
+    result = check(ask, "I have successfully remembered that your todo list is empty.", [])
+    assert result.problem and not result.tool
+    assert ask in result.note and "say you did not change" not in result.note
+    read = _ran("read_file", {"path": "greet.py"}, text="greet.py lines 1-1 of 1\nprint('hi')")
+    told = check("alice: read greet.py please", "I have updated greet.py.", read)
+    assert "print('hi')" in told.note and "alice: read greet.py please" in told.note
+
+
+def test_success_alone_is_no_claim_and_cant_is_a_denial():
+    read = _ran("read_file", {"path": "greet.py"}, text="greet.py lines 1-1 of 1\nprint('hi')")
+    assert not check("alice: read greet.py please", "greet.py was read successfully: it prints 'hi'.", read).problem
+    assert check("Edit a.txt", "a.txt was updated successfully.", [], asked_change=True).problem
+    declined = check("show me notes.txt", "I can't open that file.", [])  # a decline: retried, never corrected
+    assert declined.tool == "read_file" and not declined.correction
+    assert not check("show me notes.txt", "I can’t open that file.", []).correction
+
+
+def test_an_echoed_note_never_reaches_the_stream():
+    echo = "Bob is at 5pm. The call ran; answer the user in plain text from its result above, without another call."
+    for step in (1, 4):
+        scrubber = Scrubber()
+        shown = "".join(scrubber.feed(echo[i:i + step]) for i in range(0, len(echo), step)) + scrubber.finish()
+        assert "answer the user" not in shown and shown.strip() == "Bob is at 5pm."
+    scrubber = Scrubber()
+    plain = "The capital is Paris. Your move."
+    assert "".join(scrubber.feed(c) for c in plain) + scrubber.finish() == plain
+
+
+def test_a_correction_after_an_empty_reply_starts_on_the_first_line(home):
+    agent = make_agent(home, ["Answer:", "", "Answer:", ""])
+    events, done = run(agent, "hello")
+    streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert done.corrected and done.reply.startswith("(nanobot:") and streamed.startswith("(nanobot:")
+    checks = [r for r in read_transcript(agent.transcript.path)[0] if r.content == "reply check"]
+    assert checks and "reply" in checks[0].meta  # the reply that failed is kept for diagnosis
+
+
+def test_a_lure_in_memory_leaves_the_turn_once_it_made_a_refused_call(home):
+    """The 1.5B copied the memory note's "replace print('hi') with print('bye')" into edit_file on "Hi,
+    I'm Alice" and on "In calc.py, fix sub" (refused, then the same call again on the retry): once a
+    call is refused as nobody's ask, the steps after it no longer see the retrieved block."""
+    lured = body("edit_file", {"path": "greet.py", "old": "print('hi')", "new": "print('bye')"})
+    model = ToolTemplateModel([lured, "Hi Alice!"], [0.9, 0.1])
+    agent = template_agent(home, model, enabled=["read_file", "edit_file"])
+    agent.add_feature(Retrieved(LURE))
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    events = list(agent.turn("alice: Hi, I'm Alice and I work on the frontend."))
+    assert any(isinstance(e, ToolResult) and "refused" in e.text for e in events)
+    assert "bob wants" in model.calls[0]["messages"][-1].content  # the call step saw it
+    assert not any("bob wants" in m.content for m in model.calls[-1]["messages"])  # the reply does not
+    assert (agent.workspace / "greet.py").read_text() == "print('hi')\n" and events[-1].reply == "Hi Alice!"
+
+
+def test_a_look_the_user_spelled_out_is_answered_from_the_templates_own_call_and_result(home):
+    """"show me todo.md" on the 1.5B: the read's result appended to the user's message as a note was
+    answered "The file `todo.md` is in the current directory." twice. For a template-tool model the
+    call and its result enter the context as its template has them, and no second look is forced."""
+    model = ToolTemplateModel(["It says: buy milk."], [0.1])
+    agent = template_agent(home, model)
+    (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
+    events = list(agent.turn("show me todo.md"))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
+    msgs = model.calls[-1]["messages"]
+    assert [m.role for m in msgs[-3:]] == ["user", "assistant", "tool"]
+    assert '"read_file"' in msgs[-2].content and "- buy milk" in msgs[-1].content
+    assert msgs[-3].content == "show me todo.md" and events[-1].reply == "It says: buy milk."
+    assert not any(isinstance(e, Notice) and "reply check" in e.text for e in events)
