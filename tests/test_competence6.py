@@ -6,10 +6,16 @@ correction after an empty reply). The real-model side is bench/assistant_bench.p
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult
+from nanobot.core.features import Feature
+from nanobot.core.provenance import Provenance
 from nanobot.core.transcript import read_transcript
-from nanobot.loop.callpolicy import asked_for
+from nanobot.loop.callpolicy import asked_for, refusal
 from nanobot.loop.replycheck import Scrubber, check
+from nanobot.memory.tools import AddArgs
+from nanobot.tools.base import Tool
 from tests.test_competence import Retrieved, _ran, make_agent, run
 from tests.test_templatecalls import ToolTemplateModel, body
 from tests.test_templatecalls import make_agent as template_agent
@@ -107,3 +113,43 @@ def test_a_look_the_user_spelled_out_is_answered_from_the_templates_own_call_and
     assert '"read_file"' in msgs[-2].content and "- buy milk" in msgs[-1].content
     assert msgs[-3].content == "show me todo.md" and events[-1].reply == "It says: buy milk."
     assert not any(isinstance(e, Notice) and "reply check" in e.text for e in events)
+
+
+class Remembers(Feature):
+    """Stands in for the memory feature's memory_add (the real one loads the embedder)."""
+
+    name = "remembers"
+
+    def __init__(self, noted: list):
+        self.noted = noted
+
+    def tools(self, settings):
+        noted = self.noted
+
+        class MemoryAdd(Tool):
+            name, description, Args = "memory_add", "Remember a fact for later sessions.", AddArgs
+
+            def run(self, args, ctx):
+                noted.append(args.text)
+                return "remembered (MEMORY.md:9)"
+
+        return [MemoryAdd()]
+
+
+def test_a_change_to_a_named_file_does_not_go_to_memory(home):
+    """"Add a function mul(a, b) returning a * b to calc.py" went to memory_add on the 1.5B: memory is not
+    the file the user named. The refusal stays in the context and names the file's tools; the edit runs."""
+    agent = make_agent(home, ["Tool: memory_add", '{"text": "def mul(a, b): return a * b"}',
+                              "Tool: edit_file", '{"path": "calc.py", "old": "def add(a, b):", '
+                              '"new": "def mul(a, b):\\n    return a * b\\n\\n\\ndef add(a, b):"}',
+                              "Answer:", "Added mul to calc.py."])
+    noted = []
+    agent.add_feature(Remembers(noted))
+    (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    events, done = run(agent, "Add a function mul(a, b) returning a * b to calc.py")
+    results = [(e.name, e.ok) for e in events if isinstance(e, ToolResult)]
+    assert results == [("memory_add", False), ("edit_file", True)]
+    assert "change calc.py with edit_file" in next(e for e in events if isinstance(e, ToolResult)).text
+    assert noted == [] and "def mul" in (agent.workspace / "calc.py").read_text()
+    p = Provenance(said=["Please remember that my favourite colour is green."])
+    assert not refusal("memory_add", SimpleNamespace(text="favourite colour: green"), p)

@@ -33,8 +33,9 @@ again. After a call it is mostly the result being rewritten as JSON: it is asked
 plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
 the next step calls that tool again under its own grammar (``watch``), once a turn: re-deciding,
 the 1.5B mostly asked the user for the code instead of fixing its edit. A reply check's retry that
-calls a tool (``first``) gets ``AFTER_CALL`` after the result: its note said "Call read_file now", and
-the 1.5B answered the call's result with "Done.".
+calls a tool (``first``) answers with the retry's note gone once the call ran (``drop_note``): with
+"Call read_file now" still there the 1.5B answered the result with "Done.", and with ``AFTER_CALL``
+after it, "Summarize notes.txt" got only call openings, twice.
 
 A call the call policy refuses because nobody asked for it (its path or text came only from retrieved
 memory, or no change was asked: ``core.provenance.unasked``) leaves the model's context (the events
@@ -181,8 +182,8 @@ class TemplateCalls:
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")
-        if first and seen:  # a reply check's retry: its note said to call; now the answer is wanted
-            self._add_note(msgs, AFTER_CALL)
+        if first and seen:  # a reply check's retry: its note asked for the call, which has run
+            drop_note(msgs)
         forced, reasked = 0, False
         while True:
             done, held = yield from self.reply(agent, msgs)
@@ -262,6 +263,16 @@ class TemplateCalls:
             msgs.append(Message(role="tool", content=text if ok else f"error: {text}"))
             return False
         return False
+
+
+def drop_note(msgs: list[Message]) -> None:
+    """The last ``[nanobot: ...]`` note at the end of a message before the last call, removed (a reply
+    check's note asking for the call that has now run)."""
+    for i in range(len(msgs) - 1, -1, -1):
+        text = msgs[i].content
+        if msgs[i].role in ("user", "tool") and (at := text.rfind("\n\n[nanobot: ")) >= 0 and text.rstrip().endswith("]"):
+            msgs[i] = Message(role=msgs[i].role, content=text[:at])
+            return
 
 
 def unlure(msgs: list[Message], agent: Any) -> None:
