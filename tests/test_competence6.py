@@ -6,6 +6,7 @@ correction after an empty reply). The real-model side is bench/assistant_bench.p
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult
@@ -15,6 +16,7 @@ from nanobot.core.transcript import read_transcript
 from nanobot.loop.callpolicy import asked_for, refusal
 from nanobot.loop.replycheck import Scrubber, check
 from nanobot.memory.tools import AddArgs
+from nanobot.memory.transcripts import transcript_chunks
 from nanobot.tools.base import Tool
 from tests.test_competence import Retrieved, _ran, make_agent, run
 from tests.test_templatecalls import ToolTemplateModel, body
@@ -153,3 +155,15 @@ def test_a_change_to_a_named_file_does_not_go_to_memory(home):
     assert noted == [] and "def mul" in (agent.workspace / "calc.py").read_text()
     p = Provenance(said=["Please remember that my favourite colour is green."])
     assert not refusal("memory_add", SimpleNamespace(text="favourite colour: green"), p)
+
+
+def test_a_corrected_reply_is_not_indexed_as_a_past_conversation(tmp_path):
+    """The 1.5B's memory block showed "Assistant: ```plaintext { (nanobot: the model gave no answer.)" from
+    an earlier session: a reply the checks corrected is kept out of the index as out of the history."""
+    path = tmp_path / "s.jsonl"
+    records = [{"ts": "2026-11-25T03:00:00", "role": "user", "content": "read calc.py"},
+               {"ts": "2026-11-25T03:00:01", "role": "assistant",
+                "content": "```plaintext\n{\n\n(nanobot: the model gave no answer.)"},
+               {"ts": "2026-11-25T03:00:02", "role": "assistant", "content": "It defines add and sub."}]
+    path.write_text("\n".join(json.dumps(r) for r in records))
+    assert [c.line for c in transcript_chunks(path)] == [1, 3]
