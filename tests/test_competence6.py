@@ -90,15 +90,15 @@ def test_a_lure_in_memory_leaves_the_turn_once_it_made_a_refused_call(home):
     I'm Alice" and on "In calc.py, fix sub" (refused, then the same call again on the retry): once a
     call is refused as nobody's ask, the steps after it no longer see the retrieved block."""
     lured = body("edit_file", {"path": "greet.py", "old": "print('hi')", "new": "print('bye')"})
-    model = ToolTemplateModel([lured, "Hi Alice!"], [0.9, 0.1])
+    model = ToolTemplateModel([lured, "Which line of calc.py?"], [0.9, 0.9, 0.1])  # with and without it, then
     agent = template_agent(home, model, enabled=["read_file", "edit_file"])
     agent.add_feature(Retrieved(LURE))
     (agent.workspace / "greet.py").write_text("print('hi')\n")
-    events = list(agent.turn("alice: Hi, I'm Alice and I work on the frontend."))
+    events = list(agent.turn("In calc.py, fix sub: it should return a - b"))
     assert any(isinstance(e, ToolResult) and "refused" in e.text for e in events)
     assert "bob wants" in model.calls[0]["messages"][-1].content  # the call step saw it
     assert not any("bob wants" in m.content for m in model.calls[-1]["messages"])  # the reply does not
-    assert (agent.workspace / "greet.py").read_text() == "print('hi')\n" and events[-1].reply == "Hi Alice!"
+    assert (agent.workspace / "greet.py").read_text() == "print('hi')\n"
 
 
 def test_a_look_the_user_spelled_out_is_answered_from_the_templates_own_call_and_result(home):
@@ -167,3 +167,27 @@ def test_a_corrected_reply_is_not_indexed_as_a_past_conversation(tmp_path):
                {"ts": "2026-11-25T03:00:02", "role": "assistant", "content": "It defines add and sub."}]
     path.write_text("\n".join(json.dumps(r) for r in records))
     assert [c.line for c in transcript_chunks(path)] == [1, 3]
+
+
+class LuredModel(ToolTemplateModel):
+    """P(call) high only while the lure is in the user's message, as on the 1.5B."""
+
+    def prefix_probability(self, messages, starts, *, tools=None):
+        user = next(m for m in reversed(messages) if m.role == "user")
+        return 0.9 if "bob wants" in user.content else 0.1
+
+
+def test_a_call_only_the_retrieved_block_leads_to_is_not_made(home):
+    """On "Hi, I'm Alice and I work on the frontend." the 1.5B called edit_file on greet.py from a memory
+    note (refused, but a call all the same): the turn's first decision is taken without a retrieved
+    block that names a file nobody brought, and declines when the user's message alone would."""
+    fix = body("edit_file", {"path": "greet.py", "old": "print('hi')", "new": "print('hello')"})
+    model = LuredModel(["Hi Alice!", fix, "Fixed."], [])
+    agent = template_agent(home, model, enabled=["read_file", "edit_file"])
+    agent.add_feature(Retrieved(LURE))
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    events = list(agent.turn("alice: Hi, I'm Alice and I work on the frontend."))
+    assert not [e for e in events if isinstance(e, (ToolCall, ToolResult))] and events[-1].reply == "Hi Alice!"
+    assert "bob wants" in model.calls[-1]["messages"][-1].content  # the answer still sees memory
+    events = list(agent.turn("alice: please fix greet.py"))  # the user named the file: no lure
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"]

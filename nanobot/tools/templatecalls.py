@@ -144,6 +144,20 @@ class TemplateCalls:
     def call_probability(self, agent: Any, msgs: list[Message]) -> float:
         return agent.model.prefix_probability(msgs, STARTS, tools=self.specs)
 
+    def decide(self, agent: Any, msgs: list[Message], first: bool) -> float:
+        """P(call) of a step. On the turn's ``first`` decision, when the retrieved block in front of the
+        user's message names a file nobody brought (``Provenance.lures``), P is taken without the block
+        first, and under the threshold that is the decision: the block alone does not make a call (the
+        1.5B, lured by a memory note about greet.py, called edit_file on "Hi, I'm Alice"). Only then is
+        the block evaluated, as it is for every decision, so the check costs the user's message."""
+        at = next((i for i in range(len(msgs) - 1, -1, -1) if msgs[i].role == "user"), None)
+        prov = agent.provenance
+        if first and at is not None and prov.lures(msgs[at].content):
+            bare = [*msgs[:at], Message(role="user", content=prov.unlured(msgs[at].content, always=True)), *msgs[at + 1:]]
+            if (p := self.call_probability(agent, bare)) < self.runner.settings.tools.call_threshold:
+                return p
+        return self.call_probability(agent, msgs)
+
     def generate(self, agent: Any, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
         """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
 
@@ -172,7 +186,7 @@ class TemplateCalls:
                 break
             if failed[0] and not retried:  # right after a tool's error: that tool again, no new decision
                 retried, step = True, self.call(agent, msgs, seen, only=failed[0])
-            elif (p := self.call_probability(agent, msgs)) < settings.call_threshold and not (
+            elif (p := self.decide(agent, msgs, n == 0 and not look)) < settings.call_threshold and not (
                     n == 0 and look and p >= LOOK_FLOOR):
                 break
             else:
