@@ -104,8 +104,8 @@ def test_a_lure_in_memory_leaves_the_turn_once_it_made_a_refused_call(home):
 def test_a_look_the_user_spelled_out_is_answered_from_the_templates_own_call_and_result(home):
     """"show me todo.md" on the 1.5B: the read's result appended to the user's message as a note was
     answered "The file `todo.md` is in the current directory." twice. For a template-tool model the
-    call and its result enter the context as its template has them, and no second look is forced."""
-    model = ToolTemplateModel(["It says: buy milk."], [0.1])
+    call and its result enter the context as its template has them."""
+    model = ToolTemplateModel(["It says: buy milk."], [0.01])
     agent = template_agent(home, model)
     (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
     events = list(agent.turn("show me todo.md"))
@@ -191,3 +191,19 @@ def test_a_call_only_the_retrieved_block_leads_to_is_not_made(home):
     assert "bob wants" in model.calls[-1]["messages"][-1].content  # the answer still sees memory
     events = list(agent.turn("alice: please fix greet.py"))  # the user named the file: no lure
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"]
+
+
+def test_a_retry_forced_to_call_does_not_see_a_lure(home):
+    """Retried with edit_file on "In calc.py, fix sub" (nothing tried), the 1.5B copied the memory note's
+    greet.py edit into the forced call: a call made without a decision does not see a retrieved block
+    that names a file nobody brought."""
+    fix = body("edit_file", {"path": "calc.py", "old": "return a + b", "new": "return a - b"})
+    model = ToolTemplateModel(["It returns -42.", fix, "Fixed."], [0.1, 0.1])
+    agent = template_agent(home, model, enabled=["read_file", "edit_file"])
+    agent.add_feature(Retrieved(LURE))
+    (agent.workspace / "calc.py").write_text("def sub(a, b):\n    return a + b\n")
+    events = list(agent.turn("In calc.py, fix sub: it should return a - b"))
+    forced = model.calls[1]
+    assert forced["grammar"] and not any("bob wants" in m.content for m in forced["messages"])
+    assert (agent.workspace / "calc.py").read_text() == "def sub(a, b):\n    return a - b\n"
+    assert events[-1].reply == "Fixed."

@@ -307,11 +307,10 @@ def test_qwen_never_answers_with_only_a_calls_opening(home):
     _check_calls(rec, agent)
 
 
-def test_a_reply_checks_retry_that_calls_is_then_answered_from_the_result_alone(home):
+def test_a_reply_checks_retry_that_calls_is_then_asked_for_the_answer(home):
     """The retry of a reply that described notes.txt unread calls read_file (its note: "Call read_file
-    for it now"); the 1.5B then answered the result with "Done." (the note still there), and with a
-    note after the result asking for the answer, with call openings: once the call ran, the reply is
-    written from the user's message, the call and its result, as the template has them."""
+    for it now"); the 1.5B then answered the result with "Done." -- after the call the note asks for
+    the answer from its result."""
     model = ToolTemplateModel(["notes.txt says: buy eggs.", body("read_file", {"path": "notes.txt"}),
                                "It says: call Bob."], [0.01, 0.01])
     agent = make_agent(home, model)
@@ -319,8 +318,7 @@ def test_a_reply_checks_retry_that_calls_is_then_answered_from_the_result_alone(
     events = list(agent.turn("What is in notes.txt?"))
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
     last = model.calls[-1]["messages"]
-    assert [m.role for m in last[-3:]] == ["user", "assistant", "tool"] and last[-1].content.endswith("call Bob")
-    assert last[-3].content == "What is in notes.txt?"  # the retry's note is gone
+    assert last[-1].role == "tool" and "answer the user in plain text from its result" in last[-1].content
     assert events[-1].reply == "It says: call Bob."
 
 

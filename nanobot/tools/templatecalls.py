@@ -33,9 +33,8 @@ again. After a call it is mostly the result being rewritten as JSON: it is asked
 plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
 the next step calls that tool again under its own grammar (``watch``), once a turn: re-deciding,
 the 1.5B mostly asked the user for the code instead of fixing its edit. A reply check's retry that
-calls a tool (``first``) answers with the retry's note gone once the call ran (``drop_note``): with
-"Call read_file now" still there the 1.5B answered the result with "Done.", and with ``AFTER_CALL``
-after it, "Summarize notes.txt" got only call openings, twice.
+calls a tool (``first``) gets ``AFTER_CALL`` after the result: its note said "Call read_file now", and
+the 1.5B answered the call's result with "Done." (so it did again with the note dropped instead).
 
 A call the call policy refuses because nobody asked for it (its path or text came only from retrieved
 memory, or no change was asked: ``core.provenance.unasked``) leaves the model's context (the events
@@ -43,7 +42,10 @@ and the transcript keep it; the same call again ends the steps): the 1.5B, lured
 into editing greet.py on "Hi, I'm Alice", answered the refusal with "I'm sorry, but I can't help with
 that." and later turns copied it.
 The retrieved block in front of the user's message leaves it too for the rest of the turn
-(``unlure``), a reply check's retry included: with it, the 1.5B made the same lured call again.
+(``unlure``), a reply check's retry included: with it, the 1.5B made the same lured call again. A
+retry that calls a tool directly (``first``) does not see a block that names a file nobody brought
+(``Provenance.lures``): forced to call edit_file on "In calc.py, fix sub", the 1.5B copied the memory
+note's greet.py edit into it.
 """
 
 from __future__ import annotations
@@ -176,10 +178,10 @@ class TemplateCalls:
     def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
-        unlure(msgs, agent)  # a retry after a lured call: without the lure
+        unlure(msgs, agent, forced=bool(first))  # after a lured call, or before a forced one: without the lure
         seen: set[str] = set()
         failed, retried = [first if first in runner.tools else ""], False  # ``first``: called undecided
-        look = asks_to_look(agent) and msgs[-1].role != "tool"  # a look the user spelled out has run
+        look = asks_to_look(agent)
         for n in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
@@ -196,8 +198,8 @@ class TemplateCalls:
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")
-        if first and seen:  # a reply check's retry: its note asked for the call, which has run
-            drop_note(msgs)
+        if first and seen:  # a reply check's retry: its note said to call; now the answer is wanted
+            self._add_note(msgs, AFTER_CALL)
         forced, reasked = 0, False
         while True:
             done, held = yield from self.reply(agent, msgs)
@@ -279,22 +281,15 @@ class TemplateCalls:
         return False
 
 
-def drop_note(msgs: list[Message]) -> None:
-    """The last ``[nanobot: ...]`` note at the end of a message before the last call, removed (a reply
-    check's note asking for the call that has now run)."""
-    for i in range(len(msgs) - 1, -1, -1):
-        text = msgs[i].content
-        if msgs[i].role in ("user", "tool") and (at := text.rfind("\n\n[nanobot: ")) >= 0 and text.rstrip().endswith("]"):
-            msgs[i] = Message(role=msgs[i].role, content=text[:at])
-            return
-
-
-def unlure(msgs: list[Message], agent: Any) -> None:
+def unlure(msgs: list[Message], agent: Any, forced: bool = False) -> None:
     """The last user message without its retrieved block once a call this turn was refused as
-    nobody's ask (``Provenance.unlured``): the same lure otherwise makes the same call again."""
+    nobody's ask (``Provenance.unlured``): the same lure otherwise makes the same call again; with
+    ``forced`` (a call is made without a decision) also when the block names a file nobody brought."""
+    prov = agent.provenance
     for i in range(len(msgs) - 1, -1, -1):
         if msgs[i].role == "user":
-            msgs[i] = Message(role="user", content=agent.provenance.unlured(msgs[i].content))
+            text = msgs[i].content
+            msgs[i] = Message(role="user", content=prov.unlured(text, always=forced and prov.lures(text)))
             return
 
 
