@@ -207,3 +207,19 @@ def test_a_retry_forced_to_call_does_not_see_a_lure(home):
     assert forced["grammar"] and not any("bob wants" in m.content for m in forced["messages"])
     assert (agent.workspace / "calc.py").read_text() == "def sub(a, b):\n    return a - b\n"
     assert events[-1].reply == "Fixed."
+
+
+def test_a_retrys_forced_call_that_fails_is_tried_once_more(home):
+    """The 1.5B's forced edit_file for "Add a function mul ... to calc.py" replaced "return a + b", which
+    occurs twice: the error (with the file) goes back and the same tool is called once more, as after
+    any tool's error, instead of the reply explaining the error to the user."""
+    twice = body("edit_file", {"path": "calc.py", "old": "return a + b", "new": "return a * b"})
+    once = body("edit_file", {"path": "calc.py", "old": "print(add(40, 2))",
+                              "new": "def mul(a, b):\n    return a * b\n\n\nprint(add(40, 2))"})
+    model = ToolTemplateModel(["Sure, here it is.", twice, once, "Added mul."], [0.1, 0.1])
+    agent = template_agent(home, model, enabled=["read_file", "edit_file"])
+    (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n\n\n"
+                                            "print(add(40, 2))\n")
+    events = list(agent.turn("Add a function mul(a, b) returning a * b to calc.py"))
+    assert [(e.name, e.ok) for e in events if isinstance(e, ToolResult)] == [("edit_file", False), ("edit_file", True)]
+    assert "def mul" in (agent.workspace / "calc.py").read_text() and events[-1].reply == "Added mul."

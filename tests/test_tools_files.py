@@ -55,8 +55,9 @@ def test_edit_exact_match(ctx):
     assert f.read_text() == "name = b\nmode = fast\nmode = slow\n"
     with pytest.raises(ToolError, match="not found"):
         run(EditFile(), ctx, path="cfg.txt", old="colour = red", new="x")
-    with pytest.raises(ToolError, match="occurs 2 times"):
+    with pytest.raises(ToolError, match="occurs 2 times") as twice:
         run(EditFile(), ctx, path="cfg.txt", old="mode = ", new="x")
+    assert "mode = fast\nmode = slow" in str(twice.value)  # the file, to copy a unique span from
     assert f.read_text() == "name = b\nmode = fast\nmode = slow\n"  # failed edits change nothing
 
 

@@ -127,7 +127,8 @@ class EditFile(Tool):
         if count == 0 and (loose := loose_replace(text, args.old, args.new)) is None:
             raise ToolError(not_found(args.path, text))
         if count > 1:
-            raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is unique")
+            raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is "
+                            f"unique (the lines around it, e.g. the def line). The file's text is:\n{_shown(text)}")
         new, at = loose or (text.replace(args.old, args.new, 1), text.index(args.old))
         refuse_broken(text, new, args.path, "edit_file")
         _write(path, new, args.path, ctx)
@@ -141,10 +142,13 @@ SHOWN_CHARS = 1500  # of the file, in edit_file's "not found" error
 def not_found(raw: str, text: str) -> str:
     """edit_file's error when the old text is not in the file: the file's real text (its start, up to
     ``SHOWN_CHARS``) so the next call can copy the exact text instead of guessing it again."""
-    shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "\n[... the rest of the file not shown]"
-    return (f"text to replace not found in '{raw}'; the file's text is:\n{shown}\n"
+    return (f"text to replace not found in '{raw}'; the file's text is:\n{_shown(text)}\n"
             "Call edit_file again with old copied exactly from it (to add lines, replace the line "
             "they follow with that line plus the new lines).")
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "\n[... the rest of the file not shown]"
 
 
 def _old_text(path: Path) -> str | None:

@@ -31,7 +31,8 @@ the user never sees it and a plain reply shows from its first word) is made into
 grammar instead when no call ran yet this turn (at most ``FORCED`` times), then the step answers
 again. After a call it is mostly the result being rewritten as JSON: it is asked for once more in
 plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
-the next step calls that tool again under its own grammar (``watch``), once a turn: re-deciding,
+the next step calls that tool again under its own grammar (``watch``), once a turn (a retry's
+forced call too: its edit_file "occurs 2 times" was otherwise explained to the user): re-deciding,
 the 1.5B mostly asked the user for the code instead of fixing its edit. A reply check's retry that
 calls a tool (``first``) gets ``AFTER_CALL`` after the result: its note said "Call read_file now", and
 the 1.5B answered the call's result with "Done." (so it did again with the note dropped instead).
@@ -180,14 +181,15 @@ class TemplateCalls:
         msgs = self.messages(messages)
         unlure(msgs, agent, forced=bool(first))  # after a lured call, or before a forced one: without the lure
         seen: set[str] = set()
-        failed, retried = [first if first in runner.tools else ""], False  # ``first``: called undecided
+        failed = [first if first in runner.tools else ""]  # ``first``: called undecided
+        tries = 2 if failed[0] else 1  # a forced call and, after a tool's error, that tool once more
         look = asks_to_look(agent)
         for n in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
                 break
-            if failed[0] and not retried:  # right after a tool's error: that tool again, no new decision
-                retried, step = True, self.call(agent, msgs, seen, only=failed[0])
+            if failed[0] and tries:  # right after a tool's error: that tool again, no new decision
+                tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
             elif (p := self.decide(agent, msgs, n == 0 and not look)) < settings.call_threshold and not (
                     n == 0 and look and p >= LOOK_FLOOR):
                 break
