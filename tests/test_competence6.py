@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult
+from nanobot.core.events import TextDelta, ToolCall, ToolResult
 from nanobot.core.features import Feature
 from nanobot.core.provenance import Provenance
 from nanobot.core.transcript import read_transcript
@@ -99,22 +99,6 @@ def test_a_lure_in_memory_leaves_the_turn_once_it_made_a_refused_call(home):
     assert "bob wants" in model.calls[0]["messages"][-1].content  # the call step saw it
     assert not any("bob wants" in m.content for m in model.calls[-1]["messages"])  # the reply does not
     assert (agent.workspace / "greet.py").read_text() == "print('hi')\n"
-
-
-def test_a_look_the_user_spelled_out_is_answered_from_the_templates_own_call_and_result(home):
-    """"show me todo.md" on the 1.5B: the read's result appended to the user's message as a note was
-    answered "The file `todo.md` is in the current directory." twice. For a template-tool model the
-    call and its result enter the context as its template has them."""
-    model = ToolTemplateModel(["It says: buy milk."], [0.01])
-    agent = template_agent(home, model)
-    (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
-    events = list(agent.turn("show me todo.md"))
-    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
-    msgs = model.calls[-1]["messages"]
-    assert [m.role for m in msgs[-3:]] == ["user", "assistant", "tool"]
-    assert '"read_file"' in msgs[-2].content and "- buy milk" in msgs[-1].content
-    assert msgs[-3].content == "show me todo.md" and events[-1].reply == "It says: buy milk."
-    assert not any(isinstance(e, Notice) and "reply check" in e.text for e in events)
 
 
 class Remembers(Feature):
