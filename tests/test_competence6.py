@@ -15,6 +15,8 @@ from nanobot.core.provenance import Provenance
 from nanobot.core.transcript import read_transcript
 from nanobot.loop.callpolicy import asked_for, refusal
 from nanobot.loop.replycheck import Scrubber, check
+from nanobot.memory.retriever import format_past
+from nanobot.memory.store import Hit
 from nanobot.memory.tools import AddArgs
 from nanobot.memory.transcripts import transcript_chunks
 from nanobot.tools.base import Tool
@@ -207,3 +209,20 @@ def test_a_retrys_forced_call_that_fails_is_tried_once_more(home):
     events = list(agent.turn("Add a function mul(a, b) returning a * b to calc.py"))
     assert [(e.name, e.ok) for e in events if isinstance(e, ToolResult)] == [("edit_file", False), ("edit_file", True)]
     assert "def mul" in (agent.workspace / "calc.py").read_text() and events[-1].reply == "Added mul."
+
+
+def test_a_past_conversation_line_carries_no_path_a_model_could_read():
+    """The 1.5B read and edited 'sessions/20261125-...jsonl' (a past conversation's source reference) on
+    "What does the add function in calc.py do?" and "In calc.py, fix sub": the line keeps day and speaker."""
+    hit = Hit(id=1, text="User: run python3 calc.py", source="sessions/20261125-032155-e357.jsonl", line=13,
+              heading="25 November 2026", score=0.9, cosine=0.9)
+    assert format_past(hit) == "- 25 November 2026, User: run python3 calc.py"
+
+
+def test_a_note_memory_add_filed_in_observations_is_no_false_file_claim():
+    ran = _ran("memory_add", {"text": "dentist on Friday", "kind": "observation"},
+               text="remembered (observations/notes-2026-11-25.md:1)")
+    ask = "Save a note in memory: dentist appointment on Friday"
+    said = "I have added the note to observations/notes-2026-11-25.md at line 1."
+    assert not check(ask, said, ran, asked_change=True).problem
+    assert check(ask, "I have added it to calc.py.", ran, asked_change=True).problem  # another file: false

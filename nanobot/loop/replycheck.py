@@ -304,7 +304,9 @@ def _asked_file_not_changed(user_text: str, reply: str, done: list, asked_change
     if asked_change and named and not remember(user_text):
         return f"{named[0]} was asked to change and no file tool succeeded this turn"
     changed = {name for name, args, ok, _ in done if ok and _changing(name, args)}
-    in_reply = [m.group(1) for m in _FILE.finditer(reply) if m.group(1).rsplit("/", 1)[-1].lower() not in _NOT_FILES | _MEMORY_FILES]
+    noted = " ".join(text for name, _, ok, text in done if ok and name == "memory_add")  # where memory wrote it
+    in_reply = [m.group(1) for m in _FILE.finditer(reply) if m.group(1).rsplit("/", 1)[-1].lower() not in _NOT_FILES | _MEMORY_FILES
+                and m.group(1) not in noted]  # "added to observations/notes-...md" when memory_add wrote there
     if changed == {"memory_add"} and (in_reply or re.search(r"\bfiles?\b", reply, re.I)):
         return "only memory changed this turn (memory_add), no file"
     return ""

@@ -16,7 +16,7 @@ as "Relevant Memory:", unused room flowing across (``shares.py``)::
     - Chose csv+serde for the parser (observations/20260301-100000-abcd.md:7)
 
     Past Conversations:
-    - 1 March 2026, User: the flat in Porto has two rooms (sessions/20260301-100000-abcd.jsonl:2)
+    - 1 March 2026, User: the flat in Porto has two rooms
 
 Nothing clears the floor -> "" and nothing is injected.
 """
@@ -97,8 +97,10 @@ def select(hits: list[Hit], floor: float, history: list[Message]) -> list[Hit]:
 
 
 def format_past(h: Hit) -> str:
-    """A past conversation's line: its day, then who said what (``sessions/<id>.jsonl:LINE``)."""
-    return f"- {h.heading}, {' '.join(h.text.split())} ({h.where})"
+    """A past conversation's line: its day, then who said what. No ``(sessions/<id>.jsonl:LINE)`` source
+    (the day and the speaker say where it is from): the 1.5B used such references as file paths, for
+    read_file on "read calc.py" and for edit_file on "In calc.py, fix sub"."""
+    return f"- {h.heading}, {' '.join(h.text.split())}"
 
 
 def format_hit(h: Hit) -> str:
