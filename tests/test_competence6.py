@@ -226,3 +226,18 @@ def test_a_note_memory_add_filed_in_observations_is_no_false_file_claim():
     said = "I have added the note to observations/notes-2026-11-25.md at line 1."
     assert not check(ask, said, ran, asked_change=True).problem
     assert check(ask, "I have added it to calc.py.", ran, asked_change=True).problem  # another file: false
+
+
+def test_a_look_answered_with_a_retrieved_line_copied_is_not_from_the_look():
+    """"run git log --oneline" answered with a past conversation's reply about docs/guide.md, which shares
+    "first" with the log's "first notes": a reply copied from the retrieved block is not from the look."""
+    copied = 'The file `docs/guide.md` has 2 lines. The first line is "# Guide".'
+    block = f"Past Conversations:\n- 25 November 2026, Assistant: {copied} and the second line is"
+    ran = _ran("exec", {"command": "git log --oneline"}, text="exit 0\nc078848 first notes")
+    result = check("run git log --oneline", copied, ran, earlier=block)
+    assert "says nothing of what exec showed" in result.problem and "first notes" in result.note
+    assert not check("run git log --oneline", copied, ran).problem  # without it: "first" is shared
+    assert not check("run git log --oneline", "The log has one commit: first notes.", ran, earlier=block).problem
+    same = "Call Bob at 5pm about the invoice."  # the file's own words, said before too: from the look
+    read = _ran("read_file", {"path": "notes.txt"}, text=f"notes.txt lines 1-1 of 1\n{same}")
+    assert not check("read notes.txt", same, read, earlier=f"Past Conversations:\n- 25 November 2026, Assistant: {same}").problem

@@ -339,7 +339,7 @@ class Agent:
                 yield TextDelta(text="\n\n")
                 continue
             result = check(typed, reply, seen, asked_change=asked_for_change([typed]) or remember(typed),
-                           offered=frozenset(self.tool_names()))
+                           offered=frozenset(self.tool_names()), earlier=messages[-1].content.split(typed, 1)[0])
             if not result.problem:
                 yield ev.model_copy(update={"reply": reply})
                 return

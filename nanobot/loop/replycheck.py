@@ -52,7 +52,7 @@ import regex
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, looks_at  # noqa: F401 (re-exported)
 from nanobot.core.events import ToolCall, ToolResult
 from nanobot.core.provenance import unasked
-from nanobot.loop.answered import unanswered
+from nanobot.loop.answered import _words, unanswered
 
 HEADERS = ("Relevant Memory:", "Related Context:")
 _SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
@@ -206,11 +206,15 @@ def _failure(outcome: tuple, problem: str, note: str, correction: str, **fields:
 
 
 def check(user_text: str, reply: str, events: list, asked_change: bool = False,
-          offered: frozenset[str] | None = None) -> CheckResult:
+          offered: frozenset[str] | None = None, earlier: str = "") -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
     the user asked for a change (then a bare "created." or "Done." is a claim too); ``offered``: the
     tools this chat has (None: any). Not trying a change or a look is a fault only when the tool
-    for it is offered: with none, "On it." or "I can't open files here" is the honest reply."""
+    for it is offered: with none, "On it." or "I can't open files here" is the honest reply.
+    ``earlier``: what the model was shown before the user's message (the retrieved block): a look's
+    reply copied from it is not from the look, whatever words it shares with the result (the 1.5B
+    answered "run git log" with a past conversation's "The file docs/guide.md has 2 lines. The first
+    line ...", which shares "first" with "first notes")."""
     def can(tool: str) -> bool:
         return offered is None or tool in offered
 
@@ -264,8 +268,10 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
                         "[nanobot: {name} failed ({first}). Tell the user; do not describe {target}.]",
                         "(nanobot: {name} failed: {first}. The reply above is not from {target}.)", target=target)
     shown = [o for o in looks if o[2] and o[0] not in CHANGERS]
-    if target and shown and all(missed := [unanswered(user_text, reply, o[3]) for o in shown]):
-        name, body = shown[-1][0], missed[-1]
+    copied = (len(flat := " ".join(reply.lower().split())) >= 24 and flat in " ".join(earlier.lower().split())
+              and all(_foreign(reply, o[3]) for o in shown))  # copied, and mostly not the result's words
+    if target and shown and (all(missed := [unanswered(user_text, reply, o[3]) for o in shown]) or copied):
+        name, body = shown[-1][0], missed[-1] or shown[-1][3]
         return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
             problem=f"the reply says nothing of what {name} showed",
             note=f"[nanobot: your reply did not use what {name} returned:\n{body[:1500]}\nAnswer the user's "
@@ -283,6 +289,12 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
             note=f"[nanobot: you have not looked at {target} this turn. Call {tool} for it now, or say you cannot.]",
             correction=f"(nanobot: {target} was not read or run this turn; the reply above is not from it.)", tool=tool)
     return CheckResult()
+
+
+def _foreign(reply: str, result: str) -> bool:
+    """Whether less than half of the reply's words are words of the result."""
+    words = _words(reply)
+    return len(words & _words(result)) * 2 < len(words)
 
 
 def _answer_note(user_text: str, what: str, done: list) -> str:
