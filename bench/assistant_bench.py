@@ -21,7 +21,9 @@ from its events and the file system:
   turn wants -- a memory search for "run date" -- does not) and the runtime did not flag it;
 - unasked change: a user file changed that the turn did not ask to change;
 - false claim: the reply claims a change that is not on disk (and the runtime did not correct it);
-- correct: all of the above fine, the asked change on disk, and the reply ``says`` what it should.
+- correct: all of the above fine, the asked change on disk, and the reply ``says`` what it should;
+- own: correct with no correction line of nanobot's appended ("(nanobot: ..."): the model's own answer,
+  not the runtime's correction of it (``own`` / ``own_pct`` in the summary).
 """
 
 from __future__ import annotations
@@ -130,19 +132,20 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     correct = right and not invented and not unasked and not false_claim and says and (applied or not turn.change)
     return {"text": turn.text, "kind": turn.kind, "called": called, "ok": ok, "reply": reply[:400],
             "right_tool": right, "invented": bool(invented), "unasked_changes": unasked, "false_claim": false_claim,
-            "says": says, "applied": applied if turn.change else None, "flagged": flagged, "correct": correct}
+            "says": says, "applied": applied if turn.change else None, "flagged": flagged, "correct": correct,
+            "corrected": corrected}
 
 
 def table(paths: list[Path]) -> str:
     """README's Markdown table from result files (a run's JSON, or its progress lines)."""
-    rows = ["| model | turns | correct | right tool | invented | unasked changes | false claims | flagged by the runtime | wall, load |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| model | turns | correct | own (no correction) | right tool | invented | unasked changes | false claims | "
+            "flagged by the runtime | wall, load |", "|---|---|---|---|---|---|---|---|---|---|"]
     for path in paths:
         run = _load(path)
         s = run["summary"] | _totals(run["turns"])
         turns = f"{len(run['turns'])}" + (f" of {s['of']} (unfinished)" if s.get("partial") else "")
         load = s.get("load") or (s.get("load_before") or ["?"])[0]
-        rows.append(f"| {s['model']} | {turns} | {s['correct']} ({s['correct_pct']}%) | {s['right_tool']} | "
+        rows.append(f"| {s['model']} | {turns} | {s['correct']} ({s['correct_pct']}%) | {s['own']} ({s['own_pct']}%) | {s['right_tool']} | "
                     f"{s['invented']} | {s['unasked_changes']} | {s['false_claims']} | {s['flagged']} | "
                     f"{s['wall_s']} s, load {load} |")
     return "\n".join(rows)
@@ -164,10 +167,17 @@ def _correct(t: dict) -> bool:
                  else t["correct"] or t["kind"] not in ("change", "coding")))
 
 
+def _own(t: dict) -> bool:
+    """Correct, and no correction of nanobot's appended (runs stored before "corrected": from the reply)."""
+    return _correct(t) and not t.get("corrected", "(nanobot:" in t.get("reply", ""))
+
+
 def _totals(turns: list[dict]) -> dict:
+    own = sum(_own(t) for t in turns)
     turns = [t | {"correct": _correct(t)} for t in turns]
     n = max(1, len(turns))
     return {"correct": sum(t["correct"] for t in turns), "correct_pct": round(100 * sum(t["correct"] for t in turns) / n, 1),
+            "own": own, "own_pct": round(100 * own / n, 1),
             "right_tool": sum(t["right_tool"] for t in turns), "invented": sum(t["invented"] for t in turns),
             "unasked_changes": sum(any(not _owned(p) for p in t["unasked_changes"]) for t in turns),
             "false_claims": sum(t["false_claim"] for t in turns), "flagged": sum(bool(t["flagged"]) for t in turns)}
@@ -239,7 +249,7 @@ def main() -> None:
             row = score(turn, events, before, snapshot(ws), ws)
             row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1)}
             turns.append(row)
-            print(json.dumps({k: row[k] for k in ("session", "text", "called", "ok", "correct", "right_tool", "invented",
+            print(json.dumps({k: row[k] for k in ("session", "text", "called", "ok", "correct", "corrected", "right_tool", "invented",
                                                   "unasked_changes", "false_claim", "says", "applied", "flagged", "seconds", "kind")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()

@@ -616,7 +616,7 @@ def test_a_change_told_but_not_tried_is_retried_with_the_change_tool(home):
     agent = make_agent(home, ["Answer:", "The file todo.md contains:\n- buy oat milk",
                               '{"path": "todo.md", "old": "buy milk", "new": "buy oat milk"}', "Answer:", "Done."])
     (agent.workspace / "todo.md").write_text("- buy milk\n")
-    events, done = run(agent, "In todo.md replace 'buy milk' with 'buy oat milk'")
+    events, done = run(agent, "In todo.md, change buy milk to buy oat milk")  # quoted, it spells the call out
     assert [(e.name, e.ok) for e in events if isinstance(e, ToolResult)] == [("edit_file", True)]
     assert (agent.workspace / "todo.md").read_text() == "- buy oat milk\n" and done.reply == "Done."
     told = check("In calc.py, fix sub", "def sub(a, b):\n    return a - b", [], asked_change=True)

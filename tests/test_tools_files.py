@@ -55,8 +55,9 @@ def test_edit_exact_match(ctx):
     assert f.read_text() == "name = b\nmode = fast\nmode = slow\n"
     with pytest.raises(ToolError, match="not found"):
         run(EditFile(), ctx, path="cfg.txt", old="colour = red", new="x")
-    with pytest.raises(ToolError, match="occurs 2 times"):
+    with pytest.raises(ToolError, match="occurs 2 times") as twice:
         run(EditFile(), ctx, path="cfg.txt", old="mode = ", new="x")
+    assert "mode = fast\nmode = slow" in str(twice.value)  # the file, to copy a unique span from
     assert f.read_text() == "name = b\nmode = fast\nmode = slow\n"  # failed edits change nothing
 
 
@@ -95,3 +96,25 @@ def test_configured_root_is_allowed(ctx, tmp_path):
     target = tmp_path / "extra_root" / "ok.txt"
     run(WriteFile(), ctx, path=str(target), content="fine")
     assert "fine" in run(ReadFile(), ctx, path=str(target))
+
+
+def test_an_old_text_with_other_whitespace_is_found_when_it_matches_once(ctx):
+    """The 1.5B's old for calc.py was 'def add(a, b): return a + b' (copied from a memory line that had
+    collapsed it): one match with other whitespace is the text meant (tools/looseedit.py)."""
+    f = ctx.workspace / "calc.py"
+    f.write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n")
+    out = run(EditFile(), ctx, path="calc.py", old="def sub(a, b): return a + b", new="def sub(a, b): return a - b")
+    assert out == "edited calc.py at line 5 (old matched with other whitespace)"
+    assert f.read_text() == "def add(a, b):\n    return a + b\n\n\ndef sub(a, b): return a - b\n"
+    (ctx.workspace / "two.py").write_text("x = 1\nx = 1\n")
+    with pytest.raises(ToolError, match="not found"):  # twice that way: nothing is guessed
+        run(EditFile(), ctx, path="two.py", old="x  =  1", new="x = 2")
+
+
+def test_an_old_block_without_its_indentation_is_found_and_the_new_one_indented(ctx):
+    f = ctx.workspace / "m.py"
+    f.write_text("class A:\n    def f(self):\n        return 1\n")
+    run(EditFile(), ctx, path="m.py", old="def f(self):\n    return 1", new="def f(self):\n    return 2")
+    assert f.read_text() == "class A:\n    def f(self):\n        return 2\n"
+    with pytest.raises(ToolError, match="was not changed"):  # still syntax-checked
+        run(EditFile(), ctx, path="m.py", old="def f(self): return 2", new="def f(self) return 3")

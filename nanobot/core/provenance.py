@@ -15,7 +15,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from nanobot.core.asks import _FILE
+
 _WS = re.compile(r"\s+")
+_REF = re.compile(r"\((?:sessions/|observations/|knowledge/)?[\w./-]+:\d+(?:-\d+)?\)")  # a memory line's source
 # the call policy's refusals of a call nobody asked for (``nanobot.loop.callpolicy.refusal``)
 FROM_RETRIEVED = "comes from retrieved memory or context, not from the user in this conversation"
 NOT_ASKED = "the user did not ask for a change in this conversation"
@@ -47,6 +50,7 @@ class Provenance:
     said: list[str] = field(default_factory=list)  # the user's messages as typed, this session
     retrieved: list[str] = field(default_factory=list)  # memory blocks and Context the runtime added
     looked: list[str] = field(default_factory=list)  # tool results shown this session
+    lured: int = 0  # len(said) when a call was last refused as nobody's ask (``unlured``)
 
     def _in(self, value: str, texts: list[str]) -> bool:
         hay = [_norm(t) for t in texts]
@@ -62,3 +66,26 @@ class Provenance:
         """True when ``value`` occurs in retrieved text but neither the user nor a tool brought it."""
         return (bool(value.strip()) and self._in(value, self.retrieved)
                 and not self.mentioned_by_user(value) and not self.seen_by_tool(value))
+
+    def unlured(self, content: str, always: bool = False) -> str:
+        """The user's message ``content`` without the retrieved block in front of it, once a call this
+        turn was refused as nobody's ask (or ``always``): the 1.5B copied a memory note's "replace
+        print('hi') with print('bye')" into edit_file on "Hi, I'm Alice" and on "In calc.py, fix sub",
+        call after call."""
+        if not self.said or not (always or self.lured == len(self.said)):
+            return content
+        block = self._block(content)
+        return content[len(block):].lstrip("\n") if block else content
+
+    def lures(self, content: str) -> bool:
+        """Whether the retrieved block in front of the user's message names a file that neither the user
+        nor a tool brought (its source references aside): a call decided with it may come from it alone."""
+        block = _REF.sub("", self._block(content))
+        return any(not self.mentioned_by_user(m.group(1)) and not self.seen_by_tool(m.group(1))
+                   for m in _FILE.finditer(block))
+
+    def _block(self, content: str) -> str:
+        for block in self.retrieved:
+            if block and content.startswith(block) and content[len(block):].lstrip("\n").startswith(self.said[-1]):
+                return block
+        return ""

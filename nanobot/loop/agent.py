@@ -341,11 +341,11 @@ class Agent:
                 yield TextDelta(text="\n\n")
                 continue
             result = check(typed, reply, seen, asked_change=asked_for_change([typed]) or remember(typed),
-                           offered=frozenset(self.tool_names()))
+                           offered=frozenset(self.tool_names()), earlier=messages[-1].content.split(typed, 1)[0])
             if not result.problem:
                 yield ev.model_copy(update={"reply": reply})
                 return
-            self.transcript.append("event", "reply check", problem=result.problem, attempt=attempt)
+            self.transcript.append("event", "reply check", problem=result.problem, attempt=attempt, reply=reply[:400])
             if attempt == 1 and not result.correction:  # a retry was worth it, a correction is not
                 yield ev.model_copy(update={"reply": reply})
                 return
@@ -356,10 +356,10 @@ class Agent:
             yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
             last = messages[-1]
             messages = [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
-            yield TextDelta(text="\n\n")
-        yield TextDelta(text=f"\n\n{result.correction}")
+            yield TextDelta(text="\n\n" if reply else "")  # nothing shown yet: no blank line
+        yield TextDelta(text=f"\n\n{result.correction}" if reply else result.correction)  # no blank line first
         yield Notice(text=f"reply check: {result.problem}", level="warning")
-        yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}", "corrected": True})
+        yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}".strip(), "corrected": True})
 
     def _run_written(self, call: tuple[str, dict], messages: list[Message], seen: list[Event],
                      ran: str = "the call you wrote ran") -> Any:

@@ -11,7 +11,10 @@ Two rules, both about text the user did not give:
    user did not type the command itself: "What is 2+2?" never edits a file, "Write a haiku" writes
    none. A coding session is a request for changes.
 3. **Not the file the user named.** The user's last two messages name files and the call writes or
-   edits another one ("create hello.txt" neither edits todo.md nor writes your_file.txt).
+   edits another one ("create hello.txt" neither edits todo.md nor writes your_file.txt). memory_add
+   is such a call too when the user's message asks to change a file it names and not to remember
+   anything: "Add a function mul(a, b) ... to calc.py" went to memory_add on the 1.5B. Its refusal
+   stays in the model's context: it names the file and the tools that change it.
 
 Besides the file tools and exec, the tools that change state the user keeps go through rule 2 (with
 their own request words) and rule 1 (their text must not come from retrieved text alone):
@@ -33,9 +36,9 @@ import re
 from typing import Any
 
 from nanobot.base.errors import ToolError
-from nanobot.core.provenance import FROM_RETRIEVED, NOT_ASKED, Provenance
+from nanobot.core.provenance import FROM_RETRIEVED, NOT_ASKED, Provenance, unasked
 
-CHANGING = {"write_file", "edit_file", "knowledge_apply", "exec", "task_board", "scratchpad", "cron"}
+CHANGING = {"write_file", "edit_file", "knowledge_apply", "exec", "task_board", "scratchpad", "cron", "memory_add"}
 CHANGING_ACTIONS = {"task_board": {"add", "update", "remove"}, "scratchpad": {"write", "clear"},
                     "cron": {"add", "remove"}}
 _CHANGE_WORDS = re.compile(
@@ -44,9 +47,10 @@ _CHANGE_WORDS = re.compile(
     r"touch|move|copy|install|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
 _TASK_CHANGE = re.compile(r"\b(add|create|put|new|update|change|mark|move|set|finish|finished|complete|completed|done|"
                           r"remove|delete|drop|clear|track|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
-_TASK_WORDS = re.compile(r"\b(tasks?|to-?dos?|board|backlog)\b", re.I)
+_TASK_WORDS = re.compile(r"\b(tasks?|to-?dos?|board|backlog)\b(?!\.\w)", re.I)  # todo.md is a file, not the board
 _PAD_WORDS = re.compile(r"\b(scratch ?pad|notes?)\b", re.I)
 _CRON_WORDS = re.compile(r"\b(schedule[sd]?|remind(?:er)?s?|every|daily|hourly|weekly|cron|jobs?|at \d)", re.I)
+_REMEMBER = re.compile(r"\b(?:remember|memori[sz]e|memory|note|notes)\b", re.I)
 _NAMED = re.compile(r"(?<![\w/.])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5}\b")
 _FILE_WORDS = re.compile(r"\b(?:file|files|folder|directory|script|module|readme|config)\b|[\w-]+\.[A-Za-z][\w]{0,5}\b|/", re.I)
 _WRITES = re.compile(r">|\btee\b|\brm\b|\bmv\b|\bcp\b|\bsed\s+-i|\btouch\b|\bmkdir\b|\bgit\s+(commit|checkout|reset|"
@@ -62,7 +66,7 @@ def targets(name: str, args: Any) -> list[tuple[str, str]]:
         return out
     if name == "exec" and _WRITES.search(args.command):
         return [("command", args.command)]
-    if changes(name, args) and name not in ("write_file", "edit_file", "knowledge_apply", "exec"):
+    if changes(name, args) and name not in ("write_file", "edit_file", "knowledge_apply", "exec", "memory_add"):
         return [("text", t) for t in _texts(args) if len(t.strip()) >= 8]
     return []
 
@@ -122,6 +126,13 @@ def refusal(name: str, args: Any, prov: Provenance, coding: bool = False, read_o
         if prov.only_retrieved(text):
             short = " ".join(text.split())[:80]
             return f"{name} refused: the {what} '{short}' {FROM_RETRIEVED}; ask the user before changing it"
+    if name == "memory_add":  # only a file change asked for, and memory is not that file (rule 3)
+        last = prov.said[-1] if prov.said else ""
+        files = [m.group(0) for m in _NAMED.finditer(last)]
+        if files and _CHANGE_WORDS.search(last) and not _REMEMBER.search(last):
+            return (f"memory_add refused: the user asked to change {files[0]}, not to remember something; "
+                    f"change {files[0]} with edit_file (or write_file for a new file)")
+        return ""
     named = [m.group(0) for t in prov.said[-2:] for m in _NAMED.finditer(t)]
     path = getattr(args, "path", "") if name in ("write_file", "edit_file") else ""
     if path and named and not coding and not prov.mentioned_by_user(path):
@@ -150,6 +161,8 @@ class Guarded:
             if why:
                 ask = ctx.confirm
                 if ask is None or not ask(f"{why.split(': ', 1)[1].split(';')[0]}. Allow {self._tool.name} anyway?"):
+                    if unasked(why):  # the turn's retrieved block leaves its context (Provenance.unlured)
+                        prov.lured = len(prov.said)
                     raise ToolError(why)
         return self._tool.run(args, ctx)
 

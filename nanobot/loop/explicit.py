@@ -1,6 +1,7 @@
 """A call the user spelled out: nanobot makes it, instead of asking a small model to pick it.
 
-"run python3 calc.py" names the tool (``exec``) and its whole argument; "read calc.py" names ``read_file`` and its path; "create a file hello.txt
+"run python3 calc.py" names the tool (``exec``) and its whole argument; "read calc.py" names ``read_file`` and its path;
+"In todo.md replace 'a' with 'b'" names ``edit_file`` and all three arguments (``nanobot.loop.spelledit``); "create a file hello.txt
 containing: Hello world" names ``write_file``, its path and its content. On the 1.5B such asks went
 to ``memory_search`` or ``knowledge_search``, or came back as a change claimed with no call
 (bench/assistant_bench.py). When the user's message holds such a call and the tool is offered,
@@ -32,6 +33,8 @@ from __future__ import annotations
 
 import re
 import shutil
+
+from nanobot.loop.spelledit import spelled_edit
 
 _RUN = re.compile(r"(?:^|[\s.?!,;:])(?:please\s+|now\s+|can you\s+|could you\s+)?(?:run|execute)\s+"
                   r"(?:the\s+command\s+)?(`[^`\n]+`|[^\s`][^\n]*)", re.I)
@@ -74,4 +77,6 @@ def explicit(user_text: str, offered: list[str]) -> tuple[str, dict] | None:
         return "read_file", {"path": m.group(1)}
     if "write_file" in offered and (m := _WRITE.search(user_text.strip())):
         return "write_file", {"path": m.group(1), "content": m.group(2).strip()}
+    if "edit_file" in offered and (args := spelled_edit(user_text)):  # nanobot.loop.spelledit
+        return "edit_file", args
     return None

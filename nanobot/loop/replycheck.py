@@ -7,7 +7,8 @@
 - **False success.** After a failed change (a file tool, memory_add, knowledge_apply, a task_board
   or scratchpad change, an MCP tool) with no successful one, or when no tool that can change
   anything ran (none at all, or only look-ups: a read, a search, a task list), a reply that claims a
-  change ("I've updated ...", "successfully") is false.
+  change ("I've updated ...", "saved successfully"; not a bare "successfully": "greet.py was read
+  successfully" claims nothing) is false.
 - **Asked change not made.** The user asked to change a file (a change word and a file name), no file
   tool (write_file, edit_file, exec, an MCP tool) succeeded this turn, and the reply claims a change:
   another tool's success (a task added, a memory noted) is not the file the user asked about.
@@ -46,10 +47,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import regex
+
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, looks_at  # noqa: F401 (re-exported)
 from nanobot.core.events import ToolCall, ToolResult
 from nanobot.core.provenance import unasked
-from nanobot.loop.answered import unanswered
+from nanobot.loop.answered import _words, unanswered
 
 HEADERS = ("Relevant Memory:", "Related Context:")
 _SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
@@ -65,11 +68,12 @@ _NOT_LOOKING = {"memory_search", "memory_add", "knowledge_search", "task_board",
                 "tool_search", "web_search", "web_fetch", "message"}  # none shows a local file or runs a command
 _VERBS = r"(?:created|updated|edited|written|wrote|saved|added|changed|modified|fixed|deleted|removed|renamed|replaced|appended|inserted|stored|remembered)"
 _CLAIM = re.compile(rf"\b(?:I(?:'ve| have)?\s+(?:now\s+|successfully\s+|also\s+)?{_VERBS}|(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?{_VERBS}|"
-                    r"successfully|the user edited|is now (?:saved|updated|created|stored|in))\b", re.I)
+                    rf"{_VERBS}\s+successfully|successfully\s+{_VERBS}|the user edited|is now (?:saved|updated|created|stored|in))\b",
+                    re.I)  # not a bare "successfully": "greet.py was read successfully" claims no change
 _DONE = re.compile(rf"\b(?:{_VERBS}|done|deleted)\b", re.I)  # "File hello.txt created.": a claim when a change was asked
-_DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o']t|can ?n[o']t|cannot|unable|not found|did ?n[o']t|"
-                     r"was ?n[o']t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up|"
-                     r"does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any))\b", re.I)
+_DENIAL = re.compile(r"\b(?:fail|failed|failure|error|could ?n[o'’]t|can(?:no|['’]| no)t|unable|not found|did ?n[o'’]t|"
+                     r"was ?n[o'’]t|not (?:been )?(?:changed|created|updated|edited|saved|able)|no (?:access|tool)|sorry|gave up|give up|"
+                     r"does ?n[o'’]t exist|do ?n[o'’]t exist|no such|there (?:is|are) no|is ?n[o'’]t (?:there|any))\b", re.I)
 # "X does not exist" / "there is no X" states what is on disk: it needs a look like any content does
 _ABSENT = re.compile(r"\b(?:not found|does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|is ?n[o']t (?:there|any)|"
                      r"there is ?n[o']t|no,? there is)\b", re.I)
@@ -86,8 +90,10 @@ _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments
 
 # nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK, textcall.run_written), echoed without
 # their brackets: the 1.5B answered "Summarize notes.txt" with "The call ran; answer the user in plain text ..."
-_ECHO = re.compile(r"\s*(?:the call(?: the user asked for| you wrote)? ran; answer the user in plain text from its result "
-                   r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?)", re.I)
+_ECHOED = (r"(?:the call(?: the user asked for| you wrote)? ran; answer the user in plain text from its result "
+           r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?)")
+_ECHO = re.compile(rf"\s*{_ECHOED}", re.I)
+_ECHO_START = regex.compile(_ECHOED, regex.I)  # its partial matches: the stream holds a note's start back
 
 
 def scrub(text: str) -> str:
@@ -120,6 +126,11 @@ class Scrubber:
             i = text.rfind(open_)
             if i >= 0 and close not in text[i:] and len(text) - i < HOLD_MAX:
                 cut = min(cut, len(text[:i].rstrip(" ")))  # with the space a removed source takes along
+        for m in re.finditer(r"(?<![^\s.!?])[TtYy]", text[max(0, len(text) - HOLD_MAX):]):
+            start = max(0, len(text) - HOLD_MAX) + m.start()  # a sentence that may be an echoed note
+            if _ECHO_START.fullmatch(text, pos=start, partial=True):
+                cut = min(cut, len(text[:start].rstrip()))
+                break
         line = text.rfind("\n") + 1
         tail = text[line:].lstrip(" #")
         if tail and any(h.startswith(tail) for h in HEADERS):
@@ -195,11 +206,15 @@ def _failure(outcome: tuple, problem: str, note: str, correction: str, **fields:
 
 
 def check(user_text: str, reply: str, events: list, asked_change: bool = False,
-          offered: frozenset[str] | None = None) -> CheckResult:
+          offered: frozenset[str] | None = None, earlier: str = "") -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``); ``asked_change``:
     the user asked for a change (then a bare "created." or "Done." is a claim too); ``offered``: the
     tools this chat has (None: any). Not trying a change or a look is a fault only when the tool
-    for it is offered: with none, "On it." or "I can't open files here" is the honest reply."""
+    for it is offered: with none, "On it." or "I can't open files here" is the honest reply.
+    ``earlier``: what the model was shown before the user's message (the retrieved block): a look's
+    reply copied from it is not from the look, whatever words it shares with the result (the 1.5B
+    answered "run git log" with a past conversation's "The file docs/guide.md has 2 lines. The first
+    line ...", which shares "first" with "first notes")."""
     def can(tool: str) -> bool:
         return offered is None or tool in offered
 
@@ -224,7 +239,8 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
         what = "no tool ran this turn" if not done else "no tool changed anything this turn"
         return CheckResult(
             problem=f"the reply claims a change but {what}",
-            note=f"[nanobot: {what}, so nothing was changed. Call {_changer(user_text)} now, or say you did not change anything.]",
+            note=f"[nanobot: {what}, so nothing was changed. Call {_changer(user_text)} now, or say you did not change anything.]"
+            if asked_change else _answer_note(user_text, what, done),
             correction=f"(nanobot: {what}; nothing was changed.)", tool=_changer(user_text) if asked_change else "")
     if claims and (miss := _asked_file_not_changed(user_text, reply, done, asked_change)):
         return CheckResult(
@@ -252,8 +268,10 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
                         "[nanobot: {name} failed ({first}). Tell the user; do not describe {target}.]",
                         "(nanobot: {name} failed: {first}. The reply above is not from {target}.)", target=target)
     shown = [o for o in looks if o[2] and o[0] not in CHANGERS]
-    if target and shown and all(missed := [unanswered(user_text, reply, o[3]) for o in shown]):
-        name, body = shown[-1][0], missed[-1]
+    copied = (len(flat := " ".join(reply.lower().split())) >= 24 and flat in " ".join(earlier.lower().split())
+              and all(_foreign(reply, o[3]) for o in shown))  # copied, and mostly not the result's words
+    if target and shown and (all(missed := [unanswered(user_text, reply, o[3]) for o in shown]) or copied):
+        name, body = shown[-1][0], missed[-1] or shown[-1][3]
         return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
             problem=f"the reply says nothing of what {name} showed",
             note=f"[nanobot: your reply did not use what {name} returned:\n{body[:1500]}\nAnswer the user's "
@@ -273,6 +291,22 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
     return CheckResult()
 
 
+def _foreign(reply: str, result: str) -> bool:
+    """Whether less than half of the reply's words are words of the result."""
+    words = _words(reply)
+    return len(words & _words(result)) * 2 < len(words)
+
+
+def _answer_note(user_text: str, what: str, done: list) -> str:
+    """The retry's note for a change claimed where none was asked ("What's on my todo list?" answered
+    "I have successfully remembered ..." as the turns before it were): the user's message again, and what a
+    look showed, to answer from -- not "or say you did not change anything", which became the whole reply."""
+    shown = next((o for o in reversed(done) if o[2] and o[0] not in _NOT_LOOKING and o[3].strip()), None)
+    result = f" {shown[0]} returned:\n{shown[3][:1500]}\n" if shown else " "
+    return (f"[nanobot: {what} and none was asked for; do not say anything was changed, saved or remembered."
+            f"{result}Answer the user's message now: {user_text}]")
+
+
 def _asked_file_not_changed(user_text: str, reply: str, done: list, asked_change: bool) -> str:
     """Why a claimed file change did not happen ("" when it may have): the user asked for a change to a
     file and no file tool succeeded, or only memory changed and the reply names a file."""
@@ -282,7 +316,9 @@ def _asked_file_not_changed(user_text: str, reply: str, done: list, asked_change
     if asked_change and named and not remember(user_text):
         return f"{named[0]} was asked to change and no file tool succeeded this turn"
     changed = {name for name, args, ok, _ in done if ok and _changing(name, args)}
-    in_reply = [m.group(1) for m in _FILE.finditer(reply) if m.group(1).rsplit("/", 1)[-1].lower() not in _NOT_FILES | _MEMORY_FILES]
+    noted = " ".join(text for name, _, ok, text in done if ok and name == "memory_add")  # where memory wrote it
+    in_reply = [m.group(1) for m in _FILE.finditer(reply) if m.group(1).rsplit("/", 1)[-1].lower() not in _NOT_FILES | _MEMORY_FILES
+                and m.group(1) not in noted]  # "added to observations/notes-...md" when memory_add wrote there
     if changed == {"memory_add"} and (in_reply or re.search(r"\bfiles?\b", reply, re.I)):
         return "only memory changed this turn (memory_add), no file"
     return ""

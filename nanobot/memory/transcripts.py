@@ -4,7 +4,7 @@ Each user message and each assistant reply of ``sessions/<id>.jsonl`` becomes on
 split at sentence ends), under the session day as its heading and said by its speaker (the
 ``speaker`` an import or ``--as`` recorded, else "User" / "Assistant"). Replies carry
 ``ASSISTANT_WEIGHT``: what the user said ranks above what the assistant answered. Tool output,
-events and the session header are not indexed. A chunk's ``line`` is its record's line in the
+events, the session header and a reply nanobot had to correct are not indexed. A chunk's ``line`` is its record's line in the
 file, so a hit names ``sessions/<id>.jsonl:LINE``.
 
 >>> import json, tempfile, pathlib
@@ -29,6 +29,9 @@ from nanobot.memory.chunker import Chunk, split_long
 
 PREFIX = "sessions/"  # a transcript's source name in the index: sessions/<id>.jsonl
 ASSISTANT_WEIGHT = 0.8
+# a reply the reply checks corrected (``loop/replycheck.py``): known wrong, kept out of the index as out of the
+# model's history; the 1.5B's block showed "Assistant: ```plaintext { (nanobot: the model gave no answer.)"
+CORRECTED = "\n\n(nanobot: "
 ROLES = {"user": "User", "assistant": "Assistant"}
 
 
@@ -56,7 +59,7 @@ def transcript_chunks(path: Path, raw: bytes | None = None) -> list[Chunk]:
             rec = Record.model_validate(json.loads(line.decode("utf-8", errors="replace")))
         except (json.JSONDecodeError, ValidationError, ValueError):
             continue
-        if rec.role not in ROLES or not rec.content.strip():
+        if rec.role not in ROLES or not rec.content.strip() or (rec.role == "assistant" and CORRECTED in rec.content):
             continue
         speaker = str(rec.meta.get("speaker") or ROLES[rec.role])
         body = f"{speaker}: {' '.join(rec.content.split())}"

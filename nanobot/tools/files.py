@@ -1,4 +1,5 @@
-"""File tools: read_file (in line ranges), write_file, edit_file (exact-match replace), list_dir.
+"""File tools: read_file (in line ranges), write_file, edit_file (exact-match replace; failing that,
+one match with other whitespace: ``looseedit.py``), list_dir.
 
 All paths go through ``paths.resolve_in_roots``; writes are atomic and refused where a write could make
 something run later (VCS metadata, nanobot's own config and state: ``protected.py``). list_dir shows a
@@ -18,6 +19,7 @@ from nanobot.base.pysyntax import broken_by
 from nanobot.base.regular import read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
 
@@ -121,16 +123,17 @@ class EditFile(Tool):
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         path = _writable(args.path, ctx)
         text = _read_text(path, args.path)
-        count = text.count(args.old)
-        if count == 0:
+        count, loose = text.count(args.old), None
+        if count == 0 and (loose := loose_replace(text, args.old, args.new)) is None:
             raise ToolError(not_found(args.path, text))
         if count > 1:
-            raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is unique")
-        new = text.replace(args.old, args.new, 1)
+            raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is "
+                            f"unique (the lines around it, e.g. the def line). The file's text is:\n{_shown(text)}")
+        new, at = loose or (text.replace(args.old, args.new, 1), text.index(args.old))
         refuse_broken(text, new, args.path, "edit_file")
         _write(path, new, args.path, ctx)
-        line = text[: text.index(args.old)].count("\n") + 1
-        return f"edited {display(path, ctx)} at line {line}"
+        line, how = text[:at].count("\n") + 1, " (old matched with other whitespace)" if loose else ""
+        return f"edited {display(path, ctx)} at line {line}{how}"
 
 
 SHOWN_CHARS = 1500  # of the file, in edit_file's "not found" error
@@ -139,10 +142,13 @@ SHOWN_CHARS = 1500  # of the file, in edit_file's "not found" error
 def not_found(raw: str, text: str) -> str:
     """edit_file's error when the old text is not in the file: the file's real text (its start, up to
     ``SHOWN_CHARS``) so the next call can copy the exact text instead of guessing it again."""
-    shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "\n[... the rest of the file not shown]"
-    return (f"text to replace not found in '{raw}'; the file's text is:\n{shown}\n"
+    return (f"text to replace not found in '{raw}'; the file's text is:\n{_shown(text)}\n"
             "Call edit_file again with old copied exactly from it (to add lines, replace the line "
             "they follow with that line plus the new lines).")
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "\n[... the rest of the file not shown]"
 
 
 def _old_text(path: Path) -> str | None:

@@ -31,16 +31,22 @@ the user never sees it and a plain reply shows from its first word) is made into
 grammar instead when no call ran yet this turn (at most ``FORCED`` times), then the step answers
 again. After a call it is mostly the result being rewritten as JSON: it is asked for once more in
 plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
-the next step calls that tool again under its own grammar (``watch``), once a turn: re-deciding,
+the next step calls that tool again under its own grammar (``watch``), once a turn (a retry's
+forced call too: its edit_file "occurs 2 times" was otherwise explained to the user): re-deciding,
 the 1.5B mostly asked the user for the code instead of fixing its edit. A reply check's retry that
 calls a tool (``first``) gets ``AFTER_CALL`` after the result: its note said "Call read_file now", and
-the 1.5B answered the call's result with "Done.".
+the 1.5B answered the call's result with "Done." (so it did again with the note dropped instead).
 
 A call the call policy refuses because nobody asked for it (its path or text came only from retrieved
 memory, or no change was asked: ``core.provenance.unasked``) leaves the model's context (the events
 and the transcript keep it; the same call again ends the steps): the 1.5B, lured by a note in memory
 into editing greet.py on "Hi, I'm Alice", answered the refusal with "I'm sorry, but I can't help with
 that." and later turns copied it.
+The retrieved block in front of the user's message leaves it too for the rest of the turn
+(``unlure``), a reply check's retry included: with it, the 1.5B made the same lured call again. A
+retry that calls a tool directly (``first``) does not see a block that names a file nobody brought
+(``Provenance.lures``): forced to call edit_file on "In calc.py, fix sub", the 1.5B copied the memory
+note's greet.py edit into it.
 """
 
 from __future__ import annotations
@@ -141,6 +147,20 @@ class TemplateCalls:
     def call_probability(self, agent: Any, msgs: list[Message]) -> float:
         return agent.model.prefix_probability(msgs, STARTS, tools=self.specs)
 
+    def decide(self, agent: Any, msgs: list[Message], first: bool) -> float:
+        """P(call) of a step. On the turn's ``first`` decision, when the retrieved block in front of the
+        user's message names a file nobody brought (``Provenance.lures``), P is taken without the block
+        first, and under the threshold that is the decision: the block alone does not make a call (the
+        1.5B, lured by a memory note about greet.py, called edit_file on "Hi, I'm Alice"). Only then is
+        the block evaluated, as it is for every decision, so the check costs the user's message."""
+        at = next((i for i in range(len(msgs) - 1, -1, -1) if msgs[i].role == "user"), None)
+        prov = agent.provenance
+        if first and at is not None and prov.lures(msgs[at].content):
+            bare = [*msgs[:at], Message(role="user", content=prov.unlured(msgs[at].content, always=True)), *msgs[at + 1:]]
+            if (p := self.call_probability(agent, bare)) < self.runner.settings.tools.call_threshold:
+                return p
+        return self.call_probability(agent, msgs)
+
     def generate(self, agent: Any, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
         """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
 
@@ -159,16 +179,18 @@ class TemplateCalls:
     def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
+        unlure(msgs, agent, forced=bool(first))  # after a lured call, or before a forced one: without the lure
         seen: set[str] = set()
-        failed, retried = [first if first in runner.tools else ""], False  # ``first``: called undecided
+        failed = [first if first in runner.tools else ""]  # ``first``: called undecided
+        tries = 2 if failed[0] else 1  # a forced call and, after a tool's error, that tool once more
         look = asks_to_look(agent)
         for n in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
                 break
-            if failed[0] and not retried:  # right after a tool's error: that tool again, no new decision
-                retried, step = True, self.call(agent, msgs, seen, only=failed[0])
-            elif (p := self.call_probability(agent, msgs)) < settings.call_threshold and not (
+            if failed[0] and tries:  # right after a tool's error: that tool again, no new decision
+                tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
+            elif (p := self.decide(agent, msgs, n == 0 and not look)) < settings.call_threshold and not (
                     n == 0 and look and p >= LOOK_FLOOR):
                 break
             else:
@@ -254,10 +276,23 @@ class TemplateCalls:
             runner._record(agent, "result", name, text, ok=ok)
             if not ok and unasked(text):  # the user never asked for it: answered as if never made
                 msgs.pop()
+                unlure(msgs, agent)
                 return False
             msgs.append(Message(role="tool", content=text if ok else f"error: {text}"))
             return False
         return False
+
+
+def unlure(msgs: list[Message], agent: Any, forced: bool = False) -> None:
+    """The last user message without its retrieved block once a call this turn was refused as
+    nobody's ask (``Provenance.unlured``): the same lure otherwise makes the same call again; with
+    ``forced`` (a call is made without a decision) also when the block names a file nobody brought."""
+    prov = agent.provenance
+    for i in range(len(msgs) - 1, -1, -1):
+        if msgs[i].role == "user":
+            text = msgs[i].content
+            msgs[i] = Message(role="user", content=prov.unlured(text, always=forced and prov.lures(text)))
+            return
 
 
 def watch(step: Generator[Event, None, bool], failed: list[str]) -> Generator[Event, None, bool]:

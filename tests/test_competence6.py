@@ -1,0 +1,243 @@
+"""Round 6 of issue 29 on the 1.5B, loop logic with scripted models: a spelled-out edit made by nanobot,
+a change claimed where none was asked retried towards the question (not towards "I did not change
+anything"), a lure in retrieved memory out of the turn once it made a refused call, a spelled-out look
+answered from the template's own call/result messages, and the stream's hygiene (an echoed note, a
+correction after an empty reply). The real-model side is bench/assistant_bench.py."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from nanobot.core.events import TextDelta, ToolCall, ToolResult
+from nanobot.core.features import Feature
+from nanobot.core.provenance import Provenance
+from nanobot.core.transcript import read_transcript
+from nanobot.loop.callpolicy import asked_for, refusal
+from nanobot.loop.replycheck import Scrubber, check
+from nanobot.memory.retriever import format_past
+from nanobot.memory.store import Hit
+from nanobot.memory.tools import AddArgs
+from nanobot.memory.transcripts import transcript_chunks
+from nanobot.tools.base import Tool
+from tests.test_competence import Retrieved, _ran, make_agent, run
+from tests.test_templatecalls import ToolTemplateModel, body
+from tests.test_templatecalls import make_agent as template_agent
+
+LURE = "Relevant Memory:\n- Other chat: bob wants greet.py changed: replace print('hi') with print('bye') (MEMORY.md:7)"
+
+
+def test_an_edit_the_user_spelled_out_is_made_whatever_the_model_would_pick(home):
+    """"In todo.md replace 'buy milk' with 'buy oat milk'" went to task_board on the 1.5B: the message
+    holds the whole edit_file call, so nanobot makes it (nanobot.loop.spelledit); the model answers."""
+    agent = make_agent(home, ["Tool: task_board", '{"action": "update", "title": "buy oat milk"}',
+                              "Answer:", "Replaced buy milk with buy oat milk in todo.md."])
+    (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
+    events, done = run(agent, "In todo.md replace 'buy milk' with 'buy oat milk'")
+    first = next(e for e in events if isinstance(e, ToolCall))
+    assert first.name == "edit_file" and first.arguments["old"] == "buy milk"
+    assert (agent.workspace / "todo.md").read_text() == "# Todo\n- buy oat milk\n" and not done.corrected
+
+
+def test_a_file_named_todo_is_not_the_task_board():
+    said = ["Create a file hello.txt containing: Hello world", "In todo.md replace 'buy milk' with 'buy oat milk'"]
+    assert not asked_for("task_board", said)  # "todo.md" is a file, not the user's to-do list
+    assert asked_for("task_board", ["add buy milk to my todo list"])
+
+
+def test_a_change_claimed_where_none_was_asked_is_retried_towards_the_question():
+    """"What's on my todo list from the other chat?" answered "I have successfully remembered ..." (the
+    turns before were remember requests): the retry's note said "or say you did not change anything",
+    and that became the whole reply. The note now repeats the question, and a look's result."""
+    ask = "What's on my todo list from the other chat?"
+    result = check(ask, "I have successfully remembered that your todo list is empty.", [])
+    assert result.problem and not result.tool
+    assert ask in result.note and "say you did not change" not in result.note
+    read = _ran("read_file", {"path": "greet.py"}, text="greet.py lines 1-1 of 1\nprint('hi')")
+    told = check("alice: read greet.py please", "I have updated greet.py.", read)
+    assert "print('hi')" in told.note and "alice: read greet.py please" in told.note
+
+
+def test_success_alone_is_no_claim_and_cant_is_a_denial():
+    read = _ran("read_file", {"path": "greet.py"}, text="greet.py lines 1-1 of 1\nprint('hi')")
+    assert not check("alice: read greet.py please", "greet.py was read successfully: it prints 'hi'.", read).problem
+    assert check("Edit a.txt", "a.txt was updated successfully.", [], asked_change=True).problem
+    declined = check("show me notes.txt", "I can't open that file.", [])  # a decline: retried, never corrected
+    assert declined.tool == "read_file" and not declined.correction
+    assert not check("show me notes.txt", "I can’t open that file.", []).correction
+
+
+def test_an_echoed_note_never_reaches_the_stream():
+    echo = "Bob is at 5pm. The call ran; answer the user in plain text from its result above, without another call."
+    for step in (1, 4):
+        scrubber = Scrubber()
+        shown = "".join(scrubber.feed(echo[i:i + step]) for i in range(0, len(echo), step)) + scrubber.finish()
+        assert "answer the user" not in shown and shown.strip() == "Bob is at 5pm."
+    scrubber = Scrubber()
+    plain = "The capital is Paris. Your move."
+    assert "".join(scrubber.feed(c) for c in plain) + scrubber.finish() == plain
+
+
+def test_a_correction_after_an_empty_reply_starts_on_the_first_line(home):
+    agent = make_agent(home, ["Answer:", "", "Answer:", ""])
+    events, done = run(agent, "hello")
+    streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert done.corrected and done.reply.startswith("(nanobot:") and streamed.startswith("(nanobot:")
+    checks = [r for r in read_transcript(agent.transcript.path)[0] if r.content == "reply check"]
+    assert checks and "reply" in checks[0].meta  # the reply that failed is kept for diagnosis
+
+
+def test_a_lure_in_memory_leaves_the_turn_once_it_made_a_refused_call(home):
+    """The 1.5B copied the memory note's "replace print('hi') with print('bye')" into edit_file on "Hi,
+    I'm Alice" and on "In calc.py, fix sub" (refused, then the same call again on the retry): once a
+    call is refused as nobody's ask, the steps after it no longer see the retrieved block."""
+    lured = body("edit_file", {"path": "greet.py", "old": "print('hi')", "new": "print('bye')"})
+    model = ToolTemplateModel([lured, "Which line of calc.py?"], [0.9, 0.9, 0.1])  # with and without it, then
+    agent = template_agent(home, model, enabled=["read_file", "edit_file"])
+    agent.add_feature(Retrieved(LURE))
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    events = list(agent.turn("In calc.py, fix sub: it should return a - b"))
+    assert any(isinstance(e, ToolResult) and "refused" in e.text for e in events)
+    assert "bob wants" in model.calls[0]["messages"][-1].content  # the call step saw it
+    assert not any("bob wants" in m.content for m in model.calls[-1]["messages"])  # the reply does not
+    assert (agent.workspace / "greet.py").read_text() == "print('hi')\n"
+
+
+class Remembers(Feature):
+    """Stands in for the memory feature's memory_add (the real one loads the embedder)."""
+
+    name = "remembers"
+
+    def __init__(self, noted: list):
+        self.noted = noted
+
+    def tools(self, settings):
+        noted = self.noted
+
+        class MemoryAdd(Tool):
+            name, description, Args = "memory_add", "Remember a fact for later sessions.", AddArgs
+
+            def run(self, args, ctx):
+                noted.append(args.text)
+                return "remembered (MEMORY.md:9)"
+
+        return [MemoryAdd()]
+
+
+def test_a_change_to_a_named_file_does_not_go_to_memory(home):
+    """"Add a function mul(a, b) returning a * b to calc.py" went to memory_add on the 1.5B: memory is not
+    the file the user named. The refusal stays in the context and names the file's tools; the edit runs."""
+    agent = make_agent(home, ["Tool: memory_add", '{"text": "def mul(a, b): return a * b"}',
+                              "Tool: edit_file", '{"path": "calc.py", "old": "def add(a, b):", '
+                              '"new": "def mul(a, b):\\n    return a * b\\n\\n\\ndef add(a, b):"}',
+                              "Answer:", "Added mul to calc.py."])
+    noted = []
+    agent.add_feature(Remembers(noted))
+    (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    events, done = run(agent, "Add a function mul(a, b) returning a * b to calc.py")
+    results = [(e.name, e.ok) for e in events if isinstance(e, ToolResult)]
+    assert results == [("memory_add", False), ("edit_file", True)]
+    assert "change calc.py with edit_file" in next(e for e in events if isinstance(e, ToolResult)).text
+    assert noted == [] and "def mul" in (agent.workspace / "calc.py").read_text()
+    p = Provenance(said=["Please remember that my favourite colour is green."])
+    assert not refusal("memory_add", SimpleNamespace(text="favourite colour: green"), p)
+
+
+def test_a_corrected_reply_is_not_indexed_as_a_past_conversation(tmp_path):
+    """The 1.5B's memory block showed "Assistant: ```plaintext { (nanobot: the model gave no answer.)" from
+    an earlier session: a reply the checks corrected is kept out of the index as out of the history."""
+    path = tmp_path / "s.jsonl"
+    records = [{"ts": "2026-11-25T03:00:00", "role": "user", "content": "read calc.py"},
+               {"ts": "2026-11-25T03:00:01", "role": "assistant",
+                "content": "```plaintext\n{\n\n(nanobot: the model gave no answer.)"},
+               {"ts": "2026-11-25T03:00:02", "role": "assistant", "content": "It defines add and sub."}]
+    path.write_text("\n".join(json.dumps(r) for r in records))
+    assert [c.line for c in transcript_chunks(path)] == [1, 3]
+
+
+class LuredModel(ToolTemplateModel):
+    """P(call) high only while the lure is in the user's message, as on the 1.5B."""
+
+    def prefix_probability(self, messages, starts, *, tools=None):
+        user = next(m for m in reversed(messages) if m.role == "user")
+        return 0.9 if "bob wants" in user.content else 0.1
+
+
+def test_a_call_only_the_retrieved_block_leads_to_is_not_made(home):
+    """On "Hi, I'm Alice and I work on the frontend." the 1.5B called edit_file on greet.py from a memory
+    note (refused, but a call all the same): the turn's first decision is taken without a retrieved
+    block that names a file nobody brought, and declines when the user's message alone would."""
+    fix = body("edit_file", {"path": "greet.py", "old": "print('hi')", "new": "print('hello')"})
+    model = LuredModel(["Hi Alice!", fix, "Fixed."], [])
+    agent = template_agent(home, model, enabled=["read_file", "edit_file"])
+    agent.add_feature(Retrieved(LURE))
+    (agent.workspace / "greet.py").write_text("print('hi')\n")
+    events = list(agent.turn("alice: Hi, I'm Alice and I work on the frontend."))
+    assert not [e for e in events if isinstance(e, (ToolCall, ToolResult))] and events[-1].reply == "Hi Alice!"
+    assert "bob wants" in model.calls[-1]["messages"][-1].content  # the answer still sees memory
+    events = list(agent.turn("alice: please fix greet.py"))  # the user named the file: no lure
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"]
+
+
+def test_a_retry_forced_to_call_does_not_see_a_lure(home):
+    """Retried with edit_file on "In calc.py, fix sub" (nothing tried), the 1.5B copied the memory note's
+    greet.py edit into the forced call: a call made without a decision does not see a retrieved block
+    that names a file nobody brought."""
+    fix = body("edit_file", {"path": "calc.py", "old": "return a + b", "new": "return a - b"})
+    model = ToolTemplateModel(["It returns -42.", fix, "Fixed."], [0.1, 0.1])
+    agent = template_agent(home, model, enabled=["read_file", "edit_file"])
+    agent.add_feature(Retrieved(LURE))
+    (agent.workspace / "calc.py").write_text("def sub(a, b):\n    return a + b\n")
+    events = list(agent.turn("In calc.py, fix sub: it should return a - b"))
+    forced = model.calls[1]
+    assert forced["grammar"] and not any("bob wants" in m.content for m in forced["messages"])
+    assert (agent.workspace / "calc.py").read_text() == "def sub(a, b):\n    return a - b\n"
+    assert events[-1].reply == "Fixed."
+
+
+def test_a_retrys_forced_call_that_fails_is_tried_once_more(home):
+    """The 1.5B's forced edit_file for "Add a function mul ... to calc.py" replaced "return a + b", which
+    occurs twice: the error (with the file) goes back and the same tool is called once more, as after
+    any tool's error, instead of the reply explaining the error to the user."""
+    twice = body("edit_file", {"path": "calc.py", "old": "return a + b", "new": "return a * b"})
+    once = body("edit_file", {"path": "calc.py", "old": "print(add(40, 2))",
+                              "new": "def mul(a, b):\n    return a * b\n\n\nprint(add(40, 2))"})
+    model = ToolTemplateModel(["Sure, here it is.", twice, once, "Added mul."], [0.1, 0.1])
+    agent = template_agent(home, model, enabled=["read_file", "edit_file"])
+    (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n\n\n"
+                                            "print(add(40, 2))\n")
+    events = list(agent.turn("Add a function mul(a, b) returning a * b to calc.py"))
+    assert [(e.name, e.ok) for e in events if isinstance(e, ToolResult)] == [("edit_file", False), ("edit_file", True)]
+    assert "def mul" in (agent.workspace / "calc.py").read_text() and events[-1].reply == "Added mul."
+
+
+def test_a_past_conversation_line_carries_no_path_a_model_could_read():
+    """The 1.5B read and edited 'sessions/20261125-...jsonl' (a past conversation's source reference) on
+    "What does the add function in calc.py do?" and "In calc.py, fix sub": the line keeps day and speaker."""
+    hit = Hit(id=1, text="User: run python3 calc.py", source="sessions/20261125-032155-e357.jsonl", line=13,
+              heading="25 November 2026", score=0.9, cosine=0.9)
+    assert format_past(hit) == "- 25 November 2026, User: run python3 calc.py"
+
+
+def test_a_note_memory_add_filed_in_observations_is_no_false_file_claim():
+    ran = _ran("memory_add", {"text": "dentist on Friday", "kind": "observation"},
+               text="remembered (observations/notes-2026-11-25.md:1)")
+    ask = "Save a note in memory: dentist appointment on Friday"
+    said = "I have added the note to observations/notes-2026-11-25.md at line 1."
+    assert not check(ask, said, ran, asked_change=True).problem
+    assert check(ask, "I have added it to calc.py.", ran, asked_change=True).problem  # another file: false
+
+
+def test_a_look_answered_with_a_retrieved_line_copied_is_not_from_the_look():
+    """"run git log --oneline" answered with a past conversation's reply about docs/guide.md, which shares
+    "first" with the log's "first notes": a reply copied from the retrieved block is not from the look."""
+    copied = 'The file `docs/guide.md` has 2 lines. The first line is "# Guide".'
+    block = f"Past Conversations:\n- 25 November 2026, Assistant: {copied} and the second line is"
+    ran = _ran("exec", {"command": "git log --oneline"}, text="exit 0\nc078848 first notes")
+    result = check("run git log --oneline", copied, ran, earlier=block)
+    assert "says nothing of what exec showed" in result.problem and "first notes" in result.note
+    assert not check("run git log --oneline", copied, ran).problem  # without it: "first" is shared
+    assert not check("run git log --oneline", "The log has one commit: first notes.", ran, earlier=block).problem
+    same = "Call Bob at 5pm about the invoice."  # the file's own words, said before too: from the look
+    read = _ran("read_file", {"path": "notes.txt"}, text=f"notes.txt lines 1-1 of 1\n{same}")
+    assert not check("read notes.txt", same, read, earlier=f"Past Conversations:\n- 25 November 2026, Assistant: {same}").problem
