@@ -269,7 +269,7 @@ def test_a_false_claim_whose_retried_call_fails_is_corrected(home):
 def test_a_reply_about_a_file_whose_read_failed_is_corrected(home):
     agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "It lists three meetings.",
                               "Tool: read_file", '{"path": "notes.txt"}', "Answer:", "It lists three meetings."])
-    events, done = run(agent, "read notes.txt")
+    events, done = run(agent, "read notes.txt and tell me what it says")
     warnings = [e.text for e in events if isinstance(e, Notice)]
     assert "looking failed" in warnings[0] and "does not exist" in agent.model.calls[4]["messages"][-1].content
     assert "(nanobot: read_file failed" in done.reply and "not from notes.txt" in done.reply
@@ -373,7 +373,7 @@ def test_a_claim_after_only_look_ups_is_false(home):
     agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "I have updated notes.txt.",
                               "Answer:", "I have updated notes.txt."])
     (agent.workspace / "notes.txt").write_text("call Bob\n")
-    events, done = run(agent, "read notes.txt")
+    events, done = run(agent, "read notes.txt and tell me what it says")
     first = next(e.text for e in events if isinstance(e, Notice))
     assert first.startswith("reply check: the reply claims a change but no tool changed anything this turn")
     assert done.reply.lower().endswith("nothing was changed.)")
@@ -413,7 +413,7 @@ def test_a_tool_call_written_as_the_reply_is_no_answer(home):
                               "Answer:", 'json: {"name": "read_file", "arguments": {"path": "notes.txt", "lines": 1}}',
                               "Answer:", "It says: call Bob."])
     (agent.workspace / "notes.txt").write_text("call Bob\n")
-    events, done = run(agent, "read notes.txt")
+    events, done = run(agent, "read notes.txt and tell me what it says")
     assert "a read_file call written as text" in next(e.text for e in events if isinstance(e, Notice))
     assert done.reply == "It says: call Bob."
 
@@ -458,7 +458,7 @@ def test_a_command_the_user_spelled_out_runs_whatever_the_model_would_pick(home)
     (nanobot.loop.explicit), the model only answers from its result."""
     agent = make_agent(home, ["Tool: memory_search", '{"query": "date"}', "Answer:", "It printed the date."],
                        exec_allow=["date"])
-    events, done = run(agent, "run date")
+    events, done = run(agent, "run date and tell me the time")
     calls = [e for e in events if isinstance(e, ToolCall)]
     assert calls[0].name == "exec" and calls[0].arguments == {"command": "date", "cwd": "."}
     assert next(e for e in events if isinstance(e, ToolResult)).ok
@@ -486,7 +486,7 @@ def test_a_reply_that_is_only_a_call_opening_is_retried_then_shows_the_result(ho
     agent = make_agent(home, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "json: {",
                               "Tool: read_file", '{"path": "notes.txt"}', "Answer:", "```json"])
     (agent.workspace / "notes.txt").write_text("Call Bob at 5pm about the invoice.\n")
-    events, done = run(agent, "read notes.txt")
+    events, done = run(agent, "read notes.txt and tell me what it says")
     assert any("empty or only the opening of a call" in e.text for e in events if isinstance(e, Notice))
     retry = agent.model.calls[4]["messages"][-1].content
     assert "no JSON, no code block" in retry and "Call Bob at 5pm" in retry  # the result travels with the note
@@ -566,7 +566,7 @@ def test_a_look_answered_with_nothing_of_its_result_is_retried_with_the_result(h
     agent = make_agent(home, ["Tool: read_file", '{"path": "todo.md"}', "Answer:", "Done.",
                               "Answer:", "Your todo list: buy milk, fix the bike."])
     (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n- fix the bike\n")
-    events, done = run(agent, "show me todo.md")
+    events, done = run(agent, "show me todo.md and tell me what is on it")
     assert any("says nothing of what read_file showed" in e.text for e in events if isinstance(e, Notice))
     assert "- buy milk" in agent.model.calls[-1]["messages"][-1].content
     assert done.reply == "Your todo list: buy milk, fix the bike." and not done.corrected
@@ -580,7 +580,7 @@ def test_an_earlier_answer_copied_over_a_look_is_corrected_with_what_the_look_sh
     agent = make_agent(home, ["Tool: read_file", '{"path": "greet.py"}', "Answer:", copied,
                               "Answer:", "I'm sorry, but I can't help with that."])
     (agent.workspace / "greet.py").write_text("print('hi')\n")
-    events, done = run(agent, "alice: read greet.py please")
+    events, done = run(agent, "alice: read greet.py and tell me what it prints")
     assert done.corrected and "(nanobot: the reply above is not from greet.py; read_file returned:" in done.reply
     assert "print('hi')" in done.reply
 

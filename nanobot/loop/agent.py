@@ -30,6 +30,7 @@ from nanobot.core.provenance import Provenance
 from nanobot.core.sections import STANDING, CoreSections
 from nanobot.core.transcript import Transcript
 from nanobot.loop.loopguard import LoopGuard
+from nanobot.loop.shown import direct
 from nanobot.loop.turntiming import TurnClock
 
 F = TypeVar("F", bound=Feature)
@@ -198,11 +199,10 @@ class Agent:
     def system_messages(self) -> list[Message]:
         """The system prompt as the model gets it: one system message; with template tool calls, two.
 
-        The model's template renders the tool schemas (~2k tokens on Qwen2.5) right after the first
-        system message, so that message holds only the standing sections (SOUL, rules, USER, the tool
-        index: ``STANDING``) and a second one the rest (CONTEXT, Time, ...): the first message plus
-        the schemas is then the same from session to session, and the disk KV cache restores it
-        instead of evaluating it again (``nanobot.kvcache.feature``)."""
+        The template renders the tool schemas (~2k tokens on Qwen2.5) after the first system message,
+        so it holds only the standing sections (``STANDING``: SOUL, rules, USER, tool index) and a
+        second one the rest (CONTEXT, Time): the first plus the schemas is the same from session to
+        session, and the disk KV cache restores it (``nanobot.kvcache.feature``)."""
         built = self.system_prompt()
         if not self.template_tools():
             return [Message(role="system", content=built.text)]
@@ -293,9 +293,8 @@ class Agent:
 
     def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, remember: bool = True,
                 **extra: Any) -> None:
-        """The reply into the transcript, and the exchange into the model's history -- unless the reply
-        checks had to correct it (``remember=False``): a small model copies what its history shows, the
-        failed reply and nanobot's correction included ("json {  (nanobot: ... returned: ...)")."""
+        """The reply into the transcript, and the exchange into the history -- unless the reply checks
+        corrected it (``remember=False``): a small model copies its history, corrections included."""
         self.last = gen
         if remember:
             self.history += [user_msg, Message(role="assistant", content=reply)]
@@ -315,6 +314,8 @@ class Agent:
         seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
         if self.tool_runner is not None and (spelled := explicit(typed, self.tool_names())):
             messages = yield from self._run_written(spelled, messages, seen, "the call the user asked for ran")
+            if shown := direct(typed, spelled, seen):  # the whole message was the look: its output is the reply
+                return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation())))
         runs = attempt = 0  # calls run from written replies; retries after a failed check
         tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
         while True:

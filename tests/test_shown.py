@@ -1,0 +1,71 @@
+"""A look that is the whole message ("show me todo.md", "run date") is answered with its output by
+nanobot (nanobot.loop.shown), not retold by the model: the 1.5B retold such outputs wrongly ("The file
+`todo.md` is in the current directory.") and every retelling cost a model reply. A message with more
+in it is still the model's to answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanobot.core.events import TextDelta, ToolResult
+from nanobot.loop.shown import direct, only_look
+from tests.test_competence import make_agent, run
+from tests.test_tools_real import make_agent as real_agent
+
+WRONG = "The file todo.md is in the current directory."
+
+
+def test_show_me_a_file_is_answered_with_the_file_and_no_model_call(home):
+    agent = make_agent(home, [WRONG, WRONG, WRONG])
+    (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
+    events, done = run(agent, "show me todo.md")
+    assert done.reply == "todo.md (lines 1-2 of 2):\n# Todo\n- buy milk" and not done.corrected
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == done.reply
+    assert agent.model.calls == []  # the model was not asked to retell it
+    assert agent.history[-1].content == done.reply  # later turns see what was shown
+
+
+def test_a_command_that_is_the_whole_message_shows_its_output(home):
+    agent = make_agent(home, [WRONG], exec_allow=["echo"])
+    events, done = run(agent, "now run echo hello-there")
+    assert done.reply == "`echo hello-there` (exit 0):\nhello-there" and agent.model.calls == []
+
+
+def test_a_failed_look_shows_the_error_not_a_made_up_answer(home):
+    agent = make_agent(home, [WRONG])
+    events, done = run(agent, "read missing.txt")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and done.reply.startswith("read_file failed: ") and result.text in done.reply
+
+
+def test_a_message_with_more_than_the_look_is_the_models_to_answer(home):
+    agent = make_agent(home, ["Answer:", "notes.txt has 1 line."], exec_allow=["wc"])
+    (agent.workspace / "notes.txt").write_text("Call Bob.\n")
+    events, done = run(agent, "How many lines does notes.txt have? Run wc -l notes.txt")
+    assert any(isinstance(e, ToolResult) and e.ok for e in events)
+    assert done.reply == "notes.txt has 1 line." and agent.model.calls
+    assert not only_look("run pytest and tell me what fails", ("exec", {"command": "pytest"}))
+    assert direct("run date", ("exec", {"command": "date"}), []) == ""  # nothing ran: nothing to show
+
+
+def test_terminal_markup_in_a_shown_file_stays_text(home):
+    """A hostile file's escape codes reach the reply as its bytes; the CLI prints them as text
+    (base/safe_text.printable), as it prints any reply."""
+    from nanobot.base.safe_text import printable
+
+    agent = make_agent(home, [WRONG])
+    (agent.workspace / "evil.txt").write_text("hi\x1b[2J\x1b]0;pwned\x07 [bold]x[/bold]\n")
+    _, done = run(agent, "show me evil.txt")
+    assert "\x1b" not in printable(done.reply) and "\x07" not in printable(done.reply)
+
+
+@pytest.mark.slow
+def test_with_the_real_model_the_shown_reply_is_the_file(home, model):
+    from nanobot.tools.feature import attach_tools
+
+    agent = real_agent(home, model)
+    attach_tools(agent)
+    (agent.workspace / "todo.md").write_text("# Todo\n- fix the bike\n")
+    events = list(agent.turn("show me todo.md"))
+    done = events[-1]
+    assert done.reply.endswith("# Todo\n- fix the bike") and done.generation.completion_tokens == 0
