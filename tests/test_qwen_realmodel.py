@@ -81,7 +81,7 @@ def test_forced_tool_calls_parse_and_validate(agent):
         raw, args, error = runner.arguments(agent, agent.messages_for(request), runner.tools[tool])
         assert args is not None, f"{tool}: {error} in {raw!r}"
         assert isinstance(json.loads(raw), dict)
-    events = list(agent.turn("Read the file notes.txt"))  # and the whole loop runs and ends
+    events = list(agent.turn("What does the file notes.txt say?"))  # the whole loop runs and ends
     assert isinstance(events[-1], TurnDone)
     assert all(e.name in runner.names() for e in events if isinstance(e, ToolCall))
 

@@ -69,3 +69,14 @@ def test_with_the_real_model_the_shown_reply_is_the_file(home, model):
     events = list(agent.turn("show me todo.md"))
     done = events[-1]
     assert done.reply.endswith("# Todo\n- fix the bike") and done.generation.completion_tokens == 0
+
+
+def test_the_modules_examples_hold():
+    import doctest
+
+    import nanobot.loop.shown
+    import nanobot.tools.pydefs
+
+    for module in (nanobot.loop.shown, nanobot.tools.pydefs):
+        failed, tried = doctest.testmod(module)
+        assert tried and not failed, module.__name__

@@ -210,7 +210,7 @@ def test_the_bundled_model_holds_the_call_grammar_when_forced(home, model):
     rec = Recorder(model)
     agent = make_agent(home, rec, call_format="template", call_threshold=0.0, max_steps=1)
     (agent.workspace / "notes.txt").write_text("buy milk\n")
-    events = list(agent.turn("Read the file notes.txt"))
+    events = list(agent.turn("What does the file notes.txt say?"))  # ("read X" alone is shown by nanobot)
     assert _check_calls(rec, agent) >= 1
     for e in events:
         if isinstance(e, ToolCall):
@@ -299,7 +299,7 @@ def test_qwen_never_answers_with_only_a_calls_opening(home):
     agent.settings.chat.max_tokens = 64  # as the assistant bench runs it
     (agent.workspace / "notes.txt").write_text("Call Bob at 5pm about the invoice.\n")
     (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
-    for ask in ("read notes.txt", "What files are in this folder?", "show me todo.md"):
+    for ask in ("What does notes.txt say?", "What files are in this folder?", "What is in todo.md?"):
         events = list(agent.turn(ask))
         streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
         assert events[-1].reply.strip() and not opening_only(events[-1].reply), (ask, events[-1].reply)

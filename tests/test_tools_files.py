@@ -118,3 +118,34 @@ def test_an_old_block_without_its_indentation_is_found_and_the_new_one_indented(
     assert f.read_text() == "class A:\n    def f(self):\n        return 2\n"
     with pytest.raises(ToolError, match="was not changed"):  # still syntax-checked
         run(EditFile(), ctx, path="m.py", old="def f(self): return 2", new="def f(self) return 3")
+
+
+CALC = "def add(a, b):\n    return a + b\n\n\n@cache\ndef sub(a, b):\n    return a + b\n\n\nprint(add(40, 2))\n"
+
+
+def test_a_whole_function_given_as_new_replaces_its_namesake(ctx):
+    """The 1.5B's edit for "fix sub" was old="sub(a, b)", new="def sub(a, b):\\n    return a - b": as given
+    a syntax error (refused); meant as the new sub, which replaces the old one, decorator and all
+    (tools/pydefs.py)."""
+    f = ctx.workspace / "calc.py"
+    f.write_text(CALC)
+    out = run(EditFile(), ctx, path="calc.py", old="sub(a, b)", new="def sub(a, b):\n    return a - b")
+    assert out == "edited calc.py: sub replaced whole"
+    assert f.read_text() == CALC.replace("@cache\ndef sub(a, b):\n    return a + b", "def sub(a, b):\n    return a - b")
+    f.write_text(CALC)  # "return a + b" occurs twice: the whole def says which one
+    run(EditFile(), ctx, path="calc.py", old="return a + b", new="    def sub(a, b):\n        return a - b\n")
+    assert "def sub(a, b):\n    return a - b\n\n\nprint" in f.read_text() and "return a + b" in f.read_text()
+
+
+def test_a_whole_function_is_no_licence_to_edit_elsewhere(ctx):
+    f = ctx.workspace / "calc.py"
+    f.write_text(CALC)
+    for old, new in (("print(add", "def sub(a, b):\n    return a - b"),  # old points outside sub
+                     ("sub(a, b)", "def mul(a, b):\n    return a * b"),  # no mul to replace
+                     ("sub(a, b)", "def sub(a, b):\nreturn a - b")):  # does not parse
+        with pytest.raises(ToolError):
+            run(EditFile(), ctx, path="calc.py", old=old, new=new)
+        assert f.read_text() == CALC
+    (ctx.workspace / "notes.txt").write_text("def sub(a, b):\n    return a + b\n")
+    with pytest.raises(ToolError, match="not found"):  # only Python files
+        run(EditFile(), ctx, path="notes.txt", old="sub(a b)", new="def sub(a, b):\n    return a - b")

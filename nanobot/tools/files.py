@@ -15,12 +15,13 @@ from pydantic import Field
 
 from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import ToolError
-from nanobot.base.pysyntax import broken_by
+from nanobot.base.pysyntax import broken_by, is_python
 from nanobot.base.regular import read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.paths import display, resolve_in_roots, roots
+from nanobot.tools.pydefs import replace_defs
 from nanobot.tools.protected import check_writable
 
 MAX_READ_LINES = 200
@@ -123,17 +124,28 @@ class EditFile(Tool):
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         path = _writable(args.path, ctx)
         text = _read_text(path, args.path)
-        count, loose = text.count(args.old), None
-        if count == 0 and (loose := loose_replace(text, args.old, args.new)) is None:
-            raise ToolError(not_found(args.path, text))
-        if count > 1:
-            raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is "
-                            f"unique (the lines around it, e.g. the def line). The file's text is:\n{_shown(text)}")
-        new, at = loose or (text.replace(args.old, args.new, 1), text.index(args.old))
-        refuse_broken(text, new, args.path, "edit_file")
+        try:
+            new, where = _replaced(text, args)
+        except ToolError:  # a Python definition given whole replaces its namesake (nanobot.tools.pydefs)
+            if not is_python(args.path) or (whole := replace_defs(text, args.old, args.new)) is None:
+                raise
+            new, where = whole[0], f": {', '.join(whole[1])} replaced whole"
         _write(path, new, args.path, ctx)
-        line, how = text[:at].count("\n") + 1, " (old matched with other whitespace)" if loose else ""
-        return f"edited {display(path, ctx)} at line {line}{how}"
+        return f"edited {display(path, ctx)}{where}"
+
+
+def _replaced(text: str, args: EditArgs) -> tuple[str, str]:
+    """The file's text with ``old`` replaced once (as given, else with free whitespace), and where."""
+    count, loose = text.count(args.old), None
+    if count == 0 and (loose := loose_replace(text, args.old, args.new)) is None:
+        raise ToolError(not_found(args.path, text))
+    if count > 1:
+        raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is "
+                        f"unique (the lines around it, e.g. the def line). The file's text is:\n{_shown(text)}")
+    new, at = loose or (text.replace(args.old, args.new, 1), text.index(args.old))
+    refuse_broken(text, new, args.path, "edit_file")
+    how = " (old matched with other whitespace)" if loose else ""
+    return new, f" at line {text[:at].count(chr(10)) + 1}{how}"
 
 
 SHOWN_CHARS = 1500  # of the file, in edit_file's "not found" error

@@ -1,0 +1,73 @@
+"""edit_file's third chance on a Python file: a ``new`` text that is whole functions or classes
+replaces the ones of the same names.
+
+Asked "In calc.py, fix sub: it should return a - b", the 1.5B wrote the fixed function whole and
+pointed at it with a fragment: ``old="sub(a, b)"``, ``new="def sub(a, b):\\n    return a - b"``. As
+given, that puts a second ``def`` inside the first line (a syntax error, refused); the model meant
+"this is the new sub". When the plain replacement fails (``old`` not found, found more than once, or
+the result no longer parses) and ``new`` parses as top-level ``def``/``class`` statements whose
+names the file defines at its top level, each is put in place of the one of its name (decorators
+included). ``old`` must not point elsewhere: it is either absent from the file or inside the
+replaced definitions. The result must parse; anything else stays the error it was.
+
+>>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n\\n\\nprint(add(40, 2))\\n"
+>>> print(replace_defs(calc, "sub(a, b)", "def sub(a, b):\\n    return a - b")[0])
+def add(a, b):
+    return a + b
+<BLANKLINE>
+<BLANKLINE>
+def sub(a, b):
+    return a - b
+<BLANKLINE>
+<BLANKLINE>
+print(add(40, 2))
+<BLANKLINE>
+>>> replace_defs(calc, "sub(a, b)", "def mul(a, b):\\n    return a * b") is None  # no def of that name
+True
+>>> replace_defs(calc, "print(add", "def sub(a, b):\\n    return a - b") is None  # old points elsewhere
+True
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _span(node: ast.stmt) -> tuple[int, int]:
+    """0-based first line (its decorators included) and end line (exclusive) of a definition."""
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return first - 1, node.end_lineno or node.lineno
+
+
+def replace_defs(text: str, old: str, new: str) -> tuple[str, list[str]] | None:
+    """(the new text, the names replaced), or None when ``new`` is not whole definitions the file
+    has, ``old`` points outside them, or the result would not parse."""
+    code = textwrap.dedent(new).strip("\n")
+    try:
+        tree, given = ast.parse(text), ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    if not given.body or not all(isinstance(n, _DEFS) for n in given.body):
+        return None
+    have = {n.name: n for n in tree.body if isinstance(n, _DEFS)}
+    if not all(n.name in have for n in given.body) or len({n.name for n in given.body}) != len(given.body):
+        return None
+    lines, code_lines = text.splitlines(keepends=True), code.splitlines()
+    spans = sorted(((*_span(have[n.name]), n) for n in given.body), key=lambda s: s[0], reverse=True)
+    inside = ["".join(lines[a:b]) for a, b, _ in spans]
+    flat = " ".join(old.split())
+    if flat and " ".join(text.split()).count(flat) and not any(flat in " ".join(s.split()) for s in inside):
+        return None  # old is in the file, but not in what would be replaced: the model meant something else
+    for start, end, node in spans:
+        first, last = _span(node)
+        body = "\n".join(code_lines[first:last]) + "\n"
+        lines[start:end] = [body]
+    result = "".join(lines)
+    try:
+        ast.parse(result)
+    except SyntaxError:
+        return None
+    return result, [n.name for n in given.body]
