@@ -134,7 +134,7 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     return {"text": turn.text, "kind": turn.kind, "called": called, "ok": ok, "reply": reply[:400],
             "right_tool": right, "invented": bool(invented), "unasked_changes": unasked, "false_claim": false_claim,
             "says": says, "applied": applied if turn.change else None, "flagged": flagged, "correct": correct,
-            "corrected": corrected}
+            "corrected": corrected, "shown": bool(called) and done.generation.prompt_tokens == 0}
 
 
 def table(paths: list[Path]) -> str:
@@ -178,8 +178,8 @@ _SHOWN = re.compile(r"\A(?:\S+ \(lines \d+-\d+ of \d+\):\n|`[^`\n]+` \(exit -?\d
 
 def _shown(t: dict) -> bool:
     """The reply is nanobot's own showing of a look the whole message asked for (``nanobot.loop.shown``):
-    no model reply was written."""
-    return bool(_SHOWN.match(t.get("reply", "")))
+    no model call wrote it (a model can copy the caption: the reply's form alone does not say)."""
+    return t["shown"] if "shown" in t else bool(_SHOWN.match(t.get("reply", "")))  # (runs before the field: the reply)
 
 
 def _totals(turns: list[dict]) -> dict:
@@ -260,7 +260,7 @@ def main() -> None:
             row = score(turn, events, before, snapshot(ws), ws)
             row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1)}
             turns.append(row)
-            print(json.dumps({k: row[k] for k in ("session", "text", "called", "ok", "correct", "corrected", "right_tool", "invented",
+            print(json.dumps({k: row[k] for k in ("session", "text", "called", "ok", "correct", "corrected", "shown", "right_tool", "invented",
                                                   "unasked_changes", "false_claim", "says", "applied", "flagged", "seconds", "kind")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()

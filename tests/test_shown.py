@@ -80,3 +80,17 @@ def test_the_modules_examples_hold():
     for module in (nanobot.loop.shown, nanobot.tools.pydefs):
         failed, tried = doctest.testmod(module)
         assert tried and not failed, module.__name__
+
+
+def test_a_model_reply_that_imitates_the_caption_is_retried_then_corrected(home):
+    """SmolLM2 copied the caption from its history over invented output ("`python3 -m asyncio...` (exit 2):
+    459867 seconds"): the caption is nanobot's alone, so such a reply is retried, then corrected."""
+    fake = "`python3 calc.py` (exit 0):\n42"
+    agent = make_agent(home, ["Answer:", fake, "Answer:", "It has 1 line."], exec_allow=["wc"])
+    (agent.workspace / "notes.txt").write_text("Call Bob.\n")
+    events, done = run(agent, "How many lines does notes.txt have? Run wc -l notes.txt")
+    assert any("imitates nanobot's display" in e.text for e in events if getattr(e, "kind", "") == "notice")
+    assert done.reply == "It has 1 line." and not done.corrected
+    agent = make_agent(home, ["Answer:", fake, "Answer:", fake], exec_allow=["wc"])
+    _, done = run(agent, "How many lines does notes.txt have? Run wc -l notes.txt")
+    assert done.corrected and "imitates a tool's output" in done.reply

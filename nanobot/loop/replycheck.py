@@ -53,6 +53,7 @@ from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, l
 from nanobot.core.events import ToolCall, ToolResult
 from nanobot.core.provenance import unasked
 from nanobot.loop.answered import _words, unanswered
+from nanobot.loop.shown import imitates
 
 HEADERS = ("Relevant Memory:", "Related Context:")
 _SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
@@ -229,6 +230,11 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
             note=f"[nanobot: your reply was not an answer.{result}Answer the user now in plain sentences from "
                  "this; no JSON, no code block, no function call.]",
             correction=f"(nanobot: the model gave no answer.{tail})")
+    if imitates(reply):  # nanobot's caption over a look it showed, copied: invented output passed off as a tool's
+        return CheckResult(problem="the reply imitates nanobot's display of a tool's output",
+                           note="[nanobot: never write a tool's output yourself. Answer the user in plain sentences "
+                                "from what a tool returned this turn, or say what you could not do.]",
+                           correction="(nanobot: the reply above imitates a tool's output; no such output was shown.)")
     changes = [o for o in done if o[0] in CHANGERS and _changing(o[0], o[1])]
     claims = bool(_CLAIM.search(reply) or (asked_change and _DONE.search(reply))) and not _DENIAL.search(reply)
     if claims and changes and not any(o[2] for o in changes):

@@ -73,6 +73,20 @@ def look_result(seen: list, name: str) -> tuple[bool, str] | None:
     return None
 
 
+_CAPTION = re.compile(r"^\s*(?:`[^`\n]+` \(exit -?\d+\)|\S+ \(lines \d+-\d+ of \d+\)):\s*$", re.M)
+
+
+def imitates(reply: str) -> bool:
+    """Whether a model's reply holds the caption nanobot puts over a look it shows: copied from the
+    history (SmolLM2 answered "How many lines ...? Run wc -l notes.txt" with "`python3 -m asyncio...`
+    (exit 2): 459867 seconds ..."), it would pass invented output off as a tool's.
+
+    >>> imitates("`python3 calc.py` (exit 0):\\n42"), imitates("Run `ls` (exit code 0 means success).")
+    (True, False)
+    """
+    return bool(_CAPTION.search(reply))
+
+
 def direct(user_text: str, call: tuple[str, dict], seen: list) -> str:
     """The reply nanobot shows for a spelled-out look that is the whole message; "" otherwise."""
     if not only_look(user_text, call) or (result := look_result(seen, call[0])) is None:
