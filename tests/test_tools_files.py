@@ -103,9 +103,9 @@ def test_an_old_text_with_other_whitespace_is_found_when_it_matches_once(ctx):
     collapsed it): one match with other whitespace is the text meant (tools/looseedit.py)."""
     f = ctx.workspace / "calc.py"
     f.write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n")
-    out = run(EditFile(), ctx, path="calc.py", old="def sub(a, b): return a + b", new="def sub(a, b): return a - b")
+    out = run(EditFile(), ctx, path="calc.py", old="def sub(a, b): return a + b", new="sub = lambda a, b: a - b")
     assert out == "edited calc.py at line 5 (old matched with other whitespace)"
-    assert f.read_text() == "def add(a, b):\n    return a + b\n\n\ndef sub(a, b): return a - b\n"
+    assert f.read_text() == "def add(a, b):\n    return a + b\n\n\nsub = lambda a, b: a - b\n"
     (ctx.workspace / "two.py").write_text("x = 1\nx = 1\n")
     with pytest.raises(ToolError, match="not found"):  # twice that way: nothing is guessed
         run(EditFile(), ctx, path="two.py", old="x  =  1", new="x = 2")
@@ -132,6 +132,9 @@ def test_a_whole_function_given_as_new_replaces_its_namesake(ctx):
     out = run(EditFile(), ctx, path="calc.py", old="sub(a, b)", new="def sub(a, b):\n    return a - b")
     assert out == "edited calc.py: sub replaced whole"
     assert f.read_text() == CALC.replace("@cache\ndef sub(a, b):\n    return a + b", "def sub(a, b):\n    return a - b")
+    f.write_text(CALC)  # the def line as old would keep the old body under the new one: the def is replaced whole
+    run(EditFile(), ctx, path="calc.py", old="def sub(a, b):", new="def sub(a, b):\n    return a - b")
+    assert f.read_text().count("return a + b") == 1 and "def sub(a, b):\n    return a - b\n\n\nprint" in f.read_text()
     f.write_text(CALC)  # "return a + b" occurs twice: the whole def says which one
     run(EditFile(), ctx, path="calc.py", old="return a + b", new="    def sub(a, b):\n        return a - b\n")
     assert "def sub(a, b):\n    return a - b\n\n\nprint" in f.read_text() and "return a + b" in f.read_text()

@@ -124,12 +124,10 @@ class EditFile(Tool):
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         path = _writable(args.path, ctx)
         text = _read_text(path, args.path)
-        try:
+        if is_python(args.path) and (whole := replace_defs(text, args.old, args.new)) is not None:
+            new, where = whole[0], f": {', '.join(whole[1])} replaced whole"  # nanobot.tools.pydefs
+        else:
             new, where = _replaced(text, args)
-        except ToolError:  # a Python definition given whole replaces its namesake (nanobot.tools.pydefs)
-            if not is_python(args.path) or (whole := replace_defs(text, args.old, args.new)) is None:
-                raise
-            new, where = whole[0], f": {', '.join(whole[1])} replaced whole"
         _write(path, new, args.path, ctx)
         return f"edited {display(path, ctx)}{where}"
 

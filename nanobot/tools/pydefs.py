@@ -1,14 +1,15 @@
-"""edit_file's third chance on a Python file: a ``new`` text that is whole functions or classes
-replaces the ones of the same names.
+"""edit_file on a Python file: a ``new`` text that is whole functions or classes replaces the ones
+of the same names.
 
 Asked "In calc.py, fix sub: it should return a - b", the 1.5B wrote the fixed function whole and
 pointed at it with a fragment: ``old="sub(a, b)"``, ``new="def sub(a, b):\\n    return a - b"``. As
-given, that puts a second ``def`` inside the first line (a syntax error, refused); the model meant
-"this is the new sub". When the plain replacement fails (``old`` not found, found more than once, or
-the result no longer parses) and ``new`` parses as top-level ``def``/``class`` statements whose
-names the file defines at its top level, each is put in place of the one of its name (decorators
-included). ``old`` must not point elsewhere: it is either absent from the file or inside the
-replaced definitions. The result must parse; anything else stays the error it was.
+given, that puts a second ``def`` inside the first line (a syntax error, refused); with
+``old="def sub(a, b):"`` it would parse and keep the old body under the new one. The model meant
+"this is the new sub". So when ``new`` parses as top-level ``def``/``class`` statements whose names
+the file defines at its top level, each is put in place of the one of its name (decorators
+included), before the plain replacement is tried. ``old`` must not point elsewhere: it is either
+absent from the file or inside the replaced definitions. The result must parse; anything else goes
+the plain way (``tools/files.py``: exact, then with free whitespace).
 
 >>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n\\n\\nprint(add(40, 2))\\n"
 >>> print(replace_defs(calc, "sub(a, b)", "def sub(a, b):\\n    return a - b")[0])
