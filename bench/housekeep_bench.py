@@ -49,8 +49,8 @@ def exit_latency(root: Path, model: str | None, max_tokens: int, runs: int, obs_
         proc.stdin.write(MESSAGE + "\n")
         proc.stdin.close()
         reply_done = None
-        for line in proc.stdout:  # the reply ends with the last line on stdout
-            if "Nano:" in line:
+        for line in proc.stdout:  # the reply ends with the last line on stdout (it may span several)
+            if "Nano:" in line or reply_done is not None:
                 reply_done = time.monotonic()
         proc.wait()
         exited = time.monotonic()

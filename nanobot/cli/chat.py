@@ -345,10 +345,7 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
     if not interactive:
         agent = build_chat(settings, model, interactive, chat_id, speaker, coding_session)
         signals.install()
-        code = ChatUI(agent, interactive, verbose).run()
-        if code:
-            raise typer.Exit(code)
-        return
+        leave(ChatUI(agent, interactive, verbose).run())  # no interpreter teardown: 1.5-1.8 s on the 1.5B
     from nanobot.models import resolve_model
 
     name = resolve_model(settings, model).name  # a wrong name: its one-line error before the prompt
