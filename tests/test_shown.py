@@ -94,3 +94,12 @@ def test_a_model_reply_that_imitates_the_caption_is_retried_then_corrected(home)
     agent = make_agent(home, ["Answer:", fake, "Answer:", fake], exec_allow=["wc"])
     _, done = run(agent, "How many lines does notes.txt have? Run wc -l notes.txt")
     assert done.corrected and "imitates a tool's output" in done.reply
+
+
+def test_a_long_file_is_shown_up_to_the_read_limit_with_a_pointer_to_the_rest(home):
+    agent = make_agent(home, [WRONG])
+    (agent.workspace / "big.txt").write_text("".join(f"line {i}\n" for i in range(1, 251)))
+    _, done = run(agent, "show me big.txt")
+    first, *body = done.reply.splitlines()
+    assert first.startswith("big.txt (lines 1-") and body[0] == "line 1"
+    assert body[-1].startswith("[more from line ") and "ask to read big.txt from line" in body[-1]

@@ -38,6 +38,7 @@ _LEAD = re.compile(r"^(?:[\w.-]+:\s+)?(?:please\s+|now\s+|ok(?:ay)?,?\s+|can you
                    r"(?:run|execute)\s+(?:the\s+command\s+)?", re.I)
 _READ_HEAD = re.compile(r"\A(\S+) (lines \d+-\d+ of \d+)\n?")
 _EXIT_HEAD = re.compile(r"\Aexit (-?\d+)\n?")
+_MORE = re.compile(r"\n\[more: read_file start=(\d+)\]\Z")  # read_file's pointer to the next lines, for the model
 
 
 def only_look(user_text: str, call: tuple[str, dict]) -> bool:
@@ -58,7 +59,9 @@ def shown_reply(name: str, args: dict, ok: bool, text: str) -> str:
         return f"{name} failed: {text.strip()}"
     if name == "read_file":
         if m := _READ_HEAD.match(text):
-            return f"{m.group(1)} ({m.group(2)}):\n{text[m.end():].rstrip()}"
+            path, body = m.group(1), text[m.end():].rstrip()
+            body = _MORE.sub(lambda n: f"\n[more from line {n[1]}: ask to read {path} from line {n[1]}]", body)
+            return f"{path} ({m.group(2)}):\n{body}"
         return text.strip()  # "x.txt: empty file"
     m = _EXIT_HEAD.match(text)
     code, body = (m.group(1), text[m.end():].rstrip()) if m else ("?", text.rstrip())
