@@ -207,13 +207,16 @@ def _ensure_retriever(agent) -> str:
 
 
 def _measured_turn(agent, backend: LlamaBackend, question: str, opts: BenchOptions) -> tuple[Generation, float, float]:
-    """One turn as Agent.turn runs it; returns (generation, retrieval s, assembly s)."""
+    """One turn as Agent.turn runs it; returns (generation, retrieval s, assembly s). The prompt is
+    rendered as the turn's first call renders it (``Agent.first_call``: with template tool calls, the
+    tool schemas), which is what the disk KV cache and the prefill prepare."""
     t0 = time.perf_counter()
     memory = agent.memory_block(question)
     t1 = time.perf_counter()
     sent = f"{memory}\n\n{question}" if memory else question
     messages = agent.messages_for(sent)
-    tokens = backend.tokenize_prompt(backend.render(messages))
+    base, render = agent.first_call(messages)
+    tokens = backend.tokenize_prompt(backend.render(base, tools=render.get("tools")))
     t2 = time.perf_counter()
     reply = "".join(backend.stream_tokens(tokens, max_tokens=opts.gen_tokens, temperature=0.0))
     agent.history += [messages[-1], Message(role="assistant", content=reply.strip())]
