@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import re
 
-_LOOKS = ("read_file", "exec")
 _LEAD = re.compile(r"^(?:[\w.-]+:\s+)?(?:please\s+|now\s+|ok(?:ay)?,?\s+|can you\s+|could you\s+)*"
                    r"(?:run|execute)\s+(?:the\s+command\s+)?", re.I)
 _READ_HEAD = re.compile(r"\A(\S+) (lines \d+-\d+ of \d+)\n?")

@@ -21,8 +21,8 @@ from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.paths import display, resolve_in_roots, roots
-from nanobot.tools.pydefs import replace_defs
 from nanobot.tools.protected import check_writable
+from nanobot.tools.pydefs import replace_defs
 
 MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
