@@ -22,7 +22,22 @@ def test_show_me_a_file_is_answered_with_the_file_and_no_model_call(home):
     assert done.reply == "todo.md (lines 1-2 of 2):\n# Todo\n- buy milk" and not done.corrected
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == done.reply
     assert agent.model.calls == []  # the model was not asked to retell it
-    assert agent.history[-1].content == done.reply  # later turns see what was shown
+    assert done.shown and agent.history == []  # the 1.5B copied the caption over invented contents
+
+
+def test_a_shown_reply_stays_out_of_the_models_history_and_the_memory_index(home):
+    from nanobot.core.transcript import read_transcript
+    from nanobot.memory.transcripts import transcript_chunks
+
+    agent = make_agent(home, ["Answer:", "Hello!"])
+    (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
+    run(agent, "show me todo.md")
+    run(agent, "hello")
+    assert [m.content for m in agent.history] == ["hello", "Hello!"]
+    records, _ = read_transcript(agent.transcript.path)  # the transcript keeps what the user saw
+    assert any(r.role == "assistant" and r.meta.get("shown") and "- buy milk" in r.content for r in records)
+    indexed = " ".join(c.text for c in transcript_chunks(agent.transcript.path))
+    assert "show me todo.md" in indexed and "buy milk" not in indexed and "Hello!" in indexed
 
 
 def test_a_command_that_is_the_whole_message_shows_its_output(home):

@@ -286,17 +286,17 @@ class Agent:
             self.transcript.append("event", "turn failed", error=str(e))
             raise
         assert done is not None, "a responder must end with TurnDone"
-        self._record(user_msg, done.reply, done.generation, interrupted=False, remember=not done.corrected)
+        self._record(user_msg, done.reply, done.generation, interrupted=False, remember=not done.corrected, shown=done.shown)
         yield from self._run_hooks("on_turn_end", done)
         done.timing = clock.timing(done.generation.ttft_s)
         yield done
 
     def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, remember: bool = True,
-                **extra: Any) -> None:
+                shown: bool = False, **extra: Any) -> None:
         """The reply into the transcript, and the exchange into the history -- unless the reply checks
-        corrected it (``remember=False``): a small model copies its history, corrections included."""
-        self.last = gen
-        if remember:
+        corrected it or nanobot showed it (``remember=False``): a small model copies its history."""
+        self.last, extra = gen, extra | ({"shown": True} if shown else {})
+        if remember and not shown:
             self.history += [user_msg, Message(role="assistant", content=reply)]
         self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **gen.model_dump(exclude={"text"}))
         if gen.finish_reason == "repetition":
@@ -315,7 +315,7 @@ class Agent:
         if self.tool_runner is not None and (spelled := explicit(typed, self.tool_names())):
             messages = yield from self._run_written(spelled, messages, seen, "the call the user asked for ran")
             if shown := direct(typed, spelled, seen):  # the whole message was the look: its output is the reply
-                return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation())))
+                return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))
         runs = attempt = 0  # calls run from written replies; retries after a failed check
         tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
         while True:

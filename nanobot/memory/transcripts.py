@@ -59,7 +59,8 @@ def transcript_chunks(path: Path, raw: bytes | None = None) -> list[Chunk]:
             rec = Record.model_validate(json.loads(line.decode("utf-8", errors="replace")))
         except (json.JSONDecodeError, ValidationError, ValueError):
             continue
-        if rec.role not in ROLES or not rec.content.strip() or (rec.role == "assistant" and CORRECTED in rec.content):
+        if rec.role not in ROLES or not rec.content.strip() or (
+                rec.role == "assistant" and (CORRECTED in rec.content or rec.meta.get("shown"))):  # (loop/shown.py)
             continue
         speaker = str(rec.meta.get("speaker") or ROLES[rec.role])
         body = f"{speaker}: {' '.join(rec.content.split())}"
