@@ -134,7 +134,7 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     return {"text": turn.text, "kind": turn.kind, "called": called, "ok": ok, "reply": reply[:400],
             "right_tool": right, "invented": bool(invented), "unasked_changes": unasked, "false_claim": false_claim,
             "says": says, "applied": applied if turn.change else None, "flagged": flagged, "correct": correct,
-            "corrected": corrected, "shown": bool(done.shown)}
+            "corrected": corrected, "shown": done.shown}
 
 
 def table(paths: list[Path]) -> str:

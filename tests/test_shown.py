@@ -22,12 +22,10 @@ def test_show_me_a_file_is_answered_with_the_file_and_no_model_call(home):
     assert done.reply == "todo.md (lines 1-2 of 2):\n# Todo\n- buy milk" and not done.corrected
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == done.reply
     assert agent.model.calls == []  # the model was not asked to retell it
-    user, ack = agent.history  # the output as information, not the caption as a reply to copy (the 1.5B did)
-    assert done.shown and user.content.startswith("show me todo.md\n\n[tool read_file") and "- buy milk" in user.content
-    assert ack.content == "(nanobot: shown to the user.)"
+    assert done.shown and agent.history == []  # the 1.5B copied the caption over invented contents
 
 
-def test_a_shown_reply_is_information_in_the_models_history_and_stays_out_of_the_memory_index(home):
+def test_a_shown_reply_stays_out_of_the_models_history_and_the_memory_index(home):
     from nanobot.core.transcript import read_transcript
     from nanobot.memory.transcripts import transcript_chunks
 
@@ -35,8 +33,7 @@ def test_a_shown_reply_is_information_in_the_models_history_and_stays_out_of_the
     (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
     run(agent, "show me todo.md")
     run(agent, "hello")
-    assert [m.content for m in agent.history[2:]] == ["hello", "Hello!"]
-    assert "(lines 1-2 of 2):" not in " ".join(m.content for m in agent.history)  # no caption to copy
+    assert [m.content for m in agent.history] == ["hello", "Hello!"]
     records, _ = read_transcript(agent.transcript.path)  # the transcript keeps what the user saw
     assert any(r.role == "assistant" and r.meta.get("shown") and "- buy milk" in r.content for r in records)
     indexed = " ".join(c.text for c in transcript_chunks(agent.transcript.path))
@@ -63,7 +60,7 @@ def test_a_message_with_more_than_the_look_is_the_models_to_answer(home):
     assert any(isinstance(e, ToolResult) and e.ok for e in events)
     assert done.reply == "notes.txt has 1 line." and agent.model.calls
     assert not only_look("run pytest and tell me what fails", ("exec", {"command": "pytest"}))
-    assert direct("run date", ("exec", {"command": "date"}), []) is None  # nothing ran: nothing to show
+    assert direct("run date", ("exec", {"command": "date"}), []) == ""  # nothing ran: nothing to show
 
 
 def test_terminal_markup_in_a_shown_file_stays_text(home):
@@ -121,12 +118,3 @@ def test_a_long_file_is_shown_up_to_the_read_limit_with_a_pointer_to_the_rest(ho
     first, *body = done.reply.splitlines()
     assert first.startswith("big.txt (lines 1-") and body[0] == "line 1"
     assert body[-1].startswith("[more from line ") and "ask to read big.txt from line" in body[-1]
-
-
-def test_a_copied_acknowledgement_is_scrubbed_and_the_reply_asked_again(home):
-    """The model's side of a shown look is nanobot's own markup: a model copying it says nothing."""
-    from nanobot.loop.shown import ACK
-
-    agent = make_agent(home, ["Answer:", ACK, "Answer:", "4"])
-    events, done = run(agent, "What is 2+2?")
-    assert done.reply == "4" and ACK not in "".join(e.text for e in events if isinstance(e, TextDelta))

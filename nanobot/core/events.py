@@ -41,8 +41,8 @@ class TurnDone(BaseModel):
     generation: Generation  # figures of the final model call of the turn
     interrupted: bool = False
     corrected: bool = False  # the reply checks' correction is on it: kept out of the model's history
-    shown: str = ""  # nanobot showed a look's output as the reply (loop/shown.py): no model wrote it; this is
-    # the look's note for the model's history (kept out of the memory index: the 1.5B copied the caption)
+    shown: bool = False  # nanobot showed a look's output as the reply (loop/shown.py): no model wrote it, kept
+    # out of the model's history and the memory index (the 1.5B copied the caption over invented contents)
     timing: Any = None  # nanobot.loop.turntiming.TurnTiming: Enter -> first token, tool steps, total
 
 

@@ -30,7 +30,7 @@ from nanobot.core.provenance import Provenance
 from nanobot.core.sections import STANDING, CoreSections
 from nanobot.core.transcript import Transcript
 from nanobot.loop.loopguard import LoopGuard
-from nanobot.loop.shown import direct, exchange
+from nanobot.loop.shown import direct
 from nanobot.loop.turntiming import TurnClock
 
 F = TypeVar("F", bound=Feature)
@@ -292,12 +292,12 @@ class Agent:
         yield done
 
     def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, remember: bool = True,
-                shown: str = "", **extra: Any) -> None:
+                shown: bool = False, **extra: Any) -> None:
         """The reply into the transcript, and the exchange into the history -- unless the reply checks
         corrected it or nanobot showed it (``remember=False``): a small model copies its history."""
         self.last, extra = gen, extra | ({"shown": True} if shown else {})
-        if remember:  # a look nanobot showed goes in as information, not as a reply to copy (loop/shown.py)
-            self.history += exchange(user_msg, reply, shown)
+        if remember and not shown:
+            self.history += [user_msg, Message(role="assistant", content=reply)]
         self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **gen.model_dump(exclude={"text"}))
         if gen.finish_reason == "repetition":
             self.transcript.append("event", "stopped: repetition")
@@ -315,7 +315,7 @@ class Agent:
         if self.tool_runner is not None and (spelled := explicit(typed, self.tool_names())):
             messages = yield from self._run_written(spelled, messages, seen, "the call the user asked for ran")
             if shown := direct(typed, spelled, seen):  # the whole message was the look: its output is the reply
-                return (yield from (TextDelta(text=shown[0]), TurnDone(reply=shown[0], generation=Generation(), shown=shown[1])))
+                return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))
         runs = attempt = 0  # calls run from written replies; retries after a failed check
         tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
         while True:

@@ -31,10 +31,7 @@ Wed Nov 25
 
 from __future__ import annotations
 
-import json
 import re
-
-from nanobot.backends.base import Message
 
 _LEAD = re.compile(r"^(?:[\w.-]+:\s+)?(?:please\s+|now\s+|ok(?:ay)?,?\s+|can you\s+|could you\s+)*"
                    r"(?:run|execute)\s+(?:the\s+command\s+)?", re.I)
@@ -92,23 +89,8 @@ def imitates(reply: str) -> bool:
     return bool(_CAPTION.search(reply))
 
 
-ACK = "(nanobot: shown to the user.)"  # the model's side of a shown look, in its history (scrubbed if copied)
-
-
-def direct(user_text: str, call: tuple[str, dict], seen: list) -> tuple[str, str] | None:
-    """(the reply nanobot shows, the look's note for the model's history) for a spelled-out look that
-    is the whole message; None otherwise."""
+def direct(user_text: str, call: tuple[str, dict], seen: list) -> str:
+    """The reply nanobot shows for a spelled-out look that is the whole message; "" otherwise."""
     if not only_look(user_text, call) or (result := look_result(seen, call[0])) is None:
-        return None
-    label = "result" if result[0] else "error"
-    return shown_reply(call[0], call[1], *result), f"[tool {call[0]} {json.dumps(call[1])} {label}]\n{result[1]}"
-
-
-def exchange(user_msg: Message, reply: str, note: str = "") -> list[Message]:
-    """The turn as the model's history keeps it. A shown look: its output as information on the user's
-    message and nanobot's acknowledgement as the reply -- not the caption over the output, which the
-    1.5B copied over invented contents ("docs/guide.md (lines 1-2 of 2):" with no read), and not
-    nothing, which left "what's the second item?" with nothing to answer from."""
-    if not note:
-        return [user_msg, Message(role="assistant", content=reply)]
-    return [Message(role="user", content=f"{user_msg.content}\n\n{note}"), Message(role="assistant", content=ACK)]
+        return ""
+    return shown_reply(call[0], call[1], *result)
