@@ -242,16 +242,3 @@ def test_a_look_answered_with_a_retrieved_line_copied_is_not_from_the_look():
     read = _ran("read_file", {"path": "notes.txt"}, text=f"notes.txt lines 1-1 of 1\n{same}")
     assert not check("read notes.txt", same, read, earlier=f"Past Conversations:\n- 25 November 2026, Assistant: {same}").problem
 
-
-def test_a_file_change_answered_with_another_tool_is_retried_with_the_file_tool():
-    """"Add a function mul(a, b) returning a * b to calc.py" went to memory_add on the 1.5B (refused: the
-    user asked to change calc.py), then the reply told how to call edit_file: the file change was never
-    tried. Only a file tool's try counts: the retry calls edit_file."""
-    ask = "Add a function mul(a, b) returning a * b to calc.py"
-    refused = _ran("memory_add", {"text": "def mul(a, b): return a * b"}, ok=False,
-                   text=refusal("memory_add", AddArgs(text="x"), Provenance(said=[ask])))
-    assert refused[1].text.startswith("memory_add refused: the user asked to change calc.py")
-    result = check(ask, "To add mul, use the edit_file function like this:", refused, asked_change=True)
-    assert "no tool ran" in result.problem and result.tool == "edit_file"
-    failed = _ran("edit_file", {"path": "calc.py", "old": "x", "new": "y"}, ok=False, text="text to replace not found")
-    assert not check(ask, "I could not find the text to replace.", failed, asked_change=True).tool  # tried

@@ -253,9 +253,10 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
             problem=f"the reply claims a change but {miss}",
             note=f"[nanobot: {miss}, so the file is unchanged. Call {_changer(user_text)} now, or say you did not change it.]",
             correction=f"(nanobot: {miss}; the file is unchanged.)", tool=_changer(user_text))
-    # a call refused as nobody's ask is no try; nor is another tool than a file tool (memory_add refused
-    # with "the user asked to change calc.py": the 1.5B then told how to call edit_file, and nothing was changed)
-    tried = [o for o in done if (o[2] or not unasked(o[3])) and (o[0] in _FILE_TOOLS or "." in o[0])]
+    # a call refused as nobody's ask is no try. (Counting only file tools' tries was measured and taken back:
+    # after memory_add was refused on "Add a function mul ... to calc.py", the 1.5B's forced edit_file
+    # replaced sub's "return a - b" with "return a * b", a harmful change where "told, not made" was not.)
+    tried = [o for o in done if o[2] or not unasked(o[3])]
     if (asked_change and not tried and _FILE.search(user_text) and not remember(user_text)
             and not _ASKS_HOW.match(user_text) and not reply.rstrip().endswith("?") and can(_changer(user_text))):
         tool, declined = _changer(user_text), bool(_DENIAL.search(reply))
