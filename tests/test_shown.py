@@ -22,10 +22,11 @@ def test_show_me_a_file_is_answered_with_the_file_and_no_model_call(home):
     assert done.reply == "todo.md (lines 1-2 of 2):\n# Todo\n- buy milk" and not done.corrected
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == done.reply
     assert agent.model.calls == []  # the model was not asked to retell it
-    assert done.shown and agent.history == []  # the 1.5B copied the caption over invented contents
+    user, said = agent.history  # the output, for follow-ups; not the caption, which the 1.5B copied
+    assert done.shown and user.content == "show me todo.md" and said.content == "# Todo\n- buy milk"
 
 
-def test_a_shown_reply_stays_out_of_the_models_history_and_the_memory_index(home):
+def test_a_shown_reply_enters_the_history_without_its_caption_and_stays_out_of_the_memory_index(home):
     from nanobot.core.transcript import read_transcript
     from nanobot.memory.transcripts import transcript_chunks
 
@@ -33,7 +34,8 @@ def test_a_shown_reply_stays_out_of_the_models_history_and_the_memory_index(home
     (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
     run(agent, "show me todo.md")
     run(agent, "hello")
-    assert [m.content for m in agent.history] == ["hello", "Hello!"]
+    assert [m.content for m in agent.history[2:]] == ["hello", "Hello!"]
+    assert "(lines 1-2 of 2)" not in agent.history[1].content
     records, _ = read_transcript(agent.transcript.path)  # the transcript keeps what the user saw
     assert any(r.role == "assistant" and r.meta.get("shown") and "- buy milk" in r.content for r in records)
     indexed = " ".join(c.text for c in transcript_chunks(agent.transcript.path))

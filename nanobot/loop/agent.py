@@ -30,7 +30,7 @@ from nanobot.core.provenance import Provenance
 from nanobot.core.sections import STANDING, CoreSections
 from nanobot.core.transcript import Transcript
 from nanobot.loop.loopguard import LoopGuard
-from nanobot.loop.shown import direct
+from nanobot.loop.shown import direct, uncaptioned
 from nanobot.loop.turntiming import TurnClock
 
 F = TypeVar("F", bound=Feature)
@@ -296,8 +296,8 @@ class Agent:
         """The reply into the transcript, and the exchange into the history -- unless the reply checks
         corrected it or nanobot showed it (``remember=False``): a small model copies its history."""
         self.last, extra = gen, extra | ({"shown": True} if shown else {})
-        if remember and not shown:
-            self.history += [user_msg, Message(role="assistant", content=reply)]
+        if remember:  # a shown look: its output without nanobot's caption, which the 1.5B copied (loop/shown.py)
+            self.history += [user_msg, Message(role="assistant", content=uncaptioned(reply) if shown else reply)]
         self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **gen.model_dump(exclude={"text"}))
         if gen.finish_reason == "repetition":
             self.transcript.append("event", "stopped: repetition")

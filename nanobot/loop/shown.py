@@ -89,6 +89,18 @@ def imitates(reply: str) -> bool:
     return bool(_CAPTION.search(reply))
 
 
+def uncaptioned(reply: str) -> str:
+    """A shown reply as the model's history keeps it: the output without nanobot's caption. With the
+    caption there, the 1.5B wrote "docs/guide.md (lines 1-2 of 2):" over invented contents; with the
+    turn left out, "What time should I call Bob?" after "show me notes.txt" got an invented time.
+
+    >>> uncaptioned("notes.txt (lines 1-1 of 1):\\nCall Bob at 5pm."), uncaptioned("read_file failed: no such file")
+    ('Call Bob at 5pm.', 'read_file failed: no such file')
+    """
+    first, _, rest = reply.partition("\n")
+    return rest if _CAPTION.fullmatch(first) else reply
+
+
 def direct(user_text: str, call: tuple[str, dict], seen: list) -> str:
     """The reply nanobot shows for a spelled-out look that is the whole message; "" otherwise."""
     if not only_look(user_text, call) or (result := look_result(seen, call[0])) is None:
