@@ -9,8 +9,10 @@ metadata (``tools/protected.py``); this is the second wall, for repositories som
 Settings given on the command line (``-c``) override every config file, so:
 
 1. fixed overrides (``OVERRIDES``) switch off fsmonitor, hooks, pager, signatures, auto-gc;
-2. ``repo_programs`` lists every program-naming key the repository's *own* config sets (scopes
-   ``local``/``worktree``, included files count as local) and blanks each one;
+2. ``repo_programs`` (``gitrepo.repo_overrides``) blanks every program-naming key and resets every
+   path-valued key that the repository's *own* config sets -- and the config of every submodule in
+   its index, since git hands ``-c`` on to the git it runs inside a submodule; an include of a
+   FIFO or device refuses the command; submodules are not entered by status and diff;
 3. diffs pass ``--no-ext-diff --no-textconv`` (callers), and the environment drops
    ``GIT_EXTERNAL_DIFF`` and the system attributes file.
 
@@ -29,6 +31,8 @@ import subprocess
 import time
 from collections.abc import Mapping
 
+from nanobot.base.gitrepo import repo_overrides
+
 # (key, value) pairs that win over the repository's config
 OVERRIDES: list[tuple[str, str]] = [
     ("core.fsmonitor", "false"),
@@ -37,6 +41,9 @@ OVERRIDES: list[tuple[str, str]] = [
     ("safe.bareRepository", "explicit"),  # a folder made to look like a bare repo is not one
     ("log.showSignature", "false"),
     ("protocol.ext.allow", "never"),
+    # submodules are not entered: porcelain status/diff compare their commits only, no recursion
+    ("diff.ignoreSubmodules", "dirty"), ("status.submoduleSummary", "false"),
+    ("submodule.recurse", "false"), ("fetch.recurseSubmodules", "false"),
 ]
 # for nanobot's own calls: an empty external diff driver (diffs pass --no-ext-diff), no signing,
 # no colour codes in parsed output, no auto-gc or maintenance pause
@@ -44,16 +51,6 @@ OWN_ONLY: list[tuple[str, str]] = [
     ("diff.external", ""), ("commit.gpgSign", "false"), ("tag.gpgSign", "false"),
     ("color.ui", "false"), ("gc.auto", "0"), ("maintenance.auto", "false"),
 ]
-# keys (as git canonicalises them: section and name lower case) whose value is a program to run
-PROGRAM_KEYS = ("^(filter\\..+\\.(clean|smudge|process|required)"
-                "|diff\\..+\\.(command|textconv)|diff\\.external|merge\\..+\\.driver"
-                "|(diff|merge)tool\\..+\\.(cmd|path)|pager\\..+|alias\\..+"
-                "|core\\.(fsmonitor|hookspath|pager|sshcommand|editor|askpass|gitproxy"
-                "|alternaterefscommand)|sequence\\.editor|ssh\\.variant"
-                "|gpg\\.program|gpg\\..+\\.program|gpg\\.ssh\\.defaultkeycommand"
-                "|credential\\.helper|credential\\..+\\.helper|uploadpack\\.packobjectshook"
-                "|remote\\..+\\.(uploadpack|receivepack|vcs)|sendemail\\..+)$")
-_SAFE_VALUE = {"core.fsmonitor": "false", "core.hookspath": "/dev/null", "core.pager": "cat"}
 
 
 def git_cmd(path: str | os.PathLike, *args: str, extra: list[tuple[str, str]] = ()) -> list[str]:
@@ -63,23 +60,16 @@ def git_cmd(path: str | os.PathLike, *args: str, extra: list[tuple[str, str]] = 
 
 
 def repo_programs(path: str | os.PathLike, timeout: float = 10.0) -> list[tuple[str, str]]:
-    """Overrides that blank every program-naming key set in the repository's own config
-    (``.git/config``, ``config.worktree`` and the files they include). Reading config runs nothing.
-    OSError / TimeoutExpired propagate: a command is never run with its programs left in place."""
-    out = subprocess.run(git_cmd(path, "config", "--name-only", "--show-scope",
-                                 "--get-regexp", PROGRAM_KEYS),
-                         capture_output=True, env=git_env(), timeout=timeout,
-                         stdin=subprocess.DEVNULL).stdout.decode("utf-8", "surrogateescape")
-    keys = [key for line in out.splitlines() if "\t" in line  # "scope<TAB>key" (a key has no newline)
-            for scope, key in [line.split("\t", 1)] if scope in ("local", "worktree")]
-    return [(k, _blank(k)) for k in dict.fromkeys(keys)]
+    """The overrides for the repository at ``path`` and every repository nested in it
+    (``gitrepo.repo_overrides``). Reading config runs nothing. OSError / TimeoutExpired propagate:
+    a command is never run with its programs left in place."""
+    deadline = time.monotonic() + timeout
 
+    def run(where, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(git_cmd(where, *args), capture_output=True, env=git_env(),
+                              timeout=max(0.1, deadline - time.monotonic()), stdin=subprocess.DEVNULL)
 
-
-def _blank(key: str) -> str:
-    if key.startswith("filter.") and key.endswith(".required"):
-        return "false"
-    return _SAFE_VALUE.get(key, "")
+    return repo_overrides(path, run)
 
 
 def run_git(path: str | os.PathLike, *args: str, input: str | bytes | None = None,

@@ -6,7 +6,8 @@ repository's config names programs). So a command that ``exec_allow`` admits and
 ``git`` is parsed (``shlex``) and runs without asking only when:
 
 - the subcommand is one of ``SUBCOMMANDS`` (read-only) and no global option comes before it;
-- every option is in ``OPTIONS`` (``--name=value`` forms by name, ``-n5``/``-U3``/``-3`` counts);
+- every option is in its subcommand's table (``gitoptions.TABLE``: flags, values, and the options
+  whose value is a file, which must resolve inside the roots too); any other option is refused;
 - every path argument (after ``--``, or any word that names an existing file or contains a ``/``)
   resolves inside the workspace or a root, and so do the repository's work tree and git directory;
 
@@ -16,7 +17,7 @@ Anything else is not allow-listed: an interactive chat asks, other sessions refu
 >>> check(["git", "log", "--oneline", "-n", "5"], "/w", ["/w"]) is None
 True
 >>> check(["git", "diff", "--output=/tmp/x"], "/w", ["/w"])
-"option '--output' is not on nanobot's read-only git list"
+"option '--output' is not on nanobot's read-only git list for 'git diff'"
 """
 
 from __future__ import annotations
@@ -25,36 +26,9 @@ import subprocess
 from pathlib import Path
 
 from nanobot.base.gitsafe import run_git
+from nanobot.tools.gitoptions import FLAG, PATH, SUBCOMMANDS, TABLE, VALUE
 
-SUBCOMMANDS = {"status", "diff", "log", "show", "blame", "ls-files", "shortlog", "describe", "grep",
-               "branch", "rev-parse", "whatchanged"}
 DIFFS = {"diff", "log", "show", "whatchanged"}  # get --no-ext-diff --no-textconv
-# options that take the next word as their value (never a path)
-VALUED = {"-n", "--max-count", "--skip", "--since", "--after", "--until", "--before", "--author",
-          "--committer", "--grep", "-e", "--format", "--pretty", "--date", "-S", "-G", "--max-depth"}
-OPTIONS = VALUED | {
-    "-s", "--short", "-b", "--branch", "--porcelain", "--long", "-z", "--ignored", "-v", "--verbose",
-    "--show-stash", "--ahead-behind", "--no-ahead-behind", "--renames", "--no-renames",
-    "--stat", "--numstat", "--shortstat", "--dirstat", "--summary", "--name-only", "--name-status",
-    "--cached", "--staged", "-p", "--patch", "--no-patch", "--raw", "--minimal", "--patience",
-    "--histogram", "--word-diff", "--color-words", "--no-color", "--color", "-w", "--ignore-all-space",
-    "--ignore-space-change", "--ignore-blank-lines", "--exit-code", "--quiet", "-q", "-M", "-C",
-    "--find-renames", "--find-copies", "--check", "--full-index", "--binary", "--abbrev-commit",
-    "--no-abbrev-commit", "--oneline", "--graph", "--all", "--branches", "--tags", "--remotes",
-    "--decorate", "--no-decorate", "--first-parent", "--no-merges", "--merges", "--reverse",
-    "--follow", "--topo-order", "--date-order", "--relative-date", "--left-right", "--cherry-pick",
-    "--source", "--regexp-ignore-case", "-i", "--all-match", "--invert-grep", "--ignore-case",
-    "-n", "--line-number", "-l", "--files-with-matches", "-L", "--files-without-match", "-c",
-    "--count", "-h", "-H", "--full-name", "-E", "--extended-regexp", "-F", "--fixed-strings",
-    "-P", "--perl-regexp", "--word-regexp", "--untracked", "--no-index-is-refused", "-a", "-r",
-    "--list", "--show-current", "--contains", "--merged", "--no-merged", "--others", "--modified",
-    "--deleted", "--exclude-standard", "--error-unmatch", "--show-toplevel", "--abbrev-ref",
-    "--verify", "--is-inside-work-tree", "--show-prefix", "--always", "--dirty", "-t",
-    "-e", "--stdin-refused", "--sn", "--numbered", "--email", "-sn", "-ns",
-    "--unified", "--stat-width", "--no-ext-diff", "--no-textconv", "--text", "--function-context",
-    "-m", "-u", "--untracked-files", "--abbrev", "--diff-filter",
-}
-OPTIONS -= {"--no-index-is-refused", "--stdin-refused"}
 
 
 def check(argv: list[str], cwd: str | Path, roots: list[str | Path]) -> str | None:
@@ -66,33 +40,51 @@ def check(argv: list[str], cwd: str | Path, roots: list[str | Path]) -> str | No
         return f"global option '{sub}' before the subcommand"
     if sub not in SUBCOMMANDS:
         return f"'git {sub}' is not on nanobot's read-only git list ({', '.join(sorted(SUBCOMMANDS))})"
-    words, paths_only, i = argv[2:], False, 0
+    table, words, paths_only, i, positional = TABLE[sub], argv[2:], False, 0, []
     while i < len(words):
         w = words[i]
         i += 1
         if paths_only or not w.startswith("-") or w == "-":
+            positional.append(w)
             if (why := _path(w, cwd, roots, force=paths_only)) is not None:
                 return why
             continue
         if w == "--":
             paths_only = True
             continue
-        name = w.split("=", 1)[0]
-        if name not in OPTIONS and not _count(w):
-            return f"option '{name}' is not on nanobot's read-only git list"
-        if name in VALUED and "=" not in w and w == name:
-            i += 1  # its value, never a path
-        if sub == "branch" and name in ("-d", "-D", "-m", "-M", "-c", "-C"):
-            return f"'git branch {name}' changes branches"
-    if sub == "branch" and any(not w.startswith("-") for w in words):
+        why, value, takes_next = _option(table, w, sub)
+        if why:
+            return why
+        if takes_next:
+            if i >= len(words):
+                return f"option '{w}' needs a value"
+            value, i = words[i], i + 1
+        if table.get(_name(w)) == PATH and (why := _path(value, cwd, roots, force=True)):
+            return why
+        if sub == "branch" and _name(w) in ("-d", "-D", "-m", "-M", "-c", "-C"):
+            return f"'git branch {_name(w)}' changes branches"
+    if sub == "branch" and positional:
         return "'git branch NAME' creates a branch"
     return None
 
 
-def _count(word: str) -> bool:
-    """-3, -n5, -U10 (a number glued to a counting option)."""
-    return (word[1:].isdigit() or (len(word) > 2 and word[:2] in ("-n", "-U") and word[2:].isdigit())
-            or word in ("-uno", "-unormal", "-uall"))
+def _name(word: str) -> str:
+    return word.split("=", 1)[0] if word.startswith("--") else word[:2]
+
+
+def _option(table: dict[str, str], word: str, sub: str) -> tuple[str | None, str, bool]:
+    """(why refused, the value given with the option, whether the next word is its value)."""
+    if word in table:  # the whole word: a flag, a bare OPT, or a VALUE/PATH whose value follows
+        return None, "", table[word] in (VALUE, PATH)
+    if word[1:].isdigit() and sub in DIFFS | {"shortlog"}:
+        return None, "", False  # -3: the last three commits
+    name = _name(word)
+    kind = table.get(name)
+    if kind is None or kind == FLAG:
+        shown = name if word.startswith("--") else word
+        return f"option '{shown}' is not on nanobot's read-only git list for 'git {sub}'", "", False
+    value = word.split("=", 1)[1] if word.startswith("--") else word[2:]
+    return None, value, False
 
 
 def _inside(path: Path, roots: list[Path]) -> bool:
