@@ -7,6 +7,7 @@ Real git repositories in temporary folders; a scripted model for the loop."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -155,3 +156,18 @@ def test_context_pressure_does_not_checkpoint_a_broken_file(git_repo):
     assert any("no checkpoint (not committed: greet.py line 7: IndentationError" in t for t in texts), texts
     assert s.meta.changes == [s.root] and "greet.py" in git_repo.run("status", "--porcelain")  # not committed
     assert events[-1].reply  # the turn still answered (old turns trimmed instead)
+
+
+@pytest.mark.parametrize("name", [b"caf\xe9.py", b"\xff\xfe-tool.py"])
+def test_a_broken_file_whose_name_is_not_utf8_is_checked_too(git_repo, name):
+    """The name is bytes the file system keeps as they are: the check reads the real file (a name
+    decoded lossily named no file, so the broken file was committed)."""
+    s = CodingSession.start(settings_for(), git_repo.path, "task")
+    head = git_repo.run("rev-parse", "HEAD")
+    with open(os.path.join(os.fsencode(git_repo.path), name), "wb") as f:
+        f.write(b"def broken(:\n    pass\n")
+    with pytest.raises(CodingError, match=r"\.py line 1: SyntaxError") as e:
+        s.checkpoint()
+    assert "\n" not in str(e.value)
+    str(e.value).encode("utf-8")  # printable: no lone surrogates reach the terminal
+    assert git_repo.run("rev-parse", "HEAD") == head

@@ -5,6 +5,7 @@ fsyncs the directory, so a reader sees either the old file or the new one, never
 The new file keeps the permission bits of the file it replaces (a 0755 script stays executable, a
 0644 note stays readable by others); a new file gets the usual ``0666 & ~umask``.
 ``append_line`` appends one line to a log with a single ``write`` + fsync; readers skip a torn last line.
+Neither writes through a symlink nor blocks on a FIFO (``regular.open_write``/``refuse_link``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ import os
 import tempfile
 from pathlib import Path
 
+from nanobot.base.regular import open_write, refuse_link
+
 
 def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "utf-8") -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode(encoding) if isinstance(data, str) else data
+    refuse_link(path)  # the rename would replace the link; a runtime file is never a link
     mode = _mode_of(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -41,13 +45,7 @@ def append_line(path: str | os.PathLike, line: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
-    try:  # a FIFO, device or directory as a log: a clear error at once, never a block
-        _regular(fd, path)
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
+    fd = open_write(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)  # no FIFO, device or symlink
     with os.fdopen(fd, "ab+") as f:
         f.seek(0, os.SEEK_END)
         if f.tell() > 0:
@@ -77,14 +75,6 @@ def _umask() -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0o022
-
-
-def _regular(fd: int, path: Path) -> None:
-    from nanobot.base.regular import (
-        check_regular,  # a FIFO or device as a log: a clear error, no hang
-    )
-
-    check_regular(fd, path)
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from nanobot.base.regular import open_write
+
 
 class file_lock:
     """An exclusive advisory lock held on ``path`` (fcntl where available; a no-op elsewhere)."""
@@ -18,7 +20,7 @@ class file_lock:
 
     def __enter__(self) -> file_lock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self.fd = open_write(self.path, os.O_RDWR | os.O_CREAT)  # no FIFO or symlink as a lock
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows

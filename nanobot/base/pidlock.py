@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from nanobot.base.errors import NanobotError
+from nanobot.base.regular import open_regular, open_write
 
 
 class AlreadyRunning(NanobotError):
@@ -23,7 +24,7 @@ def acquire(home: Path, name: str, wait: float = 0.0):
     file open for as long as the lock must hold. ``wait``: seconds to queue behind the holder first."""
     home.mkdir(parents=True, exist_ok=True)
     path = home / f"{name}.lock"
-    f = open(path, "a+")  # noqa: SIM115 - held open for the process lifetime
+    f = os.fdopen(open_write(path, os.O_RDWR | os.O_CREAT), "r+")  # held open for the process lifetime
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -49,7 +50,7 @@ def holder(home: Path, name: str) -> int | None:
     """The pid holding ``name``'s lock now, or None when nobody does (reads, never takes it)."""
     path = home / f"{name}.lock"
     try:
-        f = open(path)  # noqa: SIM115 - closed below
+        f = os.fdopen(open_regular(path), "r")  # closed below
     except OSError:
         return None
     with f:

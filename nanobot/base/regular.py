@@ -1,10 +1,15 @@
-"""Reading a file nanobot did not necessarily write: a regular file, or a clear error, never a hang.
+"""The one door for opening files: a regular file, or a clear error -- never a hang, never a link.
 
 ``open()`` on a FIFO blocks until someone writes to it; a directory, a device or a socket where a
-ledger, a config or a job file should be makes reads fail in odd ways or never return. Every file
-nanobot reads goes through ``read_regular``: it opens with ``O_NONBLOCK`` (a FIFO opens at once),
-checks with ``fstat`` that it is a regular file, and reads at most ``limit`` bytes (what enters the
-prompt is bounded at read time), so a 10 MB file costs what the caller asked for.
+ledger, a config or a job file should be makes reads fail in odd ways or never return; a symlink
+where a log should be makes an append land in whatever file it points at (outside the home).
+Every file nanobot reads goes through ``read_regular``/``open_regular``: it opens with
+``O_NONBLOCK`` (a FIFO opens at once), checks with ``fstat`` that it is a regular file, and reads at
+most ``limit`` bytes (what enters the prompt is bounded at read time). Every file nanobot appends
+to or creates goes through ``open_write`` (``open_append``, ``atomic.append_line``,
+``create_new``): ``O_NOFOLLOW`` as well, so a symlink as the last component is refused (ELOOP ->
+``NotRegularFile``); ``atomic.atomic_write`` refuses to rename over a symlink.
+``tests/test_runtime_files.py`` walks the code for raw ``open(``/``read_text(``/``write_text(``.
 
 >>> import tempfile, os; d = tempfile.mkdtemp(); os.mkfifo(f"{d}/ledger.jsonl")
 >>> try:
@@ -20,6 +25,7 @@ import errno
 import os
 import stat
 
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
           stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
 
@@ -44,7 +50,7 @@ def check_regular(fd: int, path) -> os.stat_result:
 
 def open_regular(path) -> int:
     """A read-only fd on ``path`` once it is known to be a regular file (the caller closes it)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC)
     try:
         check_regular(fd, path)
     except BaseException:
@@ -66,20 +72,46 @@ def regular_text(path, limit: int | None = None) -> str:
     return read_regular(path, limit).decode("utf-8", errors="replace")
 
 
-def open_append(path):
-    """A binary append handle on ``path`` (created 0644 if missing) once it is known to be a regular
-    file: a FIFO with no reader fails at once (ENXIO) instead of blocking, a directory says so."""
-    import fcntl
-
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0),
-                 0o644)
+def open_write(path, flags: int, mode: int = 0o644) -> int:
+    """A blocking fd (``os.open(path, flags)``) on ``path`` once it is known to be a regular file that
+    is not a symlink: a FIFO with no reader fails at once (ENXIO), a link or a directory says so."""
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK | os.O_NOFOLLOW | _CLOEXEC, mode)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise NotRegularFile(errno.ELOOP, "is a symbolic link; nanobot does not write through "
+                                 "links (replace it with a regular file)", os.fspath(path)) from None
+        if e.errno == errno.ENXIO:
+            raise NotRegularFile(errno.ENXIO, "is a FIFO, not a regular file (replace it with a "
+                                 "regular file)", os.fspath(path)) from None
+        raise
     try:
         check_regular(fd, path)
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
-    return os.fdopen(fd, "ab")
+    return fd
+
+
+def refuse_link(path) -> None:
+    """NotRegularFile when ``path`` is a symlink (before a rename would replace it)."""
+    if os.path.islink(path):
+        raise NotRegularFile(errno.ELOOP, "is a symbolic link; nanobot does not write through or "
+                             "replace links (replace it with a regular file)", os.fspath(path))
+
+
+def open_append(path):
+    """A binary append handle on ``path`` (created 0644 if missing): regular files only, no links."""
+    return os.fdopen(open_write(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab")
+
+
+def create_new(path, data: bytes) -> None:
+    """Write ``data`` to a file that must not exist yet (a staging file), durably."""
+    with os.fdopen(open_write(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def tail_lines(path, n: int, block: int = 64 * 1024) -> list[str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from nanobot.backends.base import Message
+from nanobot.base.regular import read_regular, regular_text
 from nanobot.core.grounding import check
 from nanobot.observer.contextmd import load_context
 from nanobot.observer.observation import ObservationPart
@@ -43,7 +44,7 @@ class Score(BaseModel):
 
 
 def load_labelled(path: Path = DATA) -> list[Labelled]:
-    return [Labelled.model_validate(x) for x in json.loads(path.read_text())]
+    return [Labelled.model_validate(x) for x in json.loads(read_regular(path))]
 
 
 def replay(agent, session: Labelled) -> None:
@@ -71,7 +72,7 @@ def context_lines(workspace: Path) -> list[str]:
 
 
 def memory_lines(workspace: Path) -> list[str]:
-    text = (workspace / "MEMORY.md").read_text()
+    text = regular_text(workspace / "MEMORY.md")
     learned = text.split(LEARNED, 1)[1] if LEARNED in text else ""
     return [ln[2:].rsplit(" (", 1)[0] for ln in learned.splitlines() if ln.startswith("- ")]
 

@@ -27,7 +27,9 @@ from pydantic import BaseModel, Field
 
 from nanobot.backends.base import Generation, Message
 from nanobot.backends.llama import LlamaBackend
+from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import ModelError
+from nanobot.base.regular import regular_text
 from nanobot.bench import synthetic
 from nanobot.bench.baseline import FullDump, build_full_dump
 from nanobot.bench.figures import (
@@ -116,11 +118,11 @@ def bench_workspace(home: Path, small: bool = False) -> Settings:
     if small:
         memory = settings.workspace / "MEMORY.md"
         lines, kept = [], 0
-        for line in memory.read_text(encoding="utf-8").splitlines():
+        for line in regular_text(memory).splitlines():
             kept += line.startswith("- ")
             if kept <= 40:
                 lines.append(line)
-        memory.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        atomic_write(memory, "\n".join(lines) + "\n")
     return settings
 
 
@@ -198,7 +200,7 @@ def _ensure_retriever(agent) -> str:
     if agent.feature(MemoryFeature) is not None:
         return "retrieved"
     budget = agent.settings.prompt.memory
-    facts = [ln for ln in (agent.workspace / "MEMORY.md").read_text().splitlines() if ln.startswith("- ")]
+    facts = [ln for ln in regular_text(agent.workspace / "MEMORY.md").splitlines() if ln.startswith("- ")]
     from nanobot.core.prompt import trim_to_budget
 
     block = trim_to_budget("\n".join(facts), budget, agent.model.count_tokens)

@@ -14,17 +14,27 @@ import subprocess
 from pathlib import Path
 
 from nanobot.base.pysyntax import is_python, syntax_error
+from nanobot.base.regular import read_regular
 
 
 def changed_python(vcs) -> list[Path]:
-    """The working copy's changed Python files that exist (deleted ones have nothing to check)."""
+    """The working copy's changed Python files that exist (deleted ones have nothing to check);
+    a name that is not UTF-8 is the real file too (``vcs.dirty`` keeps its bytes)."""
     return [vcs.root / rel for rel in vcs.dirty() if is_python(rel) and (vcs.root / rel).is_file()]
+
+
+def shown(name: str) -> str:
+    """A file name for a message: bytes that are not UTF-8 become U+FFFD (printable anywhere)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def check_working_copy(vcs, settings) -> str | None:
     for path in changed_python(vcs):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        err = syntax_error(text, str(path.relative_to(vcs.root)))
+        try:
+            text = read_regular(path).decode("utf-8", errors="replace")
+        except OSError as e:
+            return f"{shown(str(path.relative_to(vcs.root)))}: cannot read it ({e.strerror})"
+        err = syntax_error(text, shown(str(path.relative_to(vcs.root))))
         if err:
             return err
     cmd = settings.coding.test_command.strip()

@@ -10,6 +10,7 @@ hooks, pager, signing or filter/diff drivers) and passes ``--no-ext-diff --no-te
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -139,16 +140,20 @@ class GitVCS:
             return self._run("diff", "--cached", *DIFF, *fmt, base, "--", env=env)
 
     def dirty(self) -> list[str]:
-        out = self._run("status", "--porcelain", "--untracked-files=all", "-z")  # names as bytes:
-        return [entry[3:] for entry in out.split("\0") if len(entry) > 3]   # undecodable -> U+FFFD
+        out = _git(self.root, "status", "--porcelain", "--untracked-files=all", "-z", raw=True)
+        if out.returncode != 0:
+            self._run("status")  # raises CodingError with git's own words
+        # names decoded as the file system does (os.fsdecode): Path(name) is the real file, even
+        # when the name is not UTF-8
+        return [os.fsdecode(entry[3:]) for entry in out.stdout.split(b"\0") if len(entry) > 3]
 
 
 def _git(path: Path, *args: str, input: str | None = None,
-         env: dict | None = None) -> subprocess.CompletedProcess:
+         env: dict | None = None, raw: bool = False) -> subprocess.CompletedProcess:
     """Hardened git (``gitsafe.run_git``); output decoded with U+FFFD for bytes that are not UTF-8
     (a file name in another encoding must not end a session in a traceback)."""
     try:
-        return run_git(path, *args, input=input, env=env, timeout=60)
+        return run_git(path, *args, input=input, env=env, timeout=60, raw=raw)
     except OSError as e:
         raise CodingError(f"git could not run in {path}: {e.strerror or e}") from None
     except subprocess.TimeoutExpired:

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from nanobot.coding import store
-from nanobot.coding.check import check_working_copy
+from nanobot.coding.check import check_working_copy, shown
 from nanobot.coding.describe import Description, parse, render
 from nanobot.coding.store import SessionMeta
 from nanobot.coding.vcs import VCS, CodingError, open_vcs
@@ -44,7 +44,7 @@ class CodingSession:
         dirty = vcs.dirty()
         if dirty and not allow_dirty:
             more = f" and {len(dirty) - 1} more" if len(dirty) > 1 else ""
-            raise CodingError(f"{vcs.root} has uncommitted changes ({dirty[0]}{more}); commit or stash "
+            raise CodingError(f"{vcs.root} has uncommitted changes ({shown(dirty[0])}{more}); commit or stash "
                               "them first (git stash), or pass --allow-dirty to fold them into the session's change")
         root = vcs.start(task)
         vcs.describe(render(Description(task=task, session=root)), root)

@@ -52,7 +52,8 @@ class VCS(Protocol):
         ``--stat`` summary or git-format hunks."""
 
     def dirty(self) -> list[str]:
-        """Paths with changes not yet in any change (git: uncommitted; jj: always [])."""
+        """Paths with changes not yet in any change (git: uncommitted; jj: always []), decoded like
+        ``os.fsdecode`` (a name that is not UTF-8 keeps its bytes as surrogates: ``shown`` prints it)."""
 
 
 def open_vcs(path: Path) -> VCS:

@@ -20,7 +20,7 @@ from nanobot.base import faults
 from nanobot.base.atomic import append_line
 from nanobot.base.errors import StorageError
 from nanobot.base.nonutf8 import scrub
-from nanobot.base.regular import read_regular
+from nanobot.base.regular import open_append, read_regular
 
 
 class Record(BaseModel):
@@ -70,7 +70,7 @@ class Transcript:
                      sent=scrub(sent)[0] if sent is not None else None, meta=meta)
         line = rec.model_dump_json(exclude_none=True)
         if role == "assistant" and faults.active("transcript-append"):  # half a record, then the crash
-            with open(self.path, "ab") as f:
+            with open_append(self.path) as f:
                 f.write(line[: len(line) // 2].encode("utf-8"))
             faults.point("transcript-append")
         if self._held is not None:

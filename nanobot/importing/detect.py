@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from nanobot.base.regular import read_regular
 from nanobot.importing.formats import ImportedSession, ImportFormatError, parse_text
 from nanobot.importing.jsonformats import parse_json, parse_jsonl
 
@@ -15,7 +16,7 @@ from nanobot.importing.jsonformats import parse_json, parse_jsonl
 def parse_file(path: Path) -> list[ImportedSession]:
     """Every session in ``path``; raises ImportFormatError at the first problem."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)  # a FIFO or device: a one-line error, never a hang
     except OSError as e:
         raise ImportFormatError(f"cannot read {path}: {e.strerror}") from None
     try:

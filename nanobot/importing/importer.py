@@ -22,6 +22,7 @@ from pathlib import Path
 from nanobot.base import faults
 from nanobot.base.atomic import _fsync_dir, atomic_write
 from nanobot.base.errors import StorageError
+from nanobot.base.regular import NotRegularFile, create_new, open_regular, read_regular
 from nanobot.config import Settings
 from nanobot.core.transcript import Record, list_transcripts, new_session_id
 from nanobot.importing.detect import parse_file
@@ -33,7 +34,7 @@ def import_file(settings: Settings, path: Path, *, observe: bool = False) -> lis
     ``observe``: the observer's catch-up observes them too (else they are past conversations only)."""
     sessions = parse_file(path)
     recover(settings.sessions_dir)
-    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    sha = hashlib.sha256(read_regular(path)).hexdigest()
     if already := _imported(settings.sessions_dir, sha):
         raise ImportFormatError(f"{path} was already imported (session {already}); delete those sessions "
                                 "first to import it again")
@@ -85,7 +86,11 @@ def recover(sessions_dir: Path) -> int:
     """Undo imports a crash interrupted (their journal is still there); returns sessions removed."""
     removed = 0
     for journal in sessions_dir.glob(".import-*.journal"):
-        for name in journal.read_text(encoding="utf-8").split():
+        try:
+            names = read_regular(journal).decode("utf-8", "replace").split()
+        except NotRegularFile as e:
+            raise StorageError(f"{e}; nanobot import cannot undo the interrupted import it names") from None
+        for name in names:
             p = sessions_dir / Path(name).name
             if p.exists():
                 p.unlink()
@@ -103,19 +108,15 @@ def _write(path: Path, s: ImportedSession, sid: str, source: str, sha: str, obse
     for m in s.messages:
         lines.append(Record(ts=m.ts, role=m.role, content=m.content,
                             meta={"speaker": m.speaker} if m.speaker else {}))
-    data = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in lines)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    create_new(path, "".join(r.model_dump_json(exclude_none=True) + "\n" for r in lines).encode("utf-8"))
 
 
 def _imported(sessions_dir: Path, sha: str) -> str | None:
     """The id of a session imported from a file with this sha256, if any (reads first lines only)."""
     for p in list_transcripts(sessions_dir):
         try:
-            with open(p, encoding="utf-8", errors="replace") as f:
-                head = json.loads(f.readline() or "{}")
+            with os.fdopen(open_regular(p), "r", encoding="utf-8", errors="replace") as f:
+                head = json.loads(f.readline() or "{}")  # a FIFO as a transcript: skipped, no hang
         except (OSError, json.JSONDecodeError):
             continue
         if isinstance(head, dict) and head.get("meta", {}).get("import_sha") == sha:

@@ -19,14 +19,16 @@ from pathlib import Path
 
 import numpy as np
 
+from nanobot.base.regular import read_regular
+
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 
 
 def supports(folder: Path) -> bool:
     try:
-        config = json.loads((folder / "config.json").read_text())
-        modules = json.loads((folder / "modules.json").read_text())
-        pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
+        config = json.loads(read_regular(folder / "config.json"))
+        modules = json.loads(read_regular(folder / "modules.json"))
+        pooling = json.loads(read_regular(folder / "1_Pooling" / "config.json"))
     except (OSError, ValueError):
         return False
     kinds = [m.get("type", "").rsplit(".", 1)[-1] for m in modules]
@@ -58,8 +60,8 @@ class NumpyBert:
     def __init__(self, folder: Path):
         from tokenizers import Tokenizer
 
-        self.config = json.loads((folder / "config.json").read_text())
-        st = json.loads((folder / "sentence_bert_config.json").read_text()) \
+        self.config = json.loads(read_regular(folder / "config.json"))
+        st = json.loads(read_regular(folder / "sentence_bert_config.json")) \
             if (folder / "sentence_bert_config.json").is_file() else {}
         self.max_len = int(st.get("max_seq_length", 256))
         self.tok = Tokenizer.from_file(str(folder / "tokenizer.json"))

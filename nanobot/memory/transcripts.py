@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from nanobot.base.regular import read_regular
 from nanobot.core.transcript import Record
 from nanobot.memory.chunker import Chunk, split_long
 
@@ -50,7 +51,7 @@ def day(rec: Record) -> str:
 def transcript_chunks(path: Path, raw: bytes | None = None) -> list[Chunk]:
     """The chunks of one transcript; torn or corrupt lines are skipped (the session module
     reports them)."""
-    raw = path.read_bytes() if raw is None else raw
+    raw = read_regular(path) if raw is None else raw
     out: list[Chunk] = []
     for i, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from nanobot.base.atomic import atomic_write
+from nanobot.base.regular import read_regular
 from nanobot.observer.contextmd import ContextDoc, Now
 
 FILE = "now-scopes.json"
@@ -37,7 +38,7 @@ def scope_of(agent: Any) -> str:
 
 def load(sessions_dir: Path) -> dict:
     try:
-        data = json.loads((sessions_dir / FILE).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(sessions_dir / FILE))  # a FIFO: OSError at once, no hang
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}  # derived data: a missing or damaged file only means "nobody's"

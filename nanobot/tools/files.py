@@ -16,7 +16,7 @@ from pydantic import Field
 from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import ToolError
 from nanobot.base.pysyntax import broken_by, is_python
-from nanobot.base.regular import read_regular
+from nanobot.base.regular import NotRegularFile, read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.looseedit import loose_replace
@@ -104,7 +104,7 @@ class WriteFile(Tool):
         if path.is_dir():
             raise ToolError(f"'{args.path}' is a directory; give a file path")
         existed = path.exists()
-        refuse_broken(_old_text(path) if existed else None, args.content, args.path, "write_file")
+        refuse_broken(_old_text(path, args.path) if existed else None, args.content, args.path, "write_file")
         _write(path, args.content, args.path, ctx)
         verb = "overwrote" if existed else "created"
         return f"{verb} {display(path, ctx)} ({len(args.content)} chars)"
@@ -161,9 +161,12 @@ def _shown(text: str) -> str:
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "\n[... the rest of the file not shown]"
 
 
-def _old_text(path: Path) -> str | None:
+def _old_text(path: Path, raw: str) -> str | None:
+    """The file's text before a write; a FIFO, device or socket there is refused (never a hang)."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_regular(path).decode("utf-8", errors="replace")
+    except NotRegularFile as e:
+        raise ToolError(f"cannot write '{raw}': it {e.strerror}") from None
     except OSError:
         return None
 

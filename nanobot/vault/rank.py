@@ -23,6 +23,7 @@ import stat
 import time
 from pathlib import Path
 
+from nanobot.base.regular import open_regular
 from nanobot.vault.fmcache import DocMeta
 from nanobot.vault.toc import round_robin
 
@@ -47,7 +48,7 @@ def ledger_use(path: Path, tail: int = USE_BYTES) -> dict[str, str]:
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return used
-        with open(path, "rb") as f:
+        with os.fdopen(open_regular(path), "rb") as f:
             size = f.seek(0, os.SEEK_END)
             f.seek(max(0, size - tail))
             lines = f.read(tail).split(b"\n")[1 if size > tail else 0:]
