@@ -96,6 +96,18 @@ def test_a_transcript_is_not_appended_through_a_symlink(home, outside):
     assert outside.read_text() == "keep me\n"
 
 
+def test_a_real_mcp_servers_log_is_not_appended_through_a_symlink(home, tmp_path, outside):
+    from nanobot.mcptools.feature import list_tools, servers_for
+    from tests.mcpserver import stdio_server
+
+    link(home / "logs" / "mcp-demo.log", outside)
+    settings = load_settings(home, mcp={"timeout_s": 20, "servers": {"demo": stdio_server(tmp_path / "c")}})
+    tools, notices = list_tools(servers_for(settings))
+    assert not any(n.startswith("demo.") for n in tools)
+    assert len(notices) == 1 and "symbolic link" in notices[0] and "\n" not in notices[0]
+    assert outside.read_text() == "keep me\n"
+
+
 @pytest.mark.parametrize("write", [
     lambda p: append_line(p, "x"),
     lambda p: open_append(p).close(),  # logs/mcp-NAME.log, the observer's job log
