@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from nanobot.base.errors import ToolError
 from nanobot.base.gitrepo import UnsafeRepository
 from nanobot.base.gitsafe import run_git
+from nanobot.coding.errors import CodingError
 from nanobot.coding.gitvcs import GitVCS
 from nanobot.observer.external import git_changes
 from nanobot.tools.shell import Exec
@@ -169,3 +171,22 @@ def test_a_path_valued_key_naming_a_file_inside_the_repository_is_kept(tmp_path)
     (repo / ".git-blame-ignore-revs").write_text(first + "\n")
     git(repo, "config", "blame.ignoreRevsFile", ".git-blame-ignore-revs")
     assert run_git(repo, "blame", "f.txt").returncode == 0
+
+
+def test_allow_listed_exec_in_a_repository_including_a_device_is_one_line(ctx, tmp_path):  # noqa: F811
+    repo = make_repo(tmp_path / "repo")
+    with open(repo / ".git" / "config", "a") as f:
+        f.write("[include]\n\tpath = /dev/zero\n")
+    with pytest.raises(ToolError, match="^exec refused") as e:
+        Exec().run(Exec.Args(command="git status", cwd=str(repo)), ctx)
+    assert "/dev/zero" in str(e.value) and "not a regular file" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_coding_session_in_a_repository_including_a_fifo_is_one_line(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    os.mkfifo(tmp_path / "cfg.fifo")
+    with open(repo / ".git" / "config", "a") as f:
+        f.write(f"[include]\n\tpath = {tmp_path / 'cfg.fifo'}\n")
+    with pytest.raises(CodingError, match="cfg.fifo: the repository's config includes it") as e:
+        GitVCS(repo).start("task")
+    assert "\n" not in str(e.value)

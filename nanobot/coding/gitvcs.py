@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from nanobot.base.gitrepo import UnsafeRepository
 from nanobot.base.gitsafe import run_git
 from nanobot.coding.changeid import ids_in, new_id, with_trailer, without_trailer
 from nanobot.coding.errors import CodingError
@@ -155,6 +156,7 @@ def _git(path: Path, *args: str, input: str | None = None,
     try:
         return run_git(path, *args, input=input, env=env, timeout=60, raw=raw)
     except OSError as e:
-        raise CodingError(f"git could not run in {path}: {e.strerror or e}") from None
+        why = str(e) if isinstance(e, UnsafeRepository) else e.strerror or e
+        raise CodingError(f"git could not run in {path}: {why}") from None
     except subprocess.TimeoutExpired:
         raise CodingError(f"git {args[0]} in {path} took over 60 s; is the repository locked?") from None

@@ -105,7 +105,12 @@ def _path(word: str, cwd, roots, force: bool) -> str | None:
 
 def repo_outside(cwd: Path, roots: list[str | Path]) -> str | None:
     """Why the repository at ``cwd`` may not be read (work tree or git dir outside the roots)."""
-    proc = run_git(cwd, "rev-parse", "--show-toplevel", "--git-common-dir", timeout=10)
+    try:
+        proc = run_git(cwd, "rev-parse", "--show-toplevel", "--git-common-dir", timeout=10)
+    except OSError as e:  # gitrepo.UnsafeRepository: an include of a FIFO, an ignore-revs file outside
+        return str(e)
+    except subprocess.TimeoutExpired:
+        return "git did not answer in 10 s in this repository"
     if proc.returncode != 0:
         return None  # not a repository: git itself says so
     resolved = [Path(r).resolve() for r in roots]
@@ -123,4 +128,6 @@ def run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
         proc = run_git(cwd, sub, *extra, *rest, timeout=timeout)
     except subprocess.TimeoutExpired:
         return 124, f"'git {sub}' timed out after {timeout:g}s (tools.exec_timeout)"
+    except OSError as e:
+        return 1, f"'git {sub}' did not run: {e}"
     return proc.returncode, proc.stdout + proc.stderr
