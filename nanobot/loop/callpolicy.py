@@ -1,6 +1,6 @@
 """The call policy: checks on a validated, file-changing tool call before it runs.
 
-Two rules, both about text the user did not give:
+Three rules, about what the user did and did not ask for:
 
 1. **Retrieved, not asked.** The call's target path, the text it replaces or the command it runs
    occurs in retrieved text (a memory block, the system prompt's Context) while the user never
