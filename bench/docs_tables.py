@@ -349,6 +349,15 @@ def busy() -> str:
 
 # -- README's headline figures ---------------------------------------------------------------------------
 
+def lean() -> str:
+    from nanobot.bench.figures import BenchResult
+    r = BenchResult.model_validate_json((RESULTS / "smollm2-round7.json").read_text())
+    return (f"On the bundled model a turn's prompt is {r.prompt.lean_turn_tokens:,} tokens where dumping the same "
+            f"workspace into it would take {r.prompt.full_turn_tokens:,}, and the first token of a cold start comes "
+            f"after {r.ttft.lean_cold.median:.1f} s against {r.ttft.full_dump_cold.median:.0f} s "
+            "([benchmarks/performance.md](docs/benchmarks/performance.md)).")
+
+
 def headline() -> str:
     import assistant_bench as ab
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
@@ -362,14 +371,14 @@ def headline() -> str:
     hk = _j("housekeep-pressure2048-qwen1.5b.json")
     rows = [
         ["43 turns a new user types: correct / unasked changes / false claims", "1.5B",
-         f"{a['correct']}/{len(run['turns'])} / {a['unasked_changes']} / {a['false_claims']}", "[assistant](docs/benchmarks/assistant.md)"],
+         f"{a['correct']} of {len(run['turns'])}; {a['unasked_changes']}; {a['false_claims']}", "[assistant](docs/benchmarks/assistant.md)"],
         ["BFCL v4 held-back: simple / multiple / irrelevance", "1.5B",
-         f"{b['simple_python']['correct']}/20 / {b['multiple']['correct']}/20 / {b['irrelevance']['correct']}/20", "[BFCL](docs/benchmarks/bfcl.md)"],
+         f"{b['simple_python']['correct']}/20, {b['multiple']['correct']}/20, {b['irrelevance']['correct']}/20", "[BFCL](docs/benchmarks/bfcl.md)"],
         ["LoCoMo held-back retrieval, hit@5", "MiniLM embedder", f"{lo['hit@5']:.3f}", "[LoCoMo](docs/benchmarks/locomo.md)"],
         ["Enter to the first token / start-up / exit (idle, 60 wpm)", "1.5B",
-         f"{w['first_token_s']:.2f} s / {w['prompt_s']:.2f} s / {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
+         f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
         ["prompt tokens: lean turn vs a full dump", "SmolLM2 / 1.5B",
-         f"{s.prompt.lean_turn_tokens} vs {s.prompt.full_turn_tokens} / {q.prompt.lean_turn_tokens} vs {q.prompt.full_turn_tokens}",
+         f"{s.prompt.lean_turn_tokens} vs {s.prompt.full_turn_tokens}; {q.prompt.lean_turn_tokens} vs {q.prompt.full_turn_tokens}",
          "[performance](docs/benchmarks/performance.md)"],
         ["turn after the 80% observation, vs a normal turn", "1.5B", f"{hk['ratio']}×", "[housekeeping](docs/benchmarks/housekeeping.md)"],
     ]
@@ -377,7 +386,7 @@ def headline() -> str:
 
 
 TABLES: dict[str, Callable[[], str]] = {
-    "headline": headline, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
+    "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs, "bfcl": bfcl,
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,

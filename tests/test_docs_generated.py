@@ -50,7 +50,7 @@ def test_a_stale_or_unknown_table_is_found():
 def test_every_marked_table_on_the_pages_is_filled():
     for page in _tables().pages():
         for name, body in re.findall(r"<!-- table:([\w-]+) -->\n(.*?)<!-- /table:\1 -->", page.read_text(), re.S):
-            assert body.strip().startswith("|"), f"{page.name}: table {name} is empty"
+            assert body.strip(), f"{page.name}: table {name} is empty"
 
 
 def test_readme_is_short_and_its_test_command_is_what_ci_runs():
