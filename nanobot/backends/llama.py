@@ -227,8 +227,8 @@ class LlamaBackend:
         ```` ```json ````), the token after it. One prompt evaluation (kept in the KV cache for the
         generation that follows) plus one token per such beginning.
 
-        >>> backend.prefix_probability(msgs, ("<tool_call>", "{", "```json"), tools=specs)  # doctest: +SKIP
-        0.93
+        For example ``backend.prefix_probability(msgs, ("<tool_call>", "{", "```json"), tools=specs)``
+        is 0.93 when the reply is likely to open a call.
         """
         tokens = self.tokenize_prompt(self.render(messages, tools=tools))
         if len(tokens) >= self.n_ctx:
