@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/assistant_bench.py [--model PATH] [--json bench/results/assistant-NAME.json]
         [--only SESSION ...] [--max-tokens 64] [--threads 1]
-    .venv/bin/python bench/assistant_bench.py --table bench/results/assistant-*.json   # README's table
+    .venv/bin/python bench/assistant_bench.py --table bench/results/assistant-*.json   # the table of docs/benchmarks/assistant.md
     .venv/bin/python bench/assistant_bench.py --combine OUT.json PART.json ...  # runs split by --only
 
 Split a slow model's run with ``--only`` into parallel processes (each its own fresh home) and
@@ -138,7 +138,7 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
 
 
 def table(paths: list[Path]) -> str:
-    """README's Markdown table from result files (a run's JSON, or its progress lines)."""
+    """The Markdown table of docs/benchmarks/assistant.md from result files (a run's JSON, or its progress lines)."""
     rows = ["| model | turns | correct | own (no correction) | of which shown by nanobot | right tool | invented | "
             "unasked changes | false claims | flagged by the runtime | wall, load |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for path in paths:
@@ -228,7 +228,7 @@ def combine(out: Path, parts: list[Path], model: str = "") -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--table", nargs="+", type=Path, help="print README's table from these result files")
+    ap.add_argument("--table", nargs="+", type=Path, help="print the assistant bench's table from these result files")
     ap.add_argument("--combine", nargs="+", type=Path, metavar="OUT PART", help="merge split runs into OUT")
     ap.add_argument("--model", help="a .gguf path or model name (default: the bundled SmolLM2)")
     ap.add_argument("--json", type=Path, help="write the result here")

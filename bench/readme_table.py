@@ -1,4 +1,6 @@
-"""Print README's performance table (Markdown) from ``nanobot bench --json`` result files.
+"""The performance table (Markdown) from ``nanobot bench --json`` result files.
+
+``bench/docs_tables.py`` puts it on docs/benchmarks/performance.md; run alone it prints it.
 
 Usage: .venv/bin/python bench/readme_table.py bench/results/smollm2.json bench/results/synthetic-3b.json
 """
@@ -48,25 +50,28 @@ def stat_minus(a: Stat, b: Stat) -> Stat:
     return stat([x - y for x, y in zip(a.values, b.values)])
 
 
-def main(paths: list[str]) -> None:
+def markdown(paths: list) -> str:
     results = [BenchResult.model_validate_json(Path(p).read_text()) for p in paths]
+    lines: list[str] = []
+    add = lines.append
     heads = [("**SYNTHETIC** " if r.synthetic else "") + f"{r.model.name} ({r.model.size_mb:.0f} MB)" for r in results]
     table = [dict(rows(r)) for r in results]
     keys = list(dict.fromkeys(k for t in table for k in t))
-    print("| figure | " + " | ".join(heads) + " |")
-    print("|---|" + "---|" * len(results))
+    add("| figure | " + " | ".join(heads) + " |")
+    add("|---|" + "---|" * len(results))
     for k in keys:
-        print(f"| {k} | " + " | ".join(t.get(k, "-") for t in table) + " |")
+        add(f"| {k} | " + " | ".join(t.get(k, "-") for t in table) + " |")
     m = results[0].machine
-    print()
-    print(f"Machine: {m.cpu}, {m.cores} cores, no GPU ({m.gpu_layers} GPU layers), llama-cpp-python "
+    add("")
+    add(f"Machine: {m.cpu}, {m.cores} cores, no GPU ({m.gpu_layers} GPU layers), llama-cpp-python "
           f"{m.llama_cpp_python}; load average during the runs: "
           + ", ".join(f"{r.model.name} {r.machine.load_avg[0]}" for r in results)
           + f". Median of {', '.join(str(r.repeat) for r in results)} runs after a warm-up, ± half the spread.")
     for r in results:
         if r.synthetic:
-            print(f"{r.label}: real timings, meaningless text.")
+            add(f"{r.label}: real timings, meaningless text.")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    print(markdown(sys.argv[1:]))

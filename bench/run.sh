@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Produce README's performance table on this machine: the bundled model and the synthetic 3B.
+# Produce the performance table of docs/benchmarks/performance.md on this machine: the bundled model and the synthetic 3B.
 # Results (every figure, as JSON) go to bench/results/; the table is printed as Markdown.
 # Takes ~5 min for the bundled model and ~20-40 min for the synthetic 3B on a 2-core CPU
 # (the synthetic GGUF is built once, ~2 GB, under $NANOBOT_HOME/cache/synthetic/).

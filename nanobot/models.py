@@ -45,8 +45,7 @@ def configured_models(settings: Settings) -> dict[str, ModelSettings]:
 def resolve_model(settings: Settings, name_or_path: str | None = None) -> ResolvedModel:
     """Turn a model name or a .gguf path into a checked ResolvedModel.
 
-    >>> resolve_model(load_settings(), "smollm2").path.name   # doctest: +SKIP
-    'SmolLM2-135M-Instruct.Q4_1.gguf'
+    ``resolve_model(load_settings(), "smollm2").path.name`` is ``'SmolLM2-135M-Instruct.Q4_1.gguf'``.
     """
     key = name_or_path or settings.model
     models = configured_models(settings)

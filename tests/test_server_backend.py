@@ -1,5 +1,5 @@
-"""The model-server backend against llama-cpp-python's real OpenAI-compatible server running the
-bundled GGUF on 127.0.0.1 (started once per module, killed at teardown): a chat, constrained tool
+"""The model-server backend against ``nanobot serve`` (llama-cpp-python's real OpenAI-compatible app)
+running the bundled GGUF on 127.0.0.1 (started once per module, killed at teardown): a chat, constrained tool
 calls that validate (GBNF and response_format), a second turn served from the server's prompt cache,
 the bench, and the server killed mid-reply. Never asserts the model's wording."""
 
@@ -33,26 +33,30 @@ pytestmark = pytest.mark.slow
 
 
 def start_server(gguf: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    """``nanobot serve GGUF`` on a free loopback port (its own empty home beside ``log``): the command
+    README gives, with nanobot's settings for the model (weight repacking off on AMX builds, whose
+    first multi-token batch crashes otherwise)."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
     threads = str(suite_threads() or free_threads())
+    env = os.environ | {"NANOBOT_HOME": str(log.parent / "serve-home")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--n_threads", threads, "--n_threads_batch", threads],
-        stdout=log.open("w"), stderr=subprocess.STDOUT)
+        [sys.executable, "-m", "nanobot", "serve", str(gguf), "--host", "127.0.0.1", "--port", str(port),
+         "--threads", threads, "--verbose"],
+        stdout=log.open("w"), stderr=subprocess.STDOUT, env=env, cwd=str(Path(__file__).parent.parent))
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        assert proc.poll() is None, f"llama_cpp.server exited: {log.read_text()[-2000:]}"
+        assert proc.poll() is None, f"nanobot serve exited: {log.read_text()[-2000:]}"
         try:
             if httpx.get(f"{url}/models", timeout=1).status_code == 200:
                 return proc, url
         except httpx.HTTPError:
             time.sleep(0.2)
     proc.kill()
-    raise AssertionError("llama_cpp.server did not become ready in 120 s")
+    raise AssertionError("nanobot serve did not become ready in 120 s")
 
 
 def stop(proc: subprocess.Popen) -> None:

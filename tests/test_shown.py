@@ -9,7 +9,7 @@ import pytest
 
 from nanobot.core.events import TextDelta, ToolResult
 from nanobot.loop.shown import direct, only_look
-from tests.test_competence import make_agent, run
+from tests.test_doing_what_was_asked import make_agent, run
 from tests.test_tools_real import make_agent as real_agent
 
 WRONG = "The file todo.md is in the current directory."

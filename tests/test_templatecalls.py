@@ -286,9 +286,8 @@ def test_qwen_declines_hello_and_emits_only_valid_calls(home):
 @pytest.mark.realmodel
 @pytest.mark.skipif(QWEN is None, reason=SKIP_REASON)
 def test_qwen_never_answers_with_only_a_calls_opening(home):
-    """Before round 4 the 1.5B's declined replies in this session were ``json: {`` (cut at the
-    ``"name"`` stop; bench/results/assistant-qwen2.5-coder-1.5b-round4-before.json): whatever it picks
-    now, no reply -- streamed or final -- is empty or only a call's opening, and every call made
+    """A declined reply that is only a call's opening (``json: {``, cut at the ``"name"`` stop) is
+    made into the call or asked for again: whatever the 1.5B picks, no reply -- streamed or final -- is empty or only a call's opening, and every call made
     under the grammar is valid."""
     from nanobot.backends.llama import LlamaBackend
     from nanobot.models import resolve_model

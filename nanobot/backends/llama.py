@@ -21,6 +21,7 @@ from typing import Any
 
 from nanobot.backends import sampling
 from nanobot.backends.base import Abilities, Generation, Message
+from nanobot.backends.repack import amx_build, model_params, repack_for  # noqa: F401 (amx_build re-exported)
 from nanobot.base.cores import default_threads, free_threads, model_threads  # noqa: F401 (re-exported)
 from nanobot.base.errors import MissingDependency, ModelError
 from nanobot.config import KV_TYPES, ModelSettings
@@ -55,43 +56,6 @@ def llama_kwargs(ms: ModelSettings, vocab_only: bool = False) -> dict:
     if ms.type_v:
         kw["type_v"] = KV_TYPES[ms.type_v]
     return kw
-
-
-@lru_cache(maxsize=1)
-def amx_build() -> bool:
-    """True when this llama.cpp build carries AMX kernels (compiled with ``-march=native`` on a CPU
-    that reports AMX).
-
-    On this project's VMs the AMX weight-repacking path crashes in ``ggml_backend_amx_mul_mat`` on the
-    first multi-token batch even though the CPU advertises AMX, so for such builds nanobot turns
-    weight repacking (llama.cpp's extra buffer types) off by default. Laptops have no AMX and keep
-    repacking on. Override per model with ``repack = true|false``.
-    """
-    return b"AMX_INT8 = 1" in _llama_cpp().llama_print_system_info()
-
-
-_load_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def _model_params(repack: bool):
-    """Construct a Llama with ``use_extra_bufts`` = ``repack`` (llama-cpp-python has no argument)."""
-    from llama_cpp import llama as llama_mod
-
-    with _load_lock:
-        mod = llama_mod.llama_cpp
-        orig = mod.llama_model_default_params
-
-        def patched():
-            params = orig()
-            params.use_extra_bufts = repack
-            return params
-
-        mod.llama_model_default_params = patched
-        try:
-            yield
-        finally:
-            mod.llama_model_default_params = orig
 
 
 @contextlib.contextmanager
@@ -182,9 +146,9 @@ class LlamaBackend:
         self.name = model.name
         self.settings = model.settings
         kw = llama_kwargs(model.settings, vocab_only) | overrides
-        repack = model.settings.repack if model.settings.repack is not None else not amx_build()
+        repack = repack_for(model, probe=not vocab_only)
         try:
-            with _model_params(repack), _quiet_stderr():
+            with model_params(repack), _quiet_stderr():
                 self.llm = llama_cpp.Llama(str(model.path), vocab_only=vocab_only, verbose=False, **kw)
         except (ValueError, RuntimeError) as e:
             raise ModelError(f"llama.cpp could not load {model.path}: {e}; check the file and its settings") from None
@@ -263,8 +227,8 @@ class LlamaBackend:
         ```` ```json ````), the token after it. One prompt evaluation (kept in the KV cache for the
         generation that follows) plus one token per such beginning.
 
-        >>> backend.prefix_probability(msgs, ("<tool_call>", "{", "```json"), tools=specs)  # doctest: +SKIP
-        0.93
+        For example ``backend.prefix_probability(msgs, ("<tool_call>", "{", "```json"), tools=specs)``
+        is 0.93 when the reply is likely to open a call.
         """
         tokens = self.tokenize_prompt(self.render(messages, tools=tools))
         if len(tokens) >= self.n_ctx:

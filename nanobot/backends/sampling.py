@@ -9,7 +9,7 @@ sequence already seen (longer than ``allowed_length`` tokens) by ``multiplier * 
 allowed_length)``, so a loop gets more expensive with every token it repeats; ``seq_breakers`` end
 such a match (line breaks, colons, quotes and asterisks: ``[chat] dry_seq_breakers``). On the
 bundled 135M model the measured effect on looping is within run-to-run noise (bench/loop_bench.py,
-README); the loop guard is what guarantees no reply ends in a loop.
+docs/benchmarks/loops.md); the loop guard is what guarantees no reply ends in a loop.
 """
 
 from __future__ import annotations

@@ -14,8 +14,11 @@ PER_MESSAGE = 4  # approximation: role header and end-of-turn tokens of a typica
 
 
 def approx(text: str) -> int:
-    """>>> approx("four"), approx("")
-    (1, 0)"""
+    """Tokens in ``text`` where the server cannot count them: one per four UTF-8 bytes, rounded up.
+
+    >>> approx("four"), approx("")
+    (1, 0)
+    """
     return (len(text.encode("utf-8")) + 3) // 4
 
 

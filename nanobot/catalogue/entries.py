@@ -45,7 +45,7 @@ CATALOGUE: dict[str, CatalogueEntry] = {e.name: e for e in [
         size=1_117_320_768,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         license="Apache-2.0",
-        # measured on the 2-core VM (README "Models"): n_ctx 8192 keeps the 80% observation's
+        # measured on the 2-core VM (docs/install.md): n_ctx 8192 keeps the 80% observation's
         # prompt within what 2 cores prefill in about a minute; KV f16 is 28 KiB per token (224 MiB)
         settings={"n_ctx": 8192},
     ),

@@ -87,7 +87,7 @@ class ContextFile(BaseModel):
                 doc.hand.setdefault(current, []).append(line.rstrip())
         while doc.extra and not doc.extra[-1].strip():
             doc.extra.pop()
-        doc.hand = {k: v for k, v in doc.hand.items() if v}  # (the footer's rule taken back)
+        doc.hand = {k: v for k, v in doc.hand.items() if v}  # a section with no hand lines keeps no entry
         return doc
 
     def render(self, group: bool = False) -> str:

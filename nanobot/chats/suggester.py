@@ -39,7 +39,7 @@ INSTRUCTION = (
 
 
 # A note's or a quote's characters: JSON string characters less braces and brackets, so the model
-# cannot wander into writing JSON inside a string (seen with the 135M model: '... emojis. }, {').
+# cannot wander into writing JSON inside a string ('... emojis. }, {').
 TEXT_CHAR = r'tchar ::= [^"\\{}\[\]\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
 
 

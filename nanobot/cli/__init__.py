@@ -25,7 +25,7 @@ app = typer.Typer(
 )
 
 COMMANDS = ["chat", "workspace", "models", "prompt", "bench", "tools", "daemon", "housekeep", "status",
-            "features", "importer"]
+            "features", "importer", "serve"]
 
 _registered: list[str] = []
 

@@ -5,7 +5,7 @@ parses (``nanobot.base.pysyntax``), and the project's tests pass when ``[coding]
 naming the file and line (or the failing test command and its last output line). A checkpoint that
 gets a line back refuses (``CodingSession.checkpoint``), unless the user passes ``--allow-broken``.
 
->>> # check_working_copy(vcs, settings) -> 'greet.py line 3: IndentationError: unexpected indent'
+For example: ``'greet.py line 3: IndentationError: unexpected indent'``.
 """
 
 from __future__ import annotations

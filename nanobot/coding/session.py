@@ -1,9 +1,11 @@
 """A coding session, as a library: start, checkpoint, describe, check, query -- the CLI, the feature
 and the tools all go through ``CodingSession``.
 
->>> # s = CodingSession.start(settings, Path("."), "Add CSV export")   # new change, described
->>> # s.checkpoint()       # the description becomes the hand-off; a new empty change on top
->>> # s.query("@-", ["description", "diff"])
+::
+
+    s = CodingSession.start(settings, Path("."), "Add CSV export")   # new change, described
+    s.checkpoint()       # the description becomes the hand-off; a new empty change on top
+    s.query("@-", ["description", "diff"])
 """
 
 from __future__ import annotations
@@ -171,7 +173,7 @@ class CodingSession:
     def status_line(self) -> str:
         """The change id and a one-line VCS status, shown at each turn.
 
-        >>> # s.status_line() -> 'change I3f2a9c01b7de (git) · 2 files changed, 5 insertions(+)'
+        For example: ``'change I3f2a9c01b7de (git) · 2 files changed, 5 insertions(+)'``.
         """
         stat = self.vcs.diff(self.current, stat=True).strip().splitlines()
         summary = " ".join(stat[-1].split()) if stat else "no changes yet"

@@ -89,7 +89,7 @@ def find_session(sessions_dir: Path, prefix: str) -> SessionMeta:
     """The session that ``prefix`` names: a unique prefix of its root id or of any of its changes (a
     checkpoint's id resumes the session it belongs to); else a one-line CodingError.
 
-    >>> # find_session(home / "sessions", "Ia3f")   # the root, or checkpoint 3 of the same session
+    ``find_session(home / "sessions", "Ia3f")`` finds the root, or checkpoint 3 of the same session.
     """
     prefix = prefix.strip()
     metas = list_sessions(sessions_dir)

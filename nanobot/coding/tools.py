@@ -1,5 +1,5 @@
 """The coding tools, offered only inside a session (``CodingFeature.tools``). Each stands for a jj
-command (the README maps them): ``new_change`` = ``jj new -m``, ``describe_change`` =
+command (docs/coding.md maps them): ``new_change`` = ``jj new -m``, ``describe_change`` =
 ``jj describe -m``, ``query_ancestor`` = ``jj log -r ID -T description`` / ``jj diff -r ID``
 plus the session's transcript."""
 

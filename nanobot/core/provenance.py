@@ -69,9 +69,8 @@ class Provenance:
 
     def unlured(self, content: str, always: bool = False) -> str:
         """The user's message ``content`` without the retrieved block in front of it, once a call this
-        turn was refused as nobody's ask (or ``always``): the 1.5B copied a memory note's "replace
-        print('hi') with print('bye')" into edit_file on "Hi, I'm Alice" and on "In calc.py, fix sub",
-        call after call."""
+        turn was refused as nobody's ask (or ``always``): a model that copied a memory note into a call
+        would otherwise copy it again, call after call."""
         if not self.said or not (always or self.lured == len(self.said)):
             return content
         block = self._block(content)

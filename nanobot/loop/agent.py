@@ -296,7 +296,7 @@ class Agent:
         """The reply into the transcript, and the exchange into the history -- unless the reply checks
         corrected it or nanobot showed it (``remember=False``): a small model copies its history."""
         self.last, extra = gen, extra | ({"shown": True} if shown else {})
-        if remember:  # a shown look: its output without nanobot's caption, which the 1.5B copied (loop/shown.py)
+        if remember:  # a shown look: its output without nanobot's caption, which a model would copy (loop/shown.py)
             self.history += [user_msg, Message(role="assistant", content=uncaptioned(reply) if shown else reply)]
         self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **gen.model_dump(exclude={"text"}))
         if gen.finish_reason == "repetition":

@@ -1,10 +1,9 @@
 """Whether a reply to "show me / run X" says anything of what the look showed (``unanswered``).
 
 The user asked to see a file, a folder or a command's output, the look ran and succeeded, and the
-reply shares no word with its result: it is not from it. On the 1.5B such replies were "Done.",
-a canned "I'm sorry, but I can't help with that." or an earlier turn's answer copied from the
-history or the retrieved past conversations ("The result of running `python3 calc.py` is: 42"
-after reading greet.py). ``replycheck.check`` retries such a reply once with the result in the note
+reply shares no word with its result: it is not from it ("Done.", a canned "I'm sorry, but I can't
+help with that.", an earlier turn's answer copied from the history or the retrieved past
+conversations). ``replycheck.check`` retries such a reply once with the result in the note
 (the retry does not see the turn's tool steps) and otherwise shows the user the result itself, as
 a correction: they asked to see it.
 

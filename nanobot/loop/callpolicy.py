@@ -1,6 +1,6 @@
 """The call policy: checks on a validated, file-changing tool call before it runs.
 
-Two rules, both about text the user did not give:
+Three rules, about what the user did and did not ask for:
 
 1. **Retrieved, not asked.** The call's target path, the text it replaces or the command it runs
    occurs in retrieved text (a memory block, the system prompt's Context) while the user never
@@ -13,8 +13,8 @@ Two rules, both about text the user did not give:
 3. **Not the file the user named.** The user's last two messages name files and the call writes or
    edits another one ("create hello.txt" neither edits todo.md nor writes your_file.txt). memory_add
    is such a call too when the user's message asks to change a file it names and not to remember
-   anything: "Add a function mul(a, b) ... to calc.py" went to memory_add on the 1.5B. Its refusal
-   stays in the model's context: it names the file and the tools that change it.
+   anything ("Add a function mul(a, b) ... to calc.py" is no memory). Its refusal stays in the
+   model's context: it names the file and the tools that change it.
 
 Besides the file tools and exec, the tools that change state the user keeps go through rule 2 (with
 their own request words) and rule 1 (their text must not come from retrieved text alone):

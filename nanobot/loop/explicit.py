@@ -2,9 +2,8 @@
 
 "run python3 calc.py" names the tool (``exec``) and its whole argument; "read calc.py" names ``read_file`` and its path;
 "In todo.md replace 'a' with 'b'" names ``edit_file`` and all three arguments (``nanobot.loop.spelledit``); "create a file hello.txt
-containing: Hello world" names ``write_file``, its path and its content. On the 1.5B such asks went
-to ``memory_search`` or ``knowledge_search``, or came back as a change claimed with no call
-(bench/assistant_bench.py). When the user's message holds such a call and the tool is offered,
+containing: Hello world" names ``write_file``, its path and its content. A small model can send such
+asks to ``memory_search`` or ``knowledge_search``, or claim a change with no call. When the user's message holds such a call and the tool is offered,
 ``Agent._checked`` runs it first, through the same path as a call the model wrote as text
 (``textcall.run_written``: validated, the call policy and the exec permission applied), and the
 model answers from its result. Only what the user typed counts: a command is a word that names a
@@ -25,8 +24,8 @@ program on this machine (``shutil.which``) or a path to one (``./x``), so "run a
 >>> explicit("read calc.py and explain sub", ["read_file"]), explicit("show me how to open a.txt", ["read_file"])
 (None, None)
 
-"read calc.py" too names its tool and argument: on the 1.5B the read otherwise went to a path copied
-from the memory block's source references (``sessions/2026...jsonl:13``).
+"read calc.py" too names its tool and argument, so the read never goes to a path a model copied from
+the memory block.
 """
 
 from __future__ import annotations

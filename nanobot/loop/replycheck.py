@@ -28,7 +28,7 @@
 - **Not looked.** The user named a file, folder or command and asked to see or run it, no tool that
   shows files or runs commands ran this turn (a memory or web search does not; or every call failed),
   and the reply neither says it cannot nor asks back: its content is invented. "It does not exist" /
-  "there is no such file" is content too (the 1.5B said so of files that were there). Declining with
+  "there is no such file" is content too (a model can say so of a file that is there). Declining with
   no tool tried at all ("I'm sorry, but I can't help with that.", copied from an earlier turn) is
   retried with the look; if the retry declines again, that reply stands (no correction). The retry's note names
   the tool that looks (exec for a command, list_dir for a folder, read_file for a file).
@@ -82,15 +82,15 @@ _ASKS_HOW = re.compile(r"\s*(?:how|what|why|where|when|which|who|should|would)\b
 _FILE_TOOLS = {"write_file", "edit_file", "exec"}  # what changes a file the user names (and MCP tools)
 _MEMORY_FILES = {"memory.md", "user.md"}
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
-# "json ```json {", "plaintext", "<tool_call>") -- what the 1.5B leaves when its reply, meant to be a
-# call, is stopped at the call
+# "json ```json {", "plaintext", "<tool_call>") -- what a template-tool model leaves when its reply,
+# meant to be a call, is stopped at the call
 _NO_ANSWER = re.compile(r"\s*(?:(?:json|plaintext|text|python|bash)\s*:?\s*)?(?:```[\w-]*\s*(?:```)?\s*)?"
                         r"(?:<tool_call>\s*)?[\[{]?\s*(?:`{1,3})?\s*", re.I)
 _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
 
 
 # nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK, textcall.run_written), echoed without
-# their brackets: the 1.5B answered "Summarize notes.txt" with "The call ran; answer the user in plain text ..."
+# their brackets ("The call ran; answer the user in plain text ..."): removed from the reply
 _ECHOED = (r"(?:the call(?: the user asked for| you wrote)? ran; answer the user in plain text from its result "
            r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?)")
 _ECHO = re.compile(rf"\s*{_ECHOED}", re.I)
@@ -213,9 +213,9 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
     tools this chat has (None: any). Not trying a change or a look is a fault only when the tool
     for it is offered: with none, "On it." or "I can't open files here" is the honest reply.
     ``earlier``: what the model was shown before the user's message (the retrieved block): a look's
-    reply copied from it is not from the look, whatever words it shares with the result (the 1.5B
-    answered "run git log" with a past conversation's "The file docs/guide.md has 2 lines. The first
-    line ...", which shares "first" with "first notes")."""
+    reply copied from it is not from the look, whatever words it shares with the result (a past
+    conversation's "The file docs/guide.md has 2 lines. The first line ..." shares "first" with a git
+    log's "first notes")."""
     def can(tool: str) -> bool:
         return offered is None or tool in offered
 
@@ -253,9 +253,8 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
             problem=f"the reply claims a change but {miss}",
             note=f"[nanobot: {miss}, so the file is unchanged. Call {_changer(user_text)} now, or say you did not change it.]",
             correction=f"(nanobot: {miss}; the file is unchanged.)", tool=_changer(user_text))
-    # a call refused as nobody's ask is no try. (Counting only file tools' tries was measured and taken back:
-    # after memory_add was refused on "Add a function mul ... to calc.py", the 1.5B's forced edit_file
-    # replaced sub's "return a - b" with "return a * b", a harmful change where "told, not made" was not.)
+    # a call refused as nobody's ask is no try; any other call is one, file tool or not: a retry that
+    # forces edit_file after another tool was tried risks a wrong change where "not made" is only a miss
     tried = [o for o in done if o[2] or not unasked(o[3])]
     if (asked_change and not tried and _FILE.search(user_text) and not remember(user_text)
             and not _ASKS_HOW.match(user_text) and not reply.rstrip().endswith("?") and can(_changer(user_text))):

@@ -3,12 +3,10 @@
 "show me todo.md", "read calc.py", "run date", "now run python3 calc.py": the whole message asks to
 see one file or one command's output, and ``nanobot.loop.explicit`` has already made that call. A
 terminal answers such a line with the output itself; so does nanobot, instead of asking the model to
-retell it. On the 1.5B the retelling was the weak step: "The file `todo.md` is in the current
-directory.", "The directory contains 18 files." for `ls`, an earlier turn's "python3 calc.py returned
-42" for "read calc.py", each then corrected with the result (bench/assistant_bench.py, round 6), and
-it cost a model reply (5-15 s at 2 threads) for nothing the output does not say. A message with more
-in it ("run pytest and tell me what fails", "How many lines does notes.txt have? Run wc -l
-notes.txt", "Summarize notes.txt") is still answered by the model.
+retell it: a small model's retelling adds mistakes (an earlier turn's answer, a vague summary of a
+listing) and costs a model reply (5-15 s on Qwen2.5-Coder-1.5B at 2 threads) for nothing the output
+does not say. A message with more in it ("run pytest and tell me what fails", "How many lines does
+notes.txt have? Run wc -l notes.txt", "Summarize notes.txt") is still answered by the model.
 
 The reply names what was shown (the path and its line range, or the command and its exit status) on
 one line, then the output verbatim; the CLI prints it as text (``printable``: no terminal markup or
@@ -80,8 +78,7 @@ _CAPTION = re.compile(r"^\s*(?:`[^`\n]+` \(exit -?\d+\)|\S+ \(lines \d+-\d+ of \
 
 def imitates(reply: str) -> bool:
     """Whether a model's reply holds the caption nanobot puts over a look it shows: copied from the
-    history (SmolLM2 answered "How many lines ...? Run wc -l notes.txt" with "`python3 -m asyncio...`
-    (exit 2): 459867 seconds ..."), it would pass invented output off as a tool's.
+    history over output of its own, it would pass invented output off as a tool's.
 
     >>> imitates("`python3 calc.py` (exit 0):\\n42"), imitates("Run `ls` (exit code 0 means success).")
     (True, False)
@@ -90,9 +87,9 @@ def imitates(reply: str) -> bool:
 
 
 def uncaptioned(reply: str) -> str:
-    """A shown reply as the model's history keeps it: the output without nanobot's caption. With the
-    caption there, the 1.5B wrote "docs/guide.md (lines 1-2 of 2):" over invented contents; with the
-    turn left out, "What time should I call Bob?" after "show me notes.txt" got an invented time.
+    """A shown reply as the model's history keeps it: the output without nanobot's caption. The output
+    stays, so a follow-up ("What time should I call Bob?" after "show me notes.txt") is answered from
+    it; the caption goes, so the model does not learn to write it over contents of its own.
 
     >>> uncaptioned("notes.txt (lines 1-1 of 1):\\nCall Bob at 5pm."), uncaptioned("read_file failed: no such file")
     ('Call Bob at 5pm.', 'read_file failed: no such file')

@@ -1,9 +1,9 @@
 """An edit the user spelled out: a file, the text to replace and its replacement, both quoted.
 
 "In todo.md replace 'buy milk' with 'buy oat milk'", "replace `DEBUG = False` with `DEBUG = True` in
-settings.py", "in notes.txt, change "5pm" to "6pm"": the message holds a whole ``edit_file`` call. On
-the 1.5B the first of these went to task_board (todo.md read as the task board) and nothing was
-edited. ``nanobot.loop.explicit`` makes such a call first, as it does "read X" and "run X"; the edit
+settings.py", "in notes.txt, change "5pm" to "6pm"": the message holds a whole ``edit_file`` call,
+which a small model may send elsewhere (todo.md read as the task board). ``nanobot.loop.explicit``
+makes such a call first, as it does "read X" and "run X"; the edit
 still goes through the call policy and the tool (the old text must be in the file).
 
 >>> spelled_edit("In todo.md replace 'buy milk' with 'buy oat milk'")

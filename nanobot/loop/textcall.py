@@ -7,12 +7,10 @@ gets JSON and nothing ran; kept in the history, later turns copy it. The reply c
 ``run_written``: the name must be an offered tool, the arguments are validated by the tool's
 ``Args`` (keys the tool does not have are dropped: the model's extras, like ``cwd``), and the call
 runs like any other -- the call policy included -- before the reply is asked for again with the
-result in front of the model, in a note on the user's message. (Given to a template-tool model as
-its template has a call and its result instead, the 1.5B's replies to spelled-out commands were
-call openings and "read calc.py" was answered with an earlier turn's "python3 calc.py returned 42":
-bench runs at 7b9656f and 7dea24e.)
+result in front of the model, in a note on the user's message (a note, not the template's own call
+and result messages: after those a small model tends to answer with another call's opening).
 
-The 1.5B also writes the call as Python (``edit_file(path="a.py", old="x", new="y")``): keyword
+A model may also write the call as Python (``edit_file(path="a.py", old="x", new="y")``): keyword
 arguments with literal values only, so code that merely mentions a tool's name is no call.
 
 >>> written('json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}', ["exec"])

@@ -108,9 +108,9 @@ def select(hits: list[Hit], floor: float, history: list[Message]) -> list[Hit]:
 
 def format_past(h: Hit) -> str:
     """A past conversation's line: its day, then who said what. Its source (``sessions/<id>.jsonl:LINE``)
-    is left out: the day and the speaker say where it came from; the file reference was read by the
-    1.5B as a path to open (read_file on "read calc.py", edit_file on "fix sub"), and a question asked in several sessions cited a different copy at
-    every word typed, so the block the prefill had evaluated changed again (``memory search`` shows it)."""
+    is left out: the day and the speaker say where it came from; a small model reads a file reference
+    as a path to open, and a question asked in several sessions would cite a different copy at every
+    word typed, changing the block the prefill had evaluated (``memory search`` shows the source)."""
     return f"- {h.heading}, {' '.join(h.text.split())}"
 
 

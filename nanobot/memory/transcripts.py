@@ -31,7 +31,7 @@ from nanobot.memory.chunker import Chunk, split_long
 PREFIX = "sessions/"  # a transcript's source name in the index: sessions/<id>.jsonl
 ASSISTANT_WEIGHT = 0.8
 # a reply the reply checks corrected (``loop/replycheck.py``): known wrong, kept out of the index as out of the
-# model's history; the 1.5B's block showed "Assistant: ```plaintext { (nanobot: the model gave no answer.)"
+# model's history, so a retrieved block never offers it as an answer
 CORRECTED = "\n\n(nanobot: "
 ROLES = {"user": "User", "assistant": "Assistant"}
 

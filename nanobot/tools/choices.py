@@ -2,7 +2,7 @@
 
 Schemas written for people often list a parameter's values only in prose: "The mode of transportation
 (walk, bike, transit, drive).", "Type of the scale, either major or minor.", "The time display format:
-'12h' or '24h'.". Left free, the 1.5B writes what the user said ("public transportation") where the
+'12h' or '24h'.". Left free, a model writes what the user said ("public transportation") where the
 function takes "transit". ``described`` returns the schema with such a list as the parameter's ``enum``
 (the description's default and the schema's ``default`` included), so the argument grammar admits only
 those values. Only lists that close the set are taken: a parenthesis holding nothing but the list,

@@ -1,8 +1,8 @@
 """edit_file's second chance: the old text found with other whitespace than the model gave it.
 
-Small models copy code with its whitespace changed: the 1.5B's ``old`` for calc.py was
-``def add(a, b): return a + b`` (the file: ``def add(a, b):\\n    return a + b``), copied from a
-memory line that had collapsed it, and models often drop a block's indentation. As aider and other
+Small models copy code with its whitespace changed: an ``old`` of ``def add(a, b): return a + b``
+for a file holding ``def add(a, b):\\n    return a + b`` (copied from a memory line that collapsed
+it), or a block without its indentation. As aider and other
 coding agents do, an ``old`` that is not in the file as given is looked for again with every run of
 whitespace free (``\\s+`` where it had any, its ends trimmed); a single such match is the text
 meant. When the match differs only by a uniform indentation, the replacement gets that indentation

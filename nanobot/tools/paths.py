@@ -9,7 +9,7 @@ not break the prompt or the terminal), ``..`` components, absolute paths outside
 resolve outside (the check is on the fully resolved path, so a link inside the workspace pointing to
 ``/etc`` is caught).
 
->>> # resolve_in_roots("notes/a.md", ctx) -> workspace/notes/a.md
+``resolve_in_roots("notes/a.md", ctx)`` is ``workspace/notes/a.md``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """edit_file on a Python file: a ``new`` text that is whole functions or classes replaces the ones
 of the same names.
 
-Asked "In calc.py, fix sub: it should return a - b", the 1.5B wrote the fixed function whole and
-pointed at it with a fragment: ``old="sub(a, b)"``, ``new="def sub(a, b):\\n    return a - b"``. As
+Asked "In calc.py, fix sub: it should return a - b", a model may write the fixed function whole and
+point at it with a fragment: ``old="sub(a, b)"``, ``new="def sub(a, b):\\n    return a - b"``. As
 given, that puts a second ``def`` inside the first line (a syntax error, refused); with
 ``old="def sub(a, b):"`` it would parse and keep the old body under the new one. The model meant
 "this is the new sub". So when ``new`` parses as top-level ``def``/``class`` statements whose names

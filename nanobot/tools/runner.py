@@ -120,7 +120,7 @@ class ToolRunner:
     def retry_tool(self, agent: Any, messages: list[Message], name: str) -> Iterator[Event]:
         """A reply check's retry whose note names a tool (``CheckResult.tool``: read_file for a file the
         reply described unread): that tool is called directly, under its argument grammar, instead
-        of a decision (the 1.5B otherwise answered the note with "Call read_file for todo.md.")."""
+        of a decision, so the model makes the call rather than repeating the note to the user."""
         yield from self.respond(agent, messages, first=name)
 
     # -- steps -------------------------------------------------------------------------------

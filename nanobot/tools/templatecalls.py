@@ -24,29 +24,23 @@ logits mask on its first tokens: ``backends/openban.py``) and stops at ``<tool_c
 tool's ``"name": "TOOL"`` anywhere later, so what the user gets is plain text or validated calls, never
 a call written out as text.
 
-Still, the 1.5B's declined reply is often only a call's opening (``json: {``, then the stop at
-``"name": "TOOL"``; or ``tools: exec`` and a fenced ``{``): it meant to call. Such a reply
-(``OPENING_ONLY``; held back from the stream only while it could still become one, ``may_open``, so
-the user never sees it and a plain reply shows from its first word) is made into a call under the call
-grammar instead when no call ran yet this turn (at most ``FORCED`` times), then the step answers
-again. After a call it is mostly the result being rewritten as JSON: it is asked for once more in
-plain text (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal)
-the next step calls that tool again under its own grammar (``watch``), once a turn (a retry's
-forced call too: its edit_file "occurs 2 times" was otherwise explained to the user): re-deciding,
-the 1.5B mostly asked the user for the code instead of fixing its edit. A reply check's retry that
-calls a tool (``first``) gets ``AFTER_CALL`` after the result: its note said "Call read_file now", and
-the 1.5B answered the call's result with "Done." (so it did again with the note dropped instead).
+A declined reply that is only a call's opening (``json: {``, then the stop at ``"name": "TOOL"``; or
+``tools: exec`` and a fenced ``{``) meant to call. Such a reply (``OPENING_ONLY``; held back from the
+stream only while it could still become one, ``may_open``, so a plain reply shows from its first word)
+is made into a call under the call grammar when no call ran yet this turn (at most ``FORCED`` times).
+After a call it is mostly the result rewritten as JSON: it is asked for once more in plain text
+(``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal) the next
+step calls that tool again under its own grammar (``watch``), once a turn, a retry's forced call too,
+so the model fixes its call rather than explaining the error to the user. A reply check's retry that
+calls a tool (``first``) also gets ``AFTER_CALL`` after the result, so the reply answers from it.
 
 A call the call policy refuses because nobody asked for it (its path or text came only from retrieved
 memory, or no change was asked: ``core.provenance.unasked``) leaves the model's context (the events
-and the transcript keep it; the same call again ends the steps): the 1.5B, lured by a note in memory
-into editing greet.py on "Hi, I'm Alice", answered the refusal with "I'm sorry, but I can't help with
-that." and later turns copied it.
-The retrieved block in front of the user's message leaves it too for the rest of the turn
-(``unlure``), a reply check's retry included: with it, the 1.5B made the same lured call again. A
-retry that calls a tool directly (``first``) does not see a block that names a file nobody brought
-(``Provenance.lures``): forced to call edit_file on "In calc.py, fix sub", the 1.5B copied the memory
-note's greet.py edit into it.
+and the transcript keep it; the same call again ends the steps), so the model answers the user rather
+than the refusal. The retrieved block in front of the user's message leaves it too for the rest of the
+turn (``unlure``), a reply check's retry included, so the lure cannot make the same call again. A retry
+that calls a tool directly (``first``) does not see a block that names a file nobody brought
+(``Provenance.lures``).
 """
 
 from __future__ import annotations
@@ -71,9 +65,8 @@ STARTS = (OPEN, "{", "```json")
 # what a text reply may not begin with (``backends/openban.py``): every call opening, a fenced bare one
 NO_OPENING = (*STARTS, "```\n{", "[{")
 # A message that asks to see or run something (``core.asks.looks_at``: "show me todo.md", "What files
-# are in this folder?") makes the first step a call when P(call) is at least this: on the 1.5B such
-# asks came in under the threshold (0.2-0.4) and the reply was a call written as text ("tools:
-# list_dir", "json {") -- the reply checks would then ask for the look anyway.
+# are in this folder?") makes the first step a call when P(call) is at least this: such asks can score
+# under the threshold (0.2-0.4 on Qwen2.5-Coder-1.5B), and the reply checks would ask for the look anyway.
 LOOK_FLOOR = 0.05
 
 
@@ -150,8 +143,8 @@ class TemplateCalls:
     def decide(self, agent: Any, msgs: list[Message], first: bool) -> float:
         """P(call) of a step. On the turn's ``first`` decision, when the retrieved block in front of the
         user's message names a file nobody brought (``Provenance.lures``), P is taken without the block
-        first, and under the threshold that is the decision: the block alone does not make a call (the
-        1.5B, lured by a memory note about greet.py, called edit_file on "Hi, I'm Alice"). Only then is
+        first, and under the threshold that is the decision: the block alone does not make a call (a
+        memory note about greet.py must not turn "Hi, I'm Alice" into an edit). Only then is
         the block evaluated, as it is for every decision, so the check costs the user's message."""
         at = next((i for i in range(len(msgs) - 1, -1, -1) if msgs[i].role == "user"), None)
         prov = agent.provenance

@@ -1,6 +1,6 @@
-"""Does what was asked and nothing else (issue 29), loop logic with a scripted model: the call policy
+"""Does what was asked and nothing else, loop logic with a scripted model: the call policy
 (retrieved-only targets, unasked changes), the reply checks (false success, not looked, markup) and
-the tools offered. The real-model side is in tests/test_competence_real.py."""
+the tools offered. The real-model side is in tests/test_doing_what_was_asked_real.py."""
 
 from __future__ import annotations
 

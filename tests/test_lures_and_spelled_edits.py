@@ -1,4 +1,4 @@
-"""Round 6 of issue 29 on the 1.5B, loop logic with scripted models: a spelled-out edit made by nanobot,
+"""Loop logic with scripted models: a spelled-out edit made by nanobot,
 a change claimed where none was asked retried towards the question (not towards "I did not change
 anything"), a lure in retrieved memory out of the turn once it made a refused call, a spelled-out look
 answered from the template's own call/result messages, and the stream's hygiene (an echoed note, a
@@ -20,7 +20,7 @@ from nanobot.memory.store import Hit
 from nanobot.memory.tools import AddArgs
 from nanobot.memory.transcripts import transcript_chunks
 from nanobot.tools.base import Tool
-from tests.test_competence import Retrieved, _ran, make_agent, run
+from tests.test_doing_what_was_asked import Retrieved, _ran, make_agent, run
 from tests.test_templatecalls import ToolTemplateModel, body
 from tests.test_templatecalls import make_agent as template_agent
 

@@ -1,4 +1,4 @@
-"""Issue 29's guards with the real bundled model: whatever words SmolLM2 picks, a change nobody
+"""The call policy and reply checks with the real bundled model: whatever words SmolLM2 picks, a change nobody
 asked for or whose target came from retrieved text does not happen, and the reply shows none of
 nanobot's markup. The decision is forced (llama.cpp runs it under a one-choice grammar, as in
 tests/test_tools_real.py) so the guarded step is always reached; the arguments are the model's."""
@@ -9,7 +9,7 @@ import pytest
 
 from nanobot.core.events import TextDelta, ToolCall, ToolResult
 from nanobot.tools.grammar import args_grammar
-from tests.test_competence import OBSERVED, Retrieved
+from tests.test_doing_what_was_asked import OBSERVED, Retrieved
 from tests.test_tools_real import ForcedRunner, make_agent, write_grammar
 
 

