@@ -21,6 +21,7 @@ from pathlib import Path
 
 from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import ModelError
+from nanobot.base.regular import read_regular
 from nanobot.models import ResolvedModel
 
 TIMEOUT_S = 120
@@ -50,7 +51,7 @@ def probe_key(model: ResolvedModel, repack: bool) -> str:
 
 def _load_verdicts() -> dict:
     try:
-        data = json.loads(cache_path().read_text(encoding="utf-8"))
+        data = json.loads(read_regular(cache_path()))  # a FIFO there: OSError at once, no hang
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
