@@ -19,6 +19,10 @@ from nanobot.models import ResolvedModel
 pytestmark = pytest.mark.slow
 
 
+# a chat that only loads the model and answers: no observation or memory work left at its exit
+QUIET = {"NANOBOT_OBSERVER__ENABLED": "false", "NANOBOT_MEMORY__ENABLED": "false"}
+
+
 @pytest.fixture
 def probe_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -52,7 +56,7 @@ def test_serve_loads_the_model_with_nanobots_repacking(bundled, probe_cache, mon
 
 
 def test_a_build_that_crashes_on_a_first_batch_is_one_line(cli, probe_cache):
-    r = cli("chat", input="hi\n", env={"NANOBOT_FAULT": "batch-probe", "XDG_CACHE_HOME": str(probe_cache)})
+    r = cli("chat", input="hi\n", env=QUIET | {"NANOBOT_FAULT": "batch-probe", "XDG_CACHE_HOME": str(probe_cache)})
     assert r.returncode == 2, r.stderr[-2000:]
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
@@ -61,24 +65,24 @@ def test_a_build_that_crashes_on_a_first_batch_is_one_line(cli, probe_cache):
 
 
 def test_serve_names_the_crash_too(cli, probe_cache):
-    r = cli("serve", "--port", "1", input="", env={"NANOBOT_FAULT": "batch-probe", "XDG_CACHE_HOME": str(probe_cache)})
+    r = cli("serve", "--port", "1", input="", env=QUIET | {"NANOBOT_FAULT": "batch-probe", "XDG_CACHE_HOME": str(probe_cache)})
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "llama.cpp crashed" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_an_automatic_repack_that_crashes_falls_back_and_the_verdict_is_kept(cli, probe_cache):
-    env = {"NANOBOT_FAULT": "batch-probe-repack", "XDG_CACHE_HOME": str(probe_cache)}
+    env = QUIET | {"NANOBOT_FAULT": "batch-probe-repack", "XDG_CACHE_HOME": str(probe_cache)}
     r = cli("chat", input="hi\n", env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     verdicts = sorted(json.loads(cache_path().read_text()).values())
     assert verdicts == (["ok"] if amx_build() else ["crash:SIGKILL", "ok"])
     # kept per build: a later start does not probe again (the fault would fire in a new probe)
-    r = cli("chat", input="hi\n", env={"NANOBOT_FAULT": "batch-probe", "XDG_CACHE_HOME": str(probe_cache)})
+    r = cli("chat", input="hi\n", env=QUIET | {"NANOBOT_FAULT": "batch-probe", "XDG_CACHE_HOME": str(probe_cache)})
     assert r.returncode == 0, r.stderr[-2000:]
 
 
 def test_a_forced_repack_that_crashes_does_not_fall_back(cli, home, probe_cache):
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text("[models.smollm2]\nrepack = true\n")
-    r = cli("chat", input="hi\n", env={"NANOBOT_FAULT": "batch-probe-repack", "XDG_CACHE_HOME": str(probe_cache)})
+    r = cli("chat", input="hi\n", env=QUIET | {"NANOBOT_FAULT": "batch-probe-repack", "XDG_CACHE_HOME": str(probe_cache)})
     assert r.returncode == 2 and "set repack = false under [models.smollm2] in config.toml" in r.stderr, r.stderr

@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from nanobot.backends.repack import chosen_repack, model_params
 from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import ModelError
 from nanobot.base.regular import read_regular
@@ -109,10 +110,19 @@ def checked_repack(model: ResolvedModel, repack: bool, may_fall_back: bool) -> b
                      f"with weight repacking {how}; {fix}")
 
 
+def repack_for(model: ResolvedModel, probe: bool = True) -> bool:
+    """Whether ``model`` loads with weight repacking (``repack.chosen_repack``), with ``probe`` first
+    checked on one batch in a child process: a build that crashes there is a one-line ``ModelError``
+    instead of this process's death, and an automatic "on" that crashes falls back to "off"."""
+    chosen = chosen_repack(model)
+    if not probe or model.path is None:
+        return chosen
+    return checked_repack(model, chosen, may_fall_back=model.settings.repack is None)
+
+
 def _child(path: str, repack: bool, n_gpu_layers: int) -> None:
     import llama_cpp
 
-    from nanobot.backends.repack import model_params
     from nanobot.base import faults
 
     with model_params(repack):

@@ -21,7 +21,8 @@ from typing import Any
 
 from nanobot.backends import sampling
 from nanobot.backends.base import Abilities, Generation, Message
-from nanobot.backends.repack import amx_build, model_params, repack_for  # noqa: F401 (amx_build re-exported)
+from nanobot.backends.batchprobe import repack_for
+from nanobot.backends.repack import amx_build, model_params  # noqa: F401 (amx_build re-exported)
 from nanobot.base.cores import default_threads, free_threads, model_threads  # noqa: F401 (re-exported)
 from nanobot.base.errors import MissingDependency, ModelError
 from nanobot.config import KV_TYPES, ModelSettings

@@ -3,8 +3,8 @@
 llama.cpp repacks weights into CPU-specific layouts at load (faster matrix products on AVX2/AVX-512).
 On builds with AMX kernels the AMX repacking path crashes (SIGSEGV in ``ggml_backend_amx_mul_mat``) on
 the first multi-token batch on the VMs this project runs on, so there repacking is off by default.
-Every loader goes through here: the in-process backend (``backends/llama.py``) and ``nanobot serve``
-(``backends/serve.py``). llama-cpp-python has no argument for it, so ``model_params`` sets the field in
+Every loader decides through here (``backends/batchprobe.repack_for`` adds the first-batch check): the
+in-process backend (``backends/llama.py``) and ``nanobot serve`` (``backends/serve.py``). llama-cpp-python has no argument for it, so ``model_params`` sets the field in
 the model parameters that ``Llama`` starts from while a model loads.
 """
 
@@ -31,20 +31,10 @@ def auto_repack() -> bool:
     return not amx_build()
 
 
-def repack_for(model: ResolvedModel, probe: bool = True) -> bool:
+def chosen_repack(model: ResolvedModel) -> bool:
     """Whether ``model`` loads with weight repacking: its ``repack`` setting, else ``auto_repack()``.
-
-    With ``probe`` the choice is first checked by evaluating one multi-token batch in a child process
-    (``backends/batchprobe.py``, once per llama.cpp build and model file): a build that crashes there
-    is named in a one-line ``ModelError`` instead of killing this process, and an automatic "on" that
-    crashes falls back to "off" when that runs.
-    """
-    chosen = model.settings.repack if model.settings.repack is not None else auto_repack()
-    if not probe or model.path is None:
-        return chosen
-    from nanobot.backends.batchprobe import checked_repack
-
-    return checked_repack(model, chosen, may_fall_back=model.settings.repack is None)
+    ``backends/batchprobe.repack_for`` checks the choice on a first batch before a load."""
+    return model.settings.repack if model.settings.repack is not None else auto_repack()
 
 
 _load_lock = threading.Lock()

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nanobot.backends.batchprobe import repack_for
 from nanobot.backends.llama import llama_kwargs
-from nanobot.backends.repack import amx_build, model_params, repack_for
+from nanobot.backends.repack import amx_build, model_params
 from nanobot.base.errors import MissingDependency, ModelError
 from nanobot.models import ResolvedModel
 
