@@ -72,6 +72,8 @@ def render(formatter: Callable[..., str], messages: list[dict], tools: list[dict
     originals: list[str] = []
 
     def mark(value: str) -> str:
+        if not value:  # nothing to keep apart; a template may test a content for emptiness
+            return value
         originals.append(value)
         return f"\x1e{tag}:{len(originals) - 1}<\xe9\x1e"
 
