@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from nanobot.backends import sampling
+from nanobot.backends import sampling, segments
 from nanobot.backends.base import Abilities, Generation, Message
 from nanobot.backends.batchprobe import repack_for
 from nanobot.backends.repack import amx_build, model_params  # noqa: F401 (amx_build re-exported)
@@ -180,7 +180,7 @@ class LlamaBackend:
         return -n if n < 0 else n
 
     def tokenize_prompt(self, text: str) -> list[int]:
-        return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        return segments.tokenize(self.llm.tokenize, text)  # markup with special tokens, content without
 
     # -- chat template -----------------------------------------------------------------------
     def _make_formatter(self, chat_format: str | None):
@@ -210,8 +210,8 @@ class LlamaBackend:
                tools: list[dict] | None = None) -> str:
         """The prompt text; ``tools`` (OpenAI-style specs) are rendered by a template that declares
         tool support (``tool_template``) and ignored by one that does not."""
-        return self._formatter([m.as_dict() for m in messages], add_generation_prompt=add_generation_prompt,
-                               tools=tools)
+        return segments.render(self._formatter, [m.as_dict() for m in messages], tools=tools,
+                               add_generation_prompt=add_generation_prompt)
 
     def prompt_tokens(self, messages: list[Message], prefill: str = "", tools: list[dict] | None = None) -> int:
         return len(self.tokenize_prompt(self.render(messages, tools=tools) + prefill))

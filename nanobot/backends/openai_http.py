@@ -20,11 +20,13 @@ import httpx
 
 from nanobot.backends import sse
 from nanobot.backends.base import Abilities, Generation, Message
+from nanobot.backends.literal import wire_messages
 from nanobot.backends.servertok import ServerTokenizer
 from nanobot.backends.wire import (
     DECISION_KEY,
     Capabilities,
     chat_body,
+    count,
     describe_transport,
     probe,
     roots,
@@ -106,10 +108,10 @@ class OpenAIHTTPBackend:
         return self._guard(self.tokenizer.count, text)
 
     def render(self, messages: list[Message], add_generation_prompt: bool = True) -> str:
-        return self._guard(self.tokenizer.render, [m.as_dict() for m in messages], add_generation_prompt)
+        return self._guard(self.tokenizer.render, wire_messages(messages), add_generation_prompt)
 
     def prompt_tokens(self, messages: list[Message], prefill: str = "") -> int:
-        return self._guard(self.tokenizer.prompt, [m.as_dict() for m in messages], prefill)
+        return self._guard(self.tokenizer.prompt, wire_messages(messages), prefill)
 
     def stream(self, messages: list[Message], *, max_tokens: int = 512, temperature: float = 0.3,
                grammar: str | None = None, prefill: str = "", stop: list[str] | None = None,
@@ -117,7 +119,7 @@ class OpenAIHTTPBackend:
                dry: object = None) -> Iterator[str]:
         # ``dry``: llama.cpp's in-process DRY sampler; a server samples with its own settings (the
         # stream-level loop guard still applies)
-        body, wrapped = chat_body(self.caps, self.served, [m.as_dict() for m in messages],
+        body, wrapped = chat_body(self.caps, self.served, wire_messages(messages),
                                   max_tokens=max_tokens, temperature=temperature, top_p=top_p,
                                   repeat_penalty=repeat_penalty, grammar=grammar, prefill=prefill, stop=stop)
         gen = Generation(reuse_known=False)
@@ -147,7 +149,7 @@ class OpenAIHTTPBackend:
 
     # -- streaming ---------------------------------------------------------------------------
     def _pieces(self, body: dict, gen: Generation, usage: dict, start: float) -> Iterator[str]:
-        finished = False
+        finished, chars, cap = False, 0, int(body.get("max_tokens") or 0)
         try:
             with self.client.stream("POST", f"{self.base}/chat/completions", json=body) as resp:
                 if resp.status_code >= 400:
@@ -157,14 +159,20 @@ class OpenAIHTTPBackend:
                 lines = sse.watched(resp.iter_text(), progress, self.settings.read_timeout)
                 for event in sse.events(lines):
                     usage.update({k: event[k] for k in ("usage", "timings") if event.get(k)})
-                    for choice in event.get("choices") or []:
-                        piece = (choice.get("delta") or {}).get("content") or ""
+                    for choice in _dicts(event.get("choices")):
+                        delta = choice.get("delta")
+                        piece = delta.get("content") if isinstance(delta, dict) else ""
+                        piece = piece if isinstance(piece, str) else ""
                         if piece or choice.get("finish_reason"):
                             progress[0] = time.monotonic()
                         if piece:
                             if not gen.completion_tokens:
                                 gen.ttft_s = time.perf_counter() - start
                             gen.completion_tokens += 1
+                            chars += len(piece)
+                            if over_cap(gen.completion_tokens, chars, cap):
+                                raise self._fail(f"kept streaming past max_tokens={cap} ({gen.completion_tokens} "
+                                                 f"pieces, {chars} characters): cut there; the partial reply is kept")
                             yield piece
                         if choice.get("finish_reason"):
                             gen.finish_reason = "length" if choice["finish_reason"] == "length" else "stop"
@@ -200,15 +208,17 @@ class OpenAIHTTPBackend:
     def _figures(self, gen: Generation, usage: dict, messages: list[Message], prefill: str) -> None:
         """Prompt / cached / evaluated tokens from what the server reported (usage, llama.cpp
         timings), else counted here with nothing known about reuse."""
-        u, t = usage.get("usage") or {}, usage.get("timings") or {}
-        if u.get("completion_tokens"):
-            gen.completion_tokens = int(u["completion_tokens"])
-        cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens")
-        if t.get("cache_n") is not None:
-            cached = t["cache_n"]
-            gen.prompt_tokens = int(t.get("prompt_n", 0)) + int(cached)
-        elif u.get("prompt_tokens"):
-            gen.prompt_tokens = int(u["prompt_tokens"])
+        u, t = usage.get("usage"), usage.get("timings")
+        u, t = u if isinstance(u, dict) else {}, t if isinstance(t, dict) else {}  # a malformed field: unknown
+        if count(u.get("completion_tokens")):
+            gen.completion_tokens = count(u["completion_tokens"])
+        details = u.get("prompt_tokens_details")
+        cached = count(details.get("cached_tokens")) if isinstance(details, dict) else None
+        if count(t.get("cache_n")) is not None:
+            cached = count(t["cache_n"])
+            gen.prompt_tokens = (count(t.get("prompt_n")) or 0) + cached
+        elif count(u.get("prompt_tokens")):
+            gen.prompt_tokens = count(u["prompt_tokens"])
         else:
             try:
                 gen.prompt_tokens = self.prompt_tokens(messages, prefill)
@@ -216,8 +226,24 @@ class OpenAIHTTPBackend:
                 gen.prompt_tokens = 0
         if cached is not None:
             gen.reuse_known = True
-            gen.reused_tokens = int(cached)
+            gen.reused_tokens = cached
         gen.evaluated_tokens = max(0, gen.prompt_tokens - gen.reused_tokens)
+
+
+def over_cap(pieces: int, chars: int, cap: int) -> bool:
+    """Whether a stream asked for ``cap`` tokens has clearly gone past it: more deltas than tokens
+    (each delta holds at least one token on llama-server, vLLM and Ollama) or more characters than
+    any ``cap`` tokens spell; a server that ignores ``max_tokens`` is cut here, not never.
+
+    >>> over_cap(512, 2000, 512), over_cap(529, 2000, 512), over_cap(10, 40_000, 512)
+    (False, True, True)
+    """
+    return bool(cap) and (pieces > cap + 16 or chars > 64 * cap + 4096)
+
+
+def _dicts(value) -> list[dict]:
+    """The objects of a JSON list, each malformed item an empty object (a server's odd field is ignored)."""
+    return [v if isinstance(v, dict) else {} for v in value] if isinstance(value, list) else []
 
 
 def _unwrap(raw: str) -> str:

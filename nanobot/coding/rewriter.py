@@ -18,6 +18,7 @@ from nanobot.backends.base import Message
 from nanobot.base import background
 from nanobot.coding.describe import draft_grammar, fit, parse, parse_draft, render
 from nanobot.coding.session import CodingSession
+from nanobot.core.fitting import trim_oldest
 
 INSTRUCTION = ("Update the description of this code change. Current description:\n{current}\n\n"
                "Reply as JSON with four short lists: done (what was done), decisions (key decisions), "
@@ -26,13 +27,10 @@ INSTRUCTION = ("Update the description of this code change. Current description:
 
 def rewrite_messages(model, system: str, history: list[Message], current: str, max_tokens: int) -> list[Message]:
     """System prompt + history + the instruction; the oldest exchanges go if it would not fit."""
-    hist = list(history)
-    ask = Message(role="user", content=INSTRUCTION.format(current=current))
-    while True:
-        msgs = [Message(role="system", content=system), *hist, ask]
-        if model.prompt_tokens(msgs) <= model.n_ctx - max_tokens or not hist:
-            return msgs
-        del hist[:2]
+    head, ask = Message(role="system", content=system), Message(role="user", content=INSTRUCTION.format(current=current))
+    hist, _ = trim_oldest(history, lambda h: model.prompt_tokens([head, *h, ask]), model.n_ctx - max_tokens,
+                          cost=lambda m: model.count_tokens(m.content))
+    return [head, *hist, ask]
 
 
 class Rewriter:

@@ -46,7 +46,7 @@ from nanobot.config.kvcache import KVCacheSettings
 from nanobot.config.mcp import McpSettings
 from nanobot.config.memory import MemorySettings
 from nanobot.config.observer import ObserverSettings
-from nanobot.config.strict import Strict
+from nanobot.config.strict import MANY, SECONDS, THREADS, TOKENS, Strict, allowed_range
 from nanobot.config.vault import VaultSettings
 
 DEFAULT_MODEL = "smollm2"
@@ -64,12 +64,12 @@ class ModelSettings(Strict):
     """One chat model: a GGUF path plus the llama.cpp settings that matter."""
 
     path: Path | None = None  # None only for the bundled default
-    n_ctx: int = Field(4096, ge=256)
-    n_threads: int | None = Field(None, ge=1)  # None = physical cores
-    n_threads_batch: int | None = Field(None, ge=1)
-    n_gpu_layers: int = Field(0, ge=-1)  # -1 = offload everything
-    n_batch: int = Field(512, ge=1)
-    n_ubatch: int = Field(512, ge=1)
+    n_ctx: int = Field(4096, ge=256, le=TOKENS)
+    n_threads: int | None = Field(None, ge=1, le=THREADS)  # None = physical cores
+    n_threads_batch: int | None = Field(None, ge=1, le=THREADS)
+    n_gpu_layers: int = Field(0, ge=-1, le=MANY)  # -1 = offload everything
+    n_batch: int = Field(512, ge=1, le=TOKENS)
+    n_ubatch: int = Field(512, ge=1, le=TOKENS)
     flash_attn: bool = False  # measure with `nanobot bench`: on this 2-core CPU it slows generation
     type_k: KVType | None = None  # KV cache type; None = llama.cpp default (f16)
     type_v: KVType | None = None
@@ -77,13 +77,13 @@ class ModelSettings(Strict):
     use_mlock: bool = False
     chat_format: str | None = None  # None = the GGUF's own chat template
     repack: bool | None = None  # weight repacking (extra buffer types); None = auto
-    seed: int = 0
+    seed: int = Field(0, ge=-1, le=2**32 - 1)  # -1: llama.cpp's random seed
     # An OpenAI-compatible model server instead of a GGUF file (nanobot/backends/openai_http.py):
     base_url: str | None = None  # e.g. "http://127.0.0.1:8080/v1"
     served_model: str | None = None  # the server's name for the model (default: the config name)
     api_key_env: str | None = None  # NAME of an environment variable holding the key (never the key)
-    connect_timeout: float = Field(3.0, gt=0)  # seconds to reach the server
-    read_timeout: float = Field(120.0, gt=0)  # most seconds the server may stay silent mid-request
+    connect_timeout: float = Field(3.0, gt=0, le=SECONDS)  # seconds to reach the server
+    read_timeout: float = Field(120.0, gt=0, le=SECONDS)  # most seconds the server may stay silent mid-request
     structured: Literal["auto", "grammar", "vllm", "json_schema", "none"] = "auto"  # how to constrain
 
     @model_validator(mode="after")
@@ -99,6 +99,8 @@ class ModelSettings(Strict):
                 f"type_v = '{self.type_v}' (a quantized V cache) needs flash_attn = true; "
                 "set flash_attn = true or type_v = 'f16'"
             )
+        if self.n_batch > self.n_ctx and "n_batch" in self.model_fields_set:
+            raise ValueError(f"n_batch ({self.n_batch}) must not exceed n_ctx ({self.n_ctx}); lower n_batch")
         if self.n_ubatch > self.n_batch:
             raise ValueError(
                 f"n_ubatch ({self.n_ubatch}) must not exceed n_batch ({self.n_batch}); "
@@ -110,46 +112,46 @@ class ModelSettings(Strict):
 class PromptSettings(Strict):
     """Token budgets, counted with the loaded model's own tokenizer."""
 
-    cap: int = Field(2000, ge=64)  # hard cap on the whole system prompt
-    soul: int = Field(200, ge=0)
-    user: int = Field(200, ge=0)
-    tools: int = Field(200, ge=0)  # the tool index: intent lines + names
-    context: int = Field(500, ge=0)
-    time: int = Field(80, ge=0)
-    memory: int = Field(250, ge=0)  # per-turn retrieved memory (goes with the user message)
+    cap: int = Field(2000, ge=64, le=TOKENS)  # hard cap on the whole system prompt
+    soul: int = Field(200, ge=0, le=TOKENS)
+    user: int = Field(200, ge=0, le=TOKENS)
+    tools: int = Field(200, ge=0, le=TOKENS)  # the tool index: intent lines + names
+    context: int = Field(500, ge=0, le=TOKENS)
+    time: int = Field(80, ge=0, le=TOKENS)
+    memory: int = Field(250, ge=0, le=TOKENS)  # per-turn retrieved memory (goes with the user message)
 
 
 class ChatSettings(Strict):
     temperature: float = Field(0.3, ge=0.0, le=2.0)
-    max_tokens: int = Field(512, ge=1)  # reply reserve: history is trimmed to n_ctx - this
+    max_tokens: int = Field(512, ge=1, le=TOKENS)  # reply reserve: history is trimmed to n_ctx - this
     top_p: float = Field(0.95, gt=0.0, le=1.0)
-    repeat_penalty: float = Field(1.1, ge=0.0)
+    repeat_penalty: float = Field(1.1, ge=0.0, le=10.0)
     prefill: bool = True  # interactive chat: evaluate the next turn's known prefix while you type
     pressure_threshold: float = Field(0.8, gt=0.0, le=1.0)  # share of n_ctx at which the pressure hooks run (observation, checkpoint)
     # loops (bench/loop_bench.py): llama.cpp's DRY sampler, then a guard that stops a repeating reply
-    dry_multiplier: float = Field(0.8, ge=0.0)  # 0 turns DRY off; llama.cpp's recommended 0.8
-    dry_base: float = Field(1.75, ge=1.0)
-    dry_allowed_length: int = Field(2, ge=1)  # repeats up to this many tokens are free
-    dry_penalty_last_n: int = Field(-1, ge=-1)  # tokens looked back over; -1 = the whole context
+    dry_multiplier: float = Field(0.8, ge=0.0, le=100.0)  # 0 turns DRY off; llama.cpp's recommended 0.8
+    dry_base: float = Field(1.75, ge=1.0, le=100.0)
+    dry_allowed_length: int = Field(2, ge=1, le=TOKENS)  # repeats up to this many tokens are free
+    dry_penalty_last_n: int = Field(-1, ge=-1, le=TOKENS)  # tokens looked back over; -1 = the whole context
     dry_seq_breakers: list[str] = Field(default_factory=lambda: ["\n", ":", '"', "*"])  # llama.cpp's
     loop_guard: bool = True  # stop a reply when a sentence or a long word run repeats
-    loop_ngram: int = Field(12, ge=4)  # words in a run whose repeat counts as a loop
-    loop_sentence_chars: int = Field(24, ge=8)  # a repeated sentence at least this long is a loop
+    loop_ngram: int = Field(12, ge=4, le=MANY)  # words in a run whose repeat counts as a loop
+    loop_sentence_chars: int = Field(24, ge=8, le=TOKENS)  # a repeated sentence at least this long is a loop
 
 
 class ToolSettings(Strict):
     enabled: list[str] | None = None  # None = every registered tool
     roots: list[Path] = Field(default_factory=list)  # extra roots the file tools may touch
     exec_allow: list[str] = Field(default_factory=list)  # commands exec may run without asking
-    exec_timeout: float = Field(30.0, gt=0)
-    output_tokens: int = Field(400, ge=32)  # tool results are truncated to this (room for the note)
-    max_steps: int = Field(4, ge=1)  # tool calls per turn
-    max_retries: int = Field(2, ge=0)  # retries after a validation error
-    args_tokens: int = Field(256, ge=16)  # most tokens a tool call's JSON arguments may take
+    exec_timeout: float = Field(30.0, gt=0, le=SECONDS)
+    output_tokens: int = Field(400, ge=32, le=TOKENS)  # tool results are truncated to this (room for the note)
+    max_steps: int = Field(4, ge=1, le=MANY)  # tool calls per turn
+    max_retries: int = Field(2, ge=0, le=MANY)  # retries after a validation error
+    args_tokens: int = Field(256, ge=16, le=TOKENS)  # most tokens a tool call's JSON arguments may take
     web_search_url: str | None = None  # e.g. a SearxNG instance
-    web_timeout: float = Field(10.0, gt=0)
+    web_timeout: float = Field(10.0, gt=0, le=SECONDS)
     web_allow_hosts: list[str] = Field(default_factory=list)  # local hosts web_fetch may reach: "name" or "name:port"
-    index_max: int = Field(20, ge=1)  # more tools than this: the prompt lists groups and tool_search
+    index_max: int = Field(20, ge=1, le=MANY)  # more tools than this: the prompt lists groups and tool_search
     # "auto": the model's own <tool_call> format when its chat template declares tool support
     # (nanobot.tools.templatecalls), else names + schema on demand; "names" / "template" force one
     call_format: Literal["auto", "names", "template"] = "auto"
@@ -249,6 +251,9 @@ def load_settings(home: Path | None = None, **overrides: Any) -> Settings:
         _toml_path = None
 
 
+_BOUND_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}
+
+
 def _describe(err: ValidationError, path: Path) -> str:
     parts = []
     for item in err.errors()[:3]:
@@ -259,6 +264,7 @@ def _describe(err: ValidationError, path: Path) -> str:
             msg = item["msg"].removeprefix("Value error, ")
             got = item.get("input")
             got_s = f" (got {got!r})" if got is not None and not isinstance(got, dict) else ""
-            parts.append(f"'{key}': {msg}{got_s}")
+            span = allowed_range(Settings, item["loc"]) if item["type"] in _BOUND_ERRORS else ""
+            parts.append(f"'{key}': must be {span}{got_s}" if span else f"'{key}': {msg}{got_s}")
     more = f" (+{len(err.errors()) - 3} more)" if len(err.errors()) > 3 else ""
     return f"invalid config in {path} or NANOBOT_* env: " + "; ".join(parts) + more

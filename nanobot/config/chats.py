@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from nanobot.config.strict import Strict
+from nanobot.config.strict import BYTES, MANY, TOKENS, Strict
 
 
 class ConsolidationSettings(Strict):
@@ -13,11 +13,11 @@ class ConsolidationSettings(Strict):
 
     enabled: bool = True  # inject the chat's CONTEXT.md; nightly consolidation in `nanobot daemon`
     at: str = Field("02:00", pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")  # nightly, local time (HH:MM)
-    lookback_days: int = Field(7, ge=1)  # the suggester reads at most this far back
-    prune_days: int = Field(14, ge=1)  # an item not mentioned for this long is dropped
-    topics: int = Field(5, ge=1)  # Recent Topics keeps the newest this many
-    max_bytes: int = Field(2048, ge=256)  # the file's cap
-    budget: int = Field(400, ge=0)  # tokens of the "Current conversation" prompt section
-    stale_days: int = Field(7, ge=1)  # older than this: injected with a note saying so
-    max_tokens: int = Field(320, ge=64)  # the suggester's output per window
+    lookback_days: int = Field(7, ge=1, le=MANY)  # the suggester reads at most this far back
+    prune_days: int = Field(14, ge=1, le=MANY)  # an item not mentioned for this long is dropped
+    topics: int = Field(5, ge=1, le=MANY)  # Recent Topics keeps the newest this many
+    max_bytes: int = Field(2048, ge=256, le=BYTES)  # the file's cap
+    budget: int = Field(400, ge=0, le=TOKENS)  # tokens of the "Current conversation" prompt section
+    stale_days: int = Field(7, ge=1, le=MANY)  # older than this: injected with a note saying so
+    max_tokens: int = Field(320, ge=64, le=TOKENS)  # the suggester's output per window
     merge_similarity: float = Field(0.85, gt=0.0, le=1.0)  # same item (embedding cosine) -> one line

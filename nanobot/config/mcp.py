@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from nanobot.config.strict import Strict
+from nanobot.config.strict import SECONDS, Strict
 
 
 class McpServerSettings(Strict):
@@ -32,7 +32,7 @@ class McpServerSettings(Strict):
 
 
 class McpSettings(Strict):
-    timeout_s: float = Field(30.0, gt=0)  # per call (and per start); a hung server is restarted
+    timeout_s: float = Field(30.0, gt=0, le=SECONDS)  # per call (and per start); a hung server is restarted
     servers: dict[str, McpServerSettings] = Field(default_factory=dict)
 
     @model_validator(mode="after")

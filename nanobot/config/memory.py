@@ -6,14 +6,14 @@ from typing import Literal
 
 from pydantic import Field
 
-from nanobot.config.strict import Strict
+from nanobot.config.strict import MANY, Strict
 
 
 class MemorySettings(Strict):
     enabled: bool = True
     embedder: str | None = None  # path to a sentence-transformers model; None = bundled MiniLM
     embedder_backend: Literal["auto", "numpy", "torch"] = "auto"  # auto: numpy when the model allows (no torch)
-    k: int = Field(5, ge=1)
+    k: int = Field(5, ge=1, le=MANY)
     min_score: float = Field(0.35, ge=-1.0, le=1.0)  # similarity floor
     observations_share: float = Field(0.4, ge=0.0, le=1.0)  # of prompt.memory, for "Related Context:"
     keyword_weight: float = Field(0.1, ge=0.0, le=1.0)  # hybrid: bonus of the best BM25 match (the floor's score)

@@ -29,19 +29,58 @@ def most_that_fits(n: int, fits: Callable[[int], bool]) -> int:
     return lo
 
 
-def trim_oldest(history: Sequence[T], size: Callable[[list[T]], int], budget: int,
-                used: int | None = None) -> tuple[list[T], int]:
-    """(the history that is kept, how many exchanges were dropped): the oldest two messages give way
-    while ``size(kept)`` is over ``budget``. ``used`` is ``size(history)`` when the caller has it.
+def least_from(guess: int, n: int, ok: Callable[[int], bool]) -> int:
+    """The smallest ``k`` in ``1..n`` with ``ok(k)`` (``ok`` fails up to some ``k``, then holds), ``n``
+    when none does; searched outward from ``guess`` (doubling steps, then halving), so a good guess
+    costs two or three calls of ``ok`` and a bad one ``2 log n``. ``ok(0)`` is never asked.
 
-    >>> trim_oldest([1, 2, 3, 4, 5], lambda h: sum(h), 9)
-    ([5], 2)
+    >>> least_from(3, 100, lambda k: k * k >= 50), least_from(90, 100, lambda k: k * k >= 50)
+    (8, 8)
+    """
+    guess = min(max(guess, 1), n)
+    if ok(guess):
+        hi, step = guess, 1
+        while hi - step >= 1 and ok(hi - step):
+            hi, step = hi - step, step * 2
+        lo = max(hi - step, 0)
+    else:
+        lo, step = guess, 1
+        while lo + step < n and not ok(lo + step):
+            lo, step = lo + step, step * 2
+        hi = min(lo + step, n)
+    while hi - lo > 1:  # ok(lo) fails (or lo is 0), ok(hi) holds (or hi is n)
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+def trim_oldest(history: Sequence[T], size: Callable[[list[T]], int], budget: int,
+                used: int | None = None, cost: Callable[[T], int] | None = None) -> tuple[list[T], int]:
+    """(the history that is kept, how many exchanges were dropped): the fewest oldest exchanges (two
+    messages each) whose going brings ``size(kept)`` within ``budget`` (all of them when nothing
+    does). ``used`` is ``size(history)`` when the caller has it; ``cost(message)``, each message's
+    own tokens counted once, guesses how many must go, so ``size`` runs a few times, not once per
+    dropped exchange (a resumed session of 1,000 exchanges: 1,000 renderings of the whole history).
+
+    >>> trim_oldest([1, 2, 3, 4, 5], lambda h: sum(h), 9), trim_oldest([1, 2, 3, 4, 5], sum, 9, cost=int)
+    (([5], 2), ([5], 2))
     """
     kept = list(history)
     used = size(kept) if used is None else used
-    dropped = 0
-    while used > budget and kept:
-        del kept[:2]
-        dropped += 1
-        used = size(kept)
-    return kept, dropped
+    if used <= budget or not kept:
+        return kept, 0
+    guess = 1
+    if cost is not None:  # each message counted once; the template's share per message from size([])
+        costs = [cost(m) for m in kept]
+        per = max(0.0, (used - size([]) - sum(costs)) / len(kept))
+        over = used - budget
+        for i, c in enumerate(costs):
+            over -= c + per
+            if over <= 0:
+                guess = i // 2 + 1
+                break
+        else:
+            guess = (len(kept) + 1) // 2
+    n = (len(kept) + 1) // 2
+    dropped = least_from(guess, n, lambda d: size(kept[2 * d:]) <= budget)
+    return kept[2 * dropped:], dropped

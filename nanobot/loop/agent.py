@@ -422,7 +422,7 @@ class Agent:
                 head = len(self.system_messages())
         system, ask = messages[:head], messages[-1]
         kept, dropped = trim_oldest(messages[head:-1], lambda h: self.model.prompt_tokens([*system, *h, ask]),
-                                    budget, used)
+                                    budget, used, cost=lambda m: self.model.count_tokens(m.content))
         if dropped:
             messages[:] = [*system, *kept, ask]
             self.history = kept

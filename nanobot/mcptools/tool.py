@@ -20,7 +20,7 @@ from pydantic import RootModel, model_validator
 
 from nanobot.base.errors import ToolError
 from nanobot.base.safe_text import printable
-from nanobot.mcptools import schemacheck
+from nanobot.mcptools import patterns, schemacheck
 from nanobot.mcptools.client import McpServer
 from nanobot.mcptools.results import summarise
 from nanobot.mcptools.schema_grammar import schema_grammar
@@ -32,7 +32,9 @@ def args_model(name: str, schema: dict) -> type[RootModel]:
     The schema is vetted first (``schemacheck``: local refs only, no loops, bounded) and references
     resolve through a registry that retrieves nothing."""
     schemacheck.vet(name, schema)
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    patterns.vet_keys(name, schema)
+    base = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls = jsonschema.validators.extend(base, patterns.KEYWORDS)  # patterns matched under a time limit
     try:
         validator = cls(schema, format_checker=cls.FORMAT_CHECKER, registry=schemacheck.registry())
         cls.check_schema(schema)

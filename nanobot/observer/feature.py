@@ -33,7 +33,7 @@ from nanobot.base import background
 from nanobot.base.written import load_written
 from nanobot.core.events import Notice
 from nanobot.core.features import Feature
-from nanobot.core.fitting import trim_oldest
+from nanobot.core.fitting import least_from, trim_oldest
 from nanobot.core.prompt import RawSection
 from nanobot.core.sections import TIME, context_section, time_section
 from nanobot.observer import external, handoff, nowscope, reflector
@@ -217,12 +217,28 @@ class ObserverFeature(Feature):
         instruction is evaluated); else the newest exchanges, or (``oldest``) the oldest ones."""
         model, system = view.model, Message(role="system", content=view.system_prompt().text)
         cap, ask = self.settings.observer.max_tokens, Message(role="user", content=INSTRUCTION)
-        while True:
-            budget = draft_budget(cap, [(m.role, m.content) for m in view.history])
-            room = model.n_ctx - model.prompt_tokens([system, *view.history, ask])
-            if room >= min(budget, MIN_DRAFT) or len(view.history) <= 2:
-                return view, max(32, min(budget, room))
-            view.history = view.history[:-2] if oldest else view.history[2:]
+        hist = view.history
+
+        def fit(d: int) -> tuple[list[Message], int, int]:  # d exchanges dropped: (history, budget, room)
+            h = hist[: len(hist) - 2 * d] if oldest else hist[2 * d:]
+            return h, draft_budget(cap, [(m.role, m.content) for m in h]), \
+                model.n_ctx - model.prompt_tokens([system, *h, ask])
+
+        def fits(d: int) -> bool:
+            _, budget, room = fit(d)
+            return room >= min(budget, MIN_DRAFT)
+
+        _, budget, room = fit(0)
+        if room >= min(budget, MIN_DRAFT) or len(hist) <= 2:
+            return view, max(32, min(budget, room))
+        most, short, guess = (len(hist) - 1) // 2, min(budget, MIN_DRAFT) - room, 1  # stops at two messages
+        for i, m in enumerate(hist[::-1] if oldest else hist):  # each message counted once: a first guess
+            short -= model.count_tokens(m.content)
+            if short <= 0:
+                guess = i // 2 + 1
+                break
+        view.history, budget, room = fit(least_from(guess, most, fits))
+        return view, max(32, min(budget, room))
 
     def _in_background(self, agent) -> bool:
         return bool(agent.interactive and self.settings.observer.background)
@@ -234,7 +250,8 @@ class ObserverFeature(Feature):
         system = Message(role="system", content=agent.system_prompt().text)
         hist = list(agent.history)
         extra = used - agent.model.prompt_tokens([system, *hist])  # the new message's share
-        kept, _ = trim_oldest(hist, lambda h: agent.model.prompt_tokens([system, *h]) + extra, budget)
+        kept, _ = trim_oldest(hist, lambda h: agent.model.prompt_tokens([system, *h]) + extra, budget,
+                              cost=lambda m: agent.model.count_tokens(m.content))
         seen = {id(m) for m in self._covered}
         return any(id(m) not in seen for m in hist[: len(hist) - len(kept)])
 
@@ -295,9 +312,9 @@ class ObserverFeature(Feature):
         hist = agent.history
         start = next((i + 1 for i, m in enumerate(hist) if m is self._last_seen), 0)
         system = Message(role="system", content=agent.system_prompt().text)
-        sizes = [agent.model.prompt_tokens([system, *hist[: j + 1]])
-                 for j in range(start, len(hist)) if hist[j].role == "user"]
-        return min(sizes, default=float("inf"))
+        # a prompt only grows with history: the smallest is the first turn's (one count, not one a turn)
+        first = next((j for j in range(start, len(hist)) if hist[j].role == "user"), None)
+        return float("inf") if first is None else agent.model.prompt_tokens([system, *hist[: first + 1]])
 
     # -- session end -------------------------------------------------------------------------
     def on_session_end(self, agent, reason: str) -> list[Notice]:

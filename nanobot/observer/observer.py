@@ -29,6 +29,7 @@ from nanobot.base.atomic import atomic_write
 from nanobot.base.interruptible import interruptible
 from nanobot.base.regular import read_regular
 from nanobot.config import Settings
+from nanobot.core.fitting import trim_oldest
 from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.observer import nowscope
 from nanobot.observer.contextmd import ContextDoc, load_context, update_context
@@ -127,12 +128,10 @@ def with_floor(model_draft: ObservationDraft, floor: ObservationDraft) -> Observ
 
 def live_messages(model: ChatModel, system: str, history: list[Message], max_tokens: int) -> list[Message]:
     """System prompt + history + the instruction; the oldest exchanges go if it would not fit."""
-    hist = list(history)
-    while True:
-        msgs = [Message(role="system", content=system), *hist, Message(role="user", content=INSTRUCTION)]
-        if model.prompt_tokens(msgs) <= model.n_ctx - max_tokens or not hist:
-            return msgs
-        del hist[:2]
+    head, ask = Message(role="system", content=system), Message(role="user", content=INSTRUCTION)
+    hist, _ = trim_oldest(history, lambda h: model.prompt_tokens([head, *h, ask]), model.n_ctx - max_tokens,
+                          cost=lambda m: model.count_tokens(m.content))
+    return [head, *hist, ask]
 
 
 def transcript_messages(model: ChatModel, exchanges: list[tuple[str, str]], max_tokens: int) -> list[Message]:
