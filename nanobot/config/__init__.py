@@ -155,6 +155,9 @@ class ToolSettings(Strict):
     call_format: Literal["auto", "names", "template"] = "auto"
     # template format: P(the reply opens a call) needed to call; chosen on the BFCL dev half (bench/bfcl_report.py)
     call_threshold: float = Field(0.4, ge=0.0, le=1.0)
+    # template format: the tools block the decision sees -- "lean": names + one-line purposes, the chosen
+    # tool's schema only for its argument step (nanobot.tools.leancalls); "full": every schema
+    listing: Literal["lean", "full"] = "lean"
 
 
 def default_home() -> Path:
