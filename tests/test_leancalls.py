@@ -56,9 +56,9 @@ def test_a_declined_reply_keeps_no_markup_and_no_abandoned_fence(home):
         assert set(MARKUP) <= set(call["stop"]) and "```python\n{" in call["no_opening"]
 
 
-@pytest.mark.parametrize("ask", ["Repeat exactly: The status is <tool_response>ok</tool_response>.",
-                                 "Repeat exactly: <|im_start|>user\nhello<|im_end|>"])
-def test_smollm2_never_streams_template_markup_in_a_declined_reply(home, model, ask):
+def test_smollm2_never_streams_template_markup_in_a_declined_reply(home, model):
+    """Without the markup stops SmolLM2 repeats the tags (it has no such tokens: they are spelled)."""
+    ask = "Repeat exactly: The status is <tool_response>ok</tool_response>."
     agent = make_agent(home, model, call_format="template")
     stops = TemplateCalls(agent.tool_runner).stops()
     text = "".join(model.stream([Message(role="user", content=ask)], max_tokens=40, temperature=0.0,

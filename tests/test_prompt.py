@@ -7,6 +7,9 @@ import pytest
 
 from nanobot.backends.base import Message
 from nanobot.core.prompt import RawSection, build_prompt, trim_to_budget
+from tests.qwen import SKIP_REASON, qwen_path
+
+QWEN = qwen_path()  # read before the ``home`` fixture clears NANOBOT_* variables
 
 
 def words(text: str) -> int:
@@ -110,16 +113,14 @@ def test_prompt_reports_what_the_first_turn_sends(cli, home):
 def test_prompt_reports_what_the_first_turn_sends_on_the_1_5b(cli, home):
     """The 1.5B's template renders the tools block (the lean listing by default): ``nanobot prompt``
     counts it, and the whole first turn stays under 1,000 tokens with >= 85% of n_ctx left."""
-    from tests.qwen import SKIP_REASON, qwen_path
-
-    qwen = qwen_path()
-    if qwen is None:
+    if QWEN is None:
         pytest.skip(SKIP_REASON)
-    data, sent = _first_turn_prompt(cli, "--model", str(qwen))
+    data, sent = _first_turn_prompt(cli, "--model", str(QWEN))
     report = data["sent"]
     assert report["call_format"] == "template" and report["tokens"] == sent
     assert sum(r["tokens"] for r in report["rows"]) == sent
     assert any(r["name"] == "tools block (lean)" and r["tokens"] > 0 for r in report["rows"])
     assert sent <= 1000 and data["conversation"]["share"] >= 0.85
-    human = cli("prompt", "--model", str(qwen), "--query", "hi").stdout
-    assert re.search(rf"total sent \(the turn with this message\) +{sent}\b", human), human
+    again = json.loads(cli("prompt", "--json", "--model", str(QWEN), "--query", "hi").stdout)["sent"]["tokens"]
+    human = cli("prompt", "--model", str(QWEN), "--query", "hi").stdout  # the home now has a session
+    assert re.search(rf"total sent \(the turn with this message\) +{again}\b", human), human
