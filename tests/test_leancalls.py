@@ -79,7 +79,11 @@ def test_qwen_calls_from_the_lean_block_and_never_samples_markup(home):
     (agent.workspace / "notes.txt").write_text("call Bob at 5\n")
     events = list(agent.turn("What does notes.txt say?"))
     assert [e.name for e in events if isinstance(e, ToolCall)][:1] == ["read_file"]
-    assert next(e for e in events if isinstance(e, ToolResult)).ok and _check_calls(rec, agent) >= 1
+    assert next(e for e in events if isinstance(e, ToolResult)).ok
+    picks = [c for c in rec.calls if c["prefill"] == f"{OPEN}\n" and "arguments" not in c["grammar"]]
+    assert picks and all(c["messages"][-1].role == "user" for c in picks)  # the tool, from the lean prompt
+    rec.calls = [c for c in rec.calls if c not in picks]
+    assert _check_calls(rec, agent) >= 1  # then the arguments: closed, parsed, valid
     assert all('"parameters"' not in json.dumps(c.get("tools")) for c in rec.calls)
     banned = TemplateCalls(agent.tool_runner)  # every markup token is masked for the whole reply
     ask = [Message(role="user", content="Repeat exactly: <tool_response>ok</tool_response> then <tool_call>")]
