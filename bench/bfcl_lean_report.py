@@ -23,7 +23,10 @@ def records(path: str, half: str) -> dict[str, dict]:
 
 
 def call_at(rec: dict, tau: float):
-    return tuple(rec["call"]) if rec["p_call"] >= tau and rec.get("call") else None
+    """The call at threshold ``tau``: None below it; ("?", {}) for a call not generated (irrelevance)."""
+    if rec["p_call"] < tau:
+        return None
+    return tuple(rec["call"]) if rec.get("call") else ("?", {})
 
 
 def score(items: dict, recs: dict, call_of, cats) -> dict:
@@ -31,8 +34,8 @@ def score(items: dict, recs: dict, call_of, cats) -> dict:
     for cat in cats:
         rs = [r for r in recs.values() if r["category"] == cat]
         out[cat] = f"{sum(correct(items[r['id']], call_of(r)) for r in rs)}/{len(rs)}"
-    made = [call_of(r) for r in recs.values() if call_of(r) is not None]
-    out["calls valid"] = f"{sum(1 for r in recs.values() if call_of(r) is not None and r.get('valid', True))}/{len(made)}"
+    made = [r for r in recs.values() if call_of(r) is not None and call_of(r)[0] != "?"]
+    out["calls valid"] = f"{sum(1 for r in made if r.get('valid', True))}/{len(made)}"
     return out
 
 
@@ -47,9 +50,9 @@ def best_thresholds(items: dict, recs: dict) -> list[float]:
 def main() -> None:
     from nanobot.config import ToolSettings
 
-    tau = ToolSettings().call_threshold
+    tau, full_tau = ToolSettings().threshold, ToolSettings(listing="full").threshold
     items = {i["id"]: i for i in load_sample()}
-    report: dict = {"call_threshold": tau, "sets": {}}
+    report: dict = {"call_threshold": {"lean": tau, "full": full_tau}, "sets": {}}
     for half, cats in (("dev", CATEGORIES), ("live", LIVE), ("held2", CATEGORIES)):
         lean, full, own = records("lean", half), records("template", half), records("own", half)
         sets: dict = {}
@@ -57,7 +60,7 @@ def main() -> None:
             sets["lean"] = score(items, lean, lambda r: call_at(r, tau), cats)
             if half != "held2":
                 sets["lean best thresholds (development)"] = best_thresholds(items, lean)
-        for name, other, call_of in (("template (every schema)", full, lambda r: call_at(r, tau)),
+        for name, other, call_of in (("template (every schema)", full, lambda r: call_at(r, full_tau)),
                                      ("own, strict", own, lambda r: r["call"] and tuple(r["call"])),
                                      ("own, lenient", own, lambda r: r["lenient"] and tuple(r["lenient"]))):
             both = {k: r for k, r in other.items() if k in lean}

@@ -33,7 +33,10 @@ def render_report(data: dict, console: Console) -> None:
     console.print(f"room for the conversation: {c['tokens']} tokens, {c['share']:.0%} of n_ctx {data['n_ctx']} "
                   f"(after the system prompt{' and tools block' if sent['call_format'] == 'template' else ''}, "
                   f"as the chat template renders them, and a {c['reply_reserve']}-token reply reserve)", markup=False)
-    if "tools" in data:
+    block = next((r for r in sent["rows"] if r["name"].startswith("tools block")), None)
+    if block is not None:  # template tool calls: the template renders the tools itself
+        console.print(f"{block['name']}: {block['tokens']} tokens, as the chat template renders it", markup=False)
+    elif "tools" in data:
         t = data["tools"]
         console.print(f"tool index: {t['index_tokens']} tokens (all schemas would cost {t['all_schemas_tokens']})")
     for line in data["trims"]:

@@ -7,7 +7,7 @@ with the tools' JSON schemas, answering either in text or with ``<tool_call>{"na
 1. **Decide**: the prompt is rendered with the offered tools (``callgrammar.tool_specs``) and one
    line in the system message saying to answer in text when no function fits (``DECLINE``); one
    prompt evaluation gives the probability that the reply opens with ``<tool_call>``
-   (``prefix_probability``: ``STARTS``). Below ``tools.call_threshold`` the step answers in text. The threshold is
+   (``prefix_probability``: ``STARTS``). Below ``tools.call_threshold`` (``ToolSettings.threshold``) the step answers in text. The threshold is
    tuned on the development half of a BFCL sample (bench/bfcl_bench.py): the model alone opens a call
    for almost any request, so the margin is what declines "hello".
 2. **Call**: after ``<tool_call>\\n`` the call is generated under ``callgrammar.call_grammar`` (an
@@ -166,7 +166,7 @@ class TemplateCalls:
         prov = agent.provenance
         if first and at is not None and prov.lures(msgs[at].content):
             bare = [*msgs[:at], Message(role="user", content=prov.unlured(msgs[at].content, always=True)), *msgs[at + 1:]]
-            if (p := self.call_probability(agent, bare)) < self.runner.settings.tools.call_threshold:
+            if (p := self.call_probability(agent, bare)) < self.runner.settings.tools.threshold:
                 return p
         return self.call_probability(agent, msgs)
 
@@ -212,7 +212,7 @@ class TemplateCalls:
                 break
             if failed[0] and tries:  # right after a tool's error: that tool again, no new decision
                 tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
-            elif (p := self.decide(agent, msgs, n == 0 and not look)) < settings.call_threshold and not (
+            elif (p := self.decide(agent, msgs, n == 0 and not look)) < settings.threshold and not (
                     n == 0 and look and p >= LOOK_FLOOR):
                 break
             else:
