@@ -1,8 +1,9 @@
 """BFCL v4 (simple_python, multiple, irrelevance) on nanobot's tool-call paths, scored like BFCL's AST checker.
 
-    .venv/bin/python bench/bfcl_bench.py run --model PATH --path names|own|template --half dev|held [--limit N]
+    .venv/bin/python bench/bfcl_bench.py run --model PATH --path names|own|template|lean --half dev|held|held2|live [--limit N]
     .venv/bin/python bench/bfcl_bench.py report        # -> bench/results/bfcl.json (and a table)
     .venv/bin/python bench/bfcl_bench.py sample DIR    # redraw bench/data/bfcl/sample.jsonl from BFCL's data/
+    .venv/bin/python bench/bfcl_bench.py sample --more DIR  # draw held2.jsonl and live.jsonl (seed 37)
 
 Paths (all at temperature 0, one attempt, the system message the SOUL.md of the template workspace):
 - ``names``: nanobot's decide (``Answer:`` | ``Tool: NAME``) + constrained arguments (``tools.runner``).
@@ -14,7 +15,9 @@ Paths (all at temperature 0, one attempt, the system message the SOUL.md of the 
   threshold; the threshold is chosen on the dev half and applied to the held-back half.
 
 The sample (``sample.jsonl``) was drawn from gorilla@6ea5797 berkeley-function-call-leaderboard/bfcl_eval/data
-with seed 23: 20 dev + 20 held-back items per category. Per-item records go to bench/results/bfcl-runs/ (a
+with seed 23: 20 dev + 20 held-back items per category. ``tools/choices.py`` once quoted descriptions of
+three ``held`` items, so ``held2`` (seed 37, none of the items above) is the held-back half now, and
+``live`` (seed 37, 20 per live category) a second development set. Per-item records go to bench/results/bfcl-runs/ (a
 rerun skips items already there).
 """
 
@@ -35,9 +38,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 DATA = ROOT / "bench/data/bfcl/sample.jsonl"
+# drawn later, excluding every item above: ``held2`` replaces ``held`` (tools/choices.py was fitted to
+# items of that half), ``live`` (BFCL v4's user-contributed functions) is a second development set
+MORE = {"held2": ROOT / "bench/data/bfcl/held2.jsonl", "live": ROOT / "bench/data/bfcl/live.jsonl"}
 RUNS = ROOT / "bench/results/bfcl-runs"
 CATEGORIES = ("simple_python", "multiple", "irrelevance")
+LIVE = ("live_simple", "live_multiple", "live_irrelevance")
 SEED, PER_HALF = 23, 20
+SEED2 = 37  # the draw of ``held2`` and ``live``
 
 
 # -- the sample ------------------------------------------------------------------------------------
@@ -59,8 +67,31 @@ def draw(src: Path) -> None:
     DATA.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
+def draw_more(src: Path) -> None:
+    """``held2``: 20 items per category of CATEGORIES none of which is in sample.jsonl; ``live``: 20 per
+    LIVE category (the last user message of each item's first turn is the question)."""
+    taken = {r["id"] for r in load_sample()}
+    for half, cats in (("held2", CATEGORIES), ("live", LIVE)):
+        rows = []
+        for cat in cats:
+            items = [json.loads(line) for line in (src / f"BFCL_v4_{cat}.json").open()]
+            answers = {}
+            if (src / f"possible_answer/BFCL_v4_{cat}.json").exists():
+                answers = {a["id"]: a["ground_truth"] for a in map(json.loads, (src / f"possible_answer/BFCL_v4_{cat}.json").open())}
+            items = [i for i in items if i["id"] not in taken and len(i["question"]) == 1]
+            for item in random.Random(SEED2).sample(items, PER_HALF):
+                user = [m for m in item["question"][0] if m["role"] == "user"]
+                rows.append({"id": item["id"], "category": cat, "half": half, "question": user[-1]["content"],
+                             "functions": item["function"], "ground_truth": answers.get(item["id"])})
+        MORE[half].write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
 def load_sample() -> list[dict]:
-    return [json.loads(line) for line in DATA.open()]
+    rows = [json.loads(line) for line in DATA.open()]
+    for path in MORE.values():
+        if path.exists():
+            rows += [json.loads(line) for line in path.open()]
+    return rows
 
 
 # -- BFCL functions as nanobot tools -------------------------------------------------------------
@@ -140,7 +171,7 @@ def _args_ok(args: dict, allowed: dict) -> bool:
 
 
 def correct(item: dict, call: tuple[str, dict] | None) -> bool:
-    if item["category"] == "irrelevance":
+    if item["category"].endswith("irrelevance"):
         return call is None
     if call is None:
         return False
@@ -221,14 +252,16 @@ def run_template(agent, item) -> dict:
     step = TemplateCalls(ToolRunner(agent.settings, make_tools(item["functions"])))
     msgs = step.messages([Message(role="system", content=soul()), Message(role="user", content=item["question"])])
     out: dict = {"p_call": step.call_probability(agent, msgs), "top": _top_tokens(agent.model)}
-    if item["category"] != "irrelevance":
+    if not item["category"].endswith("irrelevance"):
         raw, name, args, error = step.generate(agent, msgs)
         out |= {"raw": raw, "call": [name, args.model_dump(mode="json")] if args is not None else None,
                 "valid": args is not None, "error": error}
     return out
 
 
-PATHS = {"names": run_names, "own": run_own, "template": run_template}
+# ``template``: every schema in the tools block (``tools.listing`` full); ``lean``: names + one line,
+# the chosen tool's schema for its argument step only (``tools.leancalls``)
+PATHS = {"names": run_names, "own": run_own, "template": run_template, "lean": run_template}
 
 
 def run(opts) -> None:
@@ -237,7 +270,8 @@ def run(opts) -> None:
 
     home = Path(tempfile.mkdtemp(prefix="nanobot-bfcl-"))
     settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False},
-                             kv_cache={"enabled": False}, tools={"args_tokens": 160})
+                             kv_cache={"enabled": False},
+                             tools={"args_tokens": 160, "listing": "lean" if opts.path == "lean" else "full"})
     if opts.threads:  # a fixed thread count (a model run beside another: never more threads than cores)
         from dataclasses import replace
 
@@ -254,7 +288,7 @@ def run(opts) -> None:
     out = RUNS / f"{tag}-{opts.path}-{opts.half}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {json.loads(line)["id"] for line in out.open()} if out.exists() else set()
-    cats = opts.category.split(",") if opts.category else CATEGORIES
+    cats = opts.category.split(",") if opts.category else (LIVE if opts.half == "live" else CATEGORIES)
     items = [i for i in load_sample() if i["half"] == opts.half and i["category"] in cats]
     per_cat: dict[str, int] = {}
     for item in items:
@@ -276,16 +310,17 @@ if __name__ == "__main__":
     r = sub.add_parser("run")
     r.add_argument("--model", default=None, help="a GGUF path; default: the bundled SmolLM2")
     r.add_argument("--path", choices=list(PATHS), required=True)
-    r.add_argument("--half", choices=["dev", "held"], required=True)
+    r.add_argument("--half", choices=["dev", "held", *MORE], required=True)
     r.add_argument("--limit", type=int, default=PER_HALF, help="items per category")
     r.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's choice)")
     r.add_argument("--category", help="comma-separated categories (default: all three)")
     s = sub.add_parser("sample")
     s.add_argument("src", type=Path)
+    s.add_argument("--more", action="store_true", help="draw held2 and live (keeps sample.jsonl)")
     sub.add_parser("report")
     opts = ap.parse_args()
     if opts.cmd == "sample":
-        draw(opts.src)
+        draw_more(opts.src) if opts.more else draw(opts.src)
     elif opts.cmd == "run":
         run(opts)
     else:

@@ -102,7 +102,7 @@ def report() -> dict:
             best, curve = choose_threshold(items, dev)
             from nanobot.config import ToolSettings
 
-            tau = ToolSettings().call_threshold
+            tau = ToolSettings(listing="full").threshold
             results[f"{tag}_threshold"] = {"applied": tau, "dev_best": best, "dev_curve": curve}
             results["runs"][f"{tag}/template/dev"] = _score(items, dev, _threshold_call(tau))
             if held:

@@ -102,7 +102,8 @@ def test_bench_quick_json_has_every_figure(cli, tmp_path):
     assert res.model.params_m > 100 and res.settings["n_ctx"] >= 4096
     p = res.prompt
     lean = {s.name for s in p.lean_sections}
-    assert {"soul", "time", "memory (per turn)", "message"} <= lean
+    assert {"soul", "time", "memory (this turn)", "message"} <= lean
+    assert sum(s.tokens for s in p.lean_sections) == p.lean_turn_tokens  # the rows are what the turn sent
     assert {"soul", "memory (whole MEMORY.md)", "observations (recent)"} <= {s.name for s in p.full_sections}
     assert p.full_turn_tokens > p.lean_turn_tokens > p.stable_prefix_tokens > 0
     assert p.ratio == round(p.full_turn_tokens / p.lean_turn_tokens, 2)

@@ -130,9 +130,9 @@ def test_numbers_as_requests_hold_them_pass_the_call_grammar(model):
 
 
 def test_the_template_call_grammar_admits_only_the_values_a_description_lists(model, tmp_path):
-    """BFCL's maps.shortest_path gives its modes only in prose, "(walk, bike, transit, drive)": the
-    1.5B wrote "public transportation". The template step's grammar admits only the listed values;
-    the names path's grammar (SmolLM2's) is unchanged."""
+    """A tool that gives its values only in prose, as quoted alternatives ("'walk', 'bike' or
+    'transit'"): the template step's grammar admits only the listed values, never what a user might
+    say ("public transportation"); the names path's grammar (SmolLM2's) is unchanged."""
     from pydantic import BaseModel, Field
 
     from nanobot.config import load_settings
@@ -142,7 +142,7 @@ def test_the_template_call_grammar_admits_only_the_values_a_description_lists(mo
 
     class RouteArgs(BaseModel):
         start: str
-        mode: str = Field("walk", description="The mode of transportation (walk, bike, transit, drive).")
+        mode: str = Field("walk", description="How to travel: 'walk', 'bike' or 'transit'.")
 
     class Route(Tool):
         name, description, Args = "route", "Find a route.", RouteArgs

@@ -1,6 +1,7 @@
-"""``tools.choices``: a string parameter whose description closes its set of values ("(walk, bike,
-transit, drive)", "either major or minor", "'12h' or '24h'") gets that set as its ``enum``; examples
-("e.g.", "etc", "such as") and descriptions that only name parts or kinds are left free."""
+"""``tools.choices``: a string parameter whose description closes its set of values with quoted
+alternatives ("choose between 'imperial' and 'metric'", the one BFCL development item that has such a
+list) gets that set as its ``enum``; examples ("e.g.", "etc", "such as"), unquoted lists and
+descriptions that only name parts or kinds are left free."""
 
 from __future__ import annotations
 
@@ -10,13 +11,9 @@ from nanobot.tools.choices import choices, described
 
 
 @pytest.mark.parametrize("text, values", [
-    ("The mode of transportation (walk, bike, transit, drive).", ["walk", "bike", "transit", "drive"]),
-    ("Type of the scale, either major or minor. Default is 'major'.", ["major", "minor"]),
-    ("The time display format: '12h' or '24h'. Default is '24h'.", ["12h", "24h"]),
-    ("Units ('miles' or 'kilometers'). Defaults to 'miles'.", ["miles", "kilometers"]),
     ("Optional parameter to choose between 'imperial' and 'metric' systems.", ["imperial", "metric"]),
-    ("Sort order. One of: asc, desc.", ["asc", "desc"]),
-    ("Kind. Possible values: 'sea creatures', 'bugs', 'fish'.", ["sea creatures", "bugs", "fish"]),
+    ("Output level: 'brief', 'normal' or 'full'. Default is 'normal'.", ["brief", "normal", "full"]),
+    ("Kind: 'sea creatures', 'bugs' and 'fish'.", ["sea creatures", "bugs", "fish"]),
 ])
 def test_a_closed_list_in_the_description_is_found(text, values):
     assert choices(text) == values
@@ -30,6 +27,8 @@ def test_a_closed_list_in_the_description_is_found(text, values):
     "The point (latitude, longitude).",                                     # parts, not choices
     "Either a file path or a URL.",                                         # kinds, not values
     "The city and state, e.g. New York City, NY",
+    "Sort order (asc, desc).",                                              # unquoted: left free
+    "Sort order, either asc or desc.",
     "The name of the hotel.",
 ])
 def test_examples_and_prose_are_not_choices(text):
@@ -38,11 +37,11 @@ def test_examples_and_prose_are_not_choices(text):
 
 def test_described_adds_the_enum_and_the_default_and_leaves_typed_ones_alone():
     schema = {"type": "object", "required": ["mode"], "properties": {
-        "mode": {"type": "string", "description": "Mode (walk, bike or transit). Default is 'drive'."},
+        "mode": {"type": "string", "description": "Mode: 'walk', 'bike' or 'transit'. Default is 'drive'."},
         "units": {"type": "string", "description": "'m' or 'km'", "default": "cm"},
-        "fixed": {"type": "string", "enum": ["a"], "description": "(x, y, z)"},
-        "count": {"type": "integer", "description": "either 1 or 2"},
-        "legs": {"type": "array", "items": {"type": "string", "description": "(walk, bike, transit)"}}}}
+        "fixed": {"type": "string", "enum": ["a"], "description": "'x', 'y' or 'z'"},
+        "count": {"type": "integer", "description": "'1' or '2'"},
+        "legs": {"type": "array", "items": {"type": "string", "description": "'walk', 'bike' or 'transit'"}}}}
     out = described(schema)
     props = out["properties"]
     assert props["mode"]["enum"] == ["walk", "bike", "transit", "drive"]

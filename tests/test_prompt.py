@@ -1,9 +1,15 @@
 """The lean prompt: budgets counted with the real model's tokenizer, trimming reported, cap enforced."""
 
 import json
+import re
+
+import pytest
 
 from nanobot.backends.base import Message
 from nanobot.core.prompt import RawSection, build_prompt, trim_to_budget
+from tests.qwen import SKIP_REASON, qwen_path
+
+QWEN = qwen_path()  # read before the ``home`` fixture clears NANOBOT_* variables
 
 
 def words(text: str) -> int:
@@ -80,3 +86,41 @@ def test_small_cap_is_never_exceeded(cli, home):
     proc = cli("prompt", "--json", env={"NANOBOT_PROMPT__CAP": "70"})
     data = json.loads(proc.stdout)
     assert data["total_tokens"] <= 70 and data["trims"]
+
+
+def _first_turn_prompt(cli, *model: str) -> tuple[dict, int]:
+    """``nanobot prompt --json --query hi`` and the ``prompt N tok`` of a first ``nanobot chat -v`` turn
+    on "hi" in the same home."""
+    quiet = {"NANOBOT_OBSERVER__ENABLED": "false", "NANOBOT_CHAT__MAX_TOKENS": "16"}
+    proc = cli("prompt", "--json", "--query", "hi", *model, env=quiet)
+    assert proc.returncode == 0, proc.stderr
+    chat = cli("chat", "-v", *model, input="hi\n", env=quiet)
+    assert chat.returncode == 0, chat.stderr
+    return json.loads(proc.stdout), int(re.findall(r"\[prompt (\d+) tok", chat.stderr)[0])
+
+
+def test_prompt_reports_what_the_first_turn_sends(cli, home):
+    """SmolLM2 (names + schema on demand): the report's rows sum to what the first turn's reply was
+    generated from, chat template included, and the room is counted from that."""
+    data, sent = _first_turn_prompt(cli)
+    report = data["sent"]
+    assert report["call_format"] == "names" and report["tokens"] == sent
+    assert sum(r["tokens"] for r in report["rows"]) == sent
+    c = data["conversation"]
+    assert c["tokens"] == data["n_ctx"] - report["prefix_tokens"] - c["reply_reserve"]
+
+
+def test_prompt_reports_what_the_first_turn_sends_on_the_1_5b(cli, home):
+    """The 1.5B's template renders the tools block (the lean listing by default): ``nanobot prompt``
+    counts it, and the whole first turn stays under 1,000 tokens with >= 85% of n_ctx left."""
+    if QWEN is None:
+        pytest.skip(SKIP_REASON)
+    data, sent = _first_turn_prompt(cli, "--model", str(QWEN))
+    report = data["sent"]
+    assert report["call_format"] == "template" and report["tokens"] == sent
+    assert sum(r["tokens"] for r in report["rows"]) == sent
+    assert any(r["name"] == "tools block (lean)" and r["tokens"] > 0 for r in report["rows"])
+    assert sent <= 1000 and data["conversation"]["share"] >= 0.85
+    again = json.loads(cli("prompt", "--json", "--model", str(QWEN), "--query", "hi").stdout)["sent"]["tokens"]
+    human = cli("prompt", "--model", str(QWEN), "--query", "hi").stdout  # the home now has a session
+    assert re.search(rf"total sent \(the turn with this message\) +{again}\b", human), human

@@ -51,6 +51,7 @@ class ToolTemplateModel(ScriptedModel):
 
 
 def make_agent(home, model, **tools):
+    tools = {"listing": "full", **tools}  # the loop with one generation a call; lean: tests below
     settings = load_settings(home, tools={"enabled": ["read_file", "write_file"], **tools},
                              memory={"enabled": False}, observer={"enabled": False})
     init_workspace(settings.workspace)

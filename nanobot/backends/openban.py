@@ -8,16 +8,24 @@ token after which it would begin with one; once the reply has gone another way i
 masks are computed over the whole vocabulary once per reply-so-far and kept (``masks``), so the
 151k-token vocabulary of Qwen is scanned a handful of times per model, not per token.
 
->>> ban = OpeningBan(["{", "Hi", "``", "`json", " "], ("{", "```json"), prompt_len=0)
+Tokens holding a chat template's own markup (``MARKUP``: ``<tool_call>``, ``<tool_response>``,
+``<|im_start|>``) are masked for the whole reply: a text reply is prose, never a piece of the template.
+
+>>> ban = OpeningBan(["{", "Hi", "``", "`json", " ", "<tool_response>"], ("{", "```json"), prompt_len=0)
 >>> ban.mask("").tolist()                 # "{" opens a call
 [0]
 >>> ban.mask("``").tolist()              # "``" + "`json" would
 [3]
+>>> ban.never().tolist()                 # template markup, anywhere in the reply
+[5]
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+MARKUP = ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<|im_start|>", "<tools>",
+          "</tools>")
 
 
 class OpeningBan:
@@ -28,6 +36,7 @@ class OpeningBan:
         self.texts, self.starts, self.prompt_len = texts, starts, prompt_len
         self.masks = {} if masks is None else masks  # reply so far -> banned token ids (shared per model)
         self.done = False
+        self.never()  # built once per model (a session start builds it with the opening's mask)
 
     def open(self, text: str) -> bool:
         """Whether ``text`` may still become (or already is) one of the starts."""
@@ -41,7 +50,15 @@ class OpeningBan:
                                            if (before + t).lstrip().startswith(starts)], dtype=np.int64)
         return self.masks[before]
 
+    def never(self) -> np.ndarray:
+        """Tokens whose text holds template markup (``MARKUP``), banned from every position."""
+        if "\0markup" not in self.masks:
+            self.masks["\0markup"] = np.array([i for i, t in enumerate(self.texts)
+                                                if "<" in t and any(m in t for m in MARKUP)], dtype=np.int64)
+        return self.masks["\0markup"]
+
     def __call__(self, input_ids, scores):
+        scores[self.never()] = -np.inf
         if self.done:
             return scores
         before = "".join(self.texts[int(t)] for t in input_ids[self.prompt_len:])

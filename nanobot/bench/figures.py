@@ -83,7 +83,7 @@ class SectionTokens(BaseModel):
 class PromptFigures(BaseModel):
     """Prompt size: the lean prompt per turn vs the full-dump baseline, same workspace."""
 
-    lean_sections: list[SectionTokens]  # system sections + per-turn memory + the message
+    lean_sections: list[SectionTokens]  # as sent: sections, template wrapping, tools block, memory, message
     lean_system_tokens: int
     lean_turn_tokens: int  # rendered prompt of a first turn, chat template included
     memory_per_turn: str  # "retrieved" or "budget (retriever not attached)"

@@ -51,6 +51,7 @@ from nanobot.bench.speed import measure_variant, variant_plan
 from nanobot.config import ModelSettings, Settings
 from nanobot.core.features import Feature
 from nanobot.kvcache.feature import KVCache, KVCacheFeature, stable_prefix_tokens
+from nanobot.loop.promptreport import sent_report
 from nanobot.models import ResolvedModel, bundled_model_path, resolve_model
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -298,12 +299,10 @@ def _full_turn(backend: LlamaBackend, full: FullDump, opts: BenchOptions) -> Gen
 def _prompt_figures(agent, backend: LlamaBackend, full: FullDump, cold, memory_mode: str) -> PromptFigures:
     built = agent.system_prompt()
     count = backend.count_tokens
-    lean = [SectionTokens(name=s.name, tokens=s.tokens) for s in built.sections]
     history, agent.history = agent.history, []
-    memory = agent.memory_block(QUESTIONS[0])  # as in a first turn (empty history)
+    sent = sent_report(agent, QUESTIONS[0])  # as in a first turn (empty history): rows sum to what it sends
     agent.history = history
-    lean += [SectionTokens(name="memory (per turn)", tokens=count(memory)),
-             SectionTokens(name="message", tokens=count(QUESTIONS[0]))]
+    lean = [SectionTokens(name=r["name"], tokens=r["tokens"]) for r in sent["rows"]]
     full_msgs = [Message(role="system", content=full.text), Message(role="user", content=QUESTIONS[0])]
     full_tokens = backend.prompt_tokens(full_msgs)
     lean_tokens = cold[0].prompt_tokens
@@ -379,7 +378,7 @@ def _assemble(resolved, label, opts, turns, variants, started, seconds) -> Bench
     frac = round(overhead.median / max(lean_cold.median, 1e-9), 4)
     base = variants[0] if variants else None
     notes = [f"memory per turn: {prompt.memory_per_turn}"]
-    if not next((x.tokens for x in prompt.lean_sections if x.name == "memory (per turn)"), 0):
+    if not next((x.tokens for x in prompt.lean_sections if x.name == "memory (this turn)"), 0):
         notes.append("the memory retriever returned nothing for the question: the lean turn carries no memory block")
     notes += [f"full dump is missing: {m}" for m in prompt.full_missing]
     if opts.quick:

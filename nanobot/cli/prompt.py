@@ -21,15 +21,22 @@ def render_report(data: dict, console: Console) -> None:
         table.add_row(Text(s["name"]), str(s["tokens"]), str(s["budget"]), str(s["trimmed_tokens"] or ""))
     for name in data["omitted"]:
         table.add_row(Text(name, style="dim"), "[dim]0[/dim]", "", "[dim]empty, not sent[/dim]")
-    if "memory" in data:
-        m = data["memory"]
-        table.add_row("memory (this turn)", str(m["tokens"]), str(m["budget"]), "")
-    table.add_row("[bold]total[/bold]", f"[bold]{data['total_tokens']}[/bold]", f"cap {data['cap']}", "")
+    table.add_row("sections", str(data["total_tokens"]), f"cap {data['cap']}", "")
+    sent = data["sent"]
+    budgets = {"memory (this turn)": str(data["memory"]["budget"])} if "memory" in data else {}
+    for row in sent["rows"][len(data["sections"]):]:  # what the turn sends besides the sections
+        table.add_row(Text(row["name"]), str(row["tokens"]), budgets.get(row["name"], ""), "")
+    what = "the turn with this message" if "memory" in data else "before your message"
+    table.add_row(f"[bold]total sent[/bold] ({what})", f"[bold]{sent['tokens']}[/bold]", "", "")
     console.print(table)
     c = data["conversation"]
     console.print(f"room for the conversation: {c['tokens']} tokens, {c['share']:.0%} of n_ctx {data['n_ctx']} "
-                  f"(after the system prompt and a {c['reply_reserve']}-token reply reserve)", markup=False)
-    if "tools" in data:
+                  f"(after the system prompt{' and tools block' if sent['call_format'] == 'template' else ''}, "
+                  f"as the chat template renders them, and a {c['reply_reserve']}-token reply reserve)", markup=False)
+    block = next((r for r in sent["rows"] if r["name"].startswith("tools block")), None)
+    if block is not None:  # template tool calls: the template renders the tools itself
+        console.print(f"{block['name']}: {block['tokens']} tokens, as the chat template renders it", markup=False)
+    elif "tools" in data:
         t = data["tools"]
         console.print(f"tool index: {t['index_tokens']} tokens (all schemas would cost {t['all_schemas_tokens']})")
     for line in data["trims"]:

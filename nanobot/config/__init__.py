@@ -139,6 +139,9 @@ class ChatSettings(Strict):
     loop_sentence_chars: int = Field(24, ge=8, le=TOKENS)  # a repeated sentence at least this long is a loop
 
 
+THRESHOLDS = {"lean": 0.3, "full": 0.4}  # P(call) to call, per ``tools.listing`` (BFCL development items)
+
+
 class ToolSettings(Strict):
     enabled: list[str] | None = None  # None = every registered tool
     roots: list[Path] = Field(default_factory=list)  # extra roots the file tools may touch
@@ -155,8 +158,17 @@ class ToolSettings(Strict):
     # "auto": the model's own <tool_call> format when its chat template declares tool support
     # (nanobot.tools.templatecalls), else names + schema on demand; "names" / "template" force one
     call_format: Literal["auto", "names", "template"] = "auto"
-    # template format: P(the reply opens a call) needed to call; chosen on the BFCL dev half (bench/bfcl_report.py)
-    call_threshold: float = Field(0.4, ge=0.0, le=1.0)
+    # template format: P(the reply opens a call) needed to call; unset: the listing's own (``THRESHOLDS``,
+    # chosen on BFCL development items: bench/bfcl_report.py, bench/bfcl_lean_report.py)
+    call_threshold: float | None = Field(None, ge=0.0, le=1.0)
+    # template format: the tools block the decision sees -- "lean": names + one-line purposes, the chosen
+    # tool's schema only for its argument step (nanobot.tools.leancalls); "full": every schema
+    listing: Literal["lean", "full"] = "lean"
+
+    @property
+    def threshold(self) -> float:
+        """``call_threshold``, or the listing's default: a lean block gives every P(call) less."""
+        return self.call_threshold if self.call_threshold is not None else THRESHOLDS[self.listing]
 
 
 def default_home() -> Path:

@@ -69,9 +69,13 @@ class CoreSections(Feature):
 
     def sections(self, agent) -> list[RawSection]:
         ws, settings = agent.workspace, agent.settings
-        index = getattr(agent.tool_runner, "index_text", None)
+        runner = agent.tool_runner
+        index = getattr(runner, "index_text", None)
+        text = index() if index else ", ".join(agent.tool_names())
+        if index and runner.listed_by_template(agent):  # the template's tools slot lists them
+            text = ""
         return [soul_section(ws, settings), rules_section(), user_section(ws, settings),
-                tools_section(index() if index else ", ".join(agent.tool_names()), settings), context_section(ws, settings),
+                tools_section(text, settings), context_section(ws, settings),
                 time_section(agent.started, settings)]
 
 

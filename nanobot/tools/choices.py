@@ -1,18 +1,18 @@
 """Values a string parameter's description enumerates, made an ``enum`` for the template call grammar.
 
-Schemas written for people often list a parameter's values only in prose: "The mode of transportation
-(walk, bike, transit, drive).", "Type of the scale, either major or minor.", "The time display format:
-'12h' or '24h'.". Left free, a model writes what the user said ("public transportation") where the
-function takes "transit". ``described`` returns the schema with such a list as the parameter's ``enum``
-(the description's default and the schema's ``default`` included), so the argument grammar admits only
-those values. Only lists that close the set are taken: a parenthesis holding nothing but the list,
-"one of / possible values / options / either ... or / choose between ...", or quoted alternatives
-("'a' or 'b'"); never one with "e.g.", "etc", "such as", "like" or "including". Unquoted values are single
-words, quoted ones at most three. ``enum``/``const``/``pattern``/``format`` parameters are left as they are.
+Schemas written for people often list a parameter's values only in prose, as quoted alternatives:
+"Optional parameter to choose between 'imperial' and 'metric' systems." (BFCL multiple_116, a
+development item). Left free, a small model writes what the user said where the function takes one of
+those values. ``described`` returns the schema with such a list as the parameter's ``enum`` (the
+description's default and the schema's ``default`` included), so the argument grammar admits only
+those values. Only quoted alternatives joined by "or"/"and" are taken ("'a', 'b' or 'c'"), at most
+three words each, never after "e.g.", "etc", "such as", "like" or "including"; unquoted lists
+("(red, green)", "either fast or slow") are left free: no development item needs them.
+``enum``/``const``/``pattern``/``format`` parameters are left as they are.
 
->>> described({"properties": {"mode": {"type": "string", "description": "Mode (walk, bike, transit)."}}})
-{'properties': {'mode': {'type': 'string', 'description': 'Mode (walk, bike, transit).', 'enum': ['walk', 'bike', 'transit']}}}
->>> choices("Units, e.g. 'm' or 'cm'."), choices("A city name or coordinates."), choices("At (lat, lon).")
+>>> described({"properties": {"u": {"type": "string", "description": "Units: 'metric' or 'imperial'."}}})
+{'properties': {'u': {'type': 'string', 'description': "Units: 'metric' or 'imperial'.", 'enum': ['metric', 'imperial']}}}
+>>> choices("Units, e.g. 'm' or 'cm'."), choices("A city name or coordinates."), choices("Mode (a, b, c).")
 ([], [], [])
 """
 
@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import re
 
-_OPEN = r"(?:one of|possible values(?: are)?|allowed values(?: are)?|valid values(?: are)?|options(?: are)?|either|choose between)"
-_LISTS = (re.compile(r"\(([^()]*)\)"),                                     # "(walk, bike, transit)"
-          re.compile(rf"\b{_OPEN}\s*:?\s*([^.;()]*)", re.I),               # "either major or minor"
-          re.compile(r"((?:'[^']+'\s*,\s*)*'[^']+'\s*,?\s*(?:or|and)\s*'[^']+')"))  # "'12h' or '24h'"
+_LISTS = (re.compile(r"((?:'[^']+'\s*,\s*)*'[^']+'\s*,?\s*(?:or|and)\s*'[^']+')"),)  # "'metric' or 'imperial'"
 _OPEN_EXAMPLES = re.compile(r"\be\.g\b|\betc\b|such as|for example|\blike\b|including|\.\.\.", re.I)
 _SPLIT = re.compile(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+")
 _WORD = re.compile(r"[\w][\w+\-/.]*")
@@ -50,13 +47,11 @@ def _items(text: str) -> list[str]:
 
 def choices(description: str) -> list[str]:
     """The closed list of values ``description`` gives, [] when it gives none."""
-    for i, pattern in enumerate(_LISTS):
+    for pattern in _LISTS:
         for found in pattern.finditer(description or ""):
             text, before = found.group(1), description[max(0, found.start() - 16):found.start(1)]
             if _OPEN_EXAMPLES.search(before + text) or not (values := _items(text)):
                 continue
-            if i == 0 and len(values) < 3 and not re.search(r"\bor\b|'", text):
-                continue  # "(latitude, longitude)" names parts, not choices
             return values
     return []
 

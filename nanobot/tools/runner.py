@@ -92,6 +92,11 @@ class ToolRunner:
             return False
         return fmt == "template" or (fmt == "auto" and can.tool_template)
 
+    def listed_by_template(self, agent: Any) -> bool:
+        """Whether the template's tools slot lists the tools (template calls, ``tools.listing`` lean:
+        ``tools.leancalls``), so the prompt needs no tool index of its own."""
+        return self.settings.tools.listing == "lean" and self.template_calls(agent)
+
     def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         """Tool steps, then the streamed reply; ``first``: the first step calls that tool, undecided."""
         if self.template_calls(agent):

@@ -7,7 +7,7 @@ with the tools' JSON schemas, answering either in text or with ``<tool_call>{"na
 1. **Decide**: the prompt is rendered with the offered tools (``callgrammar.tool_specs``) and one
    line in the system message saying to answer in text when no function fits (``DECLINE``); one
    prompt evaluation gives the probability that the reply opens with ``<tool_call>``
-   (``prefix_probability``: ``STARTS``). Below ``tools.call_threshold`` the step answers in text. The threshold is
+   (``prefix_probability``: ``STARTS``). Below ``tools.call_threshold`` (``ToolSettings.threshold``) the step answers in text. The threshold is
    tuned on the development half of a BFCL sample (bench/bfcl_bench.py): the model alone opens a call
    for almost any request, so the margin is what declines "hello".
 2. **Call**: after ``<tool_call>\\n`` the call is generated under ``callgrammar.call_grammar`` (an
@@ -52,18 +52,24 @@ from typing import Any
 import regex
 
 from nanobot.backends.base import Message
+from nanobot.backends.openban import MARKUP
 from nanobot.core.asks import looks_at
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.provenance import unasked
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
+from nanobot.tools.leancalls import lean_specs, name_grammar, schema_message
+from nanobot.tools.plain import plain
 from nanobot.tools.validate import validate
 
 # How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
 # writes ```json or a bare {"name": ...} instead (bench/bfcl_bench.py); any of them counts as a call.
 STARTS = (OPEN, "{", "```json")
 # what a text reply may not begin with (``backends/openban.py``): every call opening, a fenced bare one
-NO_OPENING = (*STARTS, "```\n{", "[{")
+# (```` ```python\n{ ```` then prose is a call abandoned: the 1.5B wrote it when ```` ```json ```` was masked)
+FENCED = tuple(f"```{lang}{nl}{brace}" for lang in ("", "python", "py", "javascript", "js", "tool_code", "text")
+               for nl in ("\n", " ") for brace in ("{", "[")) + ("```\n\n{", "```python\n\n{")
+NO_OPENING = (*STARTS, *FENCED, "[{")
 # A message that asks to see or run something (``core.asks.looks_at``: "show me todo.md", "What files
 # are in this folder?") makes the first step a call when P(call) is at least this: such asks can score
 # under the threshold (0.2-0.4 on Qwen2.5-Coder-1.5B), and the reply checks would ask for the look anyway.
@@ -83,7 +89,8 @@ DECLINE = ("Call a function only when the user's request needs one of the functi
 # the model meant to call. ``regex`` (not ``re``) for its partial matches: a reply is held back only
 # while it could still become one ("t", "tools: ex", "```js"), so "The capital..." shows at once.
 OPENING_ONLY = regex.compile(r"\s*(?:(?:tools?|functions?|call)\s*:\s*[\w.-]*\s*)?(?:json\s*:?\s*)?"
-                             r"(?:<tool_call>\s*)?(?:```(?:json)?\s*)?\[?\s*\{?\s*", regex.I)
+                             r"(?:<tool_call>\s*)?(?:```[\w+-]*\s*)?\[?\s*\{?\s*", regex.I)
+NAME_TOKENS = 48  # the longest offered name, in tokens, with room
 HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
 FORCED = 2  # calls made under the grammar from opening-only replies, per turn
 REASK = "[nanobot: your reply was empty. Answer the user in plain text now.]"
@@ -113,7 +120,9 @@ class TemplateCalls:
 
     def __init__(self, runner: Any):
         self.runner = runner
-        self.specs = tool_specs(runner.tools)
+        self.full = tool_specs(runner.tools)
+        self.lean = runner.settings.tools.listing == "lean"  # ``tools.leancalls``
+        self.specs = lean_specs(runner.tools) if self.lean else self.full  # what every render gets
         self._grammars: dict[str, str] = {}
 
     def grammar(self, only: str = "") -> str:
@@ -150,7 +159,7 @@ class TemplateCalls:
         prov = agent.provenance
         if first and at is not None and prov.lures(msgs[at].content):
             bare = [*msgs[:at], Message(role="user", content=prov.unlured(msgs[at].content, always=True)), *msgs[at + 1:]]
-            if (p := self.call_probability(agent, bare)) < self.runner.settings.tools.call_threshold:
+            if (p := self.call_probability(agent, bare)) < self.runner.settings.tools.threshold:
                 return p
         return self.call_probability(agent, msgs)
 
@@ -158,6 +167,10 @@ class TemplateCalls:
         """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
 
         settings = self.runner.settings.tools
+        if self.lean:  # the tool first, on the decision's prompt; then its arguments with its schema
+            only = only or self.pick(agent, msgs)
+            spec = next(s for s in self.full if s["function"]["name"] == only)
+            msgs = [*msgs, schema_message(spec)]
         raw = self.runner._generate(agent, msgs, self.grammar(only), f"{OPEN}\n", settings.args_tokens,
                                     "call", "", tools=self.specs)
         cut = agent.model.last.finish_reason == "length"
@@ -168,6 +181,15 @@ class TemplateCalls:
         name, args = parsed
         ok, error = validate(self.runner.tools[name], json.dumps(args), cut)
         return raw, name, ok, error
+
+    def pick(self, agent: Any, msgs: list[Message]) -> str:
+        """The tool a call opens with (``leancalls.name_grammar``), from the lean prompt."""
+        names = list(self.runner.tools)
+        if len(names) == 1:
+            return names[0]
+        text = self.runner._generate(agent, msgs, name_grammar(names), f"{OPEN}\n", NAME_TOKENS, "name", "",
+                                     tools=self.specs)
+        return next((n for n in names if text.strip().endswith(f"{json.dumps(n)},")), names[0])
 
     def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
@@ -183,7 +205,7 @@ class TemplateCalls:
                 break
             if failed[0] and tries:  # right after a tool's error: that tool again, no new decision
                 tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
-            elif (p := self.decide(agent, msgs, n == 0 and not look)) < settings.call_threshold and not (
+            elif (p := self.decide(agent, msgs, n == 0 and not look)) < settings.threshold and not (
                     n == 0 and look and p >= LOOK_FLOOR):
                 break
             else:
@@ -222,13 +244,19 @@ class TemplateCalls:
         held: list[TextDelta] = []
         holding = True
         for ev in agent.stream_reply(msgs, tools=self.specs, stop=self.stops(), no_opening=NO_OPENING):
-            if isinstance(ev, TurnDone):
-                return ev, held
+            if isinstance(ev, TurnDone):  # prose only (``tools.plain``), held text included
+                clean = plain(ev.reply)
+                if holding and clean != ev.reply:
+                    held = [TextDelta(text=clean)] if clean else []
+                return ev.model_copy(update={"reply": clean}), held
             if isinstance(ev, TextDelta) and holding:
                 held.append(ev)
                 text = "".join(d.text for d in held)
                 if not may_open(text) or len(text.strip()) >= HOLD:
                     holding = False
+                    clean = plain(text)  # a fence opened on a brace, then prose: the prose only
+                    if clean != text.strip():
+                        held = [TextDelta(text=clean + text[len(text.rstrip()):])] if clean else []
                     yield from held
                     held = []
                 continue
@@ -243,7 +271,7 @@ class TemplateCalls:
     def stops(self) -> list[str]:
         """Where a text reply ends: a call tag, or an offered tool's call written out as JSON."""
         named = [f'"name":{sp}"{n}"' for n in self.runner.tools for sp in (" ", "")]
-        return [OPEN, CLOSE, *named]
+        return [*MARKUP, *named]
 
     def call(self, agent: Any, msgs: list[Message], seen: set[str], only: str = "") -> Generator[Event, None, bool]:
         """Generate, validate (with retries) and run one call (of ``only``, when given); True when it
