@@ -23,6 +23,7 @@ into a fresh home with its tool calls run for real (files edited, pytest and git
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import tempfile
@@ -145,22 +146,29 @@ def main() -> None:
             print({k: row[k] for k in ("id", "generator", "draft_s") if k in row},
                   sum(x["found"] for x in row["items"]), "/", len(row["items"]),
                   "where", row.get("where_ok"), "cuts", len(row["cuts"]), flush=True)
+            report(rows, model.name, args, echo=False)  # after every session: a partial run is kept
+        report(rows, model.name, args)
+
+
+def report(rows: list[dict], name: str, args, echo: bool = True) -> None:
     items = [x for r in rows for x in r["items"]]
     lines = [ok for r in rows for _, ok in r["grounded"]]
     by_kind = {k: f"{sum(x['found'] for x in items if x['kind'] == k)}/{sum(x['kind'] == k for x in items)}"
                for k in sorted({x["kind"] for x in items})}
     where = [r["where_ok"] for r in rows if "where_ok" in r]
-    summary = {"model": model.name, "split": args.split, "sessions": len(rows),
+    summary = {"model": name, "split": args.split, "sessions": len(rows),
                "recall": round(sum(x["found"] for x in items) / len(items), 3), "items": len(items),
                "recall_by_kind": by_kind, "grounded": round(sum(lines) / max(1, len(lines)), 3),
                "lines": len(lines), "cuts": sum(len(r["cuts"]) for r in rows),
                "where": round(sum(where) / len(where), 3) if where else None,
                "generator": {g: sum(r["generator"] == g for r in rows) for g in ("model", "fallback")},
-               "mean_draft_s": round(sum(r["draft_s"] for r in rows) / len(rows), 1)}
+               "mean_draft_s": round(sum(r["draft_s"] for r in rows) / len(rows), 1),
+               "load_avg": [round(x, 1) for x in os.getloadavg()]}  # this machine is shared: timings with it
     if args.before:
         summary["mean_before_s"] = round(sum(r["before_s"] for r in rows) / len(rows), 1)
-    emit(summary, indent=1)
-    out = args.out or f"bench/results/context-{Path(model.name).stem}-{args.split}.json"
+    if echo:
+        emit(summary, indent=1)
+    out = args.out or f"bench/results/context-{Path(name).stem}-{args.split}.json"
     emit({"summary": summary, "rows": rows}, out, indent=1, echo=False)
 
 
