@@ -38,10 +38,10 @@ from nanobot.base.shorten import open_quote  # noqa: E402
 from nanobot.bench.grounded import memory_lines  # noqa: E402
 from nanobot.bench.sessions import found, load, prepare, replay  # noqa: E402
 from nanobot.config import load_settings  # noqa: E402
+from nanobot.core.events import TurnDone  # noqa: E402
 from nanobot.core.grounding import check, content_words  # noqa: E402
 from nanobot.core.transcript import read_transcript  # noqa: E402
 from nanobot.loop.agent import Agent  # noqa: E402
-from nanobot.core.events import TurnDone  # noqa: E402
 from nanobot.observer.contextmd import load_context  # noqa: E402
 from nanobot.observer.observer import (  # noqa: E402
     INSTRUCTION,

@@ -27,9 +27,9 @@ from pydantic import BaseModel
 from nanobot.backends.base import ChatModel, Message
 from nanobot.base import faults
 from nanobot.base.atomic import atomic_write
-from nanobot.base.shorten import shorten
 from nanobot.base.interruptible import interruptible
 from nanobot.base.regular import read_regular
+from nanobot.base.shorten import shorten
 from nanobot.config import Settings
 from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.observer import nowscope
@@ -54,8 +54,8 @@ from nanobot.observer.observation import (
 )
 from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
-from nanobot.observer.toolevents import ToolEvent, outcomes, read_events, still_failing
 from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
+from nanobot.observer.toolevents import ToolEvent, outcomes, read_events, still_failing
 from nanobot.observer.usernotes import note_user
 from nanobot.workspace import read_text
 

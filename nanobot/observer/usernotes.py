@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from nanobot.base.shorten import sentences
 from nanobot.base.userfile import update_user_file
 from nanobot.base.written import record_written
-from nanobot.base.shorten import sentences
 from nanobot.observer.stated import _REMEMBER, MAX_CHARS
 
 HEADING = "## Noted by nanobot"
