@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from figures import emit  # noqa: E402
 
 from nanobot.backends.base import Message  # noqa: E402
+from nanobot.backends.scripted import ScriptedModel  # noqa: E402
 from nanobot.base.shorten import open_quote  # noqa: E402
 from nanobot.bench.grounded import memory_lines  # noqa: E402
 from nanobot.bench.sessions import found, load, prepare, replay  # noqa: E402
@@ -130,7 +131,7 @@ def run_session(model, s, root: Path, i: int, where: bool, before: bool) -> dict
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default=None)
+    ap.add_argument("--model", default=None, help="a model name or GGUF; none: no model, the fallback only")
     ap.add_argument("--split", default="dev", choices=["dev", "heldout"])
     ap.add_argument("--no-where", action="store_true")
     ap.add_argument("--before", action="store_true", help="also time the draft from the former prompt")
@@ -139,7 +140,10 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        model = load_model(load_settings(Path(tmp) / "m"), args.model)
+        if args.model == "none":  # no model: every draft falls back (the extractive floor and the tool events)
+            model, args.no_where = ScriptedModel([], name="none"), True
+        else:
+            model = load_model(load_settings(Path(tmp) / "m"), args.model)
         for i, s in enumerate(load(args.split)[: args.limit or None]):
             row = run_session(model, s, Path(tmp), i, not args.no_where, args.before)
             rows.append(row)
