@@ -1,7 +1,7 @@
 """Is CONTEXT.md worth reading? Recall, grounding, cuts and "where were we?" on labelled sessions.
 
     .venv/bin/python bench/context_bench.py [--model NAME] [--split dev|heldout] [--no-where]
-                                            [--before] [--limit N] [--out FILE]
+                                            [--before] [--limit N] [--threads N] [--out FILE]
 
 Each session of ``tests/data/context_sessions/<split>.json`` (``nanobot.bench.sessions``) is chatted
 into a fresh home with its tool calls run for real (files edited, pytest and git run), observed as at
@@ -27,6 +27,7 @@ import os
 import re
 import sys
 import tempfile
+from dataclasses import replace
 import time
 from pathlib import Path
 
@@ -53,6 +54,8 @@ from nanobot.observer.observer import (  # noqa: E402
     observe_live,
 )
 from nanobot.observer.reflector import lexical_similarity, reflect  # noqa: E402
+from nanobot.backends.llama import LlamaBackend  # noqa: E402
+from nanobot.models import resolve_model  # noqa: E402
 from nanobot.runtime import load_model  # noqa: E402
 from nanobot.workspace import init_workspace  # noqa: E402
 
@@ -135,6 +138,7 @@ def main() -> None:
     ap.add_argument("--split", default="dev", choices=["dev", "heldout"])
     ap.add_argument("--no-where", action="store_true")
     ap.add_argument("--before", action="store_true", help="also time the draft from the former prompt")
+    ap.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's, from the free cores)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N sessions")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
@@ -142,6 +146,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.model == "none":  # no model: every draft falls back (the extractive floor and the tool events)
             model, args.no_where = ScriptedModel([], name="none"), True
+        elif args.threads:  # llama.cpp's thread count fixed: on a busy machine its spinning threads stall
+            resolved = resolve_model(load_settings(Path(tmp) / "m"), args.model)
+            model = LlamaBackend(replace(resolved, settings=resolved.settings.model_copy(
+                update={"n_threads": args.threads, "n_threads_batch": args.threads})))
         else:
             model = load_model(load_settings(Path(tmp) / "m"), args.model)
         for i, s in enumerate(load(args.split)[: args.limit or None]):
