@@ -12,8 +12,9 @@ into a fresh home with its tool calls run for real (files edited, pytest and git
 - grounded: the share of CONTEXT.md (Now, Recent) and MEMORY.md lines traceable to the session: the
   line's quote grounds it in the user's words (``nanobot.core.grounding.check``), or every content word
   of the line is the user's or a tool event's (the outcomes' few fixed words aside);
-- cuts: values in CONTEXT.md and the observation holding a word that is no whole word of the session,
-  or a quote that does not close (target 0);
+- cuts: values in CONTEXT.md and the observation holding a cut word (no word of the session, but
+  the start of one: ``reverse_w``) or a quote that does not close (target 0); ``--rescore FILE``
+  recounts a result file's cuts by this rule;
 - where: a next session on the new CONTEXT.md (a fresh chat, memory and tools off) asked "where were
   we?": the reply holds all terms of one of the labelled last outcomes / next steps;
 - draft seconds per session; with ``--before`` also the draft from the prompt the observer used
@@ -23,18 +24,20 @@ into a fresh home with its tool calls run for real (files edited, pytest and git
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
 import tempfile
-from dataclasses import replace
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from figures import emit  # noqa: E402
 
 from nanobot.backends.base import Message  # noqa: E402
+from nanobot.backends.llama import LlamaBackend  # noqa: E402
 from nanobot.backends.scripted import ScriptedModel  # noqa: E402
 from nanobot.base.shorten import open_quote  # noqa: E402
 from nanobot.bench.grounded import memory_lines  # noqa: E402
@@ -44,6 +47,7 @@ from nanobot.core.events import TurnDone  # noqa: E402
 from nanobot.core.grounding import check, content_words  # noqa: E402
 from nanobot.core.transcript import read_transcript  # noqa: E402
 from nanobot.loop.agent import Agent  # noqa: E402
+from nanobot.models import resolve_model  # noqa: E402
 from nanobot.observer.contextmd import load_context  # noqa: E402
 from nanobot.observer.observer import (  # noqa: E402
     INSTRUCTION,
@@ -54,8 +58,6 @@ from nanobot.observer.observer import (  # noqa: E402
     observe_live,
 )
 from nanobot.observer.reflector import lexical_similarity, reflect  # noqa: E402
-from nanobot.backends.llama import LlamaBackend  # noqa: E402
-from nanobot.models import resolve_model  # noqa: E402
 from nanobot.runtime import load_model  # noqa: E402
 from nanobot.workspace import init_workspace  # noqa: E402
 
@@ -84,9 +86,30 @@ def grounded(line: str, quote: str, said: str, tools: str) -> bool:
 
 
 def cut_values(values: list[str], everything: str) -> list[str]:
+    """The values with a quote that does not close or a cut word: not a word of the session but the
+    start of one (``reverse_w`` of ``reverse_words``, ``utils`` of ``utils.py``); a word of the model's
+    own that begins no word of the session is wording, not a cut."""
     words = {w.lower() for w in WORD.findall(everything)}
-    return [v for v in values if open_quote(v) >= 0 or
-            any(w.lower() not in words for w in WORD.findall(v.rstrip("…")))]
+
+    def cut(word: str) -> bool:
+        w = word.lower()
+        return w not in words and any(s.startswith(w) for s in words)
+
+    return [v for v in values if open_quote(v) >= 0 or any(cut(w) for w in WORD.findall(v.rstrip("…")))]
+
+
+def rescore(path: str) -> None:
+    """Recount a result file's cuts by ``cut_values`` against the words of its labelled sessions
+    (user turns, replies, tool arguments; tool results are not stored)."""
+    data = json.loads(Path(path).read_text())
+    sessions = {s.id: s for split in ("dev", "heldout") for s in load(split)}
+    for row in data["rows"]:
+        s = sessions[row["id"]]
+        text = "\n".join(f"{t.user} {t.reply} {json.dumps([c.args for c in t.calls])}" for t in s.turns)
+        row["cuts"] = cut_values(row["cuts"], text + " " + TEMPLATE)
+    data["summary"]["cuts"] = sum(len(r["cuts"]) for r in data["rows"])
+    emit(data, path, indent=1, echo=False)
+    print(path, "cuts", data["summary"]["cuts"])
 
 
 def run_session(model, s, root: Path, i: int, where: bool, before: bool) -> dict:
@@ -141,7 +164,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's, from the free cores)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N sessions")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--rescore", help="recount the cuts of a result file (see rescore) and stop")
     args = ap.parse_args()
+    if args.rescore:
+        return rescore(args.rescore)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         if args.model == "none":  # no model: every draft falls back (the extractive floor and the tool events)
