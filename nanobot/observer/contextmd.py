@@ -16,10 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
 from nanobot.base.atomic import atomic_write
+from nanobot.base.shorten import shorten
 from nanobot.base.userfile import update_user_file
 from nanobot.workspace import read_text, visible_text
 
@@ -39,10 +41,12 @@ def approx_tokens(text: str) -> int:
 
 class _Fields(BaseModel):
     extra: list[str] = Field(default_factory=list)  # lines kept verbatim (comments, user fields)
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()  # fields written only when set (not in the template)
 
     def lines(self) -> list[str]:
         out = [f"- {info.alias or name.replace('_', ' ').capitalize()}: {getattr(self, name)}".rstrip()
-               for name, info in type(self).model_fields.items() if name != "extra"]
+               for name, info in type(self).model_fields.items()
+               if name != "extra" and (getattr(self, name) or name not in self.OPTIONAL)]
         return out + self.extra
 
 
@@ -50,6 +54,8 @@ class Now(_Fields):
     focus: str = ""
     task: str = ""
     blocked: str = ""
+    next: str = ""  # the open step the last session left (an observation's first open item)
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"next"})
 
 
 class TimeInfo(_Fields):
@@ -109,13 +115,16 @@ class ContextDoc(BaseModel):
         keep = [r for r in self.recent if r.lower() not in {f.lower() for f in fresh}]
         self.recent = (fresh + keep)[:MAX_RECENT]
 
-    def set_now(self, focus: str = "", task: str = "", blocked: str | None = None) -> None:
+    def set_now(self, focus: str = "", task: str = "", blocked: str | None = None,
+                next: str | None = None) -> None:
         if focus.strip():
             self.now.focus = _clip(focus)
         if task.strip():
             self.now.task = _clip(task)
         if blocked is not None:
             self.now.blocked = _clip(blocked)
+        if next is not None:
+            self.now.next = _clip(next)
 
     def prompt_text(self) -> str:
         """What the CONTEXT section of the system prompt shows: Now, Recent, External and the
@@ -178,8 +187,7 @@ def update_context(path: Path, change: Callable[[ContextDoc], None], budget: int
 
 # -- helpers ---------------------------------------------------------------------------------
 def _clip(value: str) -> str:
-    value = " ".join(value.split())
-    return value if len(value) <= MAX_VALUE_CHARS else value[: MAX_VALUE_CHARS - 1].rstrip() + "…"
+    return shorten(value, MAX_VALUE_CHARS)
 
 
 def _split(text: str) -> list[tuple[str, list[str]]]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from nanobot.base.shorten import sentences, shorten
 from nanobot.core.grounding import content_words
 from nanobot.observer.usernotes import kind_of
 
@@ -28,26 +29,20 @@ _TASK = re.compile(r"\b(?:i need to|i want to|i'm trying to|i am trying to|let's
 _CHATTER = re.compile(r"^\W*(?:hi|hello|hey|thanks|thank you|ok|okay|great|cool|bye|good (?:morning|night))\b"
                       r"[\W\w]{0,12}$", re.I)
 CHARS = 100
-_SPLIT = re.compile(r"(?<=[.!?])\s+|\n")  # a sentence ends at .!? before a space: greet.py is one word
 
 
 def gist(user_messages: list[str], chars: int = CHARS) -> str:
     """The session's gist (see the module docstring), at most ``chars`` long; "" for no messages."""
-    sentences = [" ".join(part.split()) for msg in user_messages for part in _SPLIT.split(msg)]
-    sentences = [s for s in sentences if s]
-    if not sentences:
+    said = [s for msg in user_messages for s in sentences(msg)]
+    if not said:
         return ""
-    words = [content_words(s) for s in sentences]
+    words = [content_words(s) for s in said]
     best, best_score = "", -1.0
-    for i, s in enumerate(sentences):
+    for i, s in enumerate(said):
         if len(words[i]) < 2 or _CHATTER.match(s) or kind_of(s) is not None:
             continue
         others = set().union(*(w for j, w in enumerate(words) if j != i)) if len(words) > 1 else set()
         score = len(words[i] & others) + (2 if _TASK.search(s) else 0)
         if score >= best_score:
             best, best_score = s, score
-    return _clip(best or sentences[0], chars)
-
-
-def _clip(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+    return shorten(best or said[0], chars)

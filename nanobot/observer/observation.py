@@ -26,12 +26,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from nanobot.base.shorten import sentences, shorten, whole_words
+
 MAX_ITEMS = 3  # per list when parsing a file
 MAX_FACTS = 6  # facts: the user's stated facts (observer/stated.py) come first, then the model's
 GRAMMAR_ITEMS = 1  # per list the model may write (the draft must close within observer.max_tokens)
-ITEM_CHARS = 32  # the model's bound per item's text
+ITEM_CHARS = 48  # the model's bound per item's text (near it, the last word is dropped)
 QUOTE_CHARS = 40  # ... and per quote (a copied quote: one of the user's sentences, cut at a word)
+MAX_OUTCOMES = 6  # what the session's tool events changed or ran (observer/toolevents.py)
 LISTS = {"decisions": "Decisions", "open_items": "Open items", "facts": "Facts"}
+WRITTEN = {"outcomes": "Outcomes", **LISTS}  # the lists of a part as written: outcomes first
 SCALARS = {"summary": "Summary", "focus": "Focus", "task": "Task", "blocked": "Blocked"}
 DRAFT_SCALARS = ("focus", "task", "blocked")  # the model's: the summary is the extractive one
 
@@ -46,6 +50,7 @@ class ObservationDraft(BaseModel):
     decisions: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
     open_items: list[str] = Field(default_factory=list, max_length=MAX_ITEMS)
     facts: list[str] = Field(default_factory=list, max_length=MAX_FACTS)
+    outcomes: list[str] = Field(default_factory=list, max_length=MAX_OUTCOMES)  # from tool events
     evidence: dict[str, str] = Field(default_factory=dict)  # item -> the quote that grounds it
 
     def said(self, item: str) -> str:
@@ -126,7 +131,7 @@ def _render_part(n: int, p: ObservationPart) -> str:
     lines = [f"## Part {n} · {p.at.isoformat(timespec='seconds')} · {p.trigger} · "
              f"{p.turns} turns · {p.generator}"]
     lines += [f"{label}: {p.said(getattr(p, k))}" for k, label in SCALARS.items() if getattr(p, k)]
-    for k, label in LISTS.items():
+    for k, label in WRITTEN.items():
         items = getattr(p, k)
         if items:
             lines += ["", f"### {label}", *[f"- {p.said(i)}" for i in items]]
@@ -141,10 +146,10 @@ def _parse_part(chunk: str) -> ObservationPart | None:
         turns = int(bits[2].split()[0]) if len(bits) > 2 else 0
     except (ValueError, IndexError):
         return None
-    data: dict = {k: [] for k in LISTS}
+    data: dict = {k: [] for k in WRITTEN}
     evidence: dict[str, str] = {}
     current: str | None = None
-    labels = {v.lower(): k for k, v in LISTS.items()}
+    labels = {v.lower(): k for k, v in WRITTEN.items()}
     scalars = {v.lower(): k for k, v in SCALARS.items()}
     for line in body.splitlines():
         if line.startswith("### "):
@@ -155,8 +160,8 @@ def _parse_part(chunk: str) -> ObservationPart | None:
             k, v = _kv(line)
             if k.lower() in scalars:
                 data[scalars[k.lower()]] = _unsaid(v, evidence)
-    for k in LISTS:
-        data[k] = data[k][:MAX_FACTS if k == "facts" else MAX_ITEMS]
+    for k in WRITTEN:
+        data[k] = data[k][:{"facts": MAX_FACTS, "outcomes": MAX_OUTCOMES}.get(k, MAX_ITEMS)]
     gen = bits[3] if len(bits) > 3 and bits[3] in ("model", "fallback") else "model"
     return ObservationPart(at=at, trigger=bits[1] if len(bits) > 1 else "", turns=turns,
                            generator=gen, evidence=evidence, **data)
@@ -189,6 +194,11 @@ def grammar_scale(max_tokens: int | None) -> float:
     return max(0.5, min(1.0, (max_tokens - SKELETON_TOKENS) / (FULL_TOKENS - SKELETON_TOKENS)))
 
 
+def item_chars(max_tokens: int | None) -> int:
+    """The grammar's bound on an item's text for a ``max_tokens`` budget."""
+    return max(16, int(ITEM_CHARS * grammar_scale(max_tokens)))
+
+
 @lru_cache(maxsize=16)
 def draft_grammar(spans: tuple[str, ...] = (), max_tokens: int | None = None) -> str:
     """GBNF for ``GroundedDraft`` via llama.cpp's schema converter, every string bounded.
@@ -204,7 +214,7 @@ def draft_grammar(spans: tuple[str, ...] = (), max_tokens: int | None = None) ->
 
     quote = {"type": "string", "maxLength": QUOTE_CHARS}
     said = {"type": "object", "required": ["text", "quote"], "additionalProperties": False,
-            "properties": {"text": {"type": "string", "maxLength": max(16, int(ITEM_CHARS * grammar_scale(max_tokens)))},
+            "properties": {"text": {"type": "string", "maxLength": item_chars(max_tokens)},
                            "quote": quote}}
     props: dict = {k: said for k in DRAFT_SCALARS}
     props |= {k: {"type": "array", "items": said, "maxItems": GRAMMAR_ITEMS} for k in LISTS}
@@ -218,9 +228,6 @@ def draft_grammar(spans: tuple[str, ...] = (), max_tokens: int | None = None) ->
     return _NESTED_CHARS.sub(_bounded, gbnf)
 
 
-_SPAN = re.compile(r"[^.!?\n]+[.!?]*")
-
-
 def quote_spans(said: list[str], limit: int = 40, chars: int = QUOTE_CHARS) -> tuple[str, ...]:
     """The user's sentences (the last ``limit``), each at most ``chars`` long (cut at a word), as
     the quotes a copy-span grammar admits.
@@ -230,10 +237,8 @@ def quote_spans(said: list[str], limit: int = 40, chars: int = QUOTE_CHARS) -> t
     """
     out: list[str] = []
     for message in said:
-        for m in _SPAN.finditer(message):
-            s = " ".join(m.group(0).split())
-            if len(s) > chars:
-                s = s[:chars].rsplit(" ", 1)[0]
+        for s in sentences(message):
+            s = shorten(s, chars, ellipsis="")  # a quote must occur as said: no ellipsis added
             if len(s) >= 2 and s not in out:
                 out.append(s)
     return tuple(out[-limit:])
@@ -251,19 +256,29 @@ def _bounded(m: re.Match) -> str:
     return f'"\\"" char{{0,{m.group(0).count("char")}}} "\\"" space'
 
 
-def parse_draft(text: str) -> GroundedDraft | None:
+def parse_draft(text: str, bound: int | None = None, known: frozenset[str] = frozenset()) -> GroundedDraft | None:
     """The draft in ``text``, whitespace normalised; a draft cut off by ``max_tokens`` is closed and
-    kept if it can be.
+    kept if it can be. No text ends in a cut word (``base/shorten.whole_words``): an item's text
+    near the grammar's ``bound``, or the item a cut-off draft stopped in, loses its last word unless
+    that word is ``known`` (a word of what the model read).
 
-    >>> parse_draft('{"focus": {"text": "Chose serde", "quote": "use  serde"}, "task": {"text": "cs').task
-    Said(text='cs', quote='')
+    >>> parse_draft('{"focus": {"text": "Chose serde", "quote": "use  serde"}, "task": {"text": "add cs').task
+    Said(text='add', quote='')
     """
     for tail in ("", '"', '"}', "}", '"}}', "}}", "]}", '"}]}', "}]}", '"]}', '"]}}'):
         try:
             draft = GroundedDraft.model_validate_json(text + tail)
         except ValidationError:
             continue
-        for _, item in draft.items():
-            item.text, item.quote = " ".join(item.text.split()), " ".join(item.quote.split())
+        items = [item for _, item in draft.items()]
+        for item in items:
+            item.text = whole_words(item.text, bound or 1 << 30, known)
+            item.quote = " ".join(item.quote.split())
+        if tail.startswith('"'):  # the draft stopped inside a string: the last one written
+            last = next((i for i in reversed(items) if i.text or i.quote), None)
+            if last is not None and last.quote:
+                last.quote = whole_words(last.quote, 0, known)
+            elif last is not None:
+                last.text = whole_words(last.text, 0, known)
         return draft
     return None

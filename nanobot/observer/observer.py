@@ -17,6 +17,7 @@ writes them.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -28,8 +29,8 @@ from nanobot.base import faults
 from nanobot.base.atomic import atomic_write
 from nanobot.base.interruptible import interruptible
 from nanobot.base.regular import read_regular
+from nanobot.base.shorten import shorten
 from nanobot.config import Settings
-from nanobot.core.fitting import trim_oldest
 from nanobot.core.transcript import list_transcripts, read_transcript
 from nanobot.observer import nowscope
 from nanobot.observer.contextmd import ContextDoc, load_context, update_context
@@ -40,17 +41,21 @@ from nanobot.observer.observation import (
     DRAFT_SCALARS,
     LISTS,
     MAX_FACTS,
+    MAX_ITEMS,
+    MAX_OUTCOMES,
     GroundedDraft,
     Observation,
     ObservationDraft,
     ObservationPart,
     draft_grammar,
+    item_chars,
     parse_draft,
     quote_spans,
 )
 from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
 from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
+from nanobot.observer.toolevents import ToolEvent, outcomes, read_events, still_failing
 from nanobot.observer.usernotes import note_user
 from nanobot.workspace import read_text
 
@@ -89,7 +94,11 @@ def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int,
     with interruptible():
         text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
                                     grammar=draft_grammar(spans, max_tokens)))
-    return parse_draft(text)
+    known = frozenset(w.lower() for m in messages for w in _WORD.findall(m.content))
+    return parse_draft(text, item_chars(max_tokens), known)
+
+
+_WORD = re.compile(r"[\w'’.-]*\w")  # a word as the model read it (utils.py, reverse_words, don't)
 
 
 def instructions_of(messages: list[Message]) -> str:
@@ -97,21 +106,25 @@ def instructions_of(messages: list[Message]) -> str:
     return "\n".join([*(m.content for m in messages if m.role == "system"), INSTRUCTION])
 
 
-def fallback_draft(exchanges: list[tuple[str, str]]) -> ObservationDraft:
+def fallback_draft(exchanges: list[tuple[str, str]], events: list[ToolEvent] = ()) -> ObservationDraft:
     """An extractive draft when the model cannot be used: no invented facts, just what was asked (the
     session's gist, ``observer/gist.py``, is the summary and focus: the sentence the session kept
     coming back to, not its first message; the last message is the task) and what the user stated
     about themselves (``observer/stated.py``); each item's evidence is itself, so the verifier keeps
-    it (a summary that framed it, "2 user message(s), starting with: ...", failed its content share)."""
+    it (a summary that framed it, "2 user message(s), starting with: ...", failed its content share).
+    The tool ``events`` give the outcomes (``observer/toolevents.py``) and, when the last command
+    failed, the open item: facts of the session, written without the model."""
     asked = [text for role, text in exchanges if role == "user" and text.strip()]
+    done, failing = outcomes(list(events)), still_failing(list(events))
     if not asked:
-        return ObservationDraft()
+        return ObservationDraft(outcomes=done[-MAX_OUTCOMES:], open_items=[failing] if failing else [])
     focus, last = gist(asked), _clip(asked[-1], 100)
     task = last if len(asked) > 1 and last != focus else ""
     facts = stated_facts(asked, MAX_FACTS)
     evidence = {focus: focus.rstrip("…"), **({task: task.rstrip("…")} if task else {}), **dict(facts)}
     return ObservationDraft(summary=focus, focus=focus, task=task, facts=[f for f, _ in facts],
-                            evidence=evidence)
+                            evidence=evidence, outcomes=done[-MAX_OUTCOMES:],
+                            open_items=[failing] if failing else [])
 
 
 def with_floor(model_draft: ObservationDraft, floor: ObservationDraft) -> ObservationDraft:
@@ -121,26 +134,29 @@ def with_floor(model_draft: ObservationDraft, floor: ObservationDraft) -> Observ
     pick = {k: getattr(model_draft, k) or getattr(floor, k) for k in ("focus", "task")}
     pick["summary"] = model_draft.summary or model_draft.focus or model_draft.task or floor.summary
     facts = [*floor.facts, *(f for f in model_draft.facts if f not in floor.facts)][:MAX_FACTS]
-    used = {*pick.values(), model_draft.blocked, *model_draft.decisions, *model_draft.open_items, *facts}
+    opens = [*model_draft.open_items, *(o for o in floor.open_items if o not in model_draft.open_items)]
+    used = {*pick.values(), model_draft.blocked, *model_draft.decisions, *opens, *facts}
     evidence = {k: v for k, v in (floor.evidence | model_draft.evidence).items() if k in used}
-    return model_draft.model_copy(update=pick | {"facts": facts, "evidence": evidence})
+    return model_draft.model_copy(update=pick | {"facts": facts, "evidence": evidence, "outcomes": floor.outcomes,
+                                                 "open_items": opens[:MAX_ITEMS]})
 
 
-def live_messages(model: ChatModel, system: str, history: list[Message], max_tokens: int) -> list[Message]:
-    """System prompt + history + the instruction; the oldest exchanges go if it would not fit."""
-    head, ask = Message(role="system", content=system), Message(role="user", content=INSTRUCTION)
-    hist, _ = trim_oldest(history, lambda h: model.prompt_tokens([head, *h, ask]), model.n_ctx - max_tokens,
-                          cost=lambda m: model.count_tokens(m.content))
-    return [head, *hist, ask]
+REPLY_CHARS = 160  # a reply's gist will do: the user's words and the tools' outcomes are the facts
 
 
-def transcript_messages(model: ChatModel, exchanges: list[tuple[str, str]], max_tokens: int) -> list[Message]:
-    """A compact rendering of a transcript (most recent exchanges that fit) + the instruction."""
-    budget = model.n_ctx - max_tokens - model.count_tokens(INSTRUCTION) - 64
+def transcript_messages(model: ChatModel, exchanges: list[tuple[str, str]], max_tokens: int,
+                        events: list[ToolEvent] = ()) -> list[Message]:
+    """A compact rendering of the session + the instruction: the most recent exchanges that fit
+    (the user's words whole, replies shortened to ``REPLY_CHARS``) and what the tools did
+    (``observer/toolevents.py``); not the system prompt, whose tokens cost the draft most."""
+    done = outcomes(list(events))
+    tools = ("\n\nWhat the tools did:\n" + "\n".join(f"- {o}" for o in done)) if done else ""
+    budget = model.n_ctx - max_tokens - 64 - model.count_tokens(INSTRUCTION + tools)
     lines: list[str] = []
     used = 0
     for role, text in reversed(exchanges):
-        line = f"{'User' if role == 'user' else 'Assistant'}: {_clip(text, 600)}"
+        user = role == "user"
+        line = f"User: {' '.join(text.split())}" if user else f"Assistant: {_clip(text, REPLY_CHARS)}"
         cost = model.count_tokens(line) + 1
         if used + cost > budget:
             break
@@ -148,16 +164,16 @@ def transcript_messages(model: ChatModel, exchanges: list[tuple[str, str]], max_
         used += cost
     convo = "\n".join(lines)
     return [Message(role="system", content=TRANSCRIPT_SYSTEM),
-            Message(role="user", content=f"Conversation:\n{convo}\n\n{INSTRUCTION}")]
+            Message(role="user", content=f"Conversation:\n{convo}{tools}\n\n{INSTRUCTION}")]
 
 
 def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Message]],
                       exchanges: list[tuple[str, str]], max_tokens: int,
-                      said: str | None = None) -> tuple[ObservationDraft, str]:
+                      said: str | None = None, events: list[ToolEvent] = ()) -> tuple[ObservationDraft, str]:
     """(draft, generator). The model's draft keeps only the items its quotes ground in ``said`` (what
     the user said this session; default: the user's turns in ``exchanges``), on the extractive floor
     (``with_floor``). A model error, Ctrl-C during generation, or nothing grounded: the fallback."""
-    floor = fallback_draft(exchanges)
+    floor = fallback_draft(exchanges, events)
     said = said if said is not None else "\n".join(t for r, t in exchanges if r == "user")
     if model is not None:
         try:
@@ -194,9 +210,12 @@ def write_part(settings: Settings, session_id: str, started: datetime | None,
 def fold_into_context(doc: ContextDoc, part: ObservationPart, started: datetime | None,
                       sessions_dir: Path, session_id: str, workspace: Path) -> None:
     set_now(doc, workspace, focus=part.focus, task=part.task, blocked=part.blocked)
+    doc.set_now(next=part.open_items[0] if part.open_items else "")  # this session's open step, or none
     stamp = f"{part.at:%m-%d}"
-    doc.add_recent([f"{stamp} {d}" for d in part.decisions] or
-                   ([f"{stamp} {part.summary}"] if part.summary else []))
+    done = "; ".join(part.outcomes[-3:])  # Recent: what happened (the latest outcomes), then decisions
+    recent = [f"{stamp} {shorten(done, RECENT_CHARS)}"] if done else []
+    recent += [f"{stamp} {d}" for d in part.decisions]
+    doc.add_recent(recent or ([f"{stamp} {part.summary}"] if part.summary else []))
     if started is not None:
         length = human_gap(part.at - started)
         doc.time.last_session = f"{started:%Y-%m-%d %H:%M}-{part.at:%H:%M} ({length}, {part.turns} turns)"
@@ -205,6 +224,9 @@ def fold_into_context(doc: ContextDoc, part: ObservationPart, started: datetime 
     pattern = session_pattern(spans)
     if pattern:
         doc.time.pattern = pattern
+
+
+RECENT_CHARS = 180
 
 
 # -- entry points ----------------------------------------------------------------------------
@@ -223,12 +245,12 @@ def observe_live(agent, trigger: str, max_tokens: int | None = None) -> Outcome:
     """Observe the agent's current session (history as the model saw it)."""
     settings = agent.settings
     said = user_said(agent.transcript.path)
+    events = read_events(agent.transcript.path)
     exchanges = [(m.role, _typed(m.content, said) if m.role == "user" else m.content) for m in agent.history]
     max_tokens = max_tokens or draft_budget(settings.observer.max_tokens, exchanges)
     draft, gen = draft_or_fallback(
-        agent.model,
-        lambda: live_messages(agent.model, agent.system_prompt().text, agent.history, max_tokens),
-        exchanges, max_tokens, "\n".join(said))
+        agent.model, lambda: transcript_messages(agent.model, exchanges, max_tokens, events),
+        exchanges, max_tokens, "\n".join(said), events)
     part = ObservationPart.of(draft, trigger, agent.user_turns, at=agent.clock(), generator=gen)
     out = write_part(settings, agent.transcript.id, agent.started, part, agent.model.count_tokens)
     _note_user(settings, said)
@@ -240,9 +262,10 @@ def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
     """Observe a past session from its transcript (trigger ``recovered``)."""
     records, _ = read_transcript(path)
     exchanges = [(r.role, r.content) for r in records if r.role in ("user", "assistant")]
+    events = read_events(path)
     max_tokens = max_tokens or draft_budget(settings.observer.max_tokens, exchanges)
-    draft, gen = draft_or_fallback(model, lambda: transcript_messages(model, exchanges, max_tokens),
-                                   exchanges, max_tokens)
+    draft, gen = draft_or_fallback(model, lambda: transcript_messages(model, exchanges, max_tokens, events),
+                                   exchanges, max_tokens, events=events)
     span = read_span(path)
     turns = sum(1 for role, _ in exchanges if role == "user")
     at = span.end if span else (now or datetime.now().astimezone())
@@ -304,5 +327,4 @@ def _imported_unobserved(data: bytes) -> bool:
 
 
 def _clip(text: str, n: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+    return shorten(text, n)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+from nanobot.base.shorten import sentences
+
 _SELF = re.compile(
     r"\b(my \w+(?: \w+)? (?:is|are|was)\b|call me\b|i(?:'m| am) (?!sure|not sure|sorry|glad|wondering)"
     r"|i (?:prefer|like|love|hate|dislike|enjoy|use|work|live|study|own|have (?:a|an|two|three)\b|speak|need to))",
@@ -29,9 +30,8 @@ def stated_facts(user_messages: list[str], limit: int = 6) -> list[tuple[str, st
     out: list[tuple[str, str]] = []
     seen: set[str] = set()
     for message in user_messages:
-        for m in _SENTENCE.finditer(message):
-            sentence = " ".join(m.group(0).split())
-            if not sentence or sentence.endswith("?") or len(sentence) > MAX_CHARS:
+        for sentence in sentences(message):  # "utils.py" is one word, not a sentence end
+            if sentence.endswith("?") or len(sentence) > MAX_CHARS or '"' in sentence:
                 continue
             rest = _REMEMBER.sub("", sentence, count=1)
             if rest == sentence and not _SELF.search(sentence):

@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from nanobot.base.shorten import sentences
 from nanobot.base.userfile import update_user_file
 from nanobot.base.written import record_written
-from nanobot.observer.stated import _REMEMBER, _SENTENCE, MAX_CHARS
+from nanobot.observer.stated import _REMEMBER, MAX_CHARS
 
 HEADING = "## Noted by nanobot"
 NOTE = ("<!-- nanobot adds what you tell it about yourself here, with your words. Edit or delete any "
@@ -64,9 +65,8 @@ def notes_from(user_messages: list[str]) -> list[str]:
     """
     lines, seen = [], set()
     for message in user_messages:
-        for m in _SENTENCE.finditer(message):
-            sentence = " ".join(m.group(0).split())
-            if not sentence or sentence.endswith("?") or len(sentence) > MAX_CHARS:
+        for sentence in sentences(message):
+            if sentence.endswith("?") or len(sentence) > MAX_CHARS:
                 continue
             quote = _REMEMBER.sub("", sentence, count=1).strip()
             quote = re.sub(r"^(?i:(?:hi|hello|hey)\b[,!]?\s*)", "", quote)

@@ -1,0 +1,154 @@
+"""CONTEXT.md and observations say what happened, and no text in them is cut inside a word or quote.
+
+Measured on Qwen2.5-Coder-1.5B: a 3-turn session ("what does utils.py do?", "add a function called
+reverse_words to utils.py ...", "run the tests") left ``Task: add a function called reverse_w (said:
+"add a function called reverse_words to")``, a Focus cut at "utils." and a Recent holding the first
+message: nothing said that an edit had replaced a function and the tests had failed. These tests walk
+that session with real tool runs (a real git repo, the real edit_file, the real pytest) and check
+what the runtime guarantees: every word written is a whole word of the session, every quote closes,
+and the tool events' outcomes are in the observation and in CONTEXT.md's Recent and Now.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from nanobot.backends.scripted import ScriptedModel
+from nanobot.base.shorten import open_quote, sentences, shorten, whole_words
+from nanobot.bench.sessions import load, prepare, replay
+from nanobot.config import load_settings
+from nanobot.core.transcript import read_transcript
+from nanobot.loop.agent import Agent
+from nanobot.observer.contextmd import ContextDoc, load_context
+from nanobot.observer.observation import item_chars, parse_draft, quote_spans
+from nanobot.observer.observer import load_observation, observation_path, observe_live
+from nanobot.observer.toolevents import read_events
+from nanobot.workspace import init_workspace
+
+WORD = re.compile(r"[\w'’.-]*\w")
+
+
+# -- the shared helper -----------------------------------------------------------------------
+def _texts(seed: int, n: int = 400) -> list[str]:
+    rng = random.Random(seed)
+    words = ["add", "a", "function", "called", "reverse_words", "to", "utils.py,", "run", "tests;",
+             '"use serde"', '"left', 'open"', "—", "ok.", "Grüße", "x" * 30, "then:", "(see", "it)"]
+    return [" ".join(rng.choice(words) for _ in range(rng.randint(1, 25))) for _ in range(n)]
+
+
+def test_shorten_never_cuts_a_word_or_a_quote_and_keeps_the_limit():
+    for text in _texts(1):
+        norm = " ".join(text.split())
+        for limit in (8, 20, 41, 80):
+            out = shorten(text, limit)
+            assert len(out) <= limit
+            assert open_quote(out) < 0, (text, out)  # every quote it keeps closes
+            body = out.removesuffix("…")
+            assert norm.startswith(body)  # a prefix of the text ...
+            rest = norm[len(body):]
+            assert not (body[-1:].isalnum() and rest[:1].isalnum()), (text, out)  # ... at a word's end
+
+
+def test_shorten_prefers_a_clause_boundary_and_drops_a_quote_it_cannot_keep_whole():
+    assert shorten("fixed the parser and the lexer, then ran the whole suite twice", 45) == "fixed the parser and the lexer…"
+    assert shorten('we chose "a very long quoted name that goes on" today', 30) == "we chose…"
+    assert shorten("short", 40) == "short"
+    assert shorten('an "unclosed quote here', 80) == "an"
+
+
+def test_whole_words_drops_a_word_a_grammar_bound_may_have_cut():
+    assert whole_words("add a function called reverse_w", 32) == "add a function called"
+    assert whole_words("add a function", 32) == "add a function"
+    draft = parse_draft(json.dumps({"task": {"text": "add a function called reverse_w", "quote": ""}}), 32)
+    assert draft.task.text == "add a function called"
+
+
+def test_sentences_and_quotes_keep_file_names_whole():
+    assert sentences("what does utils.py do?") == ["what does utils.py do?"]
+    assert quote_spans(["what does utils.py do? run the tests"]) == ("what does utils.py do?", "run the tests")
+    long = "add a function called reverse_words to utils.py that reverses the order of the words"
+    (span,) = quote_spans([long])
+    assert long.startswith(span) and long[len(span)] == " "
+
+
+def test_context_md_values_are_cut_at_words():
+    doc = ContextDoc()
+    doc.set_now(focus="word " * 30 + "reverse_words " * 20)
+    assert doc.now.focus.endswith("…") and "reverse_words" in doc.now.focus
+    assert all(w in ("word", "reverse_words") for w in doc.now.focus.rstrip("…").split())
+
+
+# -- the issue's session, with real tool events ---------------------------------------------
+def _session_home(home):
+    settings = load_settings(memory={"enabled": False}, observer={"reflect_on_start": False, "background": False},
+                             tools={"enabled": [], "exec_allow": ["python -m pytest"]}, kv_cache={"enabled": False})
+    init_workspace(settings.workspace)
+    (session,) = [s for s in load("dev") if s.id == "dev-utils-reverse"]
+    prepare(session, settings.workspace)
+    return settings, session
+
+
+def cut_draft(session) -> str:
+    """What the 1.5B wrote: a task cut by the grammar's bound; its quotes are spans the copy-span
+    grammar admits (the first one was "what does utils." when a dot ended a sentence)."""
+    spans = quote_spans([t.user for t in session.turns])
+    task = next(s for s in spans if s.startswith("add a function"))
+    return json.dumps({"focus": {"text": "What does utils.py do?", "quote": spans[0]},
+                       "task": {"text": "add a function called reverse_w", "quote": task},
+                       "blocked": {"text": "", "quote": ""}, "decisions": [], "open_items": [], "facts": []})
+
+
+def _sources(agent) -> set[str]:
+    records, _ = read_transcript(agent.transcript.path)
+    text = "\n".join(r.content for r in records) + " ran make pass exit defines removes failed User said"
+    return {w.lower() for w in WORD.findall(text)}
+
+
+def _written(settings, agent) -> list[str]:
+    obs = load_observation(observation_path(settings.workspace, agent.transcript.id))
+    doc = load_context(settings.workspace / "CONTEXT.md")
+    values = [doc.now.focus, doc.now.task, doc.now.blocked, doc.now.next, *(r[6:] for r in doc.recent)]
+    for p in obs.parts:
+        values += [p.summary, p.focus, p.task, p.blocked, *p.decisions, *p.open_items, *p.facts,
+                   *p.outcomes, *p.evidence.values()]
+    return [v for v in values if v]
+
+
+def test_the_issue_session_leaves_no_cut_word_or_quote_and_says_what_happened(home):
+    settings, session = _session_home(home)
+    agent = Agent(settings, ScriptedModel([cut_draft(session)]))
+    replay(agent, session)
+    (run,) = [e for e in read_events(agent.transcript.path) if e.name == "exec"]
+    assert run.result.startswith("exit ") and not run.result.startswith("exit 0")  # pytest really failed
+    observe_live(agent, "quit", max_tokens=224)  # a bound the cut task came near: the grammar stopped it
+    assert item_chars(224) - 10 <= len("add a function called reverse_w") < item_chars(224)
+    words = _sources(agent)
+    for value in _written(settings, agent):
+        cut = [w for w in WORD.findall(value.rstrip("…")) if w.lower() not in words]
+        assert not cut, f"{value!r}: {cut} is not a whole word of the session"
+        assert open_quote(value) < 0, value
+    text = (settings.workspace / "CONTEXT.md").read_text()
+    assert text.count('"') % 2 == 0
+    doc = load_context(settings.workspace / "CONTEXT.md")
+    recent = doc.recent[0]
+    assert "utils.py" in recent and "pytest" in recent  # Recent: the edit and the failing run
+    assert "python -m pytest -q" in doc.now.next  # the open step: the failing tests
+    obs = load_observation(observation_path(settings.workspace, agent.transcript.id))
+    (part,) = obs.parts
+    assert part.generator == "model" and part.task == "add a function called"  # the cut word dropped
+    assert any(o.startswith("edited utils.py") and "reverse_words" in o and "removes count_words" in o
+               for o in part.outcomes)  # the function added, and the one the edit replaced
+    assert any("python -m pytest -q" in o and "exit 0" not in o for o in part.outcomes)
+
+
+def test_the_fallback_also_reports_the_outcomes(home):
+    settings, session = _session_home(home)
+    agent = Agent(settings, ScriptedModel(["not a draft"]))
+    replay(agent, session)
+    out = observe_live(agent, "quit")
+    assert out.part.generator == "fallback"
+    assert any("pytest" in o for o in out.part.outcomes)
+    doc = load_context(settings.workspace / "CONTEXT.md")
+    assert "pytest" in doc.recent[0] and doc.now.focus != session.turns[0].user
