@@ -92,7 +92,7 @@ SESSIONS = [
         Turn("rename the function area_circle to circle_area in shapes.py", EDIT,
              change={"shapes.py": "def circle_area"}, drops=("area_circle",), kind="coding"),
     ]),
-    Session("hands off", [
+    Session("handsoff", [
         Turn("Look at recipe.md, but leave it as it is: how much sugar?", READ, says=("120",), kind="file"),
         Turn("I don't want you to touch shapes.py, just tell me what area_circle returns", READ, none_ok=True,
              says=("pi", "π", "r * r", "r²", "area"), kind="file"),

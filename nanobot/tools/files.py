@@ -19,6 +19,7 @@ from nanobot.base.pysyntax import broken_by, is_python
 from nanobot.base.regular import read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
@@ -70,6 +71,8 @@ class ReadArgs(PathArgs):
 
 class ReadFile(Tool):
     name = "read_file"
+    effects = frozenset({Effect.LOOKS})
+    target_args = {"path": "path"}
     description = "Read a text file, a range of lines at a time."
     intent = "read or show a file the user names"
     Args = ReadArgs
@@ -95,6 +98,8 @@ class WriteArgs(PathArgs):
 
 class WriteFile(Tool):
     name = "write_file"
+    effects = frozenset({Effect.CHANGES})
+    target_args = {"path": "path"}
     description = "Create or overwrite a text file."
     intent = "create a file, only when asked to"
     Args = WriteArgs
@@ -117,6 +122,8 @@ class EditArgs(PathArgs):
 
 class EditFile(Tool):
     name = "edit_file"
+    effects = frozenset({Effect.CHANGES})
+    target_args = {"path": "path", "old": "text to replace"}
     description = "Replace one exact occurrence of a text in a file."
     intent = "change a file, only when asked to"
     Args = EditArgs
@@ -198,6 +205,8 @@ class ListArgs(ToolArgs):
 
 class ListDir(Tool):
     name = "list_dir"
+    effects = frozenset({Effect.LOOKS})
+    target_args = {"path": "path"}
     description = "List the files in a directory."
     intent = "list the files in a folder"
     Args = ListArgs
