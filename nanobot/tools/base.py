@@ -53,6 +53,7 @@ class ToolContext:
     model: Any = None
     agent: Any = None
     notices: list[str] = field(default_factory=list)  # messages for the user (become Notice events)
+    refused: str = ""  # set by ``execute`` when the call policy refused the call (its ``Refusal``)
 
     @property
     def workspace(self) -> Path:

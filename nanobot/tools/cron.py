@@ -18,8 +18,8 @@ from nanobot.base.errors import ToolError
 from nanobot.config import Settings
 from nanobot.core.events import Notice
 from nanobot.tools.base import ToolArgs, ToolContext
-from nanobot.tools.effects import Effect, arg
 from nanobot.tools.dbtool import DbTool, workspace_db
+from nanobot.tools.effects import Effect, arg
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS tool_cron (
     id INTEGER PRIMARY KEY AUTOINCREMENT, message TEXT NOT NULL, every_s REAL NOT NULL DEFAULT 0,

@@ -15,8 +15,8 @@ from pydantic import Field
 
 from nanobot.base.errors import ToolError
 from nanobot.tools.base import ToolArgs, ToolContext
-from nanobot.tools.effects import Effect, arg
 from nanobot.tools.dbtool import DbTool, workspace_db
+from nanobot.tools.effects import Effect, arg
 
 Status = Literal["todo", "doing", "blocked", "done"]
 
