@@ -139,3 +139,49 @@ def test_every_builtin_tool_declares_its_effects():
     for cls in [*all_tools().values(), MemoryAdd, MemorySearch]:
         own = cls.__mro__[:cls.__mro__.index(Tool)]  # the tool's classes, not Tool's default
         assert any("effects" in vars(c) or "effects_for" in vars(c) for c in own), cls.name
+
+
+class Judging:
+    """A model whose yes/no judgement is fixed per question (``judge.QUESTIONS``' kinds): the loop logic
+    around the judgement, without a model's own answer."""
+
+    def __init__(self, **yes: bool):
+        self.yes = yes
+
+    def yes_no(self, messages, tools=None):
+        from nanobot.loop.judge import QUESTIONS
+
+        asked = messages[-1].content
+        kind = next(k for k, q in QUESTIONS.items() if q in asked)
+        return (0.9, 0.1) if self.yes.get(kind) else (0.1, 0.9)
+
+
+def _judged_agent(home, **yes):
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    return SimpleNamespace(model=Judging(**yes), settings=settings, tool_runner=None, judge=Judge(),
+                           provenance=Provenance()), settings.workspace
+
+
+def test_a_look_asked_in_any_language_at_a_file_that_exists_must_be_looked_at(home):
+    from nanobot.loop.replycheck import check
+
+    agent, ws = _judged_agent(home, look=True)
+    (ws / "recipe.md").write_text("# Flan\n- 4 eggs\n")
+    result = check("¿Qué dice el archivo recipe.md?", "Es una receta de pastel de chocolate.", [], agent=agent)
+    assert result.tool == "read_file" and "recipe.md" in result.problem
+    agent, _ = _judged_agent(home, look=False)  # the model judges it no look: no objection
+    assert not check("¿Qué dice el archivo recipe.md?", "Es una receta.", [], agent=agent).problem
+    agent, _ = _judged_agent(home, look=True)  # a file that is not there is no fact to look at
+    assert not check("¿Qué dice el archivo receta.md?", "Es una receta.", [], agent=agent).problem
+
+
+def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
+    agent, ws = _judged_agent(home, change=True, keep=True)
+    agent.provenance.said.append("Schau dir server.cfg an, aber lass sie so: welcher Port?")
+    why = refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance, agent=agent)
+    assert why.kind is Refusal.KEEP
+    agent, _ = _judged_agent(home, change=True, keep=False)
+    agent.provenance.said.append("Ändere bitte in server.cfg den Port auf 2")
+    assert refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
+                   agent=agent) == ""

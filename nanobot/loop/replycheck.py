@@ -142,6 +142,25 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
+def judged_target(user_text: str, agent: Any) -> tuple[str, tuple[str, ...]]:
+    """What the user asks to see, in any wording: a file or folder the message names that exists in the
+    roots (``tools.named``: a typo within one edit too), when the model judges that the message asks to
+    look (``judge``: "¿Qué dice el archivo recipe.md?", "how many lines are in poem.txt?"); the fact is
+    read first, so a message that names nothing costs no judgement. ("", ()) otherwise."""
+    settings = getattr(agent, "settings", None)
+    if settings is None:
+        return "", ()
+    from pathlib import Path
+
+    from nanobot.tools.named import named
+
+    roots = [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
+    found = [n for n in named(user_text, roots) if n.kind in ("file", "folder")]
+    if not found or not asks(agent, "look", user_text):
+        return "", ()
+    return found[0].path, tuple(n.path for n in found if n.kind == "folder")
+
+
 def check(user_text: str, reply: str, events: list, asked_change: bool = False,
           offered: frozenset[str] | None = None, earlier: str = "", agent: Any = None,
           tools: dict[str, Any] | None = None) -> CheckResult:
@@ -151,9 +170,13 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
     the tool for it is offered. ``earlier``: what the model was shown before the user's message (the
     retrieved block): a look's reply copied from it is not from the look. ``agent``: for the model's
     judgements; ``tools``: the chat's tools, whose declared effects say what each call did."""
+    target, folders = looks_at(user_text), ()
+    if not target and agent is not None:
+        target, folders = judged_target(user_text, agent)
     facts = Facts(user_text=user_text, reply=reply, done=outcomes(events, tools), asked_change=asked_change,
-                  offered=offered, earlier=earlier, remembers=remember(user_text, agent), target=looks_at(user_text),
-                  extra={"judged": agent is not None and asks(agent, "change", user_text) is not None})
+                  offered=offered, earlier=earlier, remembers=remember(user_text, agent), target=target,
+                  extra={"judged": agent is not None and asks(agent, "change", user_text) is not None,
+                         "folders": folders})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict
