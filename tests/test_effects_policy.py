@@ -177,11 +177,15 @@ def test_a_look_asked_in_any_language_at_a_file_that_exists_must_be_looked_at(ho
 
 
 def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
-    agent, ws = _judged_agent(home, change=True, keep=True)
+    agent, ws = _judged_agent(home, change=True, keep=True, look=True)
     agent.provenance.said.append("Schau dir server.cfg an, aber lass sie so: welcher Port?")
     why = refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance, agent=agent)
     assert why.kind is Refusal.KEEP
     agent, _ = _judged_agent(home, change=True, keep=False)
     agent.provenance.said.append("Ändere bitte in server.cfg den Port auf 2")
+    assert refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
+                   agent=agent) == ""
+    agent, _ = _judged_agent(home, change=True, keep=True, look=False)  # a change that keeps the rest
+    agent.provenance.said.append("Setz in server.cfg den Port auf 2, sonst nichts ändern")
     assert refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
                    agent=agent) == ""

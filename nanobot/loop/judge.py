@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from nanobot.backends.base import Message
+from nanobot.base.errors import ModelError
 
 QUESTIONS = {
     "change": "Does this message ask you to create, change, add to, rename or delete a file, a setting or a "
@@ -54,7 +55,11 @@ class Judge:
         prompt = [*head,
                   Message(role="user", content=f"{last.content}\n\n[nanobot asks, not the user: {QUESTIONS[kind]} "
                                                  "Answer only yes or no.]")]
-        yes, no = model.yes_no(prompt, tools=_specs(agent))
+        try:
+            yes, no = model.yes_no(prompt, tools=_specs(agent))
+        except ModelError:  # the question does not fit n_ctx: no judgement, the wording decides
+            self.cache[kind] = None
+            return None
         p = yes / (yes + no) if yes + no > 0 else None
         self.cache[kind] = p
         return p

@@ -22,8 +22,6 @@ WORDS: dict[str, dict[str, str]] = {
         "remember": r"remember|memori[sz]e|note|save|keep in mind",
         # the words that name a file without its name
         "file": r"file|files|folder|directory|script|module|readme|config",
-        # a request to look without changing ("don't change it")
-        "keep": r"do ?n[o']t (?:change|modify|edit|touch)|without (?:changing|modifying|editing)|leave it|read-only",
     },
 }
 
@@ -32,14 +30,14 @@ def _pattern(key: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(lang[key] for lang in WORDS.values() if key in lang) + r")\b", re.I)
 
 
-_COMPILED = {key: _pattern(key) for key in ("change", "remember", "file", "keep")}
+_COMPILED = {key: _pattern(key) for key in ("change", "remember", "file")}
 
 
 def says(key: str, text: str) -> bool:
     """Whether ``text`` holds a phrase of ``key`` in a listed language.
 
-    >>> says("change", "please fix calc.py"), says("change", "What is 2+2?"), says("keep", "read it, don't change it")
-    (True, False, True)
+    >>> says("change", "please fix calc.py"), says("change", "What is 2+2?")
+    (True, False)
     """
     if key == "remember":
         return bool(_COMPILED[key].search(text)) and not text.rstrip().endswith("?")
