@@ -244,7 +244,7 @@ def _load(path: Path) -> dict:
         turns = [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
         turns = [t | {"kind": kinds.get(t["text"], ""), "correct": _correct(t | {"kind": kinds.get(t["text"], "")})}
                  for t in turns]
-        return {"summary": {"model": "?", "partial": True, "max_tokens": 64, "wall_s": round(sum(t["seconds"] for t in turns)),
+        return {"summary": {"model": "?", "partial": True, "of": sum(len(s.turns) for s in REQ.SESSIONS), "max_tokens": 64, "wall_s": round(sum(t["seconds"] for t in turns)),
                             "load_before": [None], "load_after": [None], "cpus": os.cpu_count()}, "turns": turns}
 
 
