@@ -189,3 +189,21 @@ def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
     agent.provenance.said.append("Setz in server.cfg den Port auf 2, sonst nichts ändern")
     assert refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
                    agent=agent) == ""
+
+
+def test_an_unsure_judgement_leaves_the_decision_to_the_wording(home):
+    from nanobot.loop.judge import asks
+
+    class Unsure(Judging):
+        def yes_no(self, messages, tools=None):
+            return 0.45, 0.55
+
+    agent, _ = _judged_agent(home)
+    agent.model = Unsure()
+    assert asks(agent, "change", "In calc.py, fix sub") is None
+    agent.provenance.said.append("In calc.py, fix sub")  # the wording: a change word and a file
+    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
+    agent, _ = _judged_agent(home, change=False)  # a sure "no" refuses, whatever the words
+    agent.provenance.said.append("In calc.py, fix sub")
+    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance,
+                   agent=agent).kind is Refusal.NOT_ASKED

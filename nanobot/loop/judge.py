@@ -82,10 +82,16 @@ def judge_of(agent: Any) -> Judge:
     return judge if isinstance(judge, Judge) else Judge()
 
 
+SURE = 0.7  # a judgement counts at P >= SURE (yes) or P <= 1 - SURE (no); between, the model is unsure
+
+
 def asks(agent: Any, kind: str, text: str | None = None) -> bool | None:
-    """Whether the model judges the user's message to ask ``kind``; None when it cannot say."""
+    """Whether the model judges the user's message to ask ``kind``; None when it cannot say, or is
+    unsure (a 135M model's judgements sit near 0.5): then the caller's wording decides."""
     judge = judge_of(agent)
     if text is not None and text != judge.text:
         judge.context(text, [])
     p = judge.probability(agent, kind)
-    return None if p is None else p > 0.5
+    if p is None or 1 - SURE < p < SURE:
+        return None
+    return p >= SURE

@@ -156,7 +156,7 @@ def judged_target(user_text: str, agent: Any) -> tuple[str, tuple[str, ...]]:
 
     roots = [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
     found = [n for n in named(user_text, roots) if n.kind in ("file", "folder")]
-    if not found or not asks(agent, "look", user_text):
+    if not found or asks(agent, "look", user_text) is not True:
         return "", ()
     return found[0].path, tuple(n.path for n in found if n.kind == "folder")
 
