@@ -13,7 +13,7 @@ is checked too, so a new tool is guarded without a list here to update. The rule
    calc.py" went to memory_add): its refusal names the file and the tools that change it.
 3. **Not the file the user named** (``OTHER_FILE``). The user's last two messages name paths and the
    call's path is another one ("create hello.txt" neither edits todo.md nor writes your_file.txt).
-4. **Hands off** (``KEEP``). The user's message asks to look and says that something must not be
+4. **Hands off** (``KEEP``, checked after rule 5: a change nobody asked for is refused as that). The user's message asks to look and says that something must not be
    changed ("look at server.cfg but don't change anything", in any phrasing the model reads; "just
    fix sub, don't touch the rest" asks no look and is no hands-off).
 5. **Nobody asked for a change** (``NOT_ASKED``). The user did not ask for a change (and did not type
@@ -188,14 +188,14 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     if path and named and not coding and not prov.mentioned_by_user(path):
         return Refused(f"{name} refused: the user named {', '.join(dict.fromkeys(named))}, not '{path}'; "
                        "change only the file the user asked about, or ask first", Refusal.OTHER_FILE)
-    if agent is not None and last and _judged(agent, "keep", last) and _judged(agent, "look", last):
-        return Refused(f"{name} refused: the user said not to change it; answer without changing anything",
-                       Refusal.KEEP)
     command = next((str(getattr(args, k, "")) for k, what in declared.items() if what == "command"), "")
     typed = bool(command) and prov.mentioned_by_user(command)  # the user gave the command
     if not typed and not asked_for(tool, prov.said, coding, agent):
         return Refused(f"{name} refused: {NOT_ASKED}; answer the user instead, or ask whether to make the change",
                        Refusal.NOT_ASKED)
+    if agent is not None and last and _judged(agent, "keep", last) and _judged(agent, "look", last):
+        return Refused(f"{name} refused: the user said not to change it; answer without changing anything",
+                       Refusal.KEEP)
     return ""
 
 
