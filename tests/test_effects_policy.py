@@ -191,7 +191,7 @@ def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
                    agent=agent) == ""
 
 
-def test_an_unsure_judgement_leaves_the_decision_to_the_wording(home):
+def test_a_change_is_asked_when_the_models_sure_judgement_or_the_wording_says_so(home):
     from nanobot.loop.judge import asks
 
     class Unsure(Judging):
@@ -203,7 +203,13 @@ def test_an_unsure_judgement_leaves_the_decision_to_the_wording(home):
     assert asks(agent, "change", "In calc.py, fix sub") is None
     agent.provenance.said.append("In calc.py, fix sub")  # the wording: a change word and a file
     assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
-    agent, _ = _judged_agent(home, change=False)  # a sure "no" refuses, whatever the words
+    agent, _ = _judged_agent(home, change=False)  # either signal asks: the wording's "fix" stands
     agent.provenance.said.append("In calc.py, fix sub")
+    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
+    agent, _ = _judged_agent(home, change=False)  # neither asks: refused
+    agent.provenance.said.append("Was steht in calc.py?")
     assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance,
                    agent=agent).kind is Refusal.NOT_ASKED
+    agent, _ = _judged_agent(home, change=True)  # the model's sure yes: a request the wording cannot read
+    agent.provenance.said.append("Ändere in calc.py sub, damit es a - b liefert")
+    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""

@@ -22,9 +22,9 @@ is checked too, so a new tool is guarded without a list here to update. The rule
    scheduled job, an MCP tool) a change request, or a request in the tool's own words (its name and
    description: "remind me ... every hour" for cron).
 
-"Asks for a change", "to remember", "must not change" are the model's own yes/no judgement
-(``nanobot.loop.judge``) where the backend can score it, else the listed wording
-(``nanobot.loop.wording``). An interactive chat asks the user (``agent.confirm``); otherwise the call
+"Asks for a change" and "to remember" are asked when either signal says so: the model's own sure
+yes/no judgement (``nanobot.loop.judge``: a request in any language) or the listed wording
+(``nanobot.loop.wording``); "must not change" is the judgement alone. An interactive chat asks the user (``agent.confirm``); otherwise the call
 is refused with a message to the model naming the reason and what to do instead. ``guard(tool)``
 wraps a tool so its ``run`` checks first; the Agent wraps every tool it offers.
 """
@@ -92,14 +92,9 @@ def changes(tool: Any, args: Any, read_only: bool = False) -> bool:
 
 
 def _signal(agent: Any, kind: str, text: str) -> bool:
-    """The model's judgement of ``text`` when it can give one, else the listed wording."""
-    if agent is not None:
-        from nanobot.loop.judge import asks
-
-        verdict = asks(agent, kind, text)
-        if verdict is not None:
-            return verdict
-    return wording.says(kind, text)
+    """The model's sure yes, or the listed wording: either signal asks. (The 1.5B's judgement refused a
+    plain "Add a line ... at the end of poem.txt" as no change request, so a "no" alone refuses nothing.)"""
+    return wording.says(kind, text) or (agent is not None and _judged(agent, kind, text) is True)
 
 
 def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -> bool:
@@ -111,9 +106,9 @@ def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -
     recent = said[-2:]
     if coding:
         return True
-    if agent is not None and recent and (verdict := _judged(agent, "change", recent[-1])) is not None:
-        return verdict and any(_names_path(t, agent) for t in recent)
-    return any(wording.says("change", t) for t in recent) and any(_names_path(t, agent) for t in recent)
+    asked = any(wording.says("change", t) for t in recent) or (
+        agent is not None and bool(recent) and _judged(agent, "change", recent[-1]) is True)
+    return asked and any(_names_path(t, agent) for t in recent)
 
 
 def _judged(agent: Any, kind: str, text: str) -> bool | None:

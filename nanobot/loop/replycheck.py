@@ -120,9 +120,7 @@ def remember(user_text: str, agent: Any = None) -> bool:
     >>> remember("Please remember that my favourite colour is green."), remember("what do you remember?")
     (True, False)
     """
-    if agent is not None and (verdict := asks(agent, "remember", user_text)) is not None:
-        return verdict
-    return wording.says("remember", user_text)
+    return wording.says("remember", user_text) or (agent is not None and asks(agent, "remember", user_text) is True)
 
 
 # The checks, in order: the first objection stands. Each reads the turn's ``Facts`` and returns a
