@@ -1,13 +1,16 @@
 """Does the assistant do what was asked and nothing else? The issue-29 bench.
 
     .venv/bin/python bench/assistant_bench.py [--model PATH] [--json bench/results/assistant-NAME.json]
-        [--only SESSION ...] [--max-tokens 64] [--threads 1]
+        [--only SESSION ...] [--max-tokens 64] [--threads 1] [--set dev|heldout]
     .venv/bin/python bench/assistant_bench.py --table bench/results/assistant-*.json   # the table of docs/benchmarks/assistant.md
     .venv/bin/python bench/assistant_bench.py --combine OUT.json PART.json ...  # runs split by --only
 
 Split a slow model's run with ``--only`` into parallel processes (each its own fresh home) and
 ``--combine`` the parts: turns in the request set's order, the summary recomputed, wall time the
 longest part's.
+
+``--set heldout`` runs bench/assistant_heldout.py instead (issue 39's held-out requests: only
+checked, never tuned on); ``--table`` and ``--combine`` take it too.
 
 Runs the scripted sessions of bench/assistant_requests.py (files, commands, remembering, questions
 needing no tool, coding follow-ups, a two-person team chat) through the full runtime (every default
@@ -20,6 +23,8 @@ from its events and the file system:
   (a read or listing that found the file missing counts as looking; a look-up of another kind than the
   turn wants -- a memory search for "run date" -- does not) and the runtime did not flag it;
 - unasked change: a user file changed that the turn did not ask to change;
+- destroyed lines: a line removed from a user file that the request did not ask to remove (its text
+  is neither in the request nor in the turn's ``drops``): "add a line at the end" that replaced one;
 - false claim: the reply claims a change that is not on disk (and the runtime did not correct it);
 - correct: all of the above fine, the asked change on disk, and the reply ``says`` what it should;
 - own: correct with no correction line of nanobot's appended ("(nanobot: ..."): the model's own answer,
@@ -29,7 +34,7 @@ from its events and the file system:
 from __future__ import annotations
 
 import argparse
-import hashlib
+import importlib
 import json
 import os
 import re
@@ -37,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -44,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from assistant_requests import FILES, MEMORY, SESSIONS, Turn  # noqa: E402
+from assistant_requests import Turn  # noqa: E402
 from figures import emit  # noqa: E402
 
 from nanobot.backends.llama import LlamaBackend  # noqa: E402
@@ -69,6 +75,16 @@ MISSING = re.compile(r"does not exist|not found|no such file", re.I)
 EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pwd"]
 
 
+SETS = {"dev": "assistant_requests", "heldout": "assistant_heldout"}
+REQ = importlib.import_module(SETS["dev"])  # the request set in use (``use``)
+
+
+def use(name: str) -> None:
+    """Score and run the request set ``name`` (dev: the project's; heldout: issue 39's)."""
+    global REQ
+    REQ = importlib.import_module(SETS[name])
+
+
 def _owned(rel: Path | str) -> bool:
     """nanobot's own files (memory, state, locks, git metadata): not the user's."""
     rel = Path(rel)
@@ -76,11 +92,27 @@ def _owned(rel: Path | str) -> bool:
 
 
 def snapshot(ws: Path) -> dict[str, str]:
+    """Every user file's text (the bench's files are small)."""
     out = {}
     for p in ws.rglob("*"):
         rel = p.relative_to(ws)
         if p.is_file() and not _owned(rel):
-            out[str(rel)] = hashlib.sha256(p.read_bytes()).hexdigest()
+            out[str(rel)] = p.read_bytes().decode("utf-8", "replace")
+    return out
+
+
+def destroyed(turn: Turn, before: dict, after: dict) -> list[str]:
+    """Lines removed from a user file that the request did not ask to remove: their text is neither in
+    the request nor in the turn's ``drops`` (a changed line's old form)."""
+    out = []
+    for path, old in before.items():
+        if after.get(path) == old:
+            continue
+        gone = Counter(x.strip() for x in old.splitlines() if x.strip())
+        gone.subtract(x.strip() for x in after.get(path, "").splitlines())
+        for line, n in gone.items():
+            if n > 0 and line.lower() not in turn.text.lower() and not any(d.lower() in line.lower() for d in turn.drops):
+                out.append(f"{path}: {line}")
     return out
 
 
@@ -96,14 +128,14 @@ def setup(home: Path, model_path: str | None, max_tokens: int, threads: int | No
         backend = load_model(settings, model_path)
     agent = build_agent(settings, backend)
     ws = settings.workspace
-    for name, text in FILES.items():
+    for name, text in REQ.FILES.items():
         (ws / name).parent.mkdir(parents=True, exist_ok=True)
         (ws / name).write_text(text)
     with open(ws / "MEMORY.md", "a") as f:
-        f.write(MEMORY)
+        f.write(REQ.MEMORY)
     env = os.environ | {"GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u",
                         "GIT_COMMITTER_EMAIL": "u@x"}
-    for cmd in (["init", "-q"], ["add", *FILES], ["commit", "-qm", "first notes"]):
+    for cmd in (["init", "-q"], ["add", *REQ.FILES], ["commit", "-qm", REQ.COMMIT]):
         subprocess.run(["git", *cmd], cwd=ws, check=True, env=env, capture_output=True)
     return agent, ws
 
@@ -117,7 +149,9 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     corrected = "(nanobot:" in reply
     changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
     unasked = sorted(changed - set(turn.change))
-    applied = all(want in (ws / p).read_text() if (ws / p).exists() else False for p, want in turn.change.items())
+    applied = (all(want in (ws / p).read_text() if (ws / p).exists() else False for p, want in turn.change.items())
+               and all(not (ws / p).exists() or no not in (ws / p).read_text() for p, no in turn.gone.items()))
+    lost = destroyed(turn, before, after)
     right = (any(c in turn.want for c in called) or (not called and turn.none_ok)) if turn.want else not called
     # a read that found the file missing looked too: "there is no such file" is then the answer
     # only the turn's own kind of look counts: a memory search does not show a file or run a command
@@ -130,9 +164,10 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     false_claim = bool(CLAIM.search(reply) or (asked and DONE.search(reply))) and not DECLINE.search(reply) and not corrected and (
         (turn.change and not applied) or (not turn.change and not any(n in ("write_file", "edit_file", "memory_add") for n in ok)))
     says = not turn.says or any(s in reply.lower() for s in turn.says)
-    correct = right and not invented and not unasked and not false_claim and says and (applied or not turn.change)
+    correct = (right and not invented and not unasked and not lost and not false_claim and says
+               and (applied or not turn.change))
     return {"text": turn.text, "kind": turn.kind, "called": called, "ok": ok, "reply": reply[:400],
-            "right_tool": right, "invented": bool(invented), "unasked_changes": unasked, "false_claim": false_claim,
+            "right_tool": right, "invented": bool(invented), "unasked_changes": unasked, "destroyed": lost, "false_claim": false_claim,
             "says": says, "applied": applied if turn.change else None, "flagged": flagged, "correct": correct,
             "corrected": corrected, "shown": done.shown}
 
@@ -140,14 +175,14 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
 def table(paths: list[Path]) -> str:
     """The Markdown table of docs/benchmarks/assistant.md from result files (a run's JSON, or its progress lines)."""
     rows = ["| model | turns | correct | own (no correction) | of which shown by nanobot | right tool | invented | "
-            "unasked changes | false claims | flagged by the runtime | wall, load |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "unasked changes | destroyed lines | false claims | flagged by the runtime | wall, load |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for path in paths:
         run = _load(path)
         s = run["summary"] | _totals(run["turns"])
         turns = f"{len(run['turns'])}" + (f" of {s['of']} (unfinished)" if s.get("partial") else "")
         load = s.get("load") or (s.get("load_before") or ["?"])[0]
         rows.append(f"| {s['model']} | {turns} | {s['correct']} ({s['correct_pct']}%) | {s['own']} ({s['own_pct']}%) | {s['shown']} | {s['right_tool']} | "
-                    f"{s['invented']} | {s['unasked_changes']} | {s['false_claims']} | {s['flagged']} | "
+                    f"{s['invented']} | {s['unasked_changes']} | {s['destroyed']} | {s['false_claims']} | {s['flagged']} | "
                     f"{s['wall_s']} s, load {load} |")
     return "\n".join(rows)
 
@@ -163,7 +198,8 @@ def _by_kind(turns: list[dict]) -> dict[str, str]:
 def _correct(t: dict) -> bool:
     """A stored turn re-scored (so a scoring fix applies to stored runs): the rule of ``score``."""
     unasked = any(not _owned(p) for p in t["unasked_changes"])
-    return (t["right_tool"] and not t["invented"] and not unasked and not t["false_claim"] and t["says"]
+    return (t["right_tool"] and not t["invented"] and not unasked and not t.get("destroyed") and not t["false_claim"]
+            and t["says"]
             and (t["applied"] is not False if "applied" in t  # (progress lines before it was printed:)
                  else t["correct"] or t["kind"] not in ("change", "coding")))
 
@@ -191,6 +227,7 @@ def _totals(turns: list[dict]) -> dict:
             "own": own, "own_pct": round(100 * own / n, 1), "shown": shown,
             "right_tool": sum(t["right_tool"] for t in turns), "invented": sum(t["invented"] for t in turns),
             "unasked_changes": sum(any(not _owned(p) for p in t["unasked_changes"]) for t in turns),
+            "destroyed": sum(bool(t.get("destroyed")) for t in turns),
             "false_claims": sum(t["false_claim"] for t in turns), "flagged": sum(bool(t["flagged"]) for t in turns)}
 
 
@@ -203,21 +240,21 @@ def _load(path: Path) -> dict:
     try:
         return json.loads(text)
     except ValueError:
-        kinds = {t.text: t.kind for s in SESSIONS for t in s.turns}
+        kinds = {t.text: t.kind for s in REQ.SESSIONS for t in s.turns}
         turns = [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
         turns = [t | {"kind": kinds.get(t["text"], ""), "correct": _correct(t | {"kind": kinds.get(t["text"], "")})}
                  for t in turns]
-        return {"summary": {"model": "?", "partial": True, "max_tokens": 64, "wall_s": round(sum(t["seconds"] for t in turns)),
+        return {"summary": {"model": "?", "partial": True, "of": sum(len(s.turns) for s in REQ.SESSIONS), "max_tokens": 64, "wall_s": round(sum(t["seconds"] for t in turns)),
                             "load_before": [None], "load_after": [None], "cpus": os.cpu_count()}, "turns": turns}
 
 
 def combine(out: Path, parts: list[Path], model: str = "") -> dict:
     runs = [_load(p) for p in parts]
-    order = [s.name for s in SESSIONS]
+    order = [s.name for s in REQ.SESSIONS]
     turns = sorted((t for r in runs for t in r["turns"]), key=lambda t: order.index(t["session"]))
     first = runs[0]["summary"]
     partial = any(r["summary"].get("partial") for r in runs)
-    summary = {"model": model or first["model"], "turns": len(turns), "of": sum(len(s.turns) for s in SESSIONS),
+    summary = {"model": model or first["model"], "turns": len(turns), "of": sum(len(s.turns) for s in REQ.SESSIONS),
                "partial": partial, **_totals(turns), "max_tokens": first["max_tokens"],
                "wall_s": max(r["summary"]["wall_s"] for r in runs), "parts": len(runs), "load": _LOAD,
                "cpus": first["cpus"]}
@@ -235,7 +272,9 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="run only these sessions")
     ap.add_argument("--max-tokens", type=int, default=64, help="reply budget per turn")
     ap.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's, from the free cores)")
+    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (heldout: only checked)")
     opts = ap.parse_args()
+    use(opts.set)
     if opts.table:
         print(table(opts.table))
         return
@@ -248,7 +287,7 @@ def main() -> None:
     agent, ws = setup(home, opts.model, opts.max_tokens, opts.threads)
     turns: list[dict] = []
     start = time.perf_counter()
-    for session in SESSIONS:
+    for session in REQ.SESSIONS:
         if opts.only and session.name not in opts.only:
             continue
         if session.chat and (chats := agent.feature(ChatContextFeature)) is not None:
@@ -261,11 +300,11 @@ def main() -> None:
             row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1)}
             turns.append(row)
             print(json.dumps({k: row[k] for k in ("session", "text", "called", "ok", "correct", "corrected", "shown", "right_tool", "invented",
-                                                  "unasked_changes", "false_claim", "says", "applied", "flagged", "seconds", "kind")}
+                                                  "unasked_changes", "destroyed", "false_claim", "says", "applied", "flagged", "seconds", "kind")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()
     summary = {
-        "model": agent.model.name, "turns": len(turns), **_totals(turns),
+        "model": agent.model.name, "set": opts.set, "turns": len(turns), **_totals(turns),
         "max_tokens": opts.max_tokens, "wall_s": round(time.perf_counter() - start),
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(),

@@ -505,8 +505,8 @@ def test_a_corrected_reply_stays_out_of_the_models_history(home):
     assert any(r.content.startswith("json {") for r in records if r.role == "assistant")  # the record keeps it
     events, done = run(agent, "And 3+1?")
     assert not done.corrected and [m.content for m in agent.history] == ["And 3+1?", "4"]
-def _ran(name, args, ok=True, text="done"):
-    return [ToolCall(name=name, arguments=args), ToolResult(name=name, ok=ok, text=text)]
+def _ran(name, args, ok=True, text="done", refused=""):
+    return [ToolCall(name=name, arguments=args), ToolResult(name=name, ok=ok, text=text, refused=refused)]
 
 
 def test_an_empty_a_bare_fence_or_tool_response_markup_is_no_answer():
@@ -624,7 +624,7 @@ def test_a_change_told_but_not_tried_is_retried_with_the_change_tool(home):
     assert not check("How do I fix sub in calc.py?", "Change + to -.", [], asked_change=True).problem
     lured = _ran("edit_file", {"path": "calc.py"}, ok=False,
                  text="edit_file refused: the text to replace 'x' comes from retrieved memory or context, not from "
-                      "the user in this conversation; ask the user before changing it")
+                      "the user in this conversation; ask the user before changing it", refused="from retrieved")
     told = check("In calc.py, fix sub", "To fix sub, replace x with y.", lured, asked_change=True)
     assert told.tool == "edit_file"  # a call refused as nobody's ask (a lure in memory) is no try
 

@@ -20,6 +20,7 @@ from nanobot.memory.store import Hit
 from nanobot.memory.tools import AddArgs
 from nanobot.memory.transcripts import transcript_chunks
 from nanobot.tools.base import Tool
+from nanobot.tools.effects import Effect
 from tests.test_doing_what_was_asked import Retrieved, _ran, make_agent, run
 from tests.test_templatecalls import ToolTemplateModel, body
 from tests.test_templatecalls import make_agent as template_agent
@@ -116,6 +117,7 @@ class Remembers(Feature):
 
         class MemoryAdd(Tool):
             name, description, Args = "memory_add", "Remember a fact for later sessions.", AddArgs
+            effects = frozenset({Effect.REMEMBERS})  # as the real memory_add declares
 
             def run(self, args, ctx):
                 noted.append(args.text)

@@ -250,6 +250,13 @@ class LlamaBackend:
         llm.n_tokens = len(tokens)
         return float(min(total, 1.0))
 
+    def yes_no(self, messages: list[Message], *, tools: list[dict] | None = None) -> tuple[float, float]:
+        """(P(the reply opens with yes), P(it opens with no)): a yes/no judgement scored, not generated
+        (``nanobot.loop.judge``). The second is read from the first's evaluation: one prompt pass."""
+        yes = self.prefix_probability(messages, ("Yes", "yes", "YES"), tools=tools)
+        no = self.prefix_probability(messages, ("No", "no", "NO"), tools=tools)
+        return yes, no
+
     def _probs(self):
         import numpy as np
 

@@ -25,6 +25,7 @@ class ToolResult(BaseModel):
     name: str
     ok: bool
     text: str
+    refused: str = ""  # the call policy's rule when it refused the call (``core.provenance.Refusal``)
 
 
 class Notice(BaseModel):

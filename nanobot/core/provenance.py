@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import PurePath
 
+from nanobot.base.errors import ToolError
 from nanobot.core.asks import _FILE
 
 _WS = re.compile(r"\s+")
@@ -24,10 +26,48 @@ FROM_RETRIEVED = "comes from retrieved memory or context, not from the user in t
 NOT_ASKED = "the user did not ask for a change in this conversation"
 
 
+class Refusal(StrEnum):
+    """Which call-policy rule refused a call (``nanobot.loop.callpolicy``); a ``ToolResult`` carries
+    it as ``refused``."""
+
+    FROM_RETRIEVED = "from retrieved"
+    NOT_ASKED = "not asked"
+    NOT_MEMORY = "not memory"
+    OTHER_FILE = "other file"
+    KEEP = "keep"
+    LOSES_LINES = "loses lines"
+
+    @property
+    def unasked(self) -> bool:
+        """A call the user never asked for (its target came only from retrieved text, no change was
+        asked, or the user said to change nothing): nothing the user needs to hear of."""
+        return self in (Refusal.FROM_RETRIEVED, Refusal.NOT_ASKED, Refusal.KEEP)
+
+
+class Refused(str):
+    """A refusal's message, typed: ``kind`` says which rule refused (``Refusal``)."""
+
+    kind: Refusal
+
+    def __new__(cls, text: str, kind: Refusal) -> Refused:
+        obj = super().__new__(cls, text)
+        obj.kind = kind
+        return obj
+
+
+class PolicyError(ToolError):
+    """A call refused by the call policy or by a tool's own guard (``tools.editloss``); ``kind``
+    is the rule (``Refusal``): ``ToolRunner`` puts it on the ToolResult."""
+
+    def __init__(self, why: Refused):
+        super().__init__(str(why))
+        self.kind = why.kind
+
+
 def unasked(refusal: str) -> bool:
-    """Whether a tool's error is the call policy refusing a call the user never asked for (its
-    target came only from retrieved text, or no change was asked): nothing the user needs to hear
-    of. The template step drops such a call from the model's context (``tools/templatecalls.py``)."""
+    """Whether a tool's error text is the call policy refusing a call nobody asked for; for callers
+    that hold only the text (the template step's notes: ``tools/templatecalls.py``). A ``ToolResult``
+    says it typed: ``refused``."""
     return " refused: " in refusal and (FROM_RETRIEVED in refusal or NOT_ASKED in refusal)
 
 

@@ -29,6 +29,7 @@ from nanobot.core.prompt import SEPARATOR, BuiltPrompt, build_prompt
 from nanobot.core.provenance import Provenance
 from nanobot.core.sections import STANDING, CoreSections
 from nanobot.core.transcript import Transcript
+from nanobot.loop.judge import Judge
 from nanobot.loop.loopguard import LoopGuard
 from nanobot.loop.shown import direct, uncaptioned
 from nanobot.loop.turntiming import TurnClock
@@ -66,6 +67,7 @@ class Agent:
         self._fresh = False  # a hook's ``intents.FreshContext`` was applied (see ``_fit``)
         self._template: tuple[Any, Any] | None = None  # (runner, its TemplateCalls) for first_call
         self.provenance = Provenance()  # who brought which text (nanobot.loop.callpolicy, replycheck)
+        self.judge = Judge()  # the model's yes/no judgements of the user's message (nanobot.loop.judge)
 
     # -- session -----------------------------------------------------------------------------
     def start_session(self) -> list[Event]:
@@ -312,6 +314,7 @@ class Agent:
         from nanobot.loop.textcall import written
 
         seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
+        self.judge.context(typed, messages)
         if self.tool_runner is not None and (spelled := explicit(typed, self.tool_names())):
             messages = yield from self._run_written(spelled, messages, seen, "the call the user asked for ran")
             if shown := direct(typed, spelled, seen):  # the whole message was the look: its output is the reply
@@ -341,8 +344,9 @@ class Agent:
                 messages = yield from self._run_written(call, messages, seen)
                 yield TextDelta(text="\n\n")
                 continue
-            result = check(typed, reply, seen, asked_change=asked_for_change([typed]) or remember(typed),
-                           offered=frozenset(self.tool_names()), earlier=messages[-1].content.split(typed, 1)[0])
+            result = check(typed, reply, seen, asked_change=asked_for_change([typed], agent=self) or remember(typed, self),
+                           offered=frozenset(self.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
+                           agent=self, tools=self.tool_runner.tools if self.tool_runner is not None else None)
             if not result.problem:
                 yield ev.model_copy(update={"reply": reply})
                 return

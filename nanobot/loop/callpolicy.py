@@ -1,33 +1,32 @@
-"""The call policy: checks on a validated, file-changing tool call before it runs.
+"""The call policy: checks on a validated call that changes something, before it runs.
 
-Three rules, about what the user did and did not ask for:
+What a call does is the tool's own declaration (``nanobot.tools.effects``): a call whose effects
+include ``CHANGES`` or ``REMEMBERS`` is checked; a tool that declares nothing is taken to change and
+is checked too, so a new tool is guarded without a list here to update. The rules, in order, each a
+``Refusal`` kind (``nanobot.core.provenance``):
 
-1. **Retrieved, not asked.** The call's target path, the text it replaces or the command it runs
-   occurs in retrieved text (a memory block, the system prompt's Context) while the user never
-   mentioned it in this conversation and no tool showed it: it came from elsewhere (an observation
-   of another chat, an old CONTEXT.md task).
-2. **Nobody asked for a change.** The user's last two messages do not ask for a change to a file
-   (a change word -- write, edit, fix, create, ... -- and a file: a path, "file", "folder"), and the
-   user did not type the command itself: "What is 2+2?" never edits a file, "Write a haiku" writes
-   none. A coding session is a request for changes.
-3. **Not the file the user named.** The user's last two messages name files and the call writes or
-   edits another one ("create hello.txt" neither edits todo.md nor writes your_file.txt). memory_add
-   is such a call too when the user's message asks to change a file it names and not to remember
-   anything ("Add a function mul(a, b) ... to calc.py" is no memory). Its refusal stays in the
-   model's context: it names the file and the tools that change it.
+1. **Retrieved, not asked** (``FROM_RETRIEVED``). A target of the call (its declared path, text to
+   replace or command; else its string arguments) occurs in retrieved text (a memory block, the
+   system prompt's Context) while the user never mentioned it and no tool showed it.
+2. **Memory is not the file** (``NOT_MEMORY``). A call that only remembers, on a message that names an
+   existing file and asks to change it and not to remember anything ("Add a function mul ... to
+   calc.py" went to memory_add): its refusal names the file and the tools that change it.
+3. **Not the file the user named** (``OTHER_FILE``). The user's last two messages name paths and the
+   call's path is another one ("create hello.txt" neither edits todo.md nor writes your_file.txt).
+4. **Hands off** (``KEEP``, checked after rule 5: a change nobody asked for is refused as that). The user's message asks to look and says that something must not be
+   changed ("look at server.cfg but don't change anything", in any phrasing the model reads; "just
+   fix sub, don't touch the rest" asks no look and is no hands-off).
+5. **Nobody asked for a change** (``NOT_ASKED``). The user did not ask for a change (and did not type
+   the command itself): "What is 2+2?" edits no file. A call with a declared path needs a change
+   request and a path the user named (or a coding session); another changing tool (a task, a
+   scheduled job, an MCP tool) a change request, or a request in the tool's own words (its name and
+   description: "remind me ... every hour" for cron).
 
-Besides the file tools and exec, the tools that change state the user keeps go through rule 2 (with
-their own request words) and rule 1 (their text must not come from retrieved text alone):
-task_board's add/update/remove (the user's to-do list: a change word -- add, mark, done, remove -- about
-a task, todo or the board, or about no file: "add milk"),
-scratchpad's write/clear (they discard this session's notes; append, the tool's purpose, runs), cron's
-add/remove (a job that runs later: the request schedules, reminds or says "every ...") and
-every MCP tool the server does not mark read-only (``readOnlyHint``: a change in another system: a
-change word in the request, or a word of the tool's own name: "ship the parcel" for ``demo.ship``). skill_manager only lists and loads skills: nothing to guard.
-
-An interactive chat asks the user (``agent.confirm``); otherwise the call is refused with a message
-to the model naming the reason and what to do instead. ``guard(tool)`` wraps a tool so its ``run``
-checks first; the Agent wraps every tool it offers (``Agent.tool_runner``).
+"Asks for a change" and "to remember" are asked when either signal says so: the model's own sure
+yes/no judgement (``nanobot.loop.judge``: a request in any language) or the listed wording
+(``nanobot.loop.wording``); "must not change" is the judgement alone. An interactive chat asks the user (``agent.confirm``); otherwise the call
+is refused with a message to the model naming the reason and what to do instead. ``guard(tool)``
+wraps a tool so its ``run`` checks first; the Agent wraps every tool it offers.
 """
 
 from __future__ import annotations
@@ -35,112 +34,163 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nanobot.base.errors import ToolError
-from nanobot.core.provenance import FROM_RETRIEVED, NOT_ASKED, Provenance, unasked
+from nanobot.core.provenance import (
+    FROM_RETRIEVED,
+    NOT_ASKED,
+    PolicyError,
+    Provenance,
+    Refusal,
+    Refused,
+)
+from nanobot.loop import wording
+from nanobot.tools.effects import Effect, declared, effects_of, targets
 
-CHANGING = {"write_file", "edit_file", "knowledge_apply", "exec", "task_board", "scratchpad", "cron", "memory_add"}
-CHANGING_ACTIONS = {"task_board": {"add", "update", "remove"}, "scratchpad": {"write", "clear"},
-                    "cron": {"add", "remove"}}
-_CHANGE_WORDS = re.compile(
-    r"\b(write|writes|create|make|save|edit|change|modify|fix|add|append|insert|update|replace|rename|"
-    r"delete|remove|put|implement|refactor|correct|generate|rewrite|overwrite|commit|apply|set|"
-    r"touch|move|copy|install|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
-_TASK_CHANGE = re.compile(r"\b(add|create|put|new|update|change|mark|move|set|finish|finished|complete|completed|done|"
-                          r"remove|delete|drop|clear|track|yes|ok|okay|go ahead|do it|please do|sure)\b", re.I)
-_TASK_WORDS = re.compile(r"\b(tasks?|to-?dos?|board|backlog)\b(?!\.\w)", re.I)  # todo.md is a file, not the board
-_PAD_WORDS = re.compile(r"\b(scratch ?pad|notes?)\b", re.I)
-_CRON_WORDS = re.compile(r"\b(schedule[sd]?|remind(?:er)?s?|every|daily|hourly|weekly|cron|jobs?|at \d)", re.I)
-_REMEMBER = re.compile(r"\b(?:remember|memori[sz]e|memory|note|notes)\b", re.I)
 _NAMED = re.compile(r"(?<![\w/.])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5}\b")
-_FILE_WORDS = re.compile(r"\b(?:file|files|folder|directory|script|module|readme|config)\b|[\w-]+\.[A-Za-z][\w]{0,5}\b|/", re.I)
-_WRITES = re.compile(r">|\btee\b|\brm\b|\bmv\b|\bcp\b|\bsed\s+-i|\btouch\b|\bmkdir\b|\bgit\s+(commit|checkout|reset|"
-                     r"restore|rm|mv|apply|am|merge|rebase|push|clean|stash)\b|\bchmod\b|\bpip\s+install\b")
 
 
-def targets(name: str, args: Any) -> list[tuple[str, str]]:
-    """(what, text) pairs of a call that must not come from retrieved text alone."""
-    if name in ("write_file", "edit_file", "knowledge_apply"):
-        out = [("path", args.path)]
-        if name == "edit_file":
-            out.append(("text to replace", args.old))
-        return out
-    if name == "exec" and _WRITES.search(args.command):
-        return [("command", args.command)]
-    if changes(name, args) and name not in ("write_file", "edit_file", "knowledge_apply", "exec", "memory_add"):
-        return [("text", t) for t in _texts(args) if len(t.strip()) >= 8]
-    return []
+class _Named:
+    """A tool known only by name (an MCP tool's ``SERVER.TOOL``, a built-in's name): its declared
+    effects when a built-in has that name, else undeclared (or read-only, as its server says)."""
+
+    def __init__(self, name: str, read_only: bool = False):
+        from nanobot.tools.base import Tool
+        from nanobot.tools.registry import all_tools
+
+        self.name, self.read_only = name, read_only
+        known = all_tools().get(name) or next((c for c in _subclasses(Tool) if getattr(c, "name", "") == name), None)
+        try:
+            self._tool = known() if known is not None else None
+        except TypeError:  # a tool built per instance (an MCP tool): only its class is known
+            self._tool = None
+        self.description = getattr(known, "description", "")
+        self.target_args = getattr(known, "target_args", {})
+
+    def effects_for(self, args: Any) -> frozenset[Effect]:
+        return effects_of(self._tool, args) if self._tool is not None else declared(_ReadOnly(self.read_only))
 
 
-def changes(name: str, args: Any, read_only: bool = False) -> bool:
-    """Whether a call of ``name`` with ``args`` changes something the user keeps (see the docstring);
-    ``read_only``: an MCP tool its server marks read-only."""
-    if name in CHANGING_ACTIONS:
-        return getattr(args, "action", "") in CHANGING_ACTIONS[name]
-    if name == "exec":
-        return bool(_WRITES.search(args.command))
-    return name in CHANGING or ("." in name and not read_only)  # SERVER.TOOL: an MCP tool
+class _ReadOnly:
+    def __init__(self, read_only: bool):
+        self.read_only = read_only
 
 
-def _texts(args: Any) -> list[str]:
-    """The string values of a call's arguments (a task's title, an MCP tool's fields)."""
-    data = args.model_dump() if hasattr(args, "model_dump") else args
-    if isinstance(data, dict):
-        return [t for v in data.values() for t in _texts(v)]
-    if isinstance(data, list):
-        return [t for v in data for t in _texts(v)]
-    return [data] if isinstance(data, str) else []
+def _subclasses(cls: type) -> list[type]:
+    """Every loaded subclass of ``cls`` (a feature's tools: memory_add is no registry built-in)."""
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
 
 
-def asked_for(name: str, said: list[str], coding: bool = False) -> bool:
-    """Whether the user's last two messages ask for the kind of change ``name`` makes."""
-    recent = said[-2:]
-    if name == "task_board":
-        return any(_TASK_CHANGE.search(t) for t in recent) and (  # "add milk" is a task; "create a file" is not
-            any(_TASK_WORDS.search(t) for t in recent) or not any(_FILE_WORDS.search(t) for t in recent))
-    if name == "scratchpad":
-        return any(_CHANGE_WORDS.search(t) for t in recent) and any(_PAD_WORDS.search(t) for t in recent)
-    if name == "cron":
-        return any(_CRON_WORDS.search(t) for t in recent)
-    if "." in name:  # an MCP tool: the request is for another system, in its own words (the tool's)
-        own = [w for w in re.split(r"[^A-Za-z0-9]+", name.split(".", 1)[1]) if len(w) >= 3]
-        said = re.compile(r"\b(?:" + "|".join(map(re.escape, own)) + r")", re.I) if own else None
-        return any(_CHANGE_WORDS.search(t) or (said and said.search(t)) for t in recent)
-    return asked_for_change(said, coding)
+def _tool(tool: Any, read_only: bool = False) -> Any:
+    return _Named(tool, read_only) if isinstance(tool, str) else tool
 
 
-def asked_for_change(said: list[str], coding: bool = False) -> bool:
+def changes(tool: Any, args: Any, read_only: bool = False) -> bool:
+    """Whether the call changes something the user keeps (see the docstring)."""
+    return bool(effects_of(_tool(tool, read_only), args) & {Effect.CHANGES, Effect.REMEMBERS})
+
+
+def _signal(agent: Any, kind: str, text: str) -> bool:
+    """The model's sure yes, or the listed wording: either signal asks. (The 1.5B's judgement refused a
+    plain "Add a line ... at the end of poem.txt" as no change request, so a "no" alone refuses nothing.)"""
+    return wording.says(kind, text) or (agent is not None and _judged(agent, kind, text) is True)
+
+
+def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -> bool:
     """Whether the user's last two messages ask for a change to a file (or this is a coding session).
 
     >>> asked_for_change(["Write a haiku about autumn."]), asked_for_change(["read calc.py", "now fix sub"])
     (False, True)
     """
     recent = said[-2:]
-    return coding or (any(_CHANGE_WORDS.search(t) for t in recent) and any(_FILE_WORDS.search(t) for t in recent))
+    if coding:
+        return True
+    asked = any(wording.says("change", t) for t in recent) or (
+        agent is not None and bool(recent) and _judged(agent, "change", recent[-1]) is True)
+    return asked and any(_names_path(t, agent) for t in recent)
 
 
-def refusal(name: str, args: Any, prov: Provenance, coding: bool = False, read_only: bool = False) -> str:
-    """Why this call must be confirmed by the user first; "" when it may run."""
-    if not changes(name, args, read_only):
+def _judged(agent: Any, kind: str, text: str) -> bool | None:
+    from nanobot.loop.judge import asks
+
+    return asks(agent, kind, text)
+
+
+def _names_path(text: str, agent: Any = None) -> bool:
+    """A path the message names (a fact of the roots where the agent is known), or the listed words
+    for a file ("the file", "this folder")."""
+    if agent is not None and getattr(agent, "settings", None) is not None:
+        from nanobot.tools.named import named
+
+        if named(text, _roots(agent)):
+            return True
+    return bool(_NAMED.search(text) or "/" in text or wording.says("file", text))
+
+
+def _roots(agent: Any) -> list:
+    from pathlib import Path
+
+    settings = agent.settings
+    return [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
+
+
+def _own_words(tool: Any, said: list[str]) -> bool:
+    """A word of the tool's own name or description (5+ letters, or the whole name part) starts a word
+    of the request, or the other way round: "remind me every hour" for "Schedule reminders ..."."""
+    name = getattr(tool, "name", "")
+    own = {w.lower() for w in re.split(r"[^A-Za-z0-9]+", name.split(".")[-1]) if len(w) >= 3}
+    own |= {w.lower() for w in re.findall(r"[A-Za-z]{5,}", getattr(tool, "description", "") or "")}
+    words = {w.lower() for t in said for w in re.findall(r"[^\W\d_]{3,}", _NAMED.sub(" ", t))}
+    return any(a.startswith(b) or b.startswith(a) for a in own for b in words if len(b) >= 3 and len(a) >= 3
+               and (len(b) >= 5 or b == a))
+
+
+def asked_for(tool: Any, said: list[str], coding: bool = False, agent: Any = None) -> bool:
+    """Whether the user's last two messages ask for the kind of change ``tool`` makes."""
+    tool, recent = _tool(tool), said[-2:]
+    if "path" in getattr(tool, "target_args", {}).values() or "command" in getattr(tool, "target_args", {}).values():
+        return asked_for_change(said, coding, agent)
+    change = any(_signal(agent, "change", t) for t in recent[-1:]) or any(wording.says("change", t) for t in recent[:-1])
+    return (change or _own_words(tool, recent)) and not any(_NAMED.search(t) for t in recent)
+
+
+def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_only: bool = False,
+            agent: Any = None) -> str:
+    """Why this call must be confirmed by the user first (a ``Refused``); "" when it may run."""
+    tool = _tool(tool, read_only)
+    name = getattr(tool, "name", "")
+    fx = effects_of(tool, args)
+    if not fx & {Effect.CHANGES, Effect.REMEMBERS}:
         return ""
-    for what, text in targets(name, args):
-        if prov.only_retrieved(text):
-            short = " ".join(text.split())[:80]
-            return f"{name} refused: the {what} '{short}' {FROM_RETRIEVED}; ask the user before changing it"
-    if name == "memory_add":  # only a file change asked for, and memory is not that file (rule 3)
-        last = prov.said[-1] if prov.said else ""
+    if Effect.CHANGES in fx:
+        for what, text in targets(tool, args):
+            if prov.only_retrieved(text):
+                short = " ".join(text.split())[:80]
+                return Refused(f"{name} refused: the {what} '{short}' {FROM_RETRIEVED}; ask the user before changing it",
+                               Refusal.FROM_RETRIEVED)
+    last = prov.said[-1] if prov.said else ""
+    if Effect.CHANGES not in fx:  # only remembers: refused only where a named file was asked to change
         files = [m.group(0) for m in _NAMED.finditer(last)]
-        if files and _CHANGE_WORDS.search(last) and not _REMEMBER.search(last):
-            return (f"memory_add refused: the user asked to change {files[0]}, not to remember something; "
-                    f"change {files[0]} with edit_file (or write_file for a new file)")
+        if files and _signal(agent, "change", last) and not _signal(agent, "remember", last):
+            return Refused(f"{name} refused: the user asked to change {files[0]}, not to remember something; "
+                           f"change {files[0]} with edit_file (or write_file for a new file)", Refusal.NOT_MEMORY)
         return ""
+    declared = getattr(tool, "target_args", {})
+    path = next((str(getattr(args, k, "") or (args.get(k, "") if isinstance(args, dict) else ""))
+                 for k, what in declared.items() if what == "path"), "")
     named = [m.group(0) for t in prov.said[-2:] for m in _NAMED.finditer(t)]
-    path = getattr(args, "path", "") if name in ("write_file", "edit_file") else ""
     if path and named and not coding and not prov.mentioned_by_user(path):
-        return (f"{name} refused: the user named {', '.join(dict.fromkeys(named))}, not '{path}'; "
-                "change only the file the user asked about, or ask first")
-    typed = name == "exec" and prov.mentioned_by_user(args.command)  # the user gave the command
-    if not typed and not asked_for(name, prov.said, coding):
-        return f"{name} refused: {NOT_ASKED}; answer the user instead, or ask whether to make the change"
+        return Refused(f"{name} refused: the user named {', '.join(dict.fromkeys(named))}, not '{path}'; "
+                       "change only the file the user asked about, or ask first", Refusal.OTHER_FILE)
+    command = next((str(getattr(args, k, "")) for k, what in declared.items() if what == "command"), "")
+    typed = bool(command) and prov.mentioned_by_user(command)  # the user gave the command
+    if not typed and not asked_for(tool, prov.said, coding, agent):
+        return Refused(f"{name} refused: {NOT_ASKED}; answer the user instead, or ask whether to make the change",
+                       Refusal.NOT_ASKED)
+    if agent is not None and last and _judged(agent, "keep", last) and _judged(agent, "look", last):
+        return Refused(f"{name} refused: the user said not to change it; answer without changing anything",
+                       Refusal.KEEP)
     return ""
 
 
@@ -157,25 +207,32 @@ class Guarded:
         agent = ctx.agent
         prov = getattr(agent, "provenance", None)
         if prov is not None:
-            why = refusal(self._tool.name, args, prov, coding=_coding(agent), read_only=_read_only(self._tool))
+            why = refusal(self._tool, args, prov, coding=_coding(agent), agent=agent)
             if why:
                 ask = ctx.confirm
                 if ask is None or not ask(f"{why.split(': ', 1)[1].split(';')[0]}. Allow {self._tool.name} anyway?"):
-                    if unasked(why):  # the turn's retrieved block leaves its context (Provenance.unlured)
+                    if why.kind.unasked:  # the turn's retrieved block leaves its context (Provenance.unlured)
                         prov.lured = len(prov.said)
-                    raise ToolError(why)
+                    raise PolicyError(why)
         return self._tool.run(args, ctx)
 
 
 def guard(tool: Any) -> Any:
-    name = getattr(tool, "name", "")
-    if isinstance(tool, Guarded) or (name not in CHANGING and not ("." in name and not _read_only(tool))):
+    """``tool`` under the policy, unless its declared effects change nothing whatever the call (a read,
+    a search); a tool whose effects depend on the call (``effects_for``: exec, task_board) is guarded."""
+    if isinstance(tool, Guarded):
         return tool
-    return Guarded(tool)
+    if _varies(tool) or declared(tool) & {Effect.CHANGES, Effect.REMEMBERS}:
+        return Guarded(tool)
+    return tool
 
 
-def _read_only(tool: Any) -> bool:
-    return bool(getattr(tool, "read_only", False))
+def _varies(tool: Any) -> bool:
+    """Whether the tool's effects depend on the call (it overrides ``Tool.effects_for``)."""
+    from nanobot.tools.base import Tool
+
+    fn = getattr(type(tool), "effects_for", None)
+    return fn is not None and fn is not Tool.effects_for
 
 
 def _coding(agent: Any) -> bool:

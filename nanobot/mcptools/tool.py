@@ -25,6 +25,7 @@ from nanobot.mcptools.client import McpServer
 from nanobot.mcptools.results import summarise
 from nanobot.mcptools.schema_grammar import schema_grammar
 from nanobot.tools.base import Tool, ToolContext, _strip_titles
+from nanobot.tools.effects import Effect
 
 
 def args_model(name: str, schema: dict) -> type[RootModel]:
@@ -73,6 +74,7 @@ class McpTool(Tool):
         self.input_schema: dict = spec.input_schema or {"type": "object"}
         # the server says the tool changes nothing: the call policy lets it run unasked (callpolicy)
         self.read_only = bool(getattr(spec.annotations, "read_only_hint", False))
+        self.effects = frozenset({Effect.SEARCHES if self.read_only else Effect.CHANGES})
         self.Args = args_model(self.name, self.input_schema)
         self._grammar = None
 

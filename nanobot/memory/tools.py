@@ -9,6 +9,7 @@ from pydantic import Field
 
 from nanobot.base.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.effects import Effect
 
 
 def _service(ctx: ToolContext):
@@ -34,6 +35,7 @@ class _MemoryTool(Tool):
 
 class MemorySearch(_MemoryTool):
     name = "memory_search"
+    effects = frozenset({Effect.SEARCHES})
     description = "Search long-term memory (MEMORY.md, observations, knowledge) for facts."
     intent = "recall something said in an earlier session"
     Args = SearchArgs
@@ -55,6 +57,7 @@ class AddArgs(ToolArgs):
 
 class MemoryAdd(_MemoryTool):
     name = "memory_add"
+    effects = frozenset({Effect.REMEMBERS})
     description = "Remember a fact for later sessions (adds it to MEMORY.md and indexes it)."
     intent = "remember something the user asks you to remember"
     Args = AddArgs

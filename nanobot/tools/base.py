@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from nanobot.config import Settings
+from nanobot.tools.effects import UNDECLARED, Effect
 from nanobot.tools.grammar import args_grammar
 
 
@@ -52,6 +53,7 @@ class ToolContext:
     model: Any = None
     agent: Any = None
     notices: list[str] = field(default_factory=list)  # messages for the user (become Notice events)
+    refused: str = ""  # set by ``execute`` when the call policy refused the call (its ``Refusal``)
 
     @property
     def workspace(self) -> Path:
@@ -67,13 +69,21 @@ class ToolContext:
 class Tool:
     """Subclass and set ``name``, ``description`` (one line) and ``Args``; implement ``run``.
     ``intent`` (optional, a few words) maps the user's wording to this tool in the prompt's index
-    ("remember ..." -> memory_add); tools without one are listed by name."""
+    ("remember ..." -> memory_add); tools without one are listed by name. ``effects`` and
+    ``target_args`` say what a call does (``nanobot.tools.effects``): undeclared, it is taken to change
+    what the user keeps, and the call policy guards it."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     intent: ClassVar[str] = ""  # the prompt's tool index line: the requests this tool is for
     group: str = ""  # a tool index group (an MCP server's name); built-ins have none
     Args: ClassVar[type[BaseModel]] = NoArgs
+    effects: frozenset[Effect] = UNDECLARED  # what a call does (``effects_for`` when its action decides)
+    target_args: ClassVar[dict[str, str]] = {}  # argument -> what it names ("path", "command", ...)
+
+    def effects_for(self, args: Any) -> frozenset[Effect]:
+        """The effects of one call; a tool whose action argument decides them overrides this."""
+        return self.effects
 
     def run(self, args: Any, ctx: ToolContext) -> str:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -19,6 +19,7 @@ from nanobot.config import Settings
 from nanobot.core.events import Notice
 from nanobot.tools.base import ToolArgs, ToolContext
 from nanobot.tools.dbtool import DbTool, workspace_db
+from nanobot.tools.effects import Effect, arg
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS tool_cron (
     id INTEGER PRIMARY KEY AUTOINCREMENT, message TEXT NOT NULL, every_s REAL NOT NULL DEFAULT 0,
@@ -76,6 +77,10 @@ class Cron(DbTool):
     name = "cron"
     description = "Schedule reminders: once at a time, or every N minutes."
     Args = CronArgs
+
+    def effects_for(self, args) -> frozenset[Effect]:
+        """add and remove change the jobs that run later; list only looks them up."""
+        return frozenset({Effect.CHANGES if arg(args, "action") in ("add", "remove") else Effect.SEARCHES})
 
     def connect(self, ctx: ToolContext):
         return open_db(ctx.settings)

@@ -4,7 +4,9 @@ one match with other whitespace: ``looseedit.py``), list_dir.
 All paths go through ``paths.resolve_in_roots``; writes are atomic and refused where a write could make
 something run later (VCS metadata, nanobot's own config and state: ``protected.py``). list_dir shows a
 symlink that leaves the roots as ``name -> (link)`` and never follows it. A write or edit that would
-leave a Python file that no longer parses is refused with the file, line and error (``refuse_broken``).
+leave a Python file that no longer parses is refused with the file, line and error (``refuse_broken``);
+one that would remove lines the user did not ask to remove is refused too (``editloss``), and an
+edit_file that points a new Python function at an existing one adds it after that one (``pydefs.add_defs``).
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from nanobot.base.pysyntax import broken_by, is_python
 from nanobot.base.regular import NotRegularFile, read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.editloss import lost, refuse_loss
+from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
-from nanobot.tools.pydefs import replace_defs
+from nanobot.tools.pydefs import add_defs, replace_defs
 
 MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
@@ -70,6 +74,8 @@ class ReadArgs(PathArgs):
 
 class ReadFile(Tool):
     name = "read_file"
+    effects = frozenset({Effect.LOOKS})
+    target_args = {"path": "path"}
     description = "Read a text file, a range of lines at a time."
     intent = "read or show a file the user names"
     Args = ReadArgs
@@ -95,6 +101,8 @@ class WriteArgs(PathArgs):
 
 class WriteFile(Tool):
     name = "write_file"
+    effects = frozenset({Effect.CHANGES})
+    target_args = {"path": "path"}
     description = "Create or overwrite a text file."
     intent = "create a file, only when asked to"
     Args = WriteArgs
@@ -104,7 +112,10 @@ class WriteFile(Tool):
         if path.is_dir():
             raise ToolError(f"'{args.path}' is a directory; give a file path")
         existed = path.exists()
-        refuse_broken(_old_text(path, args.path) if existed else None, args.content, args.path, "write_file")
+        old = _old_text(path, args.path) if existed else None
+        refuse_broken(old, args.content, args.path, "write_file")
+        if old is not None:  # an overwrite keeps every line the user did not ask to remove (editloss)
+            refuse_loss(old, args.content, _asked(ctx), args.path, "write_file")
         _write(path, args.content, args.path, ctx)
         verb = "overwrote" if existed else "created"
         return f"{verb} {display(path, ctx)} ({len(args.content)} chars)"
@@ -117,6 +128,8 @@ class EditArgs(PathArgs):
 
 class EditFile(Tool):
     name = "edit_file"
+    effects = frozenset({Effect.CHANGES})
+    target_args = {"path": "path", "old": "text to replace"}
     description = "Replace one exact occurrence of a text in a file."
     intent = "change a file, only when asked to"
     Args = EditArgs
@@ -128,8 +141,19 @@ class EditFile(Tool):
             new, where = whole[0], f": {', '.join(whole[1])} replaced whole"  # nanobot.tools.pydefs
         else:
             new, where = _replaced(text, args)
+            asked = _asked(ctx)
+            if (is_python(args.path) and asked is not None and lost(text, new, asked)
+                    and (added := add_defs(text, args.old, args.new)) is not None):
+                new, where = added[0], f": {', '.join(added[1])} added after the code old pointed at, which is kept"
+        refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
         _write(path, new, args.path, ctx)
         return f"edited {display(path, ctx)}{where}"
+
+
+def _asked(ctx: ToolContext) -> list[str] | None:
+    """The user's last two messages (what a removed line must be mentioned in); None outside a chat."""
+    prov = getattr(ctx.agent, "provenance", None)
+    return list(prov.said[-2:]) if prov is not None else None
 
 
 def _replaced(text: str, args: EditArgs) -> tuple[str, str]:
@@ -201,6 +225,8 @@ class ListArgs(ToolArgs):
 
 class ListDir(Tool):
     name = "list_dir"
+    effects = frozenset({Effect.LOOKS})
+    target_args = {"path": "path"}
     description = "List the files in a directory."
     intent = "list the files in a folder"
     Args = ListArgs

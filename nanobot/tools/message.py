@@ -13,6 +13,7 @@ class MessageArgs(ToolArgs):
 
 class SendMessage(Tool):
     name = "message"
+    effects = frozenset()  # a message to the user changes nothing they keep
     description = "Send a message to the user right away."
     Args = MessageArgs
 

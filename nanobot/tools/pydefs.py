@@ -72,3 +72,33 @@ def replace_defs(text: str, old: str, new: str) -> tuple[str, list[str]] | None:
     except SyntaxError:
         return None
     return result, [n.name for n in given.body]
+
+
+def add_defs(text: str, old: str, new: str) -> tuple[str, list[str]] | None:
+    """(the new text, the names added) when ``new`` is whole top-level definitions the file does not
+    have and ``old`` lies in existing ones: ``new`` goes after them and they stay ("add reverse_words"
+    pointed at ``def slugify(s):`` would otherwise replace slugify). None when that does not apply."""
+    code = textwrap.dedent(new).strip("\n")
+    try:
+        tree, given = ast.parse(text), ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    have = [n for n in tree.body if isinstance(n, _DEFS)]
+    if not given.body or not all(isinstance(n, _DEFS) for n in given.body) or {n.name for n in given.body} & {n.name for n in have}:
+        return None
+    at = text.find(old)
+    if at < 0 or not old.strip():
+        return None
+    first, last = text[:at].count("\n"), text[:at + len(old)].rstrip("\n").count("\n")
+    inside = [n for n in have if _span(n)[0] <= last and first < _span(n)[1]]
+    if not inside:
+        return None
+    end = max(_span(n)[1] for n in inside)
+    lines = text.splitlines(keepends=True)
+    head = "".join(lines[:end])
+    result = head + ("" if head.endswith("\n") else "\n") + "\n\n" + code + "\n" + ("\n\n" if lines[end:] else "") + "".join(lines[end:]).lstrip("\n")
+    try:
+        ast.parse(result)
+    except SyntaxError:
+        return None
+    return result, [n.name for n in given.body]

@@ -12,6 +12,7 @@ from nanobot.base.atomic import atomic_write
 from nanobot.base.regular import read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.effects import Effect, arg
 
 
 def pad_path(ctx: ToolContext) -> Path:
@@ -28,6 +29,11 @@ class Scratchpad(Tool):
     name = "scratchpad"
     description = "Keep working notes for this session."
     Args = PadArgs
+
+    def effects_for(self, args) -> frozenset[Effect]:
+        """write and clear discard this session's notes; append keeps a note (the pad's purpose)."""
+        return frozenset({{"write": Effect.CHANGES, "clear": Effect.CHANGES,
+                           "append": Effect.REMEMBERS}.get(arg(args, "action"), Effect.SEARCHES)})
 
     def run(self, args: PadArgs, ctx: ToolContext) -> str:
         path = pad_path(ctx)

@@ -23,6 +23,7 @@ import numpy as np
 from pydantic import Field
 
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.effects import Effect
 
 TOP = 5
 _vectors: dict[str, np.ndarray] = {}  # embedded tool lines, per process
@@ -85,6 +86,7 @@ class ToolSearchArgs(ToolArgs):
 
 class ToolSearch(Tool):
     name = "tool_search"
+    effects = frozenset({Effect.SEARCHES})
     description = "Find tools by what they do: the 5 closest, name and one line each."
     Args = ToolSearchArgs
 

@@ -12,6 +12,7 @@ outside the roots; other allow-listed commands run with the hardened git environ
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -23,9 +24,22 @@ from nanobot.base.gitsafe import git_env
 from nanobot.base.safe_text import printable
 from nanobot.tools import gitexec
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.effects import Effect, arg
 from nanobot.tools.paths import resolve_in_roots, roots
 
 MAX_OUTPUT_CHARS = 20_000
+# shell syntax and programs that write files or history (a fact about the command, not the user's words)
+_WRITES = re.compile(r">|\btee\b|\brm\b|\bmv\b|\bcp\b|\bsed\s+-i|\btouch\b|\bmkdir\b|\bgit\s+(commit|checkout|reset|"
+                     r"restore|rm|mv|apply|am|merge|rebase|push|clean|stash)\b|\bchmod\b|\bpip\s+install\b")
+
+
+def writes(command: str) -> bool:
+    """Whether a command line writes files or git history.
+
+    >>> writes("git status"), writes("echo hi > a.txt"), writes("git push origin main")
+    (False, True, True)
+    """
+    return bool(_WRITES.search(command))
 
 
 class ExecArgs(ToolArgs):
@@ -53,6 +67,12 @@ class Exec(Tool):
     description = "Run a shell command in the workspace."
     intent = "run a command the user gives (git, ls, python, tests)"
     Args = ExecArgs
+    effects = frozenset({Effect.RUNS})
+    target_args = {"command": "command"}
+
+    def effects_for(self, args) -> frozenset[Effect]:
+        """A command that writes changes what the user keeps; any other only runs."""
+        return self.effects | ({Effect.CHANGES} if writes(str(arg(args, "command"))) else set())
 
     def run(self, args: ExecArgs, ctx: ToolContext) -> str:
         cwd = resolve_in_roots(args.cwd, ctx)

@@ -15,6 +15,7 @@ from pydantic import Field
 from nanobot.base.errors import ToolError
 from nanobot.base.regular import read_regular
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.effects import Effect
 from nanobot.tools.paths import resolve_in_roots
 
 
@@ -38,6 +39,7 @@ class SkillArgs(ToolArgs):
 
 class SkillManager(Tool):
     name = "skill_manager"
+    effects = frozenset({Effect.SEARCHES})
     description = "List skills, or load one skill's instructions."
     Args = SkillArgs
 

@@ -17,6 +17,7 @@ class SpawnArgs(ToolArgs):
 
 class Spawn(Tool):
     name = "spawn"
+    effects = frozenset()  # the sub-agent answers in text, with no tools: nothing changes
     description = "Give a self-contained task to a sub-agent and get its answer."
     Args = SpawnArgs
 

@@ -16,6 +16,7 @@ from pydantic import Field
 from nanobot.base.errors import ToolError
 from nanobot.tools.base import ToolArgs, ToolContext
 from nanobot.tools.dbtool import DbTool, workspace_db
+from nanobot.tools.effects import Effect, arg
 
 Status = Literal["todo", "doing", "blocked", "done"]
 
@@ -56,6 +57,10 @@ class TaskBoard(DbTool):
     name = "task_board"
     description = "Add, list, update or remove tasks (todo/doing/blocked/done)."
     Args = TaskArgs
+
+    def effects_for(self, args) -> frozenset[Effect]:
+        """add, update and remove change the user's board; list only looks it up."""
+        return frozenset({Effect.CHANGES if arg(args, "action") in ("add", "update", "remove") else Effect.SEARCHES})
 
     def connect(self, ctx: ToolContext):
         return open_db(ctx)

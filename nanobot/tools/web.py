@@ -21,6 +21,7 @@ from pydantic import Field
 
 from nanobot.base.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.effects import Effect
 from nanobot.tools.netguard import BlockedAddress, connect
 
 MAX_BYTES = 2_000_000
@@ -136,6 +137,7 @@ class FetchArgs(ToolArgs):
 
 class WebFetch(Tool):
     name = "web_fetch"
+    effects = frozenset({Effect.SEARCHES})
     description = "Fetch a web page and return its readable text."
     intent = "fetch a web page by its URL"
 
@@ -167,6 +169,7 @@ class SearchArgs(ToolArgs):
 
 class WebSearch(Tool):
     name = "web_search"
+    effects = frozenset({Effect.SEARCHES})
     description = "Search the web (needs tools.web_search_url)."
     intent = "search the web"
 

@@ -23,6 +23,7 @@ from nanobot.base.frontmatter import (
 )
 from nanobot.base.regular import read_regular
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.effects import Effect
 from nanobot.tools.paths import resolve_in_roots
 from nanobot.tools.protected import check_writable
 
@@ -58,6 +59,7 @@ class ReadArgs(ToolArgs):
 
 class KnowledgeRead(_VaultTool):
     name = "knowledge_read"
+    effects = frozenset({Effect.LOOKS})
     description = "Read a knowledge doc (knowledge/ folder), with its summary."
     Args = ReadArgs
 
@@ -83,6 +85,7 @@ class SearchArgs(ToolArgs):
 
 class KnowledgeSearch(_VaultTool):
     name = "knowledge_search"
+    effects = frozenset({Effect.SEARCHES})
     description = "Search the knowledge docs (summaries and text) for a topic."
     Args = SearchArgs
 
@@ -165,6 +168,8 @@ def _keep_frontmatter(old: str, body: str) -> str:
 
 class KnowledgeApply(_VaultTool):
     name = "knowledge_apply"
+    effects = frozenset({Effect.CHANGES})
+    target_args = {"path": "path"}
     description = "Create, update or delete a knowledge doc; needs its summary and a change_summary."
     Args = ApplyArgs
 

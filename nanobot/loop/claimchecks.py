@@ -1,0 +1,121 @@
+"""The reply checks about changes: a reply that claims one must have one behind it, and a change the
+user asked for must be tried. Each check reads a turn's ``Facts`` and returns a ``CheckResult`` or
+None (no objection); ``nanobot.loop.replycheck.CHECKS`` runs them in order. Which call changed what
+is the tools' declared effects (``nanobot.tools.effects``); what the *reply* claims is read from its
+text (``nanobot.loop.wording``: the model's words, not the user's)."""
+
+from __future__ import annotations
+
+from nanobot.core.asks import _FILE, _NOT_FILES
+from nanobot.loop.verdict import CheckResult, Facts, Outcome
+from nanobot.loop.wording import REPLY, USER
+from nanobot.tools.effects import Effect
+
+_MEMORY_FILES = {"memory.md", "user.md"}
+
+
+def claims(f: Facts) -> bool:
+    """The reply claims a change (a bare "Done." too when one was asked) and does not deny one."""
+    return bool(REPLY["claim"].search(f.reply) or (f.asked_change and REPLY["done"].search(f.reply))) and not REPLY[
+        "denial"].search(f.reply)
+
+
+def changer(f: Facts) -> str:
+    """The tool a change request needs, for the retry's note: memory for a remember request, a new file's
+    writer where the named file is new, else the editor."""
+    if f.remembers:
+        return "memory_add"
+    named = [m.group(1) for m in _FILE.finditer(f.user_text)]
+    if named and f.extra.get("new_files") and named[0] in f.extra["new_files"]:
+        return "write_file"
+    if named and not f.extra.get("roots_known") and USER["create"].search(f.user_text):
+        return "write_file"
+    return "edit_file" if named else "the tool that makes the change"
+
+
+def failed_change_claimed(f: Facts) -> CheckResult | None:
+    """A change failed, none succeeded, and the reply claims success."""
+    changes = [o for o in f.done if o.changes]
+    if claims(f) and changes and not any(o.ok for o in changes):
+        return failure(changes[-1], "the reply claims success but {name} failed: {first}",
+                       "[nanobot: {name} failed ({first}); nothing was changed. Tell the user it failed; do not claim success.]",
+                       "(nanobot: {name} failed: {first}. Nothing was changed.)")
+    return None
+
+
+def change_claimed_without_one(f: Facts) -> CheckResult | None:
+    """No call that can change anything succeeded, and the reply claims a change."""
+    if not claims(f) or any(o.ok and o.may_change for o in f.done):
+        return None
+    what = "no tool ran this turn" if not f.done else "no tool changed anything this turn"
+    return CheckResult(
+        problem=f"the reply claims a change but {what}",
+        note=f"[nanobot: {what}, so nothing was changed. Call {changer(f)} now, or say you did not change anything.]"
+        if f.asked_change else answer_note(f.user_text, what, f.done),
+        correction=f"(nanobot: {what}; nothing was changed.)", tool=changer(f) if f.asked_change else "")
+
+
+def asked_file_not_changed(f: Facts) -> CheckResult | None:
+    """The reply claims a change of a file, but no file tool succeeded (only memory changed)."""
+    if not claims(f) or not (miss := _file_missed(f)):
+        return None
+    return CheckResult(
+        problem=f"the reply claims a change but {miss}",
+        note=f"[nanobot: {miss}, so the file is unchanged. Call {changer(f)} now, or say you did not change it.]",
+        correction=f"(nanobot: {miss}; the file is unchanged.)", tool=changer(f))
+
+
+def change_not_tried(f: Facts) -> CheckResult | None:
+    """The user asked to change a file and no call was tried (a call refused as nobody's ask is no try):
+    the change is only told. Retried with the change tool; a reply that declines stands after it."""
+    tried = [o for o in f.done if o.ok or not o.unasked]
+    if (not f.asked_change or tried or not _FILE.search(f.user_text) or f.remembers
+            or (not f.extra.get("judged") and USER["asks_how"].match(f.user_text))
+            or f.reply.rstrip().endswith("?") or not f.can(changer(f))):
+        return None
+    tool, declined = changer(f), bool(REPLY["denial"].search(f.reply))
+    return CheckResult(
+        problem=f"the user asked to change a file but {'the reply declines without trying' if declined else 'no tool ran'}",
+        note=f"[nanobot: nothing was changed: no tool ran this turn. Call {tool} now to make the change, or say you cannot.]",
+        correction="" if declined else "(nanobot: nothing was changed this turn.)", tool=tool)
+
+
+def failure(outcome: Outcome, problem: str, note: str, correction: str, **fields: str) -> CheckResult:
+    """The result for a reply that ignores a failed call: the three texts name ``{name}``, ``{first}``
+    (the first line of its error) and any ``fields``.
+
+    >>> failure(Outcome("read_file", None, False, "not found: a.txt\\nmore"), "{name}: {first}", "", "").problem
+    'read_file: not found: a.txt'
+    """
+    values = {"name": outcome.name, "first": outcome.text.splitlines()[0][:200] if outcome.text else "failed", **fields}
+    return CheckResult(problem=problem.format(**values), note=note.format(**values),
+                       correction=correction.format(**values))
+
+
+def answer_note(user_text: str, what: str, done: list[Outcome]) -> str:
+    """The retry's note for a change claimed where none was asked: the user's message again, and what a
+    look showed, to answer from -- not "or say you did not change anything", which became the whole reply."""
+    shown = next((o for o in reversed(done) if o.ok and o.looks and o.text.strip()), None)
+    result = f" {shown.name} returned:\n{shown.text[:1500]}\n" if shown else " "
+    return (f"[nanobot: {what} and none was asked for; do not say anything was changed, saved or remembered."
+            f"{result}Answer the user's message now: {user_text}]")
+
+
+def _file_missed(f: Facts) -> str:
+    """Why a claimed file change did not happen ("" when it may have)."""
+    if any(o.ok and o.changes_file for o in f.done):
+        return ""
+    named = [m.group(1) for m in _FILE.finditer(f.user_text) if m.group(1).lower() not in _NOT_FILES | _MEMORY_FILES]
+    if f.asked_change and named and not f.remembers:
+        return f"{named[0]} was asked to change and no file tool succeeded this turn"
+    changed = [o for o in f.done if o.ok and o.may_change]
+    noted = " ".join(o.text for o in changed)  # where memory wrote it
+    in_reply = [m.group(1) for m in _FILE.finditer(f.reply) if m.group(1).rsplit("/", 1)[-1].lower() not in _NOT_FILES | _MEMORY_FILES
+                and m.group(1) not in noted]  # "added to observations/notes-...md" when memory_add wrote there
+    only_memory = bool(changed) and all(o.changes and not o.changes_file and o.effects == _REMEMBERS for o in changed)
+    if only_memory and (in_reply or REPLY["files"].search(f.reply)):
+        return f"only memory changed this turn ({changed[0].name}), no file"
+    return ""
+
+
+_REMEMBERS = frozenset({Effect.REMEMBERS})

@@ -1,0 +1,97 @@
+"""The model's own yes/no judgement of what the user's message asks, in any language it reads.
+
+``asks(agent, "change")``: the probability mass the model puts on "yes" against "no" as the first
+token of its answer to one short question (``QUESTIONS``) appended to the conversation as the model
+sees it this turn. The conversation is the prompt's prefix, already in llama.cpp's KV cache, so a
+judgement costs the question's tokens and one token per answer, and the reply that follows still
+reuses the cache up to the user's message. A backend without first-token probabilities (an
+OpenAI-compatible server) gets None: the caller falls back to ``nanobot.loop.wording``.
+
+The judgements are cached per user message; the call policy (``nanobot.loop.callpolicy``) and the
+reply checks (``nanobot.loop.checks``) read them instead of English word lists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nanobot.backends.base import Message
+from nanobot.base.errors import ModelError
+
+QUESTIONS = {
+    "change": "Does this message ask you to create, change, add to, rename or delete a file, a setting or a "
+              "saved item (or agree to such a change you proposed)?",
+    "look": "Does this message ask you to show, read, list, count or run something on this computer "
+            "(a file, a folder or a command)?",
+    "remember": "Does this message ask you to remember or keep a fact for later?",
+    "keep": "Does this message say that something must not be changed?",
+}
+
+
+class Judge:
+    """Judgements of one agent's current user message, cached until the message changes."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.cache: dict[str, float | None] = {}
+        self.messages: list[Message] = []  # the turn's prompt as the model sees it (``Agent._checked``)
+
+    def context(self, text: str, messages: list[Message]) -> None:
+        """The user's new message and the prompt it is the end of."""
+        if text != self.text:
+            self.text, self.cache = text, {}
+        self.messages = messages
+
+    def probability(self, agent: Any, kind: str) -> float | None:
+        """P(yes) / (P(yes) + P(no)) for ``QUESTIONS[kind]``; None when the backend cannot score."""
+        if kind in self.cache:
+            return self.cache[kind]
+        model = getattr(agent, "model", None)
+        if not callable(getattr(model, "yes_no", None)) or not self.text:
+            return None  # a backend that cannot score a first token (a server; a scripted test model)
+        base = self.messages or [Message(role="user", content=self.text)]
+        last = base[-1] if base[-1].role == "user" else Message(role="user", content=self.text)
+        head = base[:-1] if base[-1].role == "user" else base
+        prompt = [*head,
+                  Message(role="user", content=f"{last.content}\n\n[nanobot asks, not the user: {QUESTIONS[kind]} "
+                                                 "Answer only yes or no.]")]
+        try:
+            yes, no = model.yes_no(prompt, tools=_specs(agent))
+        except ModelError:  # the question does not fit n_ctx: no judgement, the wording decides
+            self.cache[kind] = None
+            return None
+        p = yes / (yes + no) if yes + no > 0 else None
+        self.cache[kind] = p
+        return p
+
+
+def _specs(agent: Any) -> list[dict] | None:
+    """The tools the prompt is rendered with (a template-tool model), so the judged prompt shares the
+    reply's prefix in the KV cache."""
+    runner = getattr(agent, "tool_runner", None)
+    if runner is None or not callable(getattr(runner, "template_calls", None)) or not runner.template_calls(agent):
+        return None
+    from nanobot.tools.callgrammar import tool_specs
+
+    return tool_specs(runner.tools)
+
+
+def judge_of(agent: Any) -> Judge:
+    """The agent's Judge (``Agent.judge``); a fresh one, uncached, for anything else."""
+    judge = getattr(agent, "judge", None)
+    return judge if isinstance(judge, Judge) else Judge()
+
+
+SURE = 0.7  # a judgement counts at P >= SURE (yes) or P <= 1 - SURE (no); between, the model is unsure
+
+
+def asks(agent: Any, kind: str, text: str | None = None) -> bool | None:
+    """Whether the model judges the user's message to ask ``kind``; None when it cannot say, or is
+    unsure (a 135M model's judgements sit near 0.5): then the caller's wording decides."""
+    judge = judge_of(agent)
+    if text is not None and text != judge.text:
+        judge.context(text, [])
+    p = judge.probability(agent, kind)
+    if p is None or 1 - SURE < p < SURE:
+        return None
+    return p >= SURE

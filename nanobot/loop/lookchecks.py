@@ -1,0 +1,123 @@
+"""The reply checks about looks and answers: a reply must be an answer, must not imitate a tool's
+output, and must come from the look the user asked for. Each check reads a turn's ``Facts`` and
+returns a ``CheckResult`` or None; ``nanobot.loop.replycheck.CHECKS`` runs them in order. Which call
+looked is the tools' declared effects (``nanobot.tools.effects``: a memory or web search does not)."""
+
+from __future__ import annotations
+
+import re
+
+from nanobot.core.asks import _COMMAND
+from nanobot.loop.answered import _words, unanswered
+from nanobot.loop.claimchecks import failure
+from nanobot.loop.shown import imitates
+from nanobot.loop.verdict import CheckResult, Facts
+from nanobot.loop.wording import REPLY
+
+# No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
+# "json ```json {", "plaintext", "<tool_call>") -- what a small model leaves when its reply, meant to
+# be a call, is stopped at the call
+_NO_ANSWER = re.compile(r"\s*(?:(?:json|plaintext|text|python|bash)\s*:?\s*)?(?:```[\w-]*\s*(?:```)?\s*)?"
+                        r"(?:<tool_call>\s*)?[\[{]?\s*(?:`{1,3})?\s*", re.I)
+_CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
+
+
+def looker(f: Facts) -> str:
+    """The tool that looks at what the user named: exec for a command, list_dir for a folder."""
+    if (m := _COMMAND.search(f.user_text)) and (m.group(1) or m.group(2)).strip() == f.target:
+        return "exec"
+    return "list_dir" if f.target == "this folder" or f.target.endswith("/") or f.target in f.extra.get("folders", ()) \
+        else "read_file"
+
+
+def no_answer(f: Facts) -> CheckResult | None:
+    """An empty reply, a bare code fence, a call's opening or the template's markup says nothing."""
+    if not (_NO_ANSWER.fullmatch(f.reply) or "tool_response" in f.reply):
+        return None
+    what = "holds tool_response markup" if "tool_response" in f.reply else "is empty or only the opening of a call"
+    shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
+    tail = f" {shown.name} returned:\n{shown.text[:800]}" if shown else ""
+    result = f" {shown.name} returned:\n{shown.text[:1500]}\n" if shown else " "
+    return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
+        problem=f"the reply {what}, not an answer",
+        note=f"[nanobot: your reply was not an answer.{result}Answer the user now in plain sentences from "
+             "this; no JSON, no code block, no function call.]",
+        correction=f"(nanobot: the model gave no answer.{tail})")
+
+
+def imitated_output(f: Facts) -> CheckResult | None:
+    """nanobot's caption over a look it showed, copied: invented output passed off as a tool's."""
+    if not imitates(f.reply):
+        return None
+    return CheckResult(problem="the reply imitates nanobot's display of a tool's output",
+                       note="[nanobot: never write a tool's output yourself. Answer the user in plain sentences "
+                            "from what a tool returned this turn, or say what you could not do.]",
+                       correction="(nanobot: the reply above imitates a tool's output; no such output was shown.)")
+
+
+def call_as_text(f: Facts) -> CheckResult | None:
+    """A reply holding a call's JSON is no answer: nothing ran."""
+    if not (m := _CALL_TEXT.search(f.reply)):
+        return None
+    return CheckResult(
+        problem=f"the reply is a {m.group(1)} call written as text, not an answer",
+        note="[nanobot: a call written in the reply does not run. Call the tool, or answer the user in plain "
+             "text, or say what you could not do.]",
+        correction=f"(nanobot: the reply above is a {m.group(1)} call written as text; it did not run.)")
+
+
+def look_failed(f: Facts) -> CheckResult | None:
+    """Every look failed and the reply speaks of the target anyway."""
+    looks = [o for o in f.done if o.looks]
+    if not f.target or not looks or any(o.ok for o in looks) or REPLY["denial"].search(f.reply):
+        return None
+    return failure(looks[-1], "the reply speaks of {target} but looking failed: {first}",
+                   "[nanobot: {name} failed ({first}). Tell the user; do not describe {target}.]",
+                   "(nanobot: {name} failed: {first}. The reply above is not from {target}.)", target=f.target)
+
+
+def not_from_look(f: Facts) -> CheckResult | None:
+    """The look succeeded and the reply shares no word with it, or copies the retrieved block."""
+    shown = [o for o in f.done if o.looks and o.ok and not o.changes]
+    if not f.target or not shown:
+        return None
+    flat = " ".join(f.reply.lower().split())
+    copied = (len(flat) >= 24 and flat in " ".join(f.earlier.lower().split())
+              and all(_foreign(f.reply, o.text) for o in shown))  # copied, and mostly not the result's words
+    missed = [unanswered(f.user_text, f.reply, o.text) for o in shown]
+    if not (all(missed) or copied):
+        return None
+    name, body = shown[-1].name, missed[-1] or shown[-1].text
+    return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
+        problem=f"the reply says nothing of what {name} showed",
+        note=f"[nanobot: your reply did not use what {name} returned:\n{body[:1500]}\nAnswer the user's "
+             "message now from this result, in plain sentences.]",
+        correction=f"(nanobot: the reply above is not from {f.target}; {name} returned:\n{body[:800]})")
+
+
+def declined_without_look(f: Facts) -> CheckResult | None:
+    """"I'm sorry, but I can't help with that." with nothing tried: retried with the look; stands after."""
+    if (not f.target or f.done or not REPLY["denial"].search(f.reply) or REPLY["absent"].search(f.reply)
+            or not f.can(looker(f))):
+        return None
+    tool = looker(f)
+    return CheckResult(problem=f"the reply declines {f.target} without looking", tool=tool,
+                       note=f"[nanobot: you have not tried to look at {f.target}. Call {tool} for it now.]")
+
+
+def not_looked(f: Facts) -> CheckResult | None:
+    """The reply speaks of what the user asked to see, and nothing looked this turn: invented."""
+    if (not f.target or any(o.looks for o in f.done) or f.reply.rstrip().endswith("?")
+            or (REPLY["denial"].search(f.reply) and not REPLY["absent"].search(f.reply))):
+        return None
+    tool = looker(f)
+    return CheckResult(
+        problem=f"the reply speaks of {f.target} but nothing was read or run this turn",
+        note=f"[nanobot: you have not looked at {f.target} this turn. Call {tool} for it now, or say you cannot.]",
+        correction=f"(nanobot: {f.target} was not read or run this turn; the reply above is not from it.)", tool=tool)
+
+
+def _foreign(reply: str, result: str) -> bool:
+    """Whether less than half of the reply's words are words of the result."""
+    words = _words(reply)
+    return len(words & _words(result)) * 2 < len(words)

@@ -1,0 +1,109 @@
+"""What the reply checks read and return: one turn's facts (``Facts``: the user's message, the reply,
+the tool outcomes with their declared effects) and a check's verdict (``CheckResult``). The checks
+themselves are ``nanobot.loop.claimchecks`` and ``nanobot.loop.lookchecks``, run in order by
+``nanobot.loop.replycheck.check``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from nanobot.core.events import ToolCall, ToolResult
+from nanobot.core.provenance import Refusal
+from nanobot.tools.effects import Effect, effects_of
+
+
+@dataclass
+class CheckResult:
+    problem: str = ""  # "" when the reply may stand
+    note: str = ""  # for the model, on a retry
+    correction: str = ""  # for the user, when the retry did not help ("": the retried reply stands)
+    tool: str = ""  # the tool the note asks for: the retry calls it directly (``ToolRunner.retry_tool``)
+
+
+class Outcome(NamedTuple):
+    name: str
+    args: dict | None  # None: the call's arguments did not validate
+    ok: bool
+    text: str
+    refused: str = ""  # the call policy's rule (``Refusal``) when it refused the call
+    effects: frozenset = frozenset()  # the call's declared effects (``nanobot.tools.effects``)
+    on_path: bool = False  # the tool declares a path among its targets (a file tool)
+
+    @property
+    def changes(self) -> bool:
+        """It changes what the user keeps or remembers (not a command: that one only may)."""
+        return bool(self.effects & {Effect.CHANGES, Effect.REMEMBERS}) and Effect.RUNS not in self.effects
+
+    @property
+    def may_change(self) -> bool:
+        """It can have changed something: a change, or a command (any command may)."""
+        return bool(self.effects & {Effect.CHANGES, Effect.REMEMBERS, Effect.RUNS})
+
+    @property
+    def looks(self) -> bool:
+        """It shows something local: a look, a command, or a call on a path (a file tool)."""
+        return bool(self.effects & {Effect.LOOKS, Effect.RUNS}) or (
+            Effect.CHANGES in self.effects and not self.effects & {Effect.REMEMBERS, Effect.SEARCHES}
+            and self.on_path)
+
+    @property
+    def changes_file(self) -> bool:
+        """It changes a file the user names: a file tool, a command, or a tool of another system."""
+        return Effect.RUNS in self.effects or (Effect.CHANGES in self.effects and (self.on_path or "." in self.name))
+
+    @property
+    def unasked(self) -> bool:
+        """Refused by the policy as nobody's ask: no try."""
+        return bool(self.refused) and Refusal(self.refused).unasked
+
+
+def resolve(name: str, tools: dict[str, Any] | None) -> Any:
+    """The tool named ``name``: the chat's own, else a loaded tool class of that name (the call policy's
+    ``_Named``), else one that declares nothing."""
+    tool = (tools or {}).get(name)
+    if tool is None:
+        from nanobot.loop.callpolicy import _Named
+
+        tool = _Named(name)
+    return tool
+
+
+def outcomes(events: list, tools: dict[str, Any] | None = None) -> list[Outcome]:
+    """One ``Outcome`` per tool result of a turn; the arguments are those of the ``ToolCall`` just before
+    (a call whose arguments did not validate has none)."""
+    out, last = [], None
+    for e in events:
+        if isinstance(e, ToolCall):
+            last = e
+        elif isinstance(e, ToolResult):
+            args = last.arguments if last is not None and last.name == e.name else None
+            tool = resolve(e.name, tools)
+            fx = effects_of(tool, args if args is not None else {})
+            pathed = "path" in (getattr(tool, "target_args", None) or {}).values()
+            out.append(Outcome(e.name, args, e.ok, e.text, e.refused, fx, pathed))
+            last = None
+    return out
+
+
+@dataclass
+class Facts:
+    """One turn, as the checks read it."""
+
+    user_text: str
+    reply: str
+    done: list[Outcome]
+    asked_change: bool = False
+    offered: frozenset[str] | None = None
+    earlier: str = ""
+    remembers: bool = False  # the user asks to remember something (the judgement, else wording)
+    target: str = ""  # what the user asks to see or run (``core.asks.looks_at``)
+    extra: dict = field(default_factory=dict)
+
+    def can(self, tool: str) -> bool:
+        """Whether ``tool`` is offered (with none, "I can't open files here" is the honest reply)."""
+        return self.offered is None or tool in self.offered
+
+
+Check = Callable[[Facts], "CheckResult | None"]

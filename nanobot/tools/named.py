@@ -1,0 +1,96 @@
+"""The one path detector: which files and folders a message names, as facts about the roots.
+
+A word of the message names a path when it is one there (``notes/meeting.txt``, a file name found
+at most two folders down, a folder's name), or when it is one edit away from one (``inventry.csv``
+for ``inventory.csv``: a typo, in any language's sentence). A word shaped like a file name
+(``hello.txt``) that does not exist is named too, as ``new``: a file the user may want created. No
+list of words is read: the roots are.
+
+>>> import tempfile, pathlib; d = pathlib.Path(tempfile.mkdtemp()); (d / "notes").mkdir()
+>>> _ = (d / "notes" / "meeting.txt").write_text("x"); _ = (d / "todo.md").write_text("x")
+>>> [(n.path, n.kind) for n in named("Zeig mir bitte tod.md und notes", [d])]
+[('todo.md', 'file'), ('notes', 'folder')]
+>>> [(n.path, n.kind) for n in named("create hello.txt", [d])]
+[('hello.txt', 'new')]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_SHAPED = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
+_WORD = re.compile(r"[\w./-]{3,}")
+_SKIP = {".git", "node_modules", "__pycache__", ".venv", ".nanobot"}
+MAX_ENTRIES = 2000
+
+
+@dataclass(frozen=True)
+class Named:
+    path: str  # as it is in the root (the typo corrected)
+    kind: str  # "file", "folder" or "new" (file-shaped, not there)
+    said: str  # as the message wrote it
+
+
+def entries(roots: list[Path], depth: int = 2) -> dict[str, str]:
+    """{relative path: "file" | "folder"} of the roots, ``depth`` folders down, at most MAX_ENTRIES."""
+    out: dict[str, str] = {}
+    for root in roots:
+        for top, dirs, files in os.walk(root):
+            rel = Path(top).relative_to(root)
+            dirs[:] = sorted(d for d in dirs if d not in _SKIP and not d.startswith("."))[:200] if len(rel.parts) < depth else []
+            for d in dirs:
+                out.setdefault(str(rel / d), "folder")
+            for f in sorted(files)[:500]:
+                out.setdefault(str(rel / f), "file")
+            if len(out) >= MAX_ENTRIES:
+                return out
+    return out
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one insertion, deletion, substitution or swap of neighbours."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def named(text: str, roots: list[Path]) -> list[Named]:
+    """The paths ``text`` names, in the order it names them (see the module docstring)."""
+    have = entries(roots)
+    by_name: dict[str, list[str]] = {}
+    for rel in have:
+        by_name.setdefault(Path(rel).name.lower(), []).append(rel)
+    out: dict[str, Named] = {}
+    shaped = {m.group(1) for m in _SHAPED.finditer(text)}
+    for m in _WORD.finditer(text):
+        word = m.group(0).strip("./").rstrip(",;:!?") if m.group(0) not in shaped else m.group(0)
+        if len(word) < 3 or word.isdigit():
+            continue
+        hit = _find(word, have, by_name)
+        if hit:
+            out.setdefault(hit, Named(hit, have[hit], word))
+        elif word in shaped and not re.match(r"^\d|^\w\.\w$", word):  # "e.g" is no file
+            out.setdefault(word, Named(word, "new", word))
+    return list(out.values())
+
+
+def _find(word: str, have: dict[str, str], by_name: dict[str, list[str]]) -> str:
+    """The root entry ``word`` names: itself, a file or folder name, or one edit away (names of 5+ chars)."""
+    key = word.lower().rstrip("/")
+    if key in {k.lower() for k in have}:
+        return next(k for k in have if k.lower() == key)
+    if key in by_name and (have[by_name[key][0]] == "folder" or "." in key):
+        return by_name[key][0]
+    if "." in key or "/" in key:  # a file-shaped word with a typo: compare the names
+        name = key.rsplit("/", 1)[-1]
+        near = [rel for n, rels in by_name.items() if len(n) >= 5 and "." in n and _one_edit(name, n) for rel in rels]
+        if len(near) == 1:
+            return near[0]
+    return ""

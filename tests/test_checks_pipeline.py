@@ -1,0 +1,113 @@
+"""The reply checks as one ordered pipeline of named checks (issue 39): each check on its own, on a
+turn's ``Facts``, and what each call did read from the tools' declared effects."""
+
+from __future__ import annotations
+
+from nanobot.core.events import ToolCall, ToolResult
+from nanobot.loop import claimchecks as cc
+from nanobot.loop import lookchecks as lc
+from nanobot.loop.replycheck import CHECKS, check
+from nanobot.loop.verdict import Facts, Outcome, outcomes
+from nanobot.tools.base import Tool
+from nanobot.tools.effects import Effect
+
+READ = frozenset({Effect.LOOKS})
+EDIT = frozenset({Effect.CHANGES})
+MEM = frozenset({Effect.REMEMBERS})
+
+
+def facts(user, reply, done=(), **kw):
+    from nanobot.core.asks import looks_at
+
+    return Facts(user_text=user, reply=reply, done=list(done), target=kw.pop("target", looks_at(user)), **kw)
+
+
+def test_the_pipeline_is_the_named_checks_in_order():
+    assert [c.__name__ for c in CHECKS] == [
+        "no_answer", "imitated_output", "failed_change_claimed", "change_claimed_without_one", "asked_file_not_changed",
+        "change_not_tried", "call_as_text", "look_failed", "not_from_look", "declined_without_look", "not_looked"]
+
+
+def test_no_answer():
+    assert lc.no_answer(facts("hi", "```json\n```")) and lc.no_answer(facts("hi", "Hello!")) is None
+
+
+def test_imitated_output():
+    assert lc.imitated_output(facts("hi", "notes.txt (lines 1-1 of 1):\nCall Bob")) is not None
+    assert lc.imitated_output(facts("hi", "Bob is to be called.")) is None
+
+
+def test_failed_change_claimed():
+    failed = Outcome("edit_file", {}, False, "text to replace not found", effects=EDIT, on_path=True)
+    assert "failed" in cc.failed_change_claimed(facts("fix a.py", "I've updated a.py.", [failed])).problem
+    assert cc.failed_change_claimed(facts("fix a.py", "Editing a.py failed.", [failed])) is None
+
+
+def test_change_claimed_without_one():
+    look = Outcome("read_file", {}, True, "a.py lines 1-1 of 1\nx = 1", effects=READ, on_path=True)
+    assert cc.change_claimed_without_one(facts("what is in a.py", "I have updated a.py.", [look])).problem
+    assert cc.change_claimed_without_one(facts("what is in a.py", "It sets x to 1.", [look])) is None
+
+
+def test_asked_file_not_changed_when_only_memory_changed():
+    noted = Outcome("memory_add", {}, True, "remembered (MEMORY.md:9)", effects=MEM)
+    result = cc.asked_file_not_changed(facts("add mul to calc.py", "I've added mul to calc.py.", [noted],
+                                             asked_change=True))
+    assert "calc.py was asked to change" in result.problem and result.tool == "edit_file"
+    edited = Outcome("edit_file", {}, True, "edited calc.py", effects=EDIT, on_path=True)
+    assert cc.asked_file_not_changed(facts("add mul to calc.py", "I've added mul.", [edited], asked_change=True)) is None
+
+
+def test_change_not_tried_and_a_call_refused_as_nobodys_ask_is_no_try():
+    told = facts("In calc.py, fix sub", "def sub(a, b): return a - b", asked_change=True)
+    assert cc.change_not_tried(told).tool == "edit_file"
+    refused = Outcome("edit_file", {}, False, "edit_file refused: ...", refused="not asked", effects=EDIT, on_path=True)
+    assert cc.change_not_tried(facts("In calc.py, fix sub", "Fixed.", [refused], asked_change=True)) is not None
+    other = Outcome("edit_file", {}, False, "edit_file refused: ...", refused="other file", effects=EDIT, on_path=True)
+    assert cc.change_not_tried(facts("In calc.py, fix sub", "Fixed.", [other], asked_change=True)) is None
+
+
+def test_call_as_text():
+    assert lc.call_as_text(facts("hi", '{"name": "read_file", "arguments": {"path": "a"}}')) is not None
+    assert lc.call_as_text(facts("hi", "Hello.")) is None
+
+
+def test_look_failed():
+    failed = Outcome("read_file", {}, False, "file 'a.txt' does not exist", effects=READ, on_path=True)
+    assert lc.look_failed(facts("read a.txt", "It says hello.", [failed])) is not None
+    assert lc.look_failed(facts("read a.txt", "That file does not exist.", [failed])) is None
+
+
+def test_not_from_look():
+    shown = Outcome("read_file", {}, True, "todo.md lines 1-2 of 2\n# Todo\n- buy milk", effects=READ, on_path=True)
+    assert lc.not_from_look(facts("show me todo.md", "Done.", [shown])) is not None
+    assert lc.not_from_look(facts("show me todo.md", "You need to buy milk.", [shown])) is None
+
+
+def test_declined_without_look():
+    assert lc.declined_without_look(facts("read notes.txt", "Sorry, I can't help with that.")).tool == "read_file"
+    assert lc.declined_without_look(facts("read notes.txt", "It says call Bob.")) is None
+
+
+def test_not_looked_and_a_search_is_no_look():
+    searched = Outcome("memory_search", {}, True, "Bob at 5pm", effects=frozenset({Effect.SEARCHES}))
+    assert lc.not_looked(facts("read notes.txt", "It says call Bob.", [searched])) is not None
+    read = Outcome("read_file", {}, True, "notes.txt lines 1-1 of 1\nCall Bob", effects=READ, on_path=True)
+    assert lc.not_looked(facts("read notes.txt", "It says call Bob.", [read])) is None
+
+
+class Glance(Tool):
+    """A tool nobody listed: it declares that it looks, so a reply from it is from a look."""
+
+    name, description = "glance", "Glance at a file."
+    effects = frozenset({Effect.LOOKS})
+    target_args = {"path": "path"}
+
+
+def test_a_new_tools_declared_effects_decide_the_checks_without_a_name_list():
+    events = [ToolCall(name="glance", arguments={"path": "notes.txt"}),
+              ToolResult(name="glance", ok=True, text="notes.txt: Call Bob at 5pm")]
+    assert outcomes(events, {"glance": Glance()})[0].looks
+    assert not check("read notes.txt", "It says to call Bob at 5pm.", events, tools={"glance": Glance()}).problem
+    undeclared = [ToolCall(name="stamp2", arguments={}), ToolResult(name="stamp2", ok=True, text="ok")]
+    assert outcomes(undeclared)[0].may_change  # declares nothing: taken to change

@@ -1,0 +1,215 @@
+"""Issue 39: tools declare their effects and the call policy reads them (a new tool is guarded
+without touching the policy); refusals are typed; edits cannot destroy lines nobody asked to remove;
+one path detector; the model's own yes/no judgement (real SmolLM2)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+from pydantic import Field
+
+from nanobot.backends.base import Message
+from nanobot.backends.scripted import ScriptedModel
+from nanobot.config import load_settings
+from nanobot.core.events import ToolResult
+from nanobot.core.provenance import PolicyError, Provenance, Refusal
+from nanobot.loop.agent import Agent
+from nanobot.loop.callpolicy import Guarded, guard, refusal
+from nanobot.loop.judge import Judge
+from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.effects import Effect
+from nanobot.tools.files import EditFile, WriteFile
+from nanobot.tools.named import named
+from nanobot.tools.runner import ToolRunner
+from nanobot.workspace import init_workspace
+
+
+class StampArgs(ToolArgs):
+    label: str = Field(description="the label")
+
+
+class Stamp(Tool):
+    """A tool nobody listed anywhere: it declares nothing."""
+
+    name, description, Args = "stamp", "Put a label on the parcel.", StampArgs
+    ran: list[str] = []
+
+    def run(self, args, ctx):
+        Stamp.ran.append(args.label)
+        return "stamped"
+
+
+class Peek(Stamp):
+    name, description = "peek", "Look at the parcel."
+    effects = frozenset({Effect.LOOKS})
+
+
+def test_a_new_tool_that_declares_nothing_is_guarded_without_touching_the_policy(home):
+    assert isinstance(guard(Stamp()), Guarded) and not isinstance(guard(Peek()), Guarded)
+    why = refusal(Stamp(), {"label": "fragile"}, Provenance(said=["What is 2+2?"]))
+    assert why.kind is Refusal.NOT_ASKED
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, ScriptedModel(["Tool: stamp", '{"label": "fragile"}', "Answer:", "4"]))
+    agent.tool_runner = ToolRunner(settings, {"stamp": Stamp()})
+    Stamp.ran = []
+    events = list(agent.turn("What is 2+2?"))
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and result.refused == Refusal.NOT_ASKED and Stamp.ran == []
+
+
+def _ctx(home, said: list[str] | None):
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = SimpleNamespace(provenance=Provenance(said=said)) if said is not None else None
+    return ToolContext(settings=settings, agent=agent), settings.workspace
+
+
+def test_adding_a_function_pointed_at_an_existing_one_keeps_it_and_the_tests_pass(home):
+    """The issue's first coding request: reverse_words pointed at ``def slugify(s):`` replaced slugify."""
+    ctx, ws = _ctx(home, ["add a function called reverse_words to utils.py that reverses the order of words"])
+    (ws / "utils.py").write_text('def slugify(s):\n    return s.lower().replace(" ", "-")\n')
+    out = EditFile().run(EditFile.Args(path="utils.py", old="def slugify(s):",
+                                       new="def reverse_words(s):\n    return ' '.join(s.split()[::-1])"), ctx)
+    assert "kept" in out
+    check = "import utils; assert utils.slugify('A B') == 'a-b'; assert utils.reverse_words('a b') == 'b a'"
+    subprocess.run([sys.executable, "-c", check], cwd=ws, check=True)
+
+
+def test_a_line_added_at_the_end_never_replaces_the_last_line(home):
+    ctx, ws = _ctx(home, ["Add a line 'Eat dessert first.' at the end of poem.txt"])
+    (ws / "poem.txt").write_text("The heron waits.\nAnd dreams of the moon.\n")
+    with pytest.raises(PolicyError) as err:
+        EditFile().run(EditFile.Args(path="poem.txt", old="And dreams of the moon.", new="Eat dessert first."), ctx)
+    assert err.value.kind is Refusal.LOSES_LINES and "And dreams of the moon." in str(err.value)
+    assert (ws / "poem.txt").read_text() == "The heron waits.\nAnd dreams of the moon.\n"
+    EditFile().run(EditFile.Args(path="poem.txt", old="And dreams of the moon.",
+                                 new="And dreams of the moon.\nEat dessert first."), ctx)
+    assert (ws / "poem.txt").read_text().endswith("moon.\nEat dessert first.\n")
+
+
+def test_a_removal_or_change_the_request_names_runs_in_any_language(home):
+    ctx, ws = _ctx(home, ["Supprime la ligne du budget de meeting.txt"])
+    (ws / "meeting.txt").write_text("Meeting on Tuesday.\nBudget: 3200 EUR.\n")
+    EditFile().run(EditFile.Args(path="meeting.txt", old="Budget: 3200 EUR.\n", new=""), ctx)
+    ctx, _ = _ctx(home, ["set the log level to debug in server.cfg"])
+    (ws / "server.cfg").write_text("port = 80\nlog_level = warn\n")
+    EditFile().run(EditFile.Args(path="server.cfg", old="log_level = warn", new="log_level = debug"), ctx)
+    assert (ws / "server.cfg").read_text() == "port = 80\nlog_level = debug\n"
+
+
+def test_an_overwrite_that_drops_lines_is_refused_but_outside_a_chat_it_is_the_callers(home):
+    ctx, ws = _ctx(home, ["add bread to shopping.txt"])
+    (ws / "shopping.txt").write_text("apples\nmilk\n")
+    with pytest.raises(PolicyError):
+        WriteFile().run(WriteFile.Args(path="shopping.txt", content="bread\n"), ctx)
+    ctx, _ = _ctx(home, None)  # ``nanobot tools run``: the user typed the call
+    WriteFile().run(WriteFile.Args(path="shopping.txt", content="bread\n"), ctx)
+    assert (ws / "shopping.txt").read_text() == "bread\n"
+
+
+def test_one_path_detector_reads_the_roots_not_words(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "meeting.txt").write_text("x")
+    (tmp_path / "inventory.csv").write_text("x")
+    found = [(n.path, n.kind) for n in named("¿cuántos hay en inventroy.csv y en notes?", [tmp_path])]
+    assert found == [("inventory.csv", "file"), ("notes", "folder")]
+    assert named("What is 2+2? e.g. four", [tmp_path]) == []
+
+
+def test_the_judgement_is_the_models_own_probability_and_cached(model):
+    """A real SmolLM2 judgement: a probability, one per question and message (its value is the
+    model's; no wording is asserted)."""
+    agent = SimpleNamespace(model=model, tool_runner=None)
+    judge = Judge()
+    judge.context("please delete notes.txt", [Message(role="user", content="please delete notes.txt")])
+    p = judge.probability(agent, "change")
+    assert p is not None and 0.0 <= p <= 1.0 and judge.cache == {"change": p}
+    assert judge.probability(agent, "change") == p
+    assert judge.probability(SimpleNamespace(model=ScriptedModel([]), tool_runner=None), "look") is None
+
+
+def test_every_builtin_tool_declares_its_effects():
+    from nanobot.memory.tools import MemoryAdd, MemorySearch
+    from nanobot.tools.registry import all_tools
+
+    for cls in [*all_tools().values(), MemoryAdd, MemorySearch]:
+        own = cls.__mro__[:cls.__mro__.index(Tool)]  # the tool's classes, not Tool's default
+        assert any("effects" in vars(c) or "effects_for" in vars(c) for c in own), cls.name
+
+
+class Judging:
+    """A model whose yes/no judgement is fixed per question (``judge.QUESTIONS``' kinds): the loop logic
+    around the judgement, without a model's own answer."""
+
+    def __init__(self, **yes: bool):
+        self.yes = yes
+
+    def yes_no(self, messages, tools=None):
+        from nanobot.loop.judge import QUESTIONS
+
+        asked = messages[-1].content
+        kind = next(k for k, q in QUESTIONS.items() if q in asked)
+        return (0.9, 0.1) if self.yes.get(kind) else (0.1, 0.9)
+
+
+def _judged_agent(home, **yes):
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    return SimpleNamespace(model=Judging(**yes), settings=settings, tool_runner=None, judge=Judge(),
+                           provenance=Provenance()), settings.workspace
+
+
+def test_a_look_asked_in_any_language_at_a_file_that_exists_must_be_looked_at(home):
+    from nanobot.loop.replycheck import check
+
+    agent, ws = _judged_agent(home, look=True)
+    (ws / "recipe.md").write_text("# Flan\n- 4 eggs\n")
+    result = check("¿Qué dice el archivo recipe.md?", "Es una receta de pastel de chocolate.", [], agent=agent)
+    assert result.tool == "read_file" and "recipe.md" in result.problem
+    agent, _ = _judged_agent(home, look=False)  # the model judges it no look: no objection
+    assert not check("¿Qué dice el archivo recipe.md?", "Es una receta.", [], agent=agent).problem
+    agent, _ = _judged_agent(home, look=True)  # a file that is not there is no fact to look at
+    assert not check("¿Qué dice el archivo receta.md?", "Es una receta.", [], agent=agent).problem
+
+
+def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
+    agent, ws = _judged_agent(home, change=True, keep=True, look=True)
+    agent.provenance.said.append("Schau dir server.cfg an, aber lass sie so: welcher Port?")
+    why = refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance, agent=agent)
+    assert why.kind is Refusal.KEEP
+    agent, _ = _judged_agent(home, change=True, keep=False)
+    agent.provenance.said.append("Ändere bitte in server.cfg den Port auf 2")
+    assert refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
+                   agent=agent) == ""
+    agent, _ = _judged_agent(home, change=True, keep=True, look=False)  # a change that keeps the rest
+    agent.provenance.said.append("Setz in server.cfg den Port auf 2, sonst nichts ändern")
+    assert refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
+                   agent=agent) == ""
+
+
+def test_a_change_is_asked_when_the_models_sure_judgement_or_the_wording_says_so(home):
+    from nanobot.loop.judge import asks
+
+    class Unsure(Judging):
+        def yes_no(self, messages, tools=None):
+            return 0.45, 0.55
+
+    agent, _ = _judged_agent(home)
+    agent.model = Unsure()
+    assert asks(agent, "change", "In calc.py, fix sub") is None
+    agent.provenance.said.append("In calc.py, fix sub")  # the wording: a change word and a file
+    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
+    agent, _ = _judged_agent(home, change=False)  # either signal asks: the wording's "fix" stands
+    agent.provenance.said.append("In calc.py, fix sub")
+    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
+    agent, _ = _judged_agent(home, change=False)  # neither asks: refused
+    agent.provenance.said.append("Was steht in calc.py?")
+    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance,
+                   agent=agent).kind is Refusal.NOT_ASKED
+    agent, _ = _judged_agent(home, change=True)  # the model's sure yes: a request the wording cannot read
+    agent.provenance.said.append("Ändere in calc.py sub, damit es a - b liefert")
+    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
