@@ -22,6 +22,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from nanobot.backends.base import Message
+from nanobot.base.atomic import atomic_write
+from nanobot.base.regular import regular_text
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "context_sessions"
 
@@ -55,14 +57,14 @@ class Session(BaseModel):
 
 
 def load(split: str) -> list[Session]:
-    return [Session.model_validate(x) for x in json.loads((DATA / f"{split}.json").read_text())]
+    return [Session.model_validate(x) for x in json.loads(regular_text(DATA / f"{split}.json"))]
 
 
 def prepare(session: Session, workspace: Path) -> None:
     """The session's starting files in ``workspace`` (a git repository with them committed if asked)."""
     for name, text in session.files.items():
         (workspace / name).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / name).write_text(text)
+        atomic_write(workspace / name, text)
     if session.git:
         env = os.environ | {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                             "GIT_COMMITTER_EMAIL": "t@t"}
