@@ -153,8 +153,11 @@ def first_call_prefix(agent: Any) -> list[int]:
         return stable_prefix_tokens(agent.model, built.text, built.stable_text)
     head = agent.system_messages()[:1]
     runs = []
-    for probe in PROBES:
-        msgs, render = agent.first_call([*head, Message(role="user", content=probe)])
+    # the probes, and a system message next (CONTEXT): the template's markup is tokenized apart from
+    # content (backends/segments.py), so only another role ends what every rendering shares
+    for follow in [[Message(role="user", content=p)] for p in PROBES] + [[Message(role="system", content="a"),
+                                                                          Message(role="user", content="a")]]:
+        msgs, render = agent.first_call([*head, *follow])
         runs.append(agent.model.tokenize_prompt(agent.model.render(msgs, **render)))
     n = 0
     while all(n < len(r) for r in runs) and len({r[n] for r in runs}) == 1:
