@@ -74,6 +74,8 @@ def expected_generator(call: dict) -> str:
         return "fallback"
     msgs = call["messages"]
     said = "\n".join(m.content for m in msgs[:-1] if m.role == "user")
+    if msgs and msgs[-1].content.startswith("Conversation:\n"):  # the observer's compact rendering
+        said = "\n".join(line[6:] for line in msgs[-1].content.splitlines() if line.startswith("User: "))
     kept = ground(draft, said, instructions_of(msgs)).draft
     return "model" if any(getattr(kept, k) for k in (*DRAFT_SCALARS, *LISTS)) else "fallback"
 

@@ -159,7 +159,8 @@ def test_one_feature_contributes_sections_block_tools_and_hooks_with_the_real_mo
 
 def test_a_feature_tool_runs_end_to_end_when_forced(home, model, monkeypatch):
     """With the contributed tool the only one, and the decision forced, the real model's call is
-    grammar-constrained, validated and run: the file appears."""
+    grammar-constrained, validated, passes the call policy (an undeclared tool is guarded as one that
+    changes; the user asked for the change) and runs: the file appears."""
     monkeypatch.setenv("NANOBOT_TOOLS__ENABLED", '["ping_note"]')
     monkeypatch.setenv("NANOBOT_MEMORY__ENABLED", "false")
     monkeypatch.setenv("NANOBOT_OBSERVER__ENABLED", "false")
@@ -170,7 +171,9 @@ def test_a_feature_tool_runs_end_to_end_when_forced(home, model, monkeypatch):
     runner = agent.tool_runner
     assert runner.names() == ["ping_note"]
     agent.start_session()
-    msgs = agent.messages_for("Write the word hello into the ping note.")
+    ask = "Write the word hello into the ping note."
+    agent.provenance.said.append(ask)  # as a turn records the user's message (the call policy reads it)
+    msgs = agent.messages_for(ask)
     events = list(runner.call(agent, msgs, "ping_note", set()))
     assert (settings.workspace / "ping.txt").exists()
     assert any(getattr(e, "name", "") == "ping_note" and getattr(e, "ok", False) for e in events)

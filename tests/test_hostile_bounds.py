@@ -164,7 +164,9 @@ def write(home, text: str) -> None:
     ("n_batch", 8192, "n_batch (8192) must not exceed n_ctx (4096)"),
     ("seed", -7, "'models.smollm2.seed': must be from -1 to 4294967295"),
 ])
-def test_a_setting_out_of_range_is_one_line_naming_key_and_range(home, key, value, needle):
+def test_a_setting_out_of_range_is_one_line_naming_key_and_range(home, monkeypatch, key, value, needle):
+    for name in [k for k in os.environ if k.startswith("NANOBOT_MODELS__")]:  # the suite's thread setting
+        monkeypatch.delenv(name)
     write(home, f"[models.smollm2]\n{key} = {value}\n")
     with pytest.raises(ConfigError) as err:
         load_settings(home)
@@ -181,9 +183,10 @@ def test_section_settings_out_of_range_are_refused(home, section, key, value):
         load_settings(home)
 
 
-def test_cli_chat_with_absurd_threads_is_one_line_not_a_crash(home, cli):
-    write(home, "[models.smollm2]\nn_threads = 100000\n")
-    r = cli("chat", input="hi\n")
+def test_cli_chat_with_absurd_threads_is_one_line_not_a_crash(home, cli, bundled):
+    # a model of its own name: the suite's NANOBOT_MODELS__SMOLLM2__* thread setting must not mask it
+    write(home, f"[models.big]\npath = \"{bundled}\"\nn_threads = 100000\n")
+    r = cli("chat", "--model", "big", input="hi\n")
     assert r.returncode == 2 and "n_threads" in r.stderr and "Traceback" not in r.stderr
     assert r.returncode != -11
 
@@ -214,17 +217,14 @@ def long_history(n: int) -> list[Message]:
     return [Message(role="user" if i % 2 == 0 else "assistant", content=f"word {i} " * 20) for i in range(2 * n)]
 
 
-@pytest.mark.parametrize("fit", ["observer.live_messages", "coding.rewrite_messages", "core.trim_oldest"])
+@pytest.mark.parametrize("fit", ["coding.rewrite_messages", "core.trim_oldest"])
 def test_history_fitting_sizes_the_prompt_a_few_times_not_once_per_dropped_exchange(fit):
     from nanobot.coding.rewriter import rewrite_messages
     from nanobot.core.fitting import trim_oldest
-    from nanobot.observer.observer import live_messages
 
     model = Counting()
     hist = long_history(1000)
-    if fit == "observer.live_messages":
-        msgs = live_messages(model, "system", hist, 256)
-    elif fit == "coding.rewrite_messages":
+    if fit == "coding.rewrite_messages":
         msgs = rewrite_messages(model, "system", hist, "", 256)
     else:
         kept, _ = trim_oldest(hist, lambda h: model.prompt_tokens(h), 3840,

@@ -21,6 +21,7 @@ class SlowRunner:
 
     def __init__(self):
         self.stats: list[StepStats] = []
+        self.tools: dict = {}  # name -> Tool, as ToolRunner has (the reply checks read their effects)
 
     def names(self):
         return ["read_file"]

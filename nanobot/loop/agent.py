@@ -344,6 +344,8 @@ class Agent:
                 messages = yield from self._run_written(call, messages, seen)
                 yield TextDelta(text="\n\n")
                 continue
+            # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
+            self.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
             result = check(typed, reply, seen, asked_change=asked_for_change([typed], agent=self) or remember(typed, self),
                            offered=frozenset(self.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
                            agent=self, tools=self.tool_runner.tools if self.tool_runner is not None else None)

@@ -50,11 +50,16 @@ class Judge:
         if not callable(getattr(model, "yes_no", None)) or not self.text:
             return None  # a backend that cannot score a first token (a server; a scripted test model)
         base = self.messages or [Message(role="user", content=self.text)]
-        last = base[-1] if base[-1].role == "user" else Message(role="user", content=self.text)
-        head = base[:-1] if base[-1].role == "user" else base
-        prompt = [*head,
-                  Message(role="user", content=f"{last.content}\n\n[nanobot asks, not the user: {QUESTIONS[kind]} "
-                                                 "Answer only yes or no.]")]
+        if base[-1].role == "assistant":  # after the reply: asked after it, so the reply stays in the KV cache
+            question = QUESTIONS[kind].replace("this message", "the user's last message")
+            prompt = [*base, Message(role="user", content=f"[nanobot asks, not the user: {question} "
+                                                               "Answer only yes or no.]")]
+        else:
+            last = base[-1] if base[-1].role == "user" else Message(role="user", content=self.text)
+            head = base[:-1] if base[-1].role == "user" else base
+            prompt = [*head,
+                      Message(role="user", content=f"{last.content}\n\n[nanobot asks, not the user: {QUESTIONS[kind]} "
+                                                     "Answer only yes or no.]")]
         try:
             yes, no = model.yes_no(prompt, tools=_specs(agent))
         except ModelError:  # the question does not fit n_ctx: no judgement, the wording decides
