@@ -92,8 +92,8 @@ def changes(tool: Any, args: Any, read_only: bool = False) -> bool:
 
 
 def _signal(agent: Any, kind: str, text: str) -> bool:
-    """The model's sure yes, or the listed wording: either signal asks. (The 1.5B's judgement refused a
-    plain "Add a line ... at the end of poem.txt" as no change request, so a "no" alone refuses nothing.)"""
+    """The model's sure yes, or the listed wording: either signal asks. A judged "no" alone refuses
+    nothing: a small model's judgement can miss a plain "Add a line ... at the end of poem.txt"."""
     return wording.says(kind, text) or (agent is not None and _judged(agent, kind, text) is True)
 
 

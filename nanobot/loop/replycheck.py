@@ -64,7 +64,7 @@ _CUT_SOURCE = re.compile(r"\s*\((?:said:|observations/|knowledge/|MEMORY\.md|USE
 HOLD_MAX = 240  # an unclosed "(" or "[" older than this is released as it is
 
 # nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK, textcall.run_written), echoed without
-# their brackets: the 1.5B answered "Summarize notes.txt" with "The call ran; answer the user in plain text ..."
+# their brackets ("The call ran; answer the user in plain text ..."): removed from the reply
 _ECHOED = (r"(?:the call(?: the user asked for| you wrote)? ran; answer the user in plain text from its result "
            r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?)")
 _ECHO = re.compile(rf"\s*{_ECHOED}", re.I)

@@ -66,7 +66,7 @@ from nanobot.tools.validate import validate
 # writes ```json or a bare {"name": ...} instead (bench/bfcl_bench.py); any of them counts as a call.
 STARTS = (OPEN, "{", "```json")
 # what a text reply may not begin with (``backends/openban.py``): every call opening, a fenced bare one
-# (```` ```python\n{ ```` then prose is a call abandoned: the 1.5B wrote it when ```` ```json ```` was masked)
+# (```` ```python\n{ ```` then prose is a call abandoned, the opening a model picks when ```` ```json ```` is masked)
 FENCED = tuple(f"```{lang}{nl}{brace}" for lang in ("", "python", "py", "javascript", "js", "tool_code", "text")
                for nl in ("\n", " ") for brace in ("{", "[")) + ("```\n\n{", "```python\n\n{")
 NO_OPENING = (*STARTS, *FENCED, "[{")
