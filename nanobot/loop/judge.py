@@ -77,8 +77,10 @@ def _specs(agent: Any) -> list[dict] | None:
     if runner is None or not callable(getattr(runner, "template_calls", None)) or not runner.template_calls(agent):
         return None
     from nanobot.tools.callgrammar import tool_specs
+    from nanobot.tools.leancalls import lean_specs
 
-    return tool_specs(runner.tools)
+    lean = callable(getattr(runner, "listed_by_template", None)) and runner.listed_by_template(agent)
+    return lean_specs(runner.tools) if lean else tool_specs(runner.tools)
 
 
 def judge_of(agent: Any) -> Judge:
