@@ -213,3 +213,26 @@ def test_a_change_is_asked_when_the_models_sure_judgement_or_the_wording_says_so
     agent, _ = _judged_agent(home, change=True)  # the model's sure yes: a request the wording cannot read
     agent.provenance.said.append("Ändere in calc.py sub, damit es a - b liefert")
     assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
+
+
+def test_a_judgement_is_asked_only_when_a_check_reads_it(home):
+    """The reply checks ask the model's yes/no judgement lazily: a greeting's turn asks none (on the
+    1.5B each costs a prefill of the question), a reply that claims a change to a named file asks."""
+
+    class Counting(ScriptedModel):
+        asked: list[str] = []
+
+        def yes_no(self, messages, tools=None):
+            self.asked.append(messages[-1].content)
+            return 0.1, 0.9
+
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "notes.txt").write_text("Call Bob\n")
+    model = Counting(["Hello! How can I help?"])
+    agent = Agent(settings, model)
+    list(agent.turn("hi"))
+    assert model.asked == []
+    model.replies = ["I have added the line to notes.txt.", "I have added the line to notes.txt."]
+    list(agent.turn("notes.txt needs 'buy milk' too"))
+    assert model.asked  # the claim is checked against what the user asked

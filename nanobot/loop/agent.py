@@ -346,7 +346,7 @@ class Agent:
                 continue
             # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
             self.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
-            result = check(typed, reply, seen, asked_change=asked_for_change([typed], agent=self) or remember(typed, self),
+            result = check(typed, reply, seen, asked_change=lambda: asked_for_change([typed], agent=self) or remember(typed, self),
                            offered=frozenset(self.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
                            agent=self, tools=self.tool_runner.tools if self.tool_runner is not None else None)
             if not result.problem:

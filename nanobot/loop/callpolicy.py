@@ -106,9 +106,10 @@ def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -
     recent = said[-2:]
     if coding:
         return True
-    asked = any(wording.says("change", t) for t in recent) or (
+    if not any(_names_path(t, agent) for t in recent):  # the fact first: a message naming no path costs no judgement
+        return False
+    return any(wording.says("change", t) for t in recent) or (
         agent is not None and bool(recent) and _judged(agent, "change", recent[-1]) is True)
-    return asked and any(_names_path(t, agent) for t in recent)
 
 
 def _judged(agent: Any, kind: str, text: str) -> bool | None:

@@ -16,7 +16,7 @@ _MEMORY_FILES = {"memory.md", "user.md"}
 
 def claims(f: Facts) -> bool:
     """The reply claims a change (a bare "Done." too when one was asked) and does not deny one."""
-    return bool(REPLY["claim"].search(f.reply) or (f.asked_change and REPLY["done"].search(f.reply))) and not REPLY[
+    return bool(REPLY["claim"].search(f.reply) or (REPLY["done"].search(f.reply) and f.asked_change)) and not REPLY[
         "denial"].search(f.reply)
 
 
@@ -69,8 +69,8 @@ def change_not_tried(f: Facts) -> CheckResult | None:
     """The user asked to change a file and no call was tried (a call refused as nobody's ask is no try):
     the change is only told. Retried with the change tool; a reply that declines stands after it."""
     tried = [o for o in f.done if o.ok or not o.unasked]
-    if (not f.asked_change or tried or not _FILE.search(f.user_text) or f.remembers
-            or (not f.extra.get("judged") and USER["asks_how"].match(f.user_text))
+    if (tried or not _FILE.search(f.user_text) or not f.asked_change or f.remembers
+            or (not f.judged and USER["asks_how"].match(f.user_text))
             or f.reply.rstrip().endswith("?") or not f.can(changer(f))):
         return None
     tool, declined = changer(f), bool(REPLY["denial"].search(f.reply))

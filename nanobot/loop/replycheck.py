@@ -28,6 +28,7 @@ and otherwise flags it: a correction line is added to the reply and a warning sh
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import regex
@@ -159,11 +160,12 @@ def judged_target(user_text: str, agent: Any) -> tuple[str, tuple[str, ...]]:
     return found[0].path, tuple(n.path for n in found if n.kind == "folder")
 
 
-def check(user_text: str, reply: str, events: list, asked_change: bool = False,
+def check(user_text: str, reply: str, events: list, asked_change: bool | Callable[[], bool] = False,
           offered: frozenset[str] | None = None, earlier: str = "", agent: Any = None,
           tools: dict[str, Any] | None = None) -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``), through ``CHECKS``;
-    ``asked_change``: the user asked for a change (then a bare "created." or "Done." is a claim too);
+    ``asked_change``: the user asked for a change (then a bare "created." or "Done." is a claim too), or
+    a function that says so, called only when a check needs it (it may ask the model);
     ``offered``: the tools this chat has (None: any): not trying a change or a look is a fault only when
     the tool for it is offered. ``earlier``: what the model was shown before the user's message (the
     retrieved block): a look's reply copied from it is not from the look. ``agent``: for the model's
@@ -172,9 +174,9 @@ def check(user_text: str, reply: str, events: list, asked_change: bool = False,
     if not target and agent is not None:
         target, folders = judged_target(user_text, agent)
     facts = Facts(user_text=user_text, reply=reply, done=outcomes(events, tools), asked_change=asked_change,
-                  offered=offered, earlier=earlier, remembers=remember(user_text, agent), target=target,
-                  extra={"judged": agent is not None and asks(agent, "change", user_text) is not None,
-                         "folders": folders})
+                  offered=offered, earlier=earlier, remembers=lambda: remember(user_text, agent), target=target,
+                  judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
+                  extra={"folders": folders})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict

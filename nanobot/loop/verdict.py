@@ -87,6 +87,25 @@ def outcomes(events: list, tools: dict[str, Any] | None = None) -> list[Outcome]
     return out
 
 
+class Lazy:
+    """A bool field set to a bool or to a function that gives it, called once, on the first read: a
+    model judgement (``nanobot.loop.judge``) is asked only when a check reads the fact it decides."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> bool:
+        if obj is None:  # the dataclass reads the field's default from the class
+            return False
+        value = obj.__dict__.get(self.slot, False)
+        if callable(value):
+            value = obj.__dict__[self.slot] = bool(value())
+        return value
+
+    def __set__(self, obj: Any, value: bool | Callable[[], bool]) -> None:
+        obj.__dict__[self.slot] = value
+
+
 @dataclass
 class Facts:
     """One turn, as the checks read it."""
@@ -94,11 +113,12 @@ class Facts:
     user_text: str
     reply: str
     done: list[Outcome]
-    asked_change: bool = False
+    asked_change: Lazy = Lazy()  # the user asks for a change (then a bare "Done." is a claim too)
     offered: frozenset[str] | None = None
     earlier: str = ""
-    remembers: bool = False  # the user asks to remember something (the judgement, else wording)
+    remembers: Lazy = Lazy()  # the user asks to remember something (the judgement, else wording)
     target: str = ""  # what the user asks to see or run (``core.asks.looks_at``)
+    judged: Lazy = Lazy()  # the model can judge whether the message asks for a change
     extra: dict = field(default_factory=dict)
 
     def can(self, tool: str) -> bool:
