@@ -25,7 +25,7 @@ def facts(user, reply, done=(), **kw):
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
         "no_answer", "imitated_output", "failed_change_claimed", "change_claimed_without_one", "asked_file_not_changed",
-        "change_not_tried", "call_as_text", "look_failed", "not_from_look", "declined_without_look", "not_looked"]
+        "change_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
 
 
 def test_no_answer():
@@ -76,6 +76,21 @@ def test_look_failed():
     failed = Outcome("read_file", {}, False, "file 'a.txt' does not exist", effects=READ, on_path=True)
     assert lc.look_failed(facts("read a.txt", "It says hello.", [failed])) is not None
     assert lc.look_failed(facts("read a.txt", "That file does not exist.", [failed])) is None
+
+
+def test_told_of_tool_in_any_language():
+    offered = frozenset({"read_file", "list_dir", "exec", "memory_add"})
+    told = lc.told_of_tool(facts("¿Qué dice el archivo recipe.md?",
+                                 "Para leer el archivo `recipe.md`, puedes usar la función `read_file`.", offered=offered))
+    assert told.tool == "read_file" and "read_file" in told.correction
+    assert lc.told_of_tool(facts("was ist hier?", "Nutze `exec` mit ls.", offered=offered)).tool == "exec"
+    assert lc.told_of_tool(facts("hi", "Let me execute that plan.", offered=offered)) is None  # a word, not the tool
+    listing = "I can use read_file, list_dir, exec and memory_add."  # what nanobot can do: a listing
+    assert lc.told_of_tool(facts("what can you do?", listing, offered=offered)) is None
+    ran = Outcome("read_file", {}, True, "recipe.md lines 1-1 of 1\nflan", effects=READ, on_path=True)
+    assert lc.told_of_tool(facts("show recipe.md", "I used read_file: it is a flan.", [ran], offered=offered)) is None
+    assert lc.told_of_tool(facts("what does read_file do?", "read_file shows a file.", offered=offered)) is None
+    assert lc.told_of_tool(facts("show recipe.md", "Use `read_file`.", offered=frozenset())) is None
 
 
 def test_not_from_look():

@@ -663,3 +663,15 @@ def test_not_trying_a_change_or_a_look_is_a_fault_only_when_the_tool_is_offered(
     assert check(look, "I cannot open files here.", []).problem
     assert not check(look, "I cannot open files here.", [], offered=frozenset({"memory_search"})).problem
     assert check(look, "I cannot open files here.", [], offered=frozenset({"read_file"})).problem
+
+
+def test_a_reply_that_tells_of_a_tool_instead_of_calling_it_is_retried_with_that_tool(home):
+    """"Para leer el archivo `recipe.md`, puedes usar la función `read_file`": the model meant the call.
+    The retry calls the named tool under its grammar; the user gets the file, not advice."""
+    agent = make_agent(home, ["Answer:", "Para leer el archivo `recipe.md`, puedes usar la función `read_file`.",
+                              '{"path": "recipe.md"}', "Answer:", "Es una receta de flan: 4 huevos."])
+    (agent.settings.workspace / "recipe.md").write_text("# Flan\n- 4 huevos\n")
+    events, done = run(agent, "¿Qué dice el archivo recipe.md?")
+    assert agent.model.calls[2]["prefill"].startswith("Tool: read_file")
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
+    assert "read_file" not in done.reply and "flan" in done.reply

@@ -48,6 +48,18 @@ def test_read_errors(ctx):
         run(ReadFile(), ctx, path="bin.dat")
 
 
+def test_a_missing_path_a_typo_away_from_one_offers_it(ctx):
+    """The error names the one entry one edit away (a fact of the roots), in a configured root too."""
+    (ctx.workspace / "inventory.csv").write_text("apples,3\n")
+    (ctx.workspace / "reports").mkdir()
+    with pytest.raises(ToolError, match="did you mean 'inventory.csv'"):
+        run(ReadFile(), ctx, path="inventry.csv")
+    with pytest.raises(ToolError, match="did you mean 'reports'"):
+        run(ListDir(), ctx, path="reprots")
+    with pytest.raises(ToolError, match="list_dir shows what is there"):  # nothing near: no guess
+        run(ReadFile(), ctx, path="sales.csv")
+
+
 def test_edit_exact_match(ctx):
     f = ctx.workspace / "cfg.txt"
     f.write_text("name = a\nmode = fast\nmode = slow\n")

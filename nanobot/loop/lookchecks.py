@@ -66,6 +66,28 @@ def call_as_text(f: Facts) -> CheckResult | None:
         correction=f"(nanobot: the reply above is a {m.group(1)} call written as text; it did not run.)")
 
 
+def told_of_tool(f: Facts) -> CheckResult | None:
+    """The reply tells the user of a tool ("puedes usar la función `read_file`") that did not run this
+    turn: the model meant to call it. Read from the offered tools' names, not the reply's language; a
+    reply naming three or more tools lists what nanobot can do, and a tool the user named is theirs."""
+    ran = {o.name for o in f.done}
+    told = [name for name in sorted(f.offered or ()) if _names_tool(f.reply, name)]
+    if not told or len(told) > 2 or any(t in ran or t in f.user_text for t in told):
+        return None
+    tool = told[0]
+    return CheckResult(problem=f"the reply tells of {tool} instead of calling it", tool=tool,
+                       note=f"[nanobot: the user cannot call {tool}; you can. Call {tool} now.]",
+                       correction=f"(nanobot: the reply above names the {tool} tool; it did not run.)")
+
+
+def _names_tool(reply: str, name: str) -> bool:
+    """``name`` as an identifier in the reply: with an underscore, or in backticks, or called."""
+    for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", reply):
+        if "_" in name or reply[max(0, m.start() - 1):m.start()] == "`" or reply[m.end():m.end() + 1] in ("(", "`"):
+            return True
+    return False
+
+
 def look_failed(f: Facts) -> CheckResult | None:
     """Every look failed and the reply speaks of the target anyway."""
     looks = [o for o in f.done if o.looks]

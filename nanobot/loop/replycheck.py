@@ -50,6 +50,7 @@ from nanobot.loop.lookchecks import (
     no_answer,
     not_from_look,
     not_looked,
+    told_of_tool,
 )
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
@@ -135,6 +136,7 @@ CHECKS: tuple[Check, ...] = (
     change_not_tried,  # a change asked for and no call tried
     call_as_text,  # a call's JSON in the reply: nothing ran
     look_failed,  # every look failed and the reply speaks of the target
+    told_of_tool,  # the reply tells the user of a tool that did not run
     not_from_look,  # the look succeeded and the reply says nothing of it
     declined_without_look,  # declined with nothing tried
     not_looked,  # speaks of what it never looked at

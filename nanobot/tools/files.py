@@ -24,6 +24,7 @@ from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.editloss import lost, refuse_loss
 from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
+from nanobot.tools.named import nearest
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs
@@ -32,9 +33,16 @@ MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
 
 
-def _read_text(path: Path, raw: str) -> str:
+def _missing(raw: str, ctx: ToolContext | None, what: str = "file") -> ToolError:
+    """A missing path's error, offering the one entry a typo away when there is one (``tools.named``)."""
+    near = nearest(raw, roots(ctx)) if ctx is not None else ""
+    return ToolError(f"{what} '{raw}' does not exist; " + (f"did you mean '{near}'?" if near else
+                                                          "list_dir shows what is there"))
+
+
+def _read_text(path: Path, raw: str, ctx: ToolContext | None = None) -> str:
     if not path.exists():
-        raise ToolError(f"file '{raw}' does not exist; list_dir shows what is there")
+        raise _missing(raw, ctx)
     if path.is_dir():
         raise ToolError(f"'{raw}' is a directory; use list_dir")
     if path.stat().st_size > MAX_FILE_BYTES:
@@ -81,7 +89,7 @@ class ReadFile(Tool):
     Args = ReadArgs
 
     def run(self, args: ReadArgs, ctx: ToolContext) -> str:
-        text = _read_text(resolve_in_roots(args.path, ctx), args.path)
+        text = _read_text(resolve_in_roots(args.path, ctx), args.path, ctx)
         all_lines = text.splitlines()
         total = len(all_lines)
         if total == 0:
@@ -136,7 +144,7 @@ class EditFile(Tool):
 
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         path = _writable(args.path, ctx)
-        text = _read_text(path, args.path)
+        text = _read_text(path, args.path, ctx)
         if is_python(args.path) and (whole := replace_defs(text, args.old, args.new)) is not None:
             new, where = whole[0], f": {', '.join(whole[1])} replaced whole"  # nanobot.tools.pydefs
         else:
@@ -235,7 +243,7 @@ class ListDir(Tool):
     def run(self, args: ListArgs, ctx: ToolContext) -> str:
         path = resolve_in_roots(args.path, ctx)
         if not path.exists():
-            raise ToolError(f"directory '{args.path}' does not exist")
+            raise _missing(args.path, ctx, "directory")
         if not path.is_dir():
             raise ToolError(f"'{args.path}' is a file; use read_file")
         allowed = roots(ctx)

@@ -81,6 +81,26 @@ def named(text: str, roots: list[Path]) -> list[Named]:
     return list(out.values())
 
 
+def nearest(raw: str, roots: list[Path]) -> str:
+    """The one root entry ``raw`` names with a typo (one edit away), "" when none or several: a
+    missing path's error offers it (``read_file``, ``list_dir``).
+
+    >>> import tempfile, pathlib; d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "inventory.csv").write_text("x")
+    >>> nearest("inventry.csv", [d]), nearest("sales.csv", [d])
+    ('inventory.csv', '')
+    """
+    have = entries(roots)
+    by_name: dict[str, list[str]] = {}
+    for rel in have:
+        by_name.setdefault(Path(rel).name.lower(), []).append(rel)
+    word = raw.strip().strip("./").lower()
+    if hit := _find(word, have, by_name):
+        return hit if hit != raw else ""
+    name = word.rsplit("/", 1)[-1]  # a path is meant here, so a folder's name is compared too
+    near = [rel for n, rels in by_name.items() if len(n) >= 5 and _one_edit(name, n) for rel in rels]
+    return near[0] if len(near) == 1 else ""
+
+
 def _find(word: str, have: dict[str, str], by_name: dict[str, list[str]]) -> str:
     """The root entry ``word`` names: itself, a file or folder name, or one edit away (names of 5+ chars)."""
     key = word.lower().rstrip("/")
