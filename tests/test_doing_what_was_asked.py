@@ -549,7 +549,7 @@ def test_an_edit_written_as_a_python_call_is_run(home):
 
 
 def test_up_to_two_written_calls_run_in_a_turn(home):
-    from nanobot.loop.agent import WRITTEN_RUNS
+    from nanobot.loop.checkedturn import WRITTEN_RUNS
 
     written = ['read_file(path="a.txt")', 'read_file(path="b.txt")', 'read_file(path="c.txt")']
     agent = make_agent(home, [r for w in written for r in ("Answer:", w)] + ["Answer:", "a, b and c say 1."])

@@ -20,7 +20,7 @@ from nanobot.backends.base import ChatModel, Generation, Message, abilities
 from nanobot.backends.sampling import dry_sampler
 from nanobot.base import faults, foreground
 from nanobot.config import Settings
-from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
+from nanobot.core.events import Event, Notice, TextDelta, TurnDone
 from nanobot.core.features import Feature, merge_sections
 from nanobot.core.fitting import trim_oldest
 from nanobot.core.intents import INTENTS, FreshContext, Intent, PrefillOff, TranscriptMeta
@@ -31,11 +31,10 @@ from nanobot.core.sections import STANDING, CoreSections
 from nanobot.core.transcript import Transcript
 from nanobot.loop.judge import Judge
 from nanobot.loop.loopguard import LoopGuard
-from nanobot.loop.shown import direct, uncaptioned
+from nanobot.loop.shown import uncaptioned
 from nanobot.loop.turntiming import TurnClock
 
 F = TypeVar("F", bound=Feature)
-WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.textcall``)
 
 
 def _now() -> datetime:
@@ -305,88 +304,13 @@ class Agent:
             self.transcript.append("event", "stopped: repetition")
 
     def _checked(self, messages: list[Message], typed: str) -> Iterator[Event]:
-        """``_respond`` under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
-        stream; a reply that claims what did not happen, or states what it never looked at, is
-        retried once with a note, then flagged with a correction."""
-        from nanobot.loop.callpolicy import asked_for_change
-        from nanobot.loop.explicit import explicit
-        from nanobot.loop.replycheck import Scrubber, check, remember, scrub
-        from nanobot.loop.textcall import written
+        """``respond`` under the reply checks (``nanobot.loop.checkedturn``)."""
+        from nanobot.loop.checkedturn import checked
 
-        seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
-        self.judge.context(typed, messages)
-        if self.tool_runner is not None and (spelled := explicit(typed, self.tool_names())):
-            messages = yield from self._run_written(spelled, messages, seen, "the call the user asked for ran")
-            if shown := direct(typed, spelled, seen):  # the whole message was the look: its output is the reply
-                return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))
-        runs = attempt = 0  # calls run from written replies; retries after a failed check
-        tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
-        while True:
-            stream = Scrubber()
-            for ev in self._respond(messages) if not tool else self.tool_runner.retry_tool(self, messages, tool):
-                if isinstance(ev, TextDelta):
-                    if shown := stream.feed(ev.text):
-                        yield TextDelta(text=shown)
-                    continue
-                if isinstance(ev, TurnDone):
-                    if rest := stream.finish():
-                        yield TextDelta(text=rest)
-                    break
-                if isinstance(ev, ToolResult) and ev.ok:
-                    self.provenance.looked.append(ev.text)
-                seen.append(ev)
-                yield ev
-            reply = scrub(ev.reply).strip()
-            if runs < WRITTEN_RUNS and self.tool_runner is not None and (call := written(reply, self.tool_names())):
-                runs += 1
-                yield Notice(text=f"reply check: the reply is a {call[0]} call written as text; running it", level="warning")
-                self.transcript.append("event", "reply check", problem="call written as text", attempt=runs - 1)
-                messages = yield from self._run_written(call, messages, seen)
-                yield TextDelta(text="\n\n")
-                continue
-            # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
-            self.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
-            result = check(typed, reply, seen, asked_change=lambda: asked_for_change([typed], agent=self) or remember(typed, self),
-                           offered=frozenset(self.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
-                           agent=self, tools=self.tool_runner.tools if self.tool_runner is not None else None)
-            if not result.problem:
-                yield ev.model_copy(update={"reply": reply})
-                return
-            self.transcript.append("event", "reply check", problem=result.problem, attempt=attempt, reply=reply[:400])
-            if attempt == 1 and not result.correction:  # a retry was worth it, a correction is not
-                yield ev.model_copy(update={"reply": reply})
-                return
-            if attempt == 1:
-                break
-            attempt = 1
-            tool = result.tool if result.tool in self.tool_names() else ""
-            yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
-            last = messages[-1]
-            messages = [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
-            yield TextDelta(text="\n\n" if reply else "")  # nothing shown yet: no blank line
-        yield TextDelta(text=f"\n\n{result.correction}" if reply else result.correction)  # no blank line first
-        yield Notice(text=f"reply check: {result.problem}", level="warning")
-        yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}".strip(), "corrected": True})
+        return checked(self, messages, typed)
 
-    def _run_written(self, call: tuple[str, dict], messages: list[Message], seen: list[Event],
-                     ran: str = "the call you wrote ran") -> Any:
-        """Run a call the model wrote as its reply (``nanobot.loop.textcall``), or one the user spelled
-        out (``nanobot.loop.explicit``); its events are yielded and kept in ``seen``; returns the
-        messages with its outcome, for the reply."""
-        from nanobot.loop.textcall import run_written
-
-        gen = run_written(self, *call, messages, ran)
-        while True:
-            try:
-                ev = next(gen)
-            except StopIteration as stop:
-                return stop.value
-            if isinstance(ev, ToolResult) and ev.ok:
-                self.provenance.looked.append(ev.text)
-            seen.append(ev)
-            yield ev
-
-    def _respond(self, messages: list[Message]) -> Iterator[Event]:
+    def respond(self, messages: list[Message]) -> Iterator[Event]:
+        """The model's reply to ``messages``: through the tool runner when one is attached."""
         if self.tool_runner is not None:
             yield from self.tool_runner.respond(self, messages)
             return

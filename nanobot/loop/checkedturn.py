@@ -1,0 +1,99 @@
+"""One turn's reply under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
+stream; a call the user spelled out, or the model wrote as text, run; a reply that claims what did not
+happen, or states what it never looked at, retried once with a note, then flagged with a correction.
+``Agent._checked`` is ``checked``; the agent's history and transcript stay the agent's (``Agent.turn``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from nanobot.backends.base import Generation, Message
+from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
+from nanobot.loop.shown import direct
+
+WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.textcall``)
+
+
+def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
+    """``Agent.respond`` under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
+    stream; a reply that claims what did not happen, or states what it never looked at, is
+    retried once with a note, then flagged with a correction."""
+    from nanobot.loop.callpolicy import asked_for_change
+    from nanobot.loop.explicit import explicit
+    from nanobot.loop.replycheck import Scrubber, check, remember, scrub
+    from nanobot.loop.textcall import written
+
+    seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
+    agent.judge.context(typed, messages)
+    if agent.tool_runner is not None and (spelled := explicit(typed, agent.tool_names())):
+        messages = yield from run_written_call(agent, spelled, messages, seen, "the call the user asked for ran")
+        if shown := direct(typed, spelled, seen):  # the whole message was the look: its output is the reply
+            return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))
+    runs = attempt = 0  # calls run from written replies; retries after a failed check
+    tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
+    while True:
+        stream = Scrubber()
+        for ev in agent.respond(messages) if not tool else agent.tool_runner.retry_tool(agent, messages, tool):
+            if isinstance(ev, TextDelta):
+                if shown := stream.feed(ev.text):
+                    yield TextDelta(text=shown)
+                continue
+            if isinstance(ev, TurnDone):
+                if rest := stream.finish():
+                    yield TextDelta(text=rest)
+                break
+            if isinstance(ev, ToolResult) and ev.ok:
+                agent.provenance.looked.append(ev.text)
+            seen.append(ev)
+            yield ev
+        reply = scrub(ev.reply).strip()
+        if runs < WRITTEN_RUNS and agent.tool_runner is not None and (call := written(reply, agent.tool_names())):
+            runs += 1
+            yield Notice(text=f"reply check: the reply is a {call[0]} call written as text; running it", level="warning")
+            agent.transcript.append("event", "reply check", problem="call written as text", attempt=runs - 1)
+            messages = yield from run_written_call(agent, call, messages, seen)
+            yield TextDelta(text="\n\n")
+            continue
+        # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
+        agent.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
+        result = check(typed, reply, seen, asked_change=lambda: asked_for_change([typed], agent=agent) or remember(typed, agent),
+                       offered=frozenset(agent.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
+                       agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None)
+        if not result.problem:
+            yield ev.model_copy(update={"reply": reply})
+            return
+        agent.transcript.append("event", "reply check", problem=result.problem, attempt=attempt, reply=reply[:400])
+        if attempt == 1 and not result.correction:  # a retry was worth it, a correction is not
+            yield ev.model_copy(update={"reply": reply})
+            return
+        if attempt == 1:
+            break
+        attempt = 1
+        tool = result.tool if result.tool in agent.tool_names() else ""
+        yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
+        last = messages[-1]
+        messages = [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
+        yield TextDelta(text="\n\n" if reply else "")  # nothing shown yet: no blank line
+    yield TextDelta(text=f"\n\n{result.correction}" if reply else result.correction)  # no blank line first
+    yield Notice(text=f"reply check: {result.problem}", level="warning")
+    yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}".strip(), "corrected": True})
+
+
+def run_written_call(agent: Any, call: tuple[str, dict], messages: list[Message], seen: list[Event],
+                     ran: str = "the call you wrote ran") -> Any:
+    """Run a call the model wrote as its reply (``nanobot.loop.textcall``), or one the user spelled
+    out (``nanobot.loop.explicit``); its events are yielded and kept in ``seen``; returns the
+    messages with its outcome, for the reply."""
+    from nanobot.loop.textcall import run_written
+
+    gen = run_written(agent, *call, messages, ran)
+    while True:
+        try:
+            ev = next(gen)
+        except StopIteration as stop:
+            return stop.value
+        if isinstance(ev, ToolResult) and ev.ok:
+            agent.provenance.looked.append(ev.text)
+        seen.append(ev)
+        yield ev
