@@ -89,6 +89,17 @@ def test_a_message_that_asks_to_look_calls_even_under_the_threshold(home):
     assert not [e for e in quiet.turn("What is 2+2?") if isinstance(e, ToolCall)]
 
 
+def test_a_message_naming_a_file_that_exists_calls_under_the_threshold_in_any_language(home):
+    """The fact (recipe.md is in the workspace; "receta.md" is not) decides, not English words."""
+    model = ToolTemplateModel([body("read_file", {"path": "recipe.md"}), "Es una receta de flan."], [0.2, 0.1])
+    agent = make_agent(home, model)
+    (agent.workspace / "recipe.md").write_text("# Flan\n")
+    events = list(agent.turn("¿Qué dice el archivo recipe.md?"))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
+    absent = make_agent(home, ToolTemplateModel(["No lo sé."], [0.2]))
+    assert not [e for e in absent.turn("¿Qué dice el archivo receta.md?") if isinstance(e, ToolCall)]
+
+
 def test_a_failed_validation_goes_back_and_the_retry_runs(home):
     model = ToolTemplateModel([body("write_file", {"path": "a.txt"}),
                                body("write_file", {"path": "a.txt", "content": "hi"}), "Done."], [0.9, 0.1])
@@ -110,10 +121,10 @@ def test_a_failed_validation_goes_back_and_the_retry_runs(home):
 
 
 def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):
-    model = ToolTemplateModel(["json: {", body("read_file", {"path": "notes.txt"}), "It says: call Bob."], [0.1])
+    model = ToolTemplateModel(["json: {", body("read_file", {"path": "notes.txt"}), "It says: call Bob."], [0.01])
     agent = make_agent(home, model)
     (agent.workspace / "notes.txt").write_text("call Bob\n")
-    events = list(agent.turn("notes.txt, please"))  # not an ask to look: that would call at once
+    events = list(agent.turn("notes.txt, please"))  # P(call) under even the look's floor: declined
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
     assert next(e for e in events if isinstance(e, ToolResult)).ok
     assert model.calls[1]["prefill"] == f"{OPEN}\n" and model.calls[1]["grammar"]  # under the call grammar
@@ -126,7 +137,7 @@ def test_a_declined_reply_that_names_a_tool_before_its_opening_becomes_the_call(
     """The 1.5B's declined reply to "What is the capital of France?" once was ``tools: exec`` then a
     fenced ``{``: a call's opening behind a header. It is held back and made into the call too."""
     model = ToolTemplateModel(["tools: read_file\n\n```json\n{", body("read_file", {"path": "notes.txt"}),
-                               "It says: call Bob."], [0.1])
+                               "It says: call Bob."], [0.01])
     agent = make_agent(home, model)
     (agent.workspace / "notes.txt").write_text("call Bob\n")
     events = list(agent.turn("notes.txt, please"))
@@ -158,7 +169,7 @@ def test_an_empty_reply_is_asked_for_once_more(home):
 
 
 def test_after_a_call_an_opening_only_reply_is_asked_for_in_plain_text(home):
-    model = ToolTemplateModel(["{", body("read_file", {"path": "a.txt"}), "json: {", "a.txt says 1."], [0.1])
+    model = ToolTemplateModel(["{", body("read_file", {"path": "a.txt"}), "json: {", "a.txt says 1."], [0.01])
     agent = make_agent(home, model)
     (agent.workspace / "a.txt").write_text("1\n")
     events = list(agent.turn("a.txt, please"))

@@ -70,16 +70,30 @@ STARTS = (OPEN, "{", "```json")
 FENCED = tuple(f"```{lang}{nl}{brace}" for lang in ("", "python", "py", "javascript", "js", "tool_code", "text")
                for nl in ("\n", " ") for brace in ("{", "[")) + ("```\n\n{", "```python\n\n{")
 NO_OPENING = (*STARTS, *FENCED, "[{")
-# A message that asks to see or run something (``core.asks.looks_at``: "show me todo.md", "What files
-# are in this folder?") makes the first step a call when P(call) is at least this: such asks can score
-# under the threshold (0.2-0.4 on Qwen2.5-Coder-1.5B), and the reply checks would ask for the look anyway.
+# A message that names a file or folder that exists in the roots (``tools.named``: in any language, a
+# typo within one edit), or asks in so many words to see or run something (``core.asks.looks_at``),
+# makes the first step a call when P(call) is at least this: such asks can score under the threshold
+# (0.2-0.4 on Qwen2.5-Coder-1.5B), and the reply checks would ask for the look anyway.
 LOOK_FLOOR = 0.05
 
 
 def asks_to_look(agent: Any) -> bool:
-    """The user's last message asks to see or run something (what they typed, not retrieved text)."""
+    """The user's last message (what they typed, not retrieved text) names an existing file or folder,
+    or asks to see or run something."""
     said = agent.provenance.said
-    return bool(said and looks_at(said[-1]))
+    if not said:
+        return False
+    if looks_at(said[-1]):
+        return True
+    settings = getattr(agent, "settings", None)
+    if settings is None:
+        return False
+    from pathlib import Path
+
+    from nanobot.tools.named import named
+
+    roots = [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
+    return any(n.kind in ("file", "folder") for n in named(said[-1], roots))
 
 
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
