@@ -1,5 +1,5 @@
-"""Rewrite every benchmark table in the docs from the stored runs in bench/results/, so a figure on a
-page is always the stored run's.
+"""Rewrite every benchmark table and every measured figure in the docs from the stored runs in
+bench/results/, so a figure on a page is always the stored run's.
 
 A page marks a generated table with a pair of comments; everything between them is replaced:
 
@@ -7,12 +7,17 @@ A page marks a generated table with a pair of comments; everything between them 
     | ... the table TABLES["waits-idle"] returns ... |
     <!-- /table:waits-idle -->
 
-Each entry of ``TABLES`` reads result files and returns Markdown. Adding a table: a function here, one
-line in ``TABLES``, the two markers on the page. Pages: README.md and docs/**/*.md.
+A figure in prose is marked the same way on one line, and Markdown shows only the figure
+(`bench/docs_figures.py` holds ``FIGS``, the functions that return them):
+
+    the first turn sends <!-- fig:lean-first-turn -->613<!-- /fig:lean-first-turn --> tokens
+
+Each entry of ``TABLES`` (or ``FIGS``) reads result files and returns Markdown. Adding one: a function,
+one line in the registry, the two markers on the page. Pages: README.md and docs/**/*.md.
 
 Usage:
     .venv/bin/python bench/docs_tables.py            # rewrite the pages
-    .venv/bin/python bench/docs_tables.py --check    # exit 1 naming each stale or unknown table
+    .venv/bin/python bench/docs_tables.py --check    # exit 1 naming each stale or unknown table or figure
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
+from docs_figures import FIGS  # noqa: E402  (after the path above)
+
 MARK = re.compile(r"(<!-- table:([\w-]+) -->\n)(.*?)(<!-- /table:\2 -->)", re.S)
+FIG = re.compile(r"(<!-- fig:([\w-]+) -->)(.*?)(<!-- /fig:\2 -->)")  # one line: no re.S
 
 
 def _j(name: str) -> dict:
@@ -116,6 +124,28 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, before (e214511)", "assistant-heldout-qwen2.5-coder-1.5b-before-partial.jsonl"),
+                ("smollm2, before (e214511)", "assistant-heldout-smollm2-before-partial.jsonl"),
+                ("smollm2, after (51f2598)", "assistant-heldout-smollm2-after-partial.jsonl")]
+
+
+def assistant_heldout() -> str:
+    """The held-out set's partial runs, from their progress lines (each turn scored when it ran)."""
+    import assistant_heldout as h
+    of = sum(len(s.turns) for s in h.SESSIONS)
+    rows = []
+    for label, f in HELDOUT_RUNS:
+        ts = [json.loads(line) for line in (RESULTS / f).read_text().splitlines() if line.startswith('{"session"')]
+        sessions = ", ".join(f"`{s}`" for s in dict.fromkeys(t["session"] for t in ts))
+        false = [t["text"] for t in ts if t["false_claim"]]
+        rows.append([f"{label}, `{f}`", f"{len(ts)} of {of} ({sessions})", sum(t["correct"] for t in ts),
+                     sum(t["invented"] for t in ts), sum(bool(t["unasked_changes"]) for t in ts),
+                     sum(bool(t.get("destroyed")) for t in ts),
+                     f"{len(false)}" + "".join(f' ("{x[:24]} ...")' for x in false), f"{round(sum(t['seconds'] for t in ts))} s"])
+    return _table(["run (held-out set, the subset that ran)", "turns", "correct", "invented", "unasked changes",
+                   "destroyed lines", "false claims", "wall"], rows)
+
+
 # -- BFCL --------------------------------------------------------------------------------------------
 
 BFCL_ROWS = [
@@ -139,6 +169,23 @@ def bfcl() -> str:
                      _load(r["load1"])])
     return _table(["model", "path", "simple_python", "multiple", "irrelevance", "emitted calls that validate",
                    "median s/item", "load"], rows)
+
+
+LEAN_COLS = [("lean", "lean"), ("every schema", "template (every schema)"), ("own format, strict", "own, strict"),
+             ("own format, lenient", "own, lenient")]
+
+
+def _lean_cell(r: dict | None) -> str:
+    if not r:
+        return "not run"
+    cats = ", ".join(f"{k} {v}" for k, v in r.items() if k != "calls valid" and v != "0/0")
+    return f"{cats} (calls valid {r['calls valid']})"
+
+
+def bfcl_lean() -> str:
+    sets = _j("bfcl-lean.json")["sets"]
+    return _table(["set", *[c[0] for c in LEAN_COLS]],
+                  [[half, *[_lean_cell(d.get(key)) for _, key in LEAN_COLS]] for half, d in sets.items()])
 
 
 # -- waits -------------------------------------------------------------------------------------------
@@ -261,6 +308,33 @@ def fallback() -> str:
         rows.append([label, f"{s['fallback_before_first']} → {s['fallback_after_first']}",
                      f"{s['fallback_before_again']} → {s['fallback_after_again']}", f"{s['mean_draft_s']} s"])
     return _table(["model", "fallback, first visit (old rule → new)", "fallback, coming back (old → new)", "mean draft time"], rows)
+
+
+CONTEXT_ROWS = [("no model (`--model none`: extractive floor + tool events), observer before", "context-none-heldout-main.json"),
+                ("no model, observer after", "context-none-heldout.json"),
+                ("no model, observer before", "context-none-dev-main.json"),
+                ("no model, observer after", "context-none-dev.json"),
+                ("SmolLM2-135M", "context-smollm2.json"),
+                ("Qwen2.5-Coder-1.5B (the run did not finish by the deadline)", "context-qwen2.5-coder-1.5b.json"),
+                ("Qwen2.5-Coder-1.5B, `--limit 2 --before`: draft from the former prompt (system prompt + history) vs the compact one",
+                 "context-qwen2.5-coder-1.5b-cost.json")]
+
+
+def context() -> str:
+    total = {s: len(json.loads((ROOT / "tests/data/context_sessions" / f"{s}.json").read_text())) for s in ("dev", "heldout")}
+    rows = []
+    for label, f in CONTEXT_ROWS:
+        s = _j(f)["summary"]
+        gen = s["generator"]
+        note = f" ({gen['fallback']} of {s['sessions']} drafts fell back)" if gen["model"] and gen["fallback"] else ""
+        n = s["sessions"] if s["sessions"] == total[s["split"]] else f"{s['sessions']} of {total[s['split']]}"
+        found = sum(int(v.split("/")[0]) for v in s["recall_by_kind"].values())
+        recall = f"{s['recall']:.3f} ({found}/{s['items']}; " + ", ".join(f"{k} {v}" for k, v in s["recall_by_kind"].items()) + ")"
+        where = "-" if s["where"] is None else f"{s['where']:.1f} ({round(s['where'] * s['sessions'])}/{s['sessions']})"
+        draft = f"{s['mean_before_s']} vs {s['mean_draft_s']}" if "mean_before_s" in s else f"{s['mean_draft_s']}"
+        rows.append([label + note, s["split"], n, recall, s["grounded"], s["cuts"], where, draft, _load(s["load_avg"][0])])
+    return _table(["run", "split", "sessions", "recall", "grounded", "cuts", "where were we?", "draft s / session",
+                   "load"], rows)
 
 
 # -- housekeeping, chats, vault, loops, busy -------------------------------------------------------------
@@ -387,7 +461,8 @@ def headline() -> str:
 
 TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
-    "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs, "bfcl": bfcl,
+    "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
+    "assistant-heldout": assistant_heldout, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "context": context,
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
@@ -400,13 +475,26 @@ def pages() -> list[Path]:
 
 
 def render(text: str, problems: list[str], where: str) -> str:
-    def one(m: re.Match) -> str:
-        name = m.group(2)
-        if name not in TABLES:
-            problems.append(f"{where}: unknown table {name!r}")
-            return m.group(0)
-        return m.group(1) + TABLES[name]().rstrip("\n") + "\n" + m.group(4)
-    return MARK.sub(one, text)
+    """The page with every marked table and figure regenerated; unknown names go to ``problems``."""
+    def fill(registry: dict[str, Callable[[], str]], kind: str, sep: str):
+        def one(m: re.Match) -> str:
+            name = m.group(2)
+            if name not in registry:
+                problems.append(f"{where}: unknown {kind} {name!r}")
+                return m.group(0)
+            return m.group(1) + registry[name]().rstrip("\n") + sep + m.group(4)
+        return one
+    text = MARK.sub(fill(TABLES, "table", "\n"), text)
+    return FIG.sub(fill(FIGS, "figure", ""), text)
+
+
+def stale(old: str, new: str) -> list[str]:
+    """What differs between a page and its regenerated text: the names of the stale tables and figures."""
+    def marked(text: str) -> dict[str, str]:
+        return {f"table {m.group(2)!r}": m.group(3) for m in MARK.finditer(text)} | {
+            f"figure {m.group(2)!r}": m.group(3) for m in FIG.finditer(text)}
+    a, b = marked(old), marked(new)
+    return [k for k in b if a.get(k) != b[k]]
 
 
 def main(argv: list[str]) -> int:
@@ -418,7 +506,8 @@ def main(argv: list[str]) -> int:
         new = render(text, problems, where)
         if new != text:
             if check:
-                problems.append(f"{where}: stale tables; run .venv/bin/python bench/docs_tables.py")
+                names = ", ".join(stale(text, new)) or "tables"
+                problems.append(f"{where}: stale {names}; run .venv/bin/python bench/docs_tables.py")
             else:
                 page.write_text(new)
                 print(f"rewrote {where}")

@@ -1,5 +1,6 @@
 """The generated docs are current: docs/configuration.md is what scripts/config_doc.py writes from the
-settings models, every benchmark table is what bench/docs_tables.py writes from bench/results/, and the
+settings models, every benchmark table and every marked figure in prose is what bench/docs_tables.py
+writes from bench/results/, and the
 README holds what a newcomer needs (its test command is the one CI runs) within 250 lines."""
 
 from __future__ import annotations
@@ -46,10 +47,25 @@ def test_a_stale_or_unknown_table_is_found():
     assert problems == ["page.md: unknown table 'nosuch'"]
 
 
+def test_a_stale_or_unknown_figure_is_found():
+    t = _tables()
+    problems: list[str] = []
+    stale = "replies of <!-- fig:busy-tokens -->64<!-- /fig:busy-tokens --> tokens, median of 8\n"
+    fresh = t.render(stale, problems, "page.md")
+    want = f"<!-- fig:busy-tokens -->{t.FIGS['busy-tokens']()}<!-- /fig:busy-tokens -->"
+    assert want in fresh and "-->64<" not in fresh and fresh.endswith(" tokens, median of 8\n")
+    assert t.render(fresh, problems, "page.md") == fresh and problems == []
+    assert t.stale(stale, fresh) == ["figure 'busy-tokens'"]
+    t.render("a <!-- fig:nosuch -->1<!-- /fig:nosuch --> b", problems, "page.md")
+    assert problems == ["page.md: unknown figure 'nosuch'"]
+
+
 def test_every_marked_table_on_the_pages_is_filled():
     for page in _tables().pages():
         for name, body in re.findall(r"<!-- table:([\w-]+) -->\n(.*?)<!-- /table:\1 -->", page.read_text(), re.S):
             assert body.strip(), f"{page.name}: table {name} is empty"
+        for name, body in re.findall(r"<!-- fig:([\w-]+) -->(.*?)<!-- /fig:\1 -->", page.read_text()):
+            assert body.strip(), f"{page.name}: figure {name} is empty"
 
 
 def test_readme_is_short_and_its_test_command_is_what_ci_runs():
