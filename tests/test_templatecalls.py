@@ -100,6 +100,16 @@ def test_a_message_naming_a_file_that_exists_calls_under_the_threshold_in_any_la
     assert not [e for e in absent.turn("¿Qué dice el archivo receta.md?") if isinstance(e, ToolCall)]
 
 
+def test_a_message_naming_an_allowed_command_calls_under_the_threshold(home):
+    model = ToolTemplateModel([body("read_file", {"path": "notes.txt"}), "ok"], [0.2, 0.1])
+    agent = make_agent(home, model, exec_allow=["git status"])
+    (agent.workspace / "notes.txt").write_text("x\n")
+    list(agent.turn("ist das Arbeitsverzeichnis sauber? prüf mit git status"))
+    assert model.calls[0]["grammar"] is not None  # the first step called
+    quiet = make_agent(home, ToolTemplateModel(["ok"], [0.2]), exec_allow=["git status"])
+    assert not [e for e in quiet.turn("what is a git statusline?") if isinstance(e, ToolCall)]
+
+
 def test_a_failed_validation_goes_back_and_the_retry_runs(home):
     model = ToolTemplateModel([body("write_file", {"path": "a.txt"}),
                                body("write_file", {"path": "a.txt", "content": "hi"}), "Done."], [0.9, 0.1])

@@ -95,13 +95,15 @@ def template_has_tools(template: str) -> bool:
     return "tools" in template and "<tool_call>" in template
 
 
-def _matching(texts: list[str], before: str, starts: tuple[str, ...], probs, floor: float = 1e-4):
-    """Tokens (of probability above ``floor``) after which the text ``before`` + token opens with a start."""
+def _matching(texts: list[str], before: str, starts: tuple[str, ...], probs, floor: float = 1e-4,
+              word: bool = False):
+    """Tokens (of probability above ``floor``) after which the text ``before`` + token opens with a start;
+    with ``word``, a start that is a whole word ("No" and "No.", not "Not" or "Note")."""
     import numpy as np
 
     for tok in np.nonzero(probs > floor)[0]:
         text = (before + texts[tok]).lstrip()
-        if text and any(text.startswith(s) for s in starts):
+        if text and any(text.startswith(s) and not (word and text[len(s):len(s) + 1].isalnum()) for s in starts):
             yield int(tok)
 
 
@@ -222,7 +224,7 @@ class LlamaBackend:
                          state_save=True, prefill=True)
 
     def prefix_probability(self, messages: list[Message], starts: tuple[str, ...], *,
-                           tools: list[dict] | None = None) -> float:
+                           tools: list[dict] | None = None, word: bool = False) -> float:
         """Probability that the reply opens with one of ``starts`` (leading whitespace aside), from the
         first token and, for a likely first token that is only the beginning of one (```` ``` ```` of
         ```` ```json ````), the token after it. One prompt evaluation (kept in the KV cache for the
@@ -240,21 +242,21 @@ class LlamaBackend:
         llm.eval(tokens[n:])
         first = self.first_probs = self._probs()
         total = 0.0
-        for tok in _matching(texts, "", starts, first):
+        for tok in _matching(texts, "", starts, first, word=word):
             total += first[tok]
         for tok in _partial(texts, starts, first):
             llm.n_tokens = len(tokens)
             llm.eval([tok])
             after = self._probs()
-            total += first[tok] * sum(after[u] for u in _matching(texts, texts[tok], starts, after))
+            total += first[tok] * sum(after[u] for u in _matching(texts, texts[tok], starts, after, word=word))
         llm.n_tokens = len(tokens)
         return float(min(total, 1.0))
 
     def yes_no(self, messages: list[Message], *, tools: list[dict] | None = None) -> tuple[float, float]:
         """(P(the reply opens with yes), P(it opens with no)): a yes/no judgement scored, not generated
         (``nanobot.loop.judge``). The second is read from the first's evaluation: one prompt pass."""
-        yes = self.prefix_probability(messages, ("Yes", "yes", "YES"), tools=tools)
-        no = self.prefix_probability(messages, ("No", "no", "NO"), tools=tools)
+        yes = self.prefix_probability(messages, ("Yes", "yes", "YES"), tools=tools, word=True)
+        no = self.prefix_probability(messages, ("No", "no", "NO"), tools=tools, word=True)
         return yes, no
 
     def _probs(self):

@@ -11,12 +11,16 @@ result in front of the model, in a note on the user's message (a note, not the t
 and result messages: after those a small model tends to answer with another call's opening).
 
 A model may also write the call as Python (``edit_file(path="a.py", old="x", new="y")``): keyword
-arguments with literal values only, so code that merely mentions a tool's name is no call.
+arguments with literal values only, so code that merely mentions a tool's name is no call; or as the
+tool's name followed, on the same line, by a JSON object of its arguments (``tools: memory_add,
+arguments: {"text": ...}``).
 
 >>> written('json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}', ["exec"])
 ('exec', {'command': 'date', 'cwd': '.'})
 >>> written('Sure: read_file(path="notes.txt")', ["read_file"])
 ('read_file', {'path': 'notes.txt'})
+>>> written('tools: memory_add, arguments: {"text": "My cat is Pixel."}', ["memory_add"])
+('memory_add', {'text': 'My cat is Pixel.'})
 >>> written('use read_file(path) here', ["read_file"]) is None
 True
 >>> written('Use {"name": "rm"} carefully', ["exec"]) is None
@@ -48,7 +52,22 @@ def written(reply: str, names: list[str]) -> tuple[str, dict] | None:
         args = data.get("arguments", data.get("parameters", {}))
         if data.get("name") in names and isinstance(args, dict):
             return data["name"], args
-    return _python_call(reply, names)
+    return _python_call(reply, names) or _named_object(reply, names)
+
+
+def _named_object(reply: str, names: list[str]) -> tuple[str, dict] | None:
+    """(tool, arguments) of an offered tool's name followed on its line by a JSON object."""
+    if not names:
+        return None
+    for m in re.finditer(rf"(?<![\w.])({'|'.join(map(re.escape, names))})(?![\w.])[^{{\n]{{0,40}}(?=\{{)", reply):
+        try:
+            data, _ = json.JSONDecoder().raw_decode(reply[m.end():])
+        except ValueError:
+            continue
+        args = data.get("arguments", data) if isinstance(data, dict) else None
+        if isinstance(args, dict) and args:
+            return m.group(1), args
+    return None
 
 
 def _python_call(reply: str, names: list[str]) -> tuple[str, dict] | None:

@@ -46,6 +46,7 @@ that calls a tool directly (``first``) does not see a block that names a file no
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Generator, Iterator
 from typing import Any
 
@@ -71,15 +72,15 @@ FENCED = tuple(f"```{lang}{nl}{brace}" for lang in ("", "python", "py", "javascr
                for nl in ("\n", " ") for brace in ("{", "[")) + ("```\n\n{", "```python\n\n{")
 NO_OPENING = (*STARTS, *FENCED, "[{")
 # A message that names a file or folder that exists in the roots (``tools.named``: in any language, a
-# typo within one edit), or asks in so many words to see or run something (``core.asks.looks_at``),
+# typo within one edit) or a command ``tools.exec_allow`` admits, or asks in so many words to see or run something (``core.asks.looks_at``),
 # makes the first step a call when P(call) is at least this: such asks can score under the threshold
 # (0.2-0.4 on Qwen2.5-Coder-1.5B), and the reply checks would ask for the look anyway.
 LOOK_FLOOR = 0.05
 
 
 def asks_to_look(agent: Any) -> bool:
-    """The user's last message (what they typed, not retrieved text) names an existing file or folder,
-    or asks to see or run something."""
+    """The user's last message (what they typed, not retrieved text) names an existing file or folder
+    or an allowed command, or asks to see or run something."""
     said = agent.provenance.said
     if not said:
         return False
@@ -92,6 +93,9 @@ def asks_to_look(agent: Any) -> bool:
 
     from nanobot.tools.named import named
 
+    if any(re.search(rf"(?<![\w-]){re.escape(c.strip())}(?![\w-])", said[-1]) for c in settings.tools.exec_allow
+           if c.strip()):
+        return True  # a command exec may run ("Führe bitte ls aus", "check with git status")
     roots = [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
     return any(n.kind in ("file", "folder") for n in named(said[-1], roots))
 
