@@ -132,6 +132,24 @@ def test_the_judgement_is_the_models_own_probability_and_cached(model):
     assert judge.probability(SimpleNamespace(model=ScriptedModel([]), tool_runner=None), "look") is None
 
 
+def test_a_judgement_apart_leaves_the_conversations_kv_cache_as_it_was(model):
+    """The change judgement is a few-shot prompt of its own (real SmolLM2): the conversation's KV state
+    is put back after it, so the reply that follows evaluates only its own new tokens."""
+    from nanobot.loop.judge import allow_prompt
+
+    convo = [Message(role="system", content="You are helpful."), Message(role="user", content="What is in notes.txt?")]
+    tokens = model.tokenize_prompt(model.render(convo))
+    model.prefix_probability(convo, ("Yes",))  # the conversation evaluated, as a decision leaves it
+    held = model.cached_prefix(tokens)
+    assert held >= len(tokens) - 1
+    yes, no = model.yes_no_apart(allow_prompt("read notes.txt but do not change it"))
+    assert 0.0 <= yes <= 1.0 and 0.0 <= no <= 1.0 and yes + no > 0
+    assert model.cached_prefix(tokens) == held  # put back: the reply reuses all of it
+    again = model.yes_no_apart(allow_prompt("read notes.txt but do not change it"))  # from its kept state
+    assert again == pytest.approx((yes, no), abs=0.05)  # the last token alone, not in a batch: close, not equal
+    assert model.cached_prefix(tokens) == held
+
+
 def test_every_builtin_tool_declares_its_effects():
     from nanobot.memory.tools import MemoryAdd, MemorySearch
     from nanobot.tools.registry import all_tools
@@ -177,8 +195,10 @@ def test_a_look_asked_in_any_language_at_a_file_that_exists_must_be_looked_at(ho
 
 
 def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
-    agent, ws = _judged_agent(home, change=True, keep=True, look=True)
-    agent.provenance.said.append("Schau dir server.cfg an, aber lass sie so: welcher Port?")
+    """The wording's "change" in "don't change it" lets an edit through; the model's sure "no, this
+    does not allow changing a file" vetoes it (``Refusal.KEEP``)."""
+    agent, ws = _judged_agent(home, change=False)
+    agent.provenance.said.append("Look at server.cfg and tell me the port, but don't change it.")
     why = refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance, agent=agent)
     assert why.kind is Refusal.KEEP
     agent, _ = _judged_agent(home, change=True, keep=False)
@@ -196,16 +216,17 @@ def test_a_change_is_asked_when_the_models_sure_judgement_or_the_wording_says_so
 
     class Unsure(Judging):
         def yes_no(self, messages, tools=None):
-            return 0.45, 0.55
+            return 0.6, 0.4  # between the change judgement's bounds (``judge.BOUNDS``)
 
     agent, _ = _judged_agent(home)
     agent.model = Unsure()
     assert asks(agent, "change", "In calc.py, fix sub") is None
     agent.provenance.said.append("In calc.py, fix sub")  # the wording: a change word and a file
     assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
-    agent, _ = _judged_agent(home, change=False)  # either signal asks: the wording's "fix" stands
+    agent, _ = _judged_agent(home, change=False)  # the wording's "fix" asks, the model's sure no vetoes
     agent.provenance.said.append("In calc.py, fix sub")
-    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
+    assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance,
+                   agent=agent).kind is Refusal.KEEP
     agent, _ = _judged_agent(home, change=False)  # neither asks: refused
     agent.provenance.said.append("Was steht in calc.py?")
     assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance,

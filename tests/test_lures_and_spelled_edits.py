@@ -186,7 +186,7 @@ def test_a_retry_forced_to_call_does_not_see_a_lure(home):
     greet.py edit into the forced call: a call made without a decision does not see a retrieved block
     that names a file nobody brought."""
     fix = body("edit_file", {"path": "calc.py", "old": "return a + b", "new": "return a - b"})
-    model = ToolTemplateModel(["It returns -42.", fix, "Fixed."], [0.1, 0.1])
+    model = ToolTemplateModel(["It returns -42.", fix, "Fixed."], [0.01, 0.01])  # under even the look's floor
     agent = template_agent(home, model, enabled=["read_file", "edit_file"])
     agent.add_feature(Retrieved(LURE))
     (agent.workspace / "calc.py").write_text("def sub(a, b):\n    return a + b\n")
@@ -204,7 +204,7 @@ def test_a_retrys_forced_call_that_fails_is_tried_once_more(home):
     twice = body("edit_file", {"path": "calc.py", "old": "return a + b", "new": "return a * b"})
     once = body("edit_file", {"path": "calc.py", "old": "print(add(40, 2))",
                               "new": "def mul(a, b):\n    return a * b\n\n\nprint(add(40, 2))"})
-    model = ToolTemplateModel(["Sure, here it is.", twice, once, "Added mul."], [0.1, 0.1])
+    model = ToolTemplateModel(["Sure, here it is.", twice, once, "Added mul."], [0.01, 0.01])
     agent = template_agent(home, model, enabled=["read_file", "edit_file"])
     (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n\n\n"
                                             "print(add(40, 2))\n")

@@ -156,6 +156,7 @@ class LlamaBackend:
         except (ValueError, RuntimeError) as e:
             raise ModelError(f"llama.cpp could not load {model.path}: {e}; check the file and its settings") from None
         self.n_ctx = model.settings.n_ctx
+        self._apart: tuple[list[int], bytes] | None = None  # ``yes_no_apart``'s prompt and its state
         self.last = Generation()
         self.tool_template = False  # set from the GGUF's chat template by _make_formatter
         self._texts: list[str] | None = None
@@ -258,6 +259,32 @@ class LlamaBackend:
         yes = self.prefix_probability(messages, ("Yes", "yes", "YES"), tools=tools, word=True)
         no = self.prefix_probability(messages, ("No", "no", "NO"), tools=tools, word=True)
         return yes, no
+
+    def yes_no_apart(self, messages: list[Message]) -> tuple[float, float]:
+        """``yes_no`` of a prompt of its own (a classifier's few-shot prompt), the conversation's KV
+        state set aside and put back: the next turn reuses it as if nothing was asked. The prompt's
+        own state is kept too, so the next judgement evaluates only what differs (the message)."""
+        from nanobot.backends.kvstate import StateError, restore, seq_state
+
+        llm = self.llm
+        n = llm.n_tokens
+        kept = (list(llm.input_ids[:n]), seq_state(llm, n)) if n else None
+        try:
+            if self._apart is not None:
+                restore(llm, *self._apart)
+            answer = self.yes_no(messages)
+            self._apart = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
+            return answer
+        except StateError:
+            self._apart = None
+            raise ModelError("llama.cpp could not set the conversation's state aside for a judgement") from None
+        finally:
+            if kept is not None:
+                try:
+                    restore(llm, *kept)
+                except StateError:  # the next turn evaluates the conversation again
+                    llm.reset()
+                    llm._ctx.kv_cache_clear()
 
     def _probs(self):
         import numpy as np

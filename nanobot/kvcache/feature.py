@@ -25,7 +25,6 @@ File layout: ``MAGIC`` + 8-byte header length + JSON header (``CacheHeader``) + 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import hashlib
 import json
 import os
@@ -37,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from nanobot.backends.kvstate import StateError, restore, seq_state
 from nanobot.base.atomic import atomic_write
 from nanobot.base.regular import read_regular
 from nanobot.core.events import Notice
@@ -68,7 +68,7 @@ class CacheResult(BaseModel):
     warning: str | None = None
 
 
-class CorruptCache(Exception):
+class CorruptCache(StateError):
     """A cache file that cannot be used (torn, edited, or for another key)."""
 
 
@@ -278,7 +278,7 @@ class KVCache:
         """Write the evaluated prefix's state; never raises (a failed save costs only speed)."""
         try:
             written = self.write(key, prefix, seq_state(backend.llm, len(prefix)))
-        except (OSError, CorruptCache) as e:
+        except (OSError, StateError) as e:
             return None, f"KV cache not saved to {self.directory}: {e}"
         if written is None:
             return None, f"KV state of {len(prefix)} tokens exceeds kv_cache.max_mb; not saved"
@@ -298,7 +298,7 @@ class KVCache:
                 return CacheResult(action="restored", prefix_tokens=found[0].n_tokens, file=str(path),
                                    file_mb=path.stat().st_size / 1e6,
                                    seconds=time.perf_counter() - start), None
-        except CorruptCache as e:
+        except StateError as e:
             with contextlib.suppress(OSError):
                 path.unlink(missing_ok=True)
             return None, f"KV cache file ignored and rebuilt: {e}"
@@ -369,7 +369,7 @@ class KVCache:
 
         try:
             state = seq_state(backend.llm, len(prefix))
-        except CorruptCache:
+        except StateError:
             return
 
         def write() -> None:
@@ -377,33 +377,6 @@ class KVCache:
                 self.write(key, prefix, state)
 
         background.start(write, "nanobot-kv-save", derived=True)
-
-def seq_state(llm: Any, n_tokens: int) -> bytes:
-    """Sequence 0's llama.cpp state (KV cells), cut back to its first ``n_tokens`` tokens."""
-    llama_cpp = _llama_cpp()
-    llm._ctx.kv_cache_seq_rm(-1, n_tokens, -1)
-    llm.n_tokens = min(llm.n_tokens, n_tokens)
-    size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
-    buf = (ctypes.c_uint8 * size)()
-    n = llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, buf, size, 0)
-    if n == 0 or n > size:
-        raise CorruptCache("llama.cpp returned no state for sequence 0")
-    return bytes(buf)[:n]
-
-
-def restore(llm: Any, tokens: list[int], state: bytes) -> None:
-    """Load ``state`` into ``llm`` as sequence 0 and record ``tokens`` as evaluated."""
-    llama_cpp = _llama_cpp()
-    llm.reset()
-    llm._ctx.kv_cache_clear()
-    buf = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
-    if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(state), 0) == 0:
-        llm._ctx.kv_cache_clear()
-        raise CorruptCache("llama.cpp rejected the saved state (another model or settings?)")
-    llm.input_ids[: len(tokens)] = tokens
-    llm.n_tokens = len(tokens)
-    llm._requires_eval = True  # logits are not restored: the next decode refreshes them
-
 
 class KVCacheFeature(Feature):
     """Feature: at session start, restore (or build) the stable prefix's KV state."""

@@ -13,9 +13,10 @@ is checked too, so a new tool is guarded without a list here to update. The rule
    calc.py" went to memory_add): its refusal names the file and the tools that change it.
 3. **Not the file the user named** (``OTHER_FILE``). The user's last two messages name paths and the
    call's path is another one ("create hello.txt" neither edits todo.md nor writes your_file.txt).
-4. **Hands off** (``KEEP``, checked after rule 5: a change nobody asked for is refused as that). The user's message asks to look and says that something must not be
-   changed ("look at server.cfg but don't change anything", in any phrasing the model reads; "just
-   fix sub, don't touch the rest" asks no look and is no hands-off).
+4. **Hands off** (``KEEP``, checked after rule 5: a change nobody asked for is refused as that). A
+   call on a path, where the user's message names a file and the model judges that it does not allow
+   changing one ("look at server.cfg but don't change anything", in any phrasing the model reads;
+   "just fix sub, don't touch the rest" allows it): the judgement vetoes what the wording let through.
 5. **Nobody asked for a change** (``NOT_ASKED``). The user did not ask for a change (and did not type
    the command itself): "What is 2+2?" edits no file. A call with a declared path needs a change
    request and a path the user named (or a coding session); another changing tool (a task, a
@@ -24,7 +25,7 @@ is checked too, so a new tool is guarded without a list here to update. The rule
 
 "Asks for a change" and "to remember" are asked when either signal says so: the model's own sure
 yes/no judgement (``nanobot.loop.judge``: a request in any language) or the listed wording
-(``nanobot.loop.wording``); "must not change" is the judgement alone. An interactive chat asks the user (``agent.confirm``); otherwise the call
+(``nanobot.loop.wording``); a sure "no" from the judgement vetoes a change of a named file. An interactive chat asks the user (``agent.confirm``); otherwise the call
 is refused with a message to the model naming the reason and what to do instead. ``guard(tool)``
 wraps a tool so its ``run`` checks first; the Agent wraps every tool it offers.
 """
@@ -189,9 +190,9 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     if not typed and not asked_for(tool, prov.said, coding, agent):
         return Refused(f"{name} refused: {NOT_ASKED}; answer the user instead, or ask whether to make the change",
                        Refusal.NOT_ASKED)
-    if agent is not None and last and _judged(agent, "keep", last) and _judged(agent, "look", last):
-        return Refused(f"{name} refused: the user said not to change it; answer without changing anything",
-                       Refusal.KEEP)
+    if agent is not None and path and _NAMED.search(last) and _judged(agent, "change", last) is False:
+        return Refused(f"{name} refused: the user's message names a file but does not ask to change it; "
+                       "answer without changing anything", Refusal.KEEP)
     return ""
 
 

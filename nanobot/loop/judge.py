@@ -20,12 +20,34 @@ from nanobot.base.errors import ModelError
 
 QUESTIONS = {
     "change": "Does this message ask you to create, change, add to, rename or delete a file, a setting or a "
-              "saved item (or agree to such a change you proposed)?",
+              "saved item (or agree to such a change you proposed)?",  # ``ALLOW`` where the backend has it
     "look": "Does this message ask you to show, read, list, count or run something on this computer "
             "(a file, a folder or a command)?",
     "remember": "Does this message ask you to remember or keep a fact for later?",
     "keep": "Does this message say that something must not be changed?",
 }
+
+
+# "change" is asked as a classifier of its own: a few-shot prompt (``ALLOW``), scored apart from the
+# conversation (``LlamaBackend.yes_no_apart``, which puts the conversation's KV state back), because a
+# small model's yes/no on a question appended to the conversation barely moves with the message (the
+# 1.5B: 0.40 for "hi", 0.59 for "Change the port ..."), while with examples it separates them (0.18 vs
+# 0.91; bench/judge_probe.py). The examples are in three languages and none is a bench request.
+ALLOW_SYSTEM = ("You classify messages to an assistant that can edit files. Does the message allow you to "
+                "change a file? Answer only yes or no.")
+ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "no"),
+               ("Open report.txt and tell me the total, but don't edit it.", "no"),
+               ("Füge in plan.md eine Zeile 'Montag: Sport' hinzu", "yes"), ("good morning!", "no"),
+               ("Only change the title in index.html, leave everything else alone.", "yes"),
+               ("Regarde config.json sans le modifier : quel est le port ?", "no"), ("delete old.log", "yes"))
+# where a judgement counts, per kind: (no at or under, yes at or over); between, the model is unsure
+BOUNDS = {"change": (0.55, 0.65)}
+
+
+def allow_prompt(text: str) -> list[Message]:
+    """The classifier's prompt for "does ``text`` allow changing a file?"."""
+    shots = [Message(role=r, content=c) for t, a in ALLOW_SHOTS for r, c in (("user", t), ("assistant", a))]
+    return [Message(role="system", content=ALLOW_SYSTEM), *shots, Message(role="user", content=text)]
 
 
 class Judge:
@@ -47,6 +69,13 @@ class Judge:
         if kind in self.cache:
             return self.cache[kind]
         model = getattr(agent, "model", None)
+        if kind == "change" and callable(getattr(model, "yes_no_apart", None)) and self.text:
+            try:
+                yes, no = model.yes_no_apart(allow_prompt(self.text))
+            except ModelError:
+                yes = no = 0.0
+            self.cache[kind] = yes / (yes + no) if yes + no > 0 else None
+            return self.cache[kind]
         if not callable(getattr(model, "yes_no", None)) or not self.text:
             return None  # a backend that cannot score a first token (a server; a scripted test model)
         base = self.messages or [Message(role="user", content=self.text)]
@@ -99,6 +128,7 @@ def asks(agent: Any, kind: str, text: str | None = None) -> bool | None:
     if text is not None and text != judge.text:
         judge.context(text, [])
     p = judge.probability(agent, kind)
-    if p is None or 1 - SURE < p < SURE:
+    no, yes = BOUNDS.get(kind, (1 - SURE, SURE))
+    if p is None or no < p < yes:
         return None
-    return p >= SURE
+    return p >= yes

@@ -1,0 +1,63 @@
+"""The change judgement (``nanobot.loop.judge``: does a message allow changing a file?) on labelled
+messages: P(yes) per message and how many fall on the right side of ``judge.BOUNDS``.
+
+``bench/data/judge/allow_dev.tsv`` is tuned on (hand-written messages and the assistant bench's
+requests); ``allow_held.tsv`` is only checked (other files, other wording, four languages).
+
+    .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
+        --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from nanobot.config import load_settings  # noqa: E402
+from nanobot.loop.judge import BOUNDS, allow_prompt  # noqa: E402
+from nanobot.runtime import load_model  # noqa: E402
+
+
+def labelled(name: str) -> list[tuple[bool, str]]:
+    rows = (line.split("\t", 1) for line in (HERE / "data" / "judge" / name).read_text().splitlines() if line.strip())
+    return [(label.strip() == "yes", text.strip()) for label, text in rows]
+
+
+def score(model, rows: list[tuple[bool, str]]) -> dict:
+    no, yes = BOUNDS["change"]
+    out, right, unsure = [], 0, 0
+    for want, text in rows:
+        y, n = model.yes_no_apart(allow_prompt(text))
+        p = y / (y + n) if y + n else 0.5
+        said = True if p >= yes else False if p <= no else None
+        right += said is want
+        unsure += said is None
+        out.append({"text": text, "want": want, "p": round(p, 3), "said": said})
+    return {"n": len(rows), "right": right, "unsure": unsure, "wrong": len(rows) - right - unsure, "rows": out}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
+    t0, result = time.time(), {"model": Path(a.model).stem, "bounds": BOUNDS["change"]}
+    for split, name in (("dev", "allow_dev.tsv"), ("held", "allow_held.tsv")):
+        result[split] = score(model, labelled(name))
+        r = result[split]
+        print(f"{split}: {r['right']}/{r['n']} right, {r['unsure']} unsure, {r['wrong']} wrong", flush=True)
+    result["seconds"] = round(time.time() - t0, 1)
+    if a.json:
+        Path(a.json).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
