@@ -117,3 +117,21 @@ def test_soft_bound_cuts_a_slow_observer_model_to_the_fallback_draft():
     took = time.monotonic() - start
     assert gen == "fallback" and "CSV parser" in draft.summary
     assert took < 5.0 and not closed  # 0.5 s bound, 10x headroom; the hard bound never fired
+
+
+def test_a_draft_is_bounded_in_time_and_closed_as_far_as_it_got():
+    """``observer.draft_seconds``: a model still writing at the bound stops there; what it wrote is
+    closed and kept (no watchdog, no fallback needed)."""
+    from nanobot.observer.observer import generate_draft
+
+    class Steady:  # a model writing a valid draft slowly, then (were it not stopped) forever
+        def stream(self, messages, **kw):
+            yield from ['{"focus": {"text": "CSV parser", "quote": "I write a CSV parser."}, ', '"task": {"text": "']
+            while True:
+                time.sleep(0.05)
+                yield "more "
+
+    start = time.monotonic()
+    draft = generate_draft(Steady(), [], 64, seconds=0.3)
+    assert time.monotonic() - start < 3.0
+    assert draft is not None and draft.focus.text == "CSV parser"

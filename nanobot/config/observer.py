@@ -16,6 +16,7 @@ class ObserverSettings(Strict):
     project_dirs: list[Path] = Field(default_factory=list)  # extra git repos to watch
     git_timeout: float = Field(2.0, gt=0, le=SECONDS)
     max_tokens: int = Field(256, ge=32, le=TOKENS)  # bound on the observation the model writes (runs at exit)
+    draft_seconds: float = Field(90.0, gt=0, le=SECONDS)  # and on its time: a draft cut off is closed as far as it got
     recover_max: int = Field(2, ge=0, le=MANY)  # past sessions without an observation to observe per session end
     reflect_on_start: bool = True  # reflect in the background at start-up when due
     reflect_every_h: float = Field(6.0, ge=0, le=HOURS)  # "due": unreflected observations and last run this old

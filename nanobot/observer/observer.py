@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -87,13 +88,26 @@ COPY_SPANS = True  # quotes copied from the user's sentences by the grammar (ben
 
 
 def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int,
-                   spans: tuple[str, ...] = ()) -> GroundedDraft | None:
+                   spans: tuple[str, ...] = (), seconds: float | None = None) -> GroundedDraft | None:
     """One bounded, grammar-constrained call; None when the output is not a valid draft. With
-    ``spans`` each quote is one of them (a copy-span grammar). A watchdog may interrupt it
-    (``nanobot/base/interruptible.py``): the caller falls back."""
+    ``spans`` each quote is one of them (a copy-span grammar). Bounded by ``max_tokens`` and, with
+    ``seconds``, by time (``observer.draft_seconds``): a draft cut off either way is closed as far
+    as it got (``parse_draft``). A watchdog may interrupt it (``nanobot/base/interruptible.py``):
+    the caller falls back."""
+    deadline = time.monotonic() + seconds if seconds else None
+    pieces: list[str] = []
     with interruptible():
-        text = "".join(model.stream(messages, max_tokens=max_tokens, temperature=0.0,
-                                    grammar=draft_grammar(spans, max_tokens)))
+        stream = model.stream(messages, max_tokens=max_tokens, temperature=0.0, grammar=draft_grammar(spans, max_tokens))
+        try:
+            for piece in stream:
+                pieces.append(piece)
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()
+    text = "".join(pieces)
     known = frozenset(w.lower() for m in messages for w in _WORD.findall(m.content))
     return parse_draft(text, item_chars(max_tokens), known)
 
@@ -169,7 +183,8 @@ def transcript_messages(model: ChatModel, exchanges: list[tuple[str, str]], max_
 
 def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Message]],
                       exchanges: list[tuple[str, str]], max_tokens: int,
-                      said: str | None = None, events: list[ToolEvent] = ()) -> tuple[ObservationDraft, str]:
+                      said: str | None = None, events: list[ToolEvent] = (),
+                      seconds: float | None = None) -> tuple[ObservationDraft, str]:
     """(draft, generator). The model's draft keeps only the items its quotes ground in ``said`` (what
     the user said this session; default: the user's turns in ``exchanges``), on the extractive floor
     (``with_floor``). A model error, Ctrl-C during generation, or nothing grounded: the fallback."""
@@ -179,7 +194,7 @@ def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Messa
         try:
             msgs = messages()
             spans = quote_spans(said.splitlines()) if COPY_SPANS else ()
-            raw = generate_draft(model, msgs, max_tokens, spans)
+            raw = generate_draft(model, msgs, max_tokens, spans, seconds)
         except (Exception, KeyboardInterrupt):  # whatever the model does, the session is observed
             raw = None
         grounded = ground(raw, said, instructions_of(msgs)).draft if raw is not None else None
@@ -250,7 +265,7 @@ def observe_live(agent, trigger: str, max_tokens: int | None = None) -> Outcome:
     max_tokens = max_tokens or draft_budget(settings.observer.max_tokens, exchanges)
     draft, gen = draft_or_fallback(
         agent.model, lambda: transcript_messages(agent.model, exchanges, max_tokens, events),
-        exchanges, max_tokens, "\n".join(said), events)
+        exchanges, max_tokens, "\n".join(said), events, settings.observer.draft_seconds)
     part = ObservationPart.of(draft, trigger, agent.user_turns, at=agent.clock(), generator=gen)
     out = write_part(settings, agent.transcript.id, agent.started, part, agent.model.count_tokens)
     _note_user(settings, said)
@@ -265,7 +280,7 @@ def observe_transcript(settings: Settings, model: ChatModel | None, path: Path,
     events = read_events(path)
     max_tokens = max_tokens or draft_budget(settings.observer.max_tokens, exchanges)
     draft, gen = draft_or_fallback(model, lambda: transcript_messages(model, exchanges, max_tokens, events),
-                                   exchanges, max_tokens, events=events)
+                                   exchanges, max_tokens, events=events, seconds=settings.observer.draft_seconds)
     span = read_span(path)
     turns = sum(1 for role, _ in exchanges if role == "user")
     at = span.end if span else (now or datetime.now().astimezone())
