@@ -192,6 +192,9 @@ def test_a_look_asked_in_any_language_at_a_file_that_exists_must_be_looked_at(ho
     assert not check("¿Qué dice el archivo recipe.md?", "Es una receta.", [], agent=agent).problem
     agent, _ = _judged_agent(home, look=True)  # a file that is not there is no fact to look at
     assert not check("¿Qué dice el archivo receta.md?", "Es una receta.", [], agent=agent).problem
+    agent, _ = _judged_agent(home, look=False)  # the model judges no look, but its reply tells of the file
+    told = check("¿Qué dice el archivo recipe.md?", "El archivo recipe.md contiene: 200 g de harina.", [], agent=agent)
+    assert told.tool == "read_file" and "recipe.md" in told.problem
 
 
 def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):

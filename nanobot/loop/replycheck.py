@@ -143,11 +143,12 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
-def judged_target(user_text: str, agent: Any) -> tuple[str, tuple[str, ...]]:
+def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tuple[str, ...]]:
     """What the user asks to see, in any wording: a file or folder the message names that exists in the
-    roots (``tools.named``: a typo within one edit too), when the model judges that the message asks to
-    look (``judge``: "¿Qué dice el archivo recipe.md?", "how many lines are in poem.txt?"); the fact is
-    read first, so a message that names nothing costs no judgement. ("", ()) otherwise."""
+    roots (``tools.named``: a typo within one edit too), when the reply speaks of it too (it tells of
+    the file: it must have read it) or the model judges that the message asks to look (``judge``:
+    "¿Qué dice el archivo recipe.md?", "how many lines are in poem.txt?"); the facts are read first,
+    so a message that names nothing costs no judgement. ("", ()) otherwise."""
     settings = getattr(agent, "settings", None)
     if settings is None:
         return "", ()
@@ -157,9 +158,12 @@ def judged_target(user_text: str, agent: Any) -> tuple[str, tuple[str, ...]]:
 
     roots = [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
     found = [n for n in named(user_text, roots) if n.kind in ("file", "folder")]
-    if not found or asks(agent, "look", user_text) is not True:
+    if not found:
         return "", ()
-    return found[0].path, tuple(n.path for n in found if n.kind == "folder")
+    spoken = [n for n in found if Path(n.path).name.lower() in reply.lower()]
+    if not spoken and asks(agent, "look", user_text) is not True:
+        return "", ()
+    return (spoken or found)[0].path, tuple(n.path for n in found if n.kind == "folder")
 
 
 def check(user_text: str, reply: str, events: list, asked_change: bool | Callable[[], bool] = False,
@@ -174,7 +178,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
     judgements; ``tools``: the chat's tools, whose declared effects say what each call did."""
     target, folders = looks_at(user_text), ()
     if not target and agent is not None:
-        target, folders = judged_target(user_text, agent)
+        target, folders = judged_target(user_text, agent, reply)
     facts = Facts(user_text=user_text, reply=reply, done=outcomes(events, tools), asked_change=asked_change,
                   offered=offered, earlier=earlier, remembers=lambda: remember(user_text, agent), target=target,
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
