@@ -195,6 +195,11 @@ def test_a_look_asked_in_any_language_at_a_file_that_exists_must_be_looked_at(ho
     agent, _ = _judged_agent(home, look=False)  # the model judges no look, but its reply tells of the file
     told = check("¿Qué dice el archivo recipe.md?", "El archivo recipe.md contiene: 200 g de harina.", [], agent=agent)
     assert told.tool == "read_file" and "recipe.md" in told.problem
+    asked_back = check("¿Qué dice el archivo recipe.md?", "El archivo recipe.md dice: harina. ¿Algo más?", [], agent=agent)
+    assert asked_back.tool == "read_file"  # it told, then asked: a statement all the same
+    (ws / "poem.txt").write_text("The heron waits\n")
+    declined = check("Zeig mir bitte poem.txt", "Sorry, but I can't assist with that.", [], agent=agent)
+    assert declined.tool == "read_file" and not declined.correction  # retried with the look; stands after
 
 
 def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):

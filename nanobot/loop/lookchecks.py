@@ -129,7 +129,7 @@ def declined_without_look(f: Facts) -> CheckResult | None:
 
 def not_looked(f: Facts) -> CheckResult | None:
     """The reply speaks of what the user asked to see, and nothing looked this turn: invented."""
-    if (not f.target or any(o.looks for o in f.done) or f.reply.rstrip().endswith("?")
+    if (not f.target or any(o.looks for o in f.done) or only_asks(f.reply)
             or (REPLY["denial"].search(f.reply) and not REPLY["absent"].search(f.reply))):
         return None
     tool = looker(f)
@@ -137,6 +137,17 @@ def not_looked(f: Facts) -> CheckResult | None:
         problem=f"the reply speaks of {f.target} but nothing was read or run this turn",
         note=f"[nanobot: you have not looked at {f.target} this turn. Call {tool} for it now, or say you cannot.]",
         correction=f"(nanobot: {f.target} was not read or run this turn; the reply above is not from it.)", tool=tool)
+
+
+def only_asks(reply: str) -> bool:
+    """The reply is a question back and states nothing first ("Which file do you mean?"); a reply that
+    tells something and then asks "¿Tienes alguna otra pregunta?" states.
+
+    >>> only_asks("Which file do you mean?"), only_asks("It says: flan. Anything else?")
+    (True, False)
+    """
+    body = reply.strip()
+    return body.endswith("?") and not re.search(r"[.!:;](?:\s|$)", body[:-1])
 
 
 def _foreign(reply: str, result: str) -> bool:
