@@ -36,7 +36,7 @@ def score(model, rows: list[tuple[bool, str]]) -> dict:
     for want, text in rows:
         y, n = model.yes_no_apart(allow_prompt(text))
         p = y / (y + n) if y + n else 0.5
-        said = True if p >= yes else False if p <= no else None
+        said = True if p >= yes else False if p <= no else None  # asks() reads it so
         right += said is want
         unsure += said is None
         out.append({"text": text, "want": want, "p": round(p, 3), "said": said})

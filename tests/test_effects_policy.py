@@ -222,12 +222,8 @@ def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
 def test_a_change_is_asked_when_the_models_sure_judgement_or_the_wording_says_so(home):
     from nanobot.loop.judge import asks
 
-    class Unsure(Judging):
-        def yes_no(self, messages, tools=None):
-            return 0.6, 0.4  # between the change judgement's bounds (``judge.BOUNDS``)
-
     agent, _ = _judged_agent(home)
-    agent.model = Unsure()
+    agent.model = SimpleNamespace()  # a backend that cannot judge (a server): the wording decides
     assert asks(agent, "change", "In calc.py, fix sub") is None
     agent.provenance.said.append("In calc.py, fix sub")  # the wording: a change word and a file
     assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""

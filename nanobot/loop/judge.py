@@ -40,14 +40,29 @@ ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "n
                ("Füge in plan.md eine Zeile 'Montag: Sport' hinzu", "yes"), ("good morning!", "no"),
                ("Only change the title in index.html, leave everything else alone.", "yes"),
                ("Regarde config.json sans le modifier : quel est le port ?", "no"), ("delete old.log", "yes"))
-# where a judgement counts, per kind: (no at or under, yes at or over); between, the model is unsure
-BOUNDS = {"change": (0.55, 0.65)}
+LOOK_SYSTEM = ("You classify messages to an assistant that can read files and run commands. Does the message "
+               "ask you to show, read, list, count or run something? Answer only yes or no.")
+LOOK_SHOTS = (("show me config.json", "yes"), ("Fix the typo in readme.md", "no"),
+              ("¿Cuántas líneas tiene datos.csv?", "yes"), ("good morning!", "no"), ("Was steht in plan.md?", "yes"),
+              ("delete old.log", "no"), ("Liste les fichiers du dossier images", "yes"),
+              ("I finished report.txt yesterday, finally!", "no"))
+# the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
+CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS)}
+# where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
+# change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
+BOUNDS = {"change": (0.6, 0.6), "look": (0.4, 0.6)}
+
+
+def classifier_prompt(kind: str, text: str) -> list[Message]:
+    """The few-shot prompt of ``CLASSIFIERS[kind]`` for ``text``."""
+    system, examples = CLASSIFIERS[kind]
+    shots = [Message(role=r, content=c) for t, a in examples for r, c in (("user", t), ("assistant", a))]
+    return [Message(role="system", content=system), *shots, Message(role="user", content=text)]
 
 
 def allow_prompt(text: str) -> list[Message]:
     """The classifier's prompt for "does ``text`` allow changing a file?"."""
-    shots = [Message(role=r, content=c) for t, a in ALLOW_SHOTS for r, c in (("user", t), ("assistant", a))]
-    return [Message(role="system", content=ALLOW_SYSTEM), *shots, Message(role="user", content=text)]
+    return classifier_prompt("change", text)
 
 
 class Judge:
@@ -69,9 +84,9 @@ class Judge:
         if kind in self.cache:
             return self.cache[kind]
         model = getattr(agent, "model", None)
-        if kind == "change" and callable(getattr(model, "yes_no_apart", None)) and self.text:
+        if kind in CLASSIFIERS and callable(getattr(model, "yes_no_apart", None)) and self.text:
             try:
-                yes, no = model.yes_no_apart(allow_prompt(self.text))
+                yes, no = model.yes_no_apart(classifier_prompt(kind, self.text))
             except ModelError:
                 yes = no = 0.0
             self.cache[kind] = yes / (yes + no) if yes + no > 0 else None
