@@ -129,13 +129,21 @@ HELDOUT_RUNS = [("qwen2.5-coder-1.5b, before (e214511)", "assistant-heldout-qwen
                 ("smollm2, after (51f2598)", "assistant-heldout-smollm2-after-partial.jsonl")]
 
 
+def _heldout_turns(f: str) -> list[dict]:
+    """A held-out run's turns: a whole run's JSON, or a partial run's progress lines."""
+    text = (RESULTS / f).read_text()
+    if f.endswith(".json"):
+        return json.loads(text)["turns"]
+    return [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
+
+
 def assistant_heldout() -> str:
-    """The held-out set's partial runs, from their progress lines (each turn scored when it ran)."""
+    """The held-out set's runs: whole runs from their JSON, partial ones from their progress lines."""
     import assistant_heldout as h
     of = sum(len(s.turns) for s in h.SESSIONS)
     rows = []
     for label, f in HELDOUT_RUNS:
-        ts = [json.loads(line) for line in (RESULTS / f).read_text().splitlines() if line.startswith('{"session"')]
+        ts = _heldout_turns(f)
         sessions = ", ".join(f"`{s}`" for s in dict.fromkeys(t["session"] for t in ts))
         false = [t["text"] for t in ts if t["false_claim"]]
         rows.append([f"{label}, `{f}`", f"{len(ts)} of {of} ({sessions})", sum(t["correct"] for t in ts),

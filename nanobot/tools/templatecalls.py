@@ -78,26 +78,29 @@ NO_OPENING = (*STARTS, *FENCED, "[{")
 LOOK_FLOOR = 0.05
 
 
-def asks_to_look(agent: Any) -> bool:
-    """The user's last message (what they typed, not retrieved text) names an existing file or folder
-    or an allowed command, or asks to see or run something."""
+def asks_to_look(agent: Any) -> str | None:
+    """Whether the user's last message (what they typed, not retrieved text) asks for a look, and with
+    which tool: ``exec`` for a command ``exec_allow`` admits ("Führe bitte ls aus"), ``read_file`` /
+    ``list_dir`` for a file / folder that exists in the roots (any language, a typo within one edit),
+    "" (the model picks) for an ask in so many words ("show me ..."); None for no look. The facts
+    pick a looking tool, so a look made under the threshold never edits."""
     said = agent.provenance.said
     if not said:
-        return False
-    if looks_at(said[-1]):
-        return True
+        return None
     settings = getattr(agent, "settings", None)
-    if settings is None:
-        return False
-    from pathlib import Path
+    if settings is not None:
+        from pathlib import Path
 
-    from nanobot.tools.named import named
+        from nanobot.tools.named import named
 
-    if any(re.search(rf"(?<![\w-]){re.escape(c.strip())}(?![\w-])", said[-1]) for c in settings.tools.exec_allow
-           if c.strip()):
-        return True  # a command exec may run ("Führe bitte ls aus", "check with git status")
-    roots = [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
-    return any(n.kind in ("file", "folder") for n in named(said[-1], roots))
+        if any(re.search(rf"(?<![\w-]){re.escape(c.strip())}(?![\w-])", said[-1])
+               for c in settings.tools.exec_allow if c.strip()):
+            return "exec"
+        roots = [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
+        kinds = [n.kind for n in named(said[-1], roots)]
+        if "file" in kinds or "folder" in kinds:
+            return "read_file" if "file" in kinds else "list_dir"
+    return "" if looks_at(said[-1]) else None
 
 
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
@@ -223,11 +226,12 @@ class TemplateCalls:
                 break
             if failed[0] and tries:  # right after a tool's error: that tool again, no new decision
                 tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
-            elif (p := self.decide(agent, msgs, n == 0 and not look)) < settings.threshold and not (
-                    n == 0 and look and p >= LOOK_FLOOR):
-                break
-            else:
+            elif (p := self.decide(agent, msgs, n == 0 and look is None)) >= settings.threshold:
                 step = self.call(agent, msgs, seen)
+            elif n == 0 and look is not None and p >= LOOK_FLOOR:  # a look under the threshold: a looking tool
+                step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
+            else:
+                break
             if (yield from watch(step, failed)):
                 break
         else:
