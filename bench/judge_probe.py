@@ -3,6 +3,7 @@ messages: P(yes) per message and how many fall on the right side of ``judge.BOUN
 
 ``bench/data/judge/allow_dev.tsv`` is tuned on (hand-written messages and the assistant bench's
 requests); ``allow_held.tsv`` is only checked (other files, other wording, four languages).
+``--kind remember``: "does the message ask to remember something?" on ``remember_dev.tsv``.
 
     .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
@@ -21,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from nanobot.config import load_settings  # noqa: E402
-from nanobot.loop.judge import BOUNDS, allow_prompt  # noqa: E402
+from nanobot.loop.judge import BOUNDS, classifier_prompt  # noqa: E402
 from nanobot.runtime import load_model  # noqa: E402
 
 
@@ -30,11 +31,11 @@ def labelled(name: str) -> list[tuple[bool, str]]:
     return [(label.strip() == "yes", text.strip()) for label, text in rows]
 
 
-def score(model, rows: list[tuple[bool, str]]) -> dict:
-    no, yes = BOUNDS["change"]
+def score(model, rows: list[tuple[bool, str]], kind: str = "change") -> dict:
+    no, yes = BOUNDS[kind]
     out, right, unsure = [], 0, 0
     for want, text in rows:
-        y, n = model.yes_no_apart(allow_prompt(text))
+        y, n = model.yes_no_apart(classifier_prompt(kind, text))
         p = y / (y + n) if y + n else 0.5
         said = True if p >= yes else False if p <= no else None  # asks() reads it so
         right += said is want
@@ -47,11 +48,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
+    ap.add_argument("--kind", default="change", choices=["change", "remember"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
-    t0, result = time.time(), {"model": Path(a.model).stem, "bounds": BOUNDS["change"]}
-    for split, name in (("dev", "allow_dev.tsv"), ("held", "allow_held.tsv")):
-        result[split] = score(model, labelled(name))
+    t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
+    sets = {"change": (("dev", "allow_dev.tsv"), ("held", "allow_held.tsv")), "remember": (("dev", "remember_dev.tsv"),)}
+    for split, name in sets[a.kind]:
+        result[split] = score(model, labelled(name), a.kind)
         r = result[split]
         print(f"{split}: {r['right']}/{r['n']} right, {r['unsure']} unsure, {r['wrong']} wrong", flush=True)
     result["seconds"] = round(time.time() - t0, 1)

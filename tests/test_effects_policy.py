@@ -261,3 +261,26 @@ def test_a_judgement_is_asked_only_when_a_check_reads_it(home):
     model.replies = ["I have added the line to notes.txt.", "I have added the line to notes.txt."]
     list(agent.turn("notes.txt needs 'buy milk' too"))
     assert model.asked  # the claim is checked against what the user asked
+
+
+def test_a_remember_request_in_any_language_must_be_remembered_not_claimed(home):
+    """"Merk dir: ..." answered "Remembered" with nothing saved: the model's classifier (``judge.CLASSIFIERS``,
+    asked apart from the conversation) says it asks to remember, so the claim is checked and the retry
+    calls memory_add."""
+    from nanobot.loop.judge import CLASSIFIERS
+    from nanobot.loop.replycheck import check, remember
+
+    class Classifying(Judging):
+        def yes_no_apart(self, messages):
+            kind = next(k for k, (system, _) in CLASSIFIERS.items() if messages[0].content == system)
+            return (0.95, 0.05) if self.yes.get(kind) else (0.05, 0.95)
+
+    agent, _ = _judged_agent(home)
+    agent.model = Classifying(remember=True)
+    said = "Merk dir: mein Zug fährt um 7:42."
+    result = check(said, "Remembered", [], asked_change=lambda: remember(said, agent), agent=agent)
+    assert result.tool == "memory_add" and "no tool ran" in result.problem
+    agent, _ = _judged_agent(home)
+    agent.model = Classifying(remember=False)
+    assert not check("Wann fährt mein Zug?", "Um 7:42.", [], asked_change=lambda: remember("Wann fährt mein Zug?", agent),
+                     agent=agent).problem

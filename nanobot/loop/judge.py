@@ -46,11 +46,18 @@ LOOK_SHOTS = (("show me config.json", "yes"), ("Fix the typo in readme.md", "no"
               ("¿Cuántas líneas tiene datos.csv?", "yes"), ("good morning!", "no"), ("Was steht in plan.md?", "yes"),
               ("delete old.log", "no"), ("Liste les fichiers du dossier images", "yes"),
               ("I finished report.txt yesterday, finally!", "no"))
+REMEMBER_SYSTEM = ("You classify messages to an assistant with a memory. Does the message ask you to remember or "
+                   "keep a fact for later? Answer only yes or no.")
+REMEMBER_SHOTS = (("Keep in mind that my flight leaves at 9.", "yes"), ("what's in notes.txt?", "no"),
+                  ("Notiere dir: Oma hat am 5. Mai Geburtstag", "yes"), ("good morning!", "no"),
+                  ("N'oublie pas que je suis végétarien.", "yes"), ("What did I tell you about my flight?", "no"),
+                  ("My dog is named Rex, please don't forget it.", "yes"), ("Fix the typo in readme.md", "no"))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
-CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS)}
+CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
+               "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
-BOUNDS = {"change": (0.6, 0.6), "look": (0.4, 0.6)}
+BOUNDS = {"change": (0.6, 0.6), "look": (0.4, 0.6), "remember": (0.7, 0.7)}
 
 
 def classifier_prompt(kind: str, text: str) -> list[Message]:
