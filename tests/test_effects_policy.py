@@ -271,6 +271,9 @@ def test_a_remember_request_in_any_language_must_be_remembered_not_claimed(home)
     from nanobot.loop.replycheck import check, remember
 
     class Classifying(Judging):
+        def yes_no(self, messages, tools=None):  # the question appended to the conversation: unsure
+            return 0.5, 0.5
+
         def yes_no_apart(self, messages):
             kind = next(k for k, (system, _) in CLASSIFIERS.items() if messages[0].content == system)
             return (0.95, 0.05) if self.yes.get(kind) else (0.05, 0.95)
