@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round7.json", "assistant-smollm2-round7.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round9.json", "assistant-smollm2-round7.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -124,7 +124,9 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, before (e214511)", "assistant-heldout-qwen2.5-coder-1.5b-before-partial.jsonl"),
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 9 (458af20)", "assistant-heldout-qwen2.5-coder-1.5b-round9.json"),
+                ("qwen2.5-coder-1.5b, round 8 merged (2d64ecc)", "assistant-heldout-qwen2.5-coder-1.5b-round9-before.jsonl"),
+                ("qwen2.5-coder-1.5b, before (e214511)", "assistant-heldout-qwen2.5-coder-1.5b-before-partial.jsonl"),
                 ("smollm2, before (e214511)", "assistant-heldout-smollm2-before-partial.jsonl"),
                 ("smollm2, after (51f2598)", "assistant-heldout-smollm2-after-partial.jsonl")]
 
