@@ -126,9 +126,11 @@ def test_the_judgement_is_the_models_own_probability_and_cached(model):
     agent = SimpleNamespace(model=model, tool_runner=None)
     judge = Judge()
     judge.context("please delete notes.txt", [Message(role="user", content="please delete notes.txt")])
-    p = judge.probability(agent, "change")
-    assert p is not None and 0.0 <= p <= 1.0 and judge.cache == {"change": p}
-    assert judge.probability(agent, "change") == p
+    p = judge.probability(agent, "keep")  # a question appended to the conversation
+    assert p is not None and 0.0 <= p <= 1.0 and judge.cache == {"keep": p}
+    assert judge.probability(agent, "keep") == p
+    c = judge.probability(agent, "change")  # a classifier: used only where the model passes its calibration
+    assert "change" in model._judge_trusted and (c is None) is (not model._judge_trusted["change"])
     assert judge.probability(SimpleNamespace(model=ScriptedModel([]), tool_runner=None), "look") is None
 
 
@@ -280,10 +282,27 @@ def test_a_remember_request_in_any_language_must_be_remembered_not_claimed(home)
 
     agent, _ = _judged_agent(home)
     agent.model = Classifying(remember=True)
+    agent.model._judge_trusted = {"remember": True}  # its calibration passed (``judge.trusted``)
     said = "Merk dir: mein Zug fährt um 7:42."
     result = check(said, "Remembered", [], asked_change=lambda: remember(said, agent), agent=agent)
     assert result.tool == "memory_add" and "no tool ran" in result.problem
     agent, _ = _judged_agent(home)
     agent.model = Classifying(remember=False)
+    agent.model._judge_trusted = {"remember": True}
     assert not check("Wann fährt mein Zug?", "Um 7:42.", [], asked_change=lambda: remember("Wann fährt mein Zug?", agent),
                      agent=agent).problem
+
+
+def test_a_classifier_the_model_fails_its_calibration_on_is_not_used(home):
+    """A model that says yes to everything (as a 135M nearly does) fails ``judge.CALIBRATION``: its
+    change judgement is None, so no veto rests on it and the wording decides."""
+    from nanobot.loop.judge import asks
+
+    class YesToAll(Judging):
+        def yes_no_apart(self, messages):
+            return 0.9, 0.1
+
+    agent, _ = _judged_agent(home)
+    agent.model = YesToAll()
+    assert asks(agent, "change", "Look at a.txt but do not change it") is None
+    assert agent.model._judge_trusted == {"change": False}

@@ -77,9 +77,11 @@ def test_qwen_calls_from_the_lean_block_and_never_samples_markup(home):
     rec = Recorder(qwen)
     agent = make_agent(home, rec, listing="lean", enabled=["read_file", "write_file", "list_dir", "exec"])
     (agent.workspace / "notes.txt").write_text("call Bob at 5\n")
-    events = list(agent.turn("What does notes.txt say?"))
+    events = list(agent.turn("What does notes.txt say?"))  # under the threshold, the fact picks read_file
     assert [e.name for e in events if isinstance(e, ToolCall)][:1] == ["read_file"]
     assert next(e for e in events if isinstance(e, ToolResult)).ok
+    events = list(agent.turn("Create a new file greeting.txt that says hello"))  # no fact: the model picks
+    assert "write_file" in [e.name for e in events if isinstance(e, ToolCall)]
     picks = [c for c in rec.calls if c["prefill"] == f"{OPEN}\n" and "arguments" not in c["grammar"]]
     assert picks and all(c["messages"][-1].role == "user" for c in picks)  # the tool, from the lean prompt
     rec.calls = [c for c in rec.calls if c not in picks]

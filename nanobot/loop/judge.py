@@ -60,6 +60,33 @@ CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK
 BOUNDS = {"change": (0.6, 0.6), "look": (0.4, 0.6), "remember": (0.7, 0.7)}
 
 
+# A model's classifier is used only where it gets these right (asked once per model and kind, on
+# messages that are not among the examples): a 135M model's answers sit near chance, and a veto
+# (``callpolicy``'s KEEP) must not rest on them. Then the wording decides, as on a server.
+CALIBRATION = {
+    "change": (("Replace 'foo' with 'bar' in data.txt", True), ("Append a line 'done' to log.md", True),
+               ("What does data.txt say?", False), ("Show me log.md without changing it", False)),
+    "look": (("What does data.txt say?", True), ("list the folder docs", True),
+             ("Replace 'foo' with 'bar' in data.txt", False), ("hello there", False)),
+    "remember": (("Remember that my locker number is 42.", True), ("Merk dir bitte: die Katze heißt Mia.", True),
+                 ("What is my locker number?", False), ("Show me log.md", False)),
+}
+
+
+def trusted(model: Any, kind: str) -> bool:
+    """Whether ``model``'s classifier for ``kind`` answers ``CALIBRATION`` right (cached on the model)."""
+    cache = model.__dict__.setdefault("_judge_trusted", {})
+    if kind not in cache:
+        no, yes = BOUNDS[kind]
+        ok = True
+        for text, want in CALIBRATION[kind]:
+            y, n = model.yes_no_apart(classifier_prompt(kind, text))
+            p = y / (y + n) if y + n > 0 else 0.5
+            ok = ok and (p >= yes if want else p < no)
+        cache[kind] = ok
+    return cache[kind]
+
+
 def classifier_prompt(kind: str, text: str) -> list[Message]:
     """The few-shot prompt of ``CLASSIFIERS[kind]`` for ``text``."""
     system, examples = CLASSIFIERS[kind]
@@ -93,7 +120,7 @@ class Judge:
         model = getattr(agent, "model", None)
         if kind in CLASSIFIERS and callable(getattr(model, "yes_no_apart", None)) and self.text:
             try:
-                yes, no = model.yes_no_apart(classifier_prompt(kind, self.text))
+                yes, no = model.yes_no_apart(classifier_prompt(kind, self.text)) if trusted(model, kind) else (0, 0)
             except ModelError:
                 yes = no = 0.0
             self.cache[kind] = yes / (yes + no) if yes + no > 0 else None
