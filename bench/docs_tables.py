@@ -469,6 +469,28 @@ def headline() -> str:
     return _table(["figure", "model", "measured", "page"], rows)
 
 
+def first_reply() -> str:
+    """A new user's first reply and a pasted question's first token (bench/first_reply_bench.py,
+    bench/waits_bench.py --wpm 0)."""
+    f = _j("first-reply-qwen2.5-coder-1.5b.json")
+    w = _j("waits-idle-pasted-round9.json")["results"][0]
+    rows = [[f"`nanobot chat` in a new home, piped \"hi\": process start to the reply's first character ({lst})",
+             f["model"], f"{r['new_home']['first_char_s']} s", f"{r['second_start']['first_char_s']} s",
+             _load([r["new_home"]["load1_before"], r["second_start"]["load1_before"]])]
+            for lst, r in f["runs"].items()]
+    rows.append(["a question pasted at once in a terminal: Enter to the first visible token (median of "
+                 f"{len(w['sessions'])} sessions after a warm-up)", w["model"], f"{w['median']['first_token_s']} s",
+                 "-", _load([w["load_before"], w["load_after"]])])
+    return _table(["what", "model", "new home / median", "second start", "load"], rows)
+
+
+def judge_classifiers() -> str:
+    """The model's own change judgement on labelled messages (bench/judge_probe.py)."""
+    d = _j("judge-allow-qwen2.5-coder-1.5b.json")
+    rows = [[split, d[split]["n"], d[split]["right"], d[split]["unsure"], d[split]["wrong"]] for split in ("dev", "held")]
+    return _table(["set (dev: tuned on; held: only checked)", "messages", "right", "unsure", "wrong"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
@@ -476,7 +498,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
-    "busy": busy,
+    "busy": busy, "first-reply": first_reply, "judge": judge_classifiers,
 }
 
 
