@@ -25,7 +25,7 @@ def facts(user, reply, done=(), **kw):
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
         "no_answer", "imitated_output", "failed_change_claimed", "change_claimed_without_one", "asked_file_not_changed",
-        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
+        "change_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
 
 
 def test_no_answer():
@@ -76,24 +76,6 @@ def test_look_failed():
     failed = Outcome("read_file", {}, False, "file 'a.txt' does not exist", effects=READ, on_path=True)
     assert lc.look_failed(facts("read a.txt", "It says hello.", [failed])) is not None
     assert lc.look_failed(facts("read a.txt", "That file does not exist.", [failed])) is None
-
-
-def test_remember_not_tried():
-    offered = frozenset({"memory_add", "read_file"})
-    said = facts("Remember this: the wifi password is hunter2", "I remember the wifi password is hunter2.",
-                 offered=offered, remembers=True)
-    assert cc.remember_not_tried(said).tool == "memory_add"
-    saved = Outcome("memory_add", {}, True, "remembered (MEMORY.md:9)", effects=MEM)
-    assert cc.remember_not_tried(facts("Remember: hunter2", "Saved.", [saved], offered=offered, remembers=True)) is None
-    assert cc.remember_not_tried(facts("What is the wifi password?", "hunter2", offered=offered)) is None
-
-
-def test_a_look_is_no_try_at_a_change():
-    look = Outcome("read_file", {}, True, "calc.py lines 1-2 of 2\ndef sub(a, b):\n    return a + b", effects=READ,
-                   on_path=True)
-    told = facts("In calc.py, fix sub: it should return a - b", "def sub(a, b):\n    return a - b", [look],
-                 asked_change=True, offered=frozenset({"edit_file", "read_file"}))
-    assert cc.change_not_tried(told).tool == "edit_file"
 
 
 def test_told_of_tool_in_any_language():

@@ -205,15 +205,11 @@ def test_a_look_asked_in_any_language_at_a_file_that_exists_must_be_looked_at(ho
 
 
 def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
-    """The wording's "change" in "don't change it" would let an edit through; the model's sure "no,
-    this does not allow changing a file" decides: nobody asked (``Refusal.NOT_ASKED``), and in a coding
-    session, where any change counts as asked, the same judgement refuses it as ``Refusal.KEEP``."""
+    """The wording's "change" in "don't change it" lets an edit through; the model's sure "no, this
+    does not allow changing a file" vetoes it (``Refusal.KEEP``)."""
     agent, ws = _judged_agent(home, change=False)
     agent.provenance.said.append("Look at server.cfg and tell me the port, but don't change it.")
     why = refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance, agent=agent)
-    assert why.kind is Refusal.NOT_ASKED
-    why = refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
-                  coding=True, agent=agent)
     assert why.kind is Refusal.KEEP
     agent, _ = _judged_agent(home, change=True, keep=False)
     agent.provenance.said.append("Ändere bitte in server.cfg den Port auf 2")
@@ -233,10 +229,10 @@ def test_a_change_is_asked_when_the_models_sure_judgement_or_the_wording_says_so
     assert asks(agent, "change", "In calc.py, fix sub") is None
     agent.provenance.said.append("In calc.py, fix sub")  # the wording: a change word and a file
     assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance, agent=agent) == ""
-    agent, _ = _judged_agent(home, change=False)  # the wording's "fix" asks, the model's sure no decides
+    agent, _ = _judged_agent(home, change=False)  # the wording's "fix" asks, the model's sure no vetoes
     agent.provenance.said.append("In calc.py, fix sub")
     assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance,
-                   agent=agent).kind is Refusal.NOT_ASKED
+                   agent=agent).kind is Refusal.KEEP
     agent, _ = _judged_agent(home, change=False)  # neither asks: refused
     agent.provenance.said.append("Was steht in calc.py?")
     assert refusal(EditFile(), {"path": "calc.py", "old": "a + b", "new": "a - b"}, agent.provenance,

@@ -16,8 +16,7 @@ is checked too, so a new tool is guarded without a list here to update. The rule
 4. **Hands off** (``KEEP``, checked after rule 5: a change nobody asked for is refused as that). A
    call on a path, where the user's message names a file and the model judges that it does not allow
    changing one ("look at server.cfg but don't change anything", in any phrasing the model reads;
-   "just fix sub, don't touch the rest" allows it). Outside a coding session the same judgement already
-   makes rule 5 refuse (``asked_for_change``); in one, where every change counts as asked, this does.
+   "just fix sub, don't touch the rest" allows it): the judgement vetoes what the wording let through.
 5. **Nobody asked for a change** (``NOT_ASKED``). The user did not ask for a change (and did not type
    the command itself): "What is 2+2?" edits no file. A call with a declared path needs a change
    request and a path the user named (or a coding session); another changing tool (a task, a
@@ -26,7 +25,7 @@ is checked too, so a new tool is guarded without a list here to update. The rule
 
 "Asks for a change" and "to remember" are asked when either signal says so: the model's own sure
 yes/no judgement (``nanobot.loop.judge``: a request in any language) or the listed wording
-(``nanobot.loop.wording``); the judgement's sure "no" on a message naming a file outweighs the wording. An interactive chat asks the user (``agent.confirm``); otherwise the call
+(``nanobot.loop.wording``); a sure "no" from the judgement vetoes a change of a named file. An interactive chat asks the user (``agent.confirm``); otherwise the call
 is refused with a message to the model naming the reason and what to do instead. ``guard(tool)``
 wraps a tool so its ``run`` checks first; the Agent wraps every tool it offers.
 """
@@ -110,10 +109,8 @@ def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -
         return True
     if not any(_names_path(t, agent) for t in recent):  # the fact first: a message naming no path costs no judgement
         return False
-    judged = _judged(agent, "change", recent[-1]) if agent is not None and recent else None
-    if judged is False and _NAMED.search(recent[-1]):  # a sure no on a message naming a file: as KEEP does
-        return False
-    return any(wording.says("change", t) for t in recent) or judged is True
+    return any(wording.says("change", t) for t in recent) or (
+        agent is not None and bool(recent) and _judged(agent, "change", recent[-1]) is True)
 
 
 def _judged(agent: Any, kind: str, text: str) -> bool | None:

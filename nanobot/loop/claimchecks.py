@@ -68,7 +68,7 @@ def asked_file_not_changed(f: Facts) -> CheckResult | None:
 def change_not_tried(f: Facts) -> CheckResult | None:
     """The user asked to change a file and no call was tried (a call refused as nobody's ask is no try):
     the change is only told. Retried with the change tool; a reply that declines stands after it."""
-    tried = [o for o in f.done if o.may_change and (o.ok or not o.unasked)]  # a look is no try at a change
+    tried = [o for o in f.done if o.ok or not o.unasked]
     if (tried or not _FILE.search(f.user_text) or not f.asked_change or f.remembers
             or (not f.judged and USER["asks_how"].match(f.user_text))
             or f.reply.rstrip().endswith("?") or not f.can(changer(f))):
@@ -119,15 +119,3 @@ def _file_missed(f: Facts) -> str:
 
 
 _REMEMBERS = frozenset({Effect.REMEMBERS})
-
-
-def remember_not_tried(f: Facts) -> CheckResult | None:
-    """The user asked to remember something and nothing was saved (no call that remembers was tried):
-    "I remember the wifi password is hunter2." keeps nothing. Retried with memory_add."""
-    if (not f.can("memory_add") or any(Effect.REMEMBERS in o.effects for o in f.done)
-            or f.reply.rstrip().endswith("?") or not f.remembers):
-        return None
-    return CheckResult(problem="the user asked to remember something and nothing was saved",
-                       note="[nanobot: nothing was saved to memory this turn. Call memory_add now.]",
-                       correction="(nanobot: nothing was saved to memory this turn.)", tool="memory_add")
-
