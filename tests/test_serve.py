@@ -64,6 +64,13 @@ def test_a_build_that_crashes_on_a_first_batch_is_one_line(cli, probe_cache):
     assert "rebuild llama-cpp-python" in lines[0]
 
 
+def test_a_tokenizer_only_load_names_the_crash_too(cli, probe_cache):
+    """``nanobot prompt`` loads only the vocabulary, which a broken build can crash on as well."""
+    r = cli("prompt", input="", env=QUIET | {"NANOBOT_FAULT": "batch-probe", "XDG_CACHE_HOME": str(probe_cache)})
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr[-2000:]
+    assert "llama.cpp crashed" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_serve_names_the_crash_too(cli, probe_cache):
     r = cli("serve", "--port", "1", input="", env=QUIET | {"NANOBOT_FAULT": "batch-probe", "XDG_CACHE_HOME": str(probe_cache)})
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
