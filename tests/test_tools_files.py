@@ -152,6 +152,17 @@ def test_a_whole_function_given_as_new_replaces_its_namesake(ctx):
     assert "def sub(a, b):\n    return a - b\n\n\nprint" in f.read_text() and "return a + b" in f.read_text()
 
 
+def test_a_guard_under_a_def_line_keeps_the_body(ctx):
+    """old = the def line, new = that line and a guard: the exact edit parses and keeps the old body
+    reachable, so it is the edit, not a whole-function replacement that would drop the body."""
+    f = ctx.workspace / "stats.py"
+    f.write_text("def mean(xs):\n    return sum(xs) / len(xs)\n")
+    out = run(EditFile(), ctx, path="stats.py", old="def mean(xs):\n",
+              new="def mean(xs):\n    if not xs:\n        raise ValueError('empty')\n")
+    assert out == "edited stats.py at line 1"
+    assert f.read_text() == "def mean(xs):\n    if not xs:\n        raise ValueError('empty')\n    return sum(xs) / len(xs)\n"
+
+
 def test_a_whole_function_is_no_licence_to_edit_elsewhere(ctx):
     f = ctx.workspace / "calc.py"
     f.write_text(CALC)

@@ -8,8 +8,11 @@ given, that puts a second ``def`` inside the first line (a syntax error, refused
 "this is the new sub". So when ``new`` parses as top-level ``def``/``class`` statements whose names
 the file defines at its top level, each is put in place of the one of its name (decorators
 included), before the plain replacement is tried. ``old`` must not point elsewhere: it is either
-absent from the file or inside the replaced definitions. The result must parse; anything else goes
-the plain way (``tools/files.py``: exact, then with free whitespace).
+absent from the file or inside the replaced definitions. Where ``old`` is in the file and the plain
+replacement parses without leaving code under a ``return``/``raise`` (a guard written under the
+``def`` line it points at: the old body still runs), the plain edit is what was asked and the old body
+stays. The result must parse; anything else goes the plain way (``tools/files.py``: exact, then with
+free whitespace).
 
 >>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n\\n\\nprint(add(40, 2))\\n"
 >>> print(replace_defs(calc, "sub(a, b)", "def sub(a, b):\\n    return a - b")[0])
@@ -27,6 +30,9 @@ print(add(40, 2))
 True
 >>> replace_defs(calc, "print(add", "def sub(a, b):\\n    return a - b") is None  # old points elsewhere
 True
+>>> guard = "def sub(a, b):\\n    if a is None:\\n        raise ValueError"
+>>> replace_defs(calc, "def sub(a, b):", guard) is None  # plain: the guard goes above the kept body
+True
 """
 
 from __future__ import annotations
@@ -43,6 +49,27 @@ def _span(node: ast.stmt) -> tuple[int, int]:
     return first - 1, node.end_lineno or node.lineno
 
 
+def _dead_code(tree: ast.Module) -> bool:
+    """Whether a top-level definition (or a class's method) has statements after a ``return`` or
+    ``raise`` in its own body."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            ends = [i for i, st in enumerate(node.body) if isinstance(st, (ast.Return, ast.Raise))]
+            if ends and ends[0] < len(node.body) - 1:
+                return True
+    return False
+
+
+def _plain_is_sound(text: str, old: str, new: str) -> bool:
+    """``old`` is in ``text`` once and replacing it with ``new`` parses with no unreachable code."""
+    if not old.strip() or text.count(old) != 1:
+        return False
+    try:
+        return not _dead_code(ast.parse(text.replace(old, new, 1)))
+    except (SyntaxError, ValueError):
+        return False
+
+
 def replace_defs(text: str, old: str, new: str) -> tuple[str, list[str]] | None:
     """(the new text, the names replaced), or None when ``new`` is not whole definitions the file
     has, ``old`` points outside them, or the result would not parse."""
@@ -53,6 +80,8 @@ def replace_defs(text: str, old: str, new: str) -> tuple[str, list[str]] | None:
         return None
     if not given.body or not all(isinstance(n, _DEFS) for n in given.body):
         return None
+    if _plain_is_sound(text, old, new):
+        return None  # the exact edit asked for keeps working code: no body is thrown away
     have = {n.name: n for n in tree.body if isinstance(n, _DEFS)}
     if not all(n.name in have for n in given.body) or len({n.name for n in given.body}) != len(given.body):
         return None
