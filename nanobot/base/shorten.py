@@ -3,7 +3,7 @@
 One rule everywhere: a cut falls at a clause boundary (after ``, ; : —`` or a sentence end) when one is
 near the limit, otherwise between words, never inside a word, and never inside a quote: a quote that
 cannot be kept whole is dropped with what follows it. ``sentences`` splits at ``.!?`` followed by a
-space or the end, so ``utils.py`` stays one word. ``whole_words`` trims a model's text that a
+space or the end, so ``utils.py`` stays one word, and not after a one- or two-digit number (an ordinal). ``whole_words`` trims a model's text that a
 grammar bound stopped in mid-word.
 
 >>> shorten("add a function called reverse_words to utils.py and test it", 40)
@@ -12,6 +12,8 @@ grammar bound stopped in mid-word.
 'the user said…'
 >>> sentences("What does utils.py do? Add a test.")
 ['What does utils.py do?', 'Add a test.']
+>>> sentences("Ich halte am 14. März einen Vortrag. Danach Pause.")
+['Ich halte am 14. März einen Vortrag.', 'Danach Pause.']
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import re
 ELLIPSIS = "…"
 _CLAUSE = re.compile(r"[,;:—–.!?)](?=\s)")
 _QUOTES = ('"', "“", "”")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# a period after a one- or two-digit number ("am 14. März", "1. Preis") is an ordinal, not an end
+_SENTENCE = re.compile(r"(?<!\s\d\.)(?<!\s\d\d\.)(?<!^\d\.)(?<!^\d\d\.)(?<=[.!?])\s+|\n+")
 
 
 def sentences(text: str) -> list[str]:
