@@ -152,3 +152,23 @@ def test_the_fallback_also_reports_the_outcomes(home):
     assert any("pytest" in o for o in out.part.outcomes)
     doc = load_context(settings.workspace / "CONTEXT.md")
     assert "pytest" in doc.recent[0] and doc.now.focus != session.turns[0].user
+
+
+def test_a_greeting_session_leaves_now_and_recent_as_they_were(home):
+    """A second session that only says "hi" has nothing to report: the first session's Now and Recent
+    stand (its observation part is kept, with no gist to be retrieved as a "Related Context")."""
+    from nanobot.bench.sessions import Session, Turn
+
+    settings, session = _session_home(home)
+    first = Agent(settings, ScriptedModel(["not a draft"]))
+    replay(first, session)
+    observe_live(first, "quit")
+    before = load_context(settings.workspace / "CONTEXT.md")
+    assert before.recent and before.now.focus
+    second = Agent(settings, ScriptedModel(["not a draft"]))
+    replay(second, Session(id="hi", kind="personal", turns=[Turn(user="hi", reply="Hello!")], items=[], last=[]))
+    out = observe_live(second, "quit")
+    after = load_context(settings.workspace / "CONTEXT.md")
+    assert after.now == before.now and after.recent == before.recent
+    assert after.time.last_session != before.time.last_session  # the session itself is still counted
+    assert not (out.part.summary or out.part.focus or out.part.task)

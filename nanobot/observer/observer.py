@@ -208,6 +208,8 @@ def write_part(settings: Settings, session_id: str, started: datetime | None,
                part: ObservationPart, count: Callable[[str], int] | None = None) -> Outcome:
     """Append ``part`` to the session's observation file and fold it into CONTEXT.md."""
     path = observation_path(settings.workspace, session_id)
+    if not has_substance(part):  # "hi": kept as a part (the session was observed), with no gist to retrieve
+        part = part.model_copy(update={"summary": "", "focus": "", "task": "", "evidence": {}})
     obs = load_observation(path) or Observation(session=session_id, started=started)
     obs.parts.append(part)
     faults.point("observation-write")
@@ -222,15 +224,28 @@ def write_part(settings: Settings, session_id: str, started: datetime | None,
     return Outcome(path=path, part=part, context_dropped=dropped)
 
 
+SUBSTANCE_WORDS = 3  # a session whose gist is shorter ("hi", "thanks!") and did nothing says nothing new
+
+
+def has_substance(part: ObservationPart) -> bool:
+    """Whether ``part`` says anything a person coming back needs: a tool outcome, a decision, an open
+    step, a blocker, a stated fact, or a gist of a few words. A greeting-only session has none, and
+    the Now and Recent of the sessions before it stand."""
+    if part.outcomes or part.decisions or part.open_items or part.blocked or part.facts:
+        return True
+    return any(len(v.split()) >= SUBSTANCE_WORDS for v in (part.summary, part.focus, part.task))
+
+
 def fold_into_context(doc: ContextDoc, part: ObservationPart, started: datetime | None,
                       sessions_dir: Path, session_id: str, workspace: Path) -> None:
-    set_now(doc, workspace, focus=part.focus, task=part.task, blocked=part.blocked)
-    doc.set_now(next=part.open_items[0] if part.open_items else "")  # this session's open step, or none
-    stamp = f"{part.at:%m-%d}"
-    done = "; ".join(part.outcomes[-3:])  # Recent: what happened (the latest outcomes), then decisions
-    recent = [f"{stamp} {shorten(done, RECENT_CHARS)}"] if done else []
-    recent += [f"{stamp} {d}" for d in part.decisions]
-    doc.add_recent(recent or ([f"{stamp} {part.summary}"] if part.summary else []))
+    if has_substance(part):
+        set_now(doc, workspace, focus=part.focus, task=part.task, blocked=part.blocked)
+        doc.set_now(next=part.open_items[0] if part.open_items else "")  # this session's open step, or none
+        stamp = f"{part.at:%m-%d}"
+        done = "; ".join(part.outcomes[-3:])  # Recent: what happened (the latest outcomes), then decisions
+        recent = [f"{stamp} {shorten(done, RECENT_CHARS)}"] if done else []
+        recent += [f"{stamp} {d}" for d in part.decisions]
+        doc.add_recent(recent or ([f"{stamp} {part.summary}"] if part.summary else []))
     if started is not None:
         length = human_gap(part.at - started)
         doc.time.last_session = f"{started:%Y-%m-%d %H:%M}-{part.at:%H:%M} ({length}, {part.turns} turns)"
