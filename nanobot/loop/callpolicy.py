@@ -123,18 +123,11 @@ def _names_path(text: str, agent: Any = None) -> bool:
     """A path the message names (a fact of the roots where the agent is known), or the listed words
     for a file ("the file", "this folder")."""
     if agent is not None and getattr(agent, "settings", None) is not None:
-        from nanobot.tools.named import named
+        from nanobot.tools.named import named, roots_of
 
-        if named(text, _roots(agent)):
+        if named(text, roots_of(agent.settings)):
             return True
     return bool(_NAMED.search(text) or "/" in text or wording.says("file", text))
-
-
-def _roots(agent: Any) -> list:
-    from pathlib import Path
-
-    settings = agent.settings
-    return [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
 
 
 def _own_words(tool: Any, said: list[str]) -> bool:

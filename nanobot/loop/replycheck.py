@@ -154,10 +154,9 @@ def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tup
         return "", ()
     from pathlib import Path
 
-    from nanobot.tools.named import named
+    from nanobot.tools.named import named, roots_of
 
-    roots = [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
-    found = [n for n in named(user_text, roots) if n.kind in ("file", "folder")]
+    found = [n for n in named(user_text, roots_of(settings)) if n.kind in ("file", "folder")]
     if not found:
         return "", ()
     spoken = [n for n in found if Path(n.path).name.lower() in reply.lower()]

@@ -27,6 +27,11 @@ _SKIP = {".git", "node_modules", "__pycache__", ".venv", ".nanobot"}
 MAX_ENTRIES = 2000
 
 
+def roots_of(settings) -> list[Path]:
+    """The folders the tools may reach: the workspace, then ``[tools] roots``."""
+    return [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
+
+
 @dataclass(frozen=True)
 class Named:
     path: str  # as it is in the root (the typo corrected)

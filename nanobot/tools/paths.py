@@ -22,6 +22,7 @@ from nanobot.tools.base import ToolContext
 
 
 def roots(ctx: ToolContext) -> list[Path]:
+    """The workspace of this call, then ``[tools] roots`` (``tools.named.roots_of`` for settings)."""
     return [ctx.workspace.resolve(), *(Path(r).expanduser().resolve() for r in ctx.settings.tools.roots)]
 
 

@@ -89,15 +89,12 @@ def asks_to_look(agent: Any) -> str | None:
         return None
     settings = getattr(agent, "settings", None)
     if settings is not None:
-        from pathlib import Path
-
-        from nanobot.tools.named import named
+        from nanobot.tools.named import named, roots_of
 
         if any(re.search(rf"(?<![\w-]){re.escape(c.strip())}(?![\w-])", said[-1])
                for c in settings.tools.exec_allow if c.strip()):
             return "exec"
-        roots = [settings.workspace.resolve(), *(Path(r).expanduser().resolve() for r in settings.tools.roots)]
-        kinds = [n.kind for n in named(said[-1], roots)]
+        kinds = [n.kind for n in named(said[-1], roots_of(settings))]
         if "file" in kinds or "folder" in kinds:
             return "read_file" if "file" in kinds else "list_dir"
     return "" if looks_at(said[-1]) else None
