@@ -1,7 +1,7 @@
 """Does the assistant do what was asked and nothing else? The issue-29 bench.
 
     .venv/bin/python bench/assistant_bench.py [--model PATH] [--json bench/results/assistant-NAME.json]
-        [--only SESSION ...] [--max-tokens 64] [--threads 1] [--set dev|heldout]
+        [--only SESSION ...] [--max-tokens 64] [--threads 1] [--set dev|heldout|fresh]
     .venv/bin/python bench/assistant_bench.py --table bench/results/assistant-*.json   # the table of docs/benchmarks/assistant.md
     .venv/bin/python bench/assistant_bench.py --combine OUT.json PART.json ...  # runs split by --only
 
@@ -10,7 +10,8 @@ Split a slow model's run with ``--only`` into parallel processes (each its own f
 longest part's.
 
 ``--set heldout`` runs bench/assistant_heldout.py instead (issue 39's held-out requests: only
-checked, never tuned on); ``--table`` and ``--combine`` take it too.
+checked, never tuned on); ``--table`` and ``--combine`` take it too. ``--set fresh`` runs
+bench/assistant_fresh.py: only checked and never read by the developers (report its summary only).
 
 Runs the scripted sessions of bench/assistant_requests.py (files, commands, remembering, questions
 needing no tool, coding follow-ups, a two-person team chat) through the full runtime (every default
@@ -75,7 +76,7 @@ MISSING = re.compile(r"does not exist|not found|no such file", re.I)
 EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pwd"]
 
 
-SETS = {"dev": "assistant_requests", "heldout": "assistant_heldout"}
+SETS = {"dev": "assistant_requests", "heldout": "assistant_heldout", "fresh": "assistant_fresh"}
 REQ = importlib.import_module(SETS["dev"])  # the request set in use (``use``)
 
 
@@ -272,7 +273,7 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="run only these sessions")
     ap.add_argument("--max-tokens", type=int, default=64, help="reply budget per turn")
     ap.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's, from the free cores)")
-    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (heldout: only checked)")
+    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (heldout: only checked; fresh: only checked, never read by developers)")
     opts = ap.parse_args()
     use(opts.set)
     if opts.table:
