@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from nanobot.backends import sampling, segments
+from nanobot.backends import sampling, segments, texts_cache
 from nanobot.backends.base import Abilities, Generation, Message
 from nanobot.backends.batchprobe import repack_for
 from nanobot.backends.repack import amx_build, model_params  # noqa: F401 (amx_build re-exported)
@@ -312,9 +312,16 @@ class LlamaBackend:
             self._opening_ban(no_opening, 0)[0].mask("")
 
     def _token_texts(self) -> list[str]:
-        """Every token's text (special tokens spelled out), built once."""
+        """Every token's text (special tokens spelled out): from the disk cache of this model file
+        (``backends/texts_cache.py``), else built once and stored there."""
         if self._texts is None:
-            self._texts = token_texts(self.llm)
+            path = self.resolved.path
+            texts = texts_cache.load(path, self.llm._n_vocab) if path is not None else None
+            if texts is None:
+                texts = token_texts(self.llm)
+                if path is not None:
+                    texts_cache.save(path, texts)
+            self._texts = texts
         return self._texts
 
     # -- generation --------------------------------------------------------------------------
