@@ -172,3 +172,20 @@ def test_a_greeting_session_leaves_now_and_recent_as_they_were(home):
     assert after.now == before.now and after.recent == before.recent
     assert after.time.last_session != before.time.last_session  # the session itself is still counted
     assert not (out.part.summary or out.part.focus or out.part.task)
+
+
+def test_a_model_draft_keeps_the_users_last_request_open():
+    """The model's Now replaces the floor's, but the user's last request (in the user's words) stays
+    as an open item: a draft never holds less than the floor."""
+    from nanobot.observer.observation import ObservationDraft
+    from nanobot.observer.observer import fallback_draft, with_floor
+
+    exchanges = [("user", "Our parser breaks on spaces; run the tests."), ("assistant", "One fails."),
+                 ("user", "Tomorrow we handle values that contain '=' themselves.")]
+    last = exchanges[-1][1]
+    model = ObservationDraft(focus="parser fixes", task="strip the parts", evidence={"strip the parts": "spaces"})
+    merged = with_floor(model, fallback_draft(exchanges), last)
+    assert merged.task == "strip the parts" and last in merged.open_items
+    assert merged.evidence[last] == last  # grounded in the user's own words
+    same = with_floor(ObservationDraft(task=last), fallback_draft(exchanges), last)
+    assert last not in same.open_items  # no duplicate when the model kept it as the task

@@ -141,16 +141,21 @@ def fallback_draft(exchanges: list[tuple[str, str]], events: list[ToolEvent] = (
                             open_items=[failing] if failing else [])
 
 
-def with_floor(model_draft: ObservationDraft, floor: ObservationDraft) -> ObservationDraft:
+def with_floor(model_draft: ObservationDraft, floor: ObservationDraft, last: str = "") -> ObservationDraft:
     """The model's grounded draft, each empty Now field taken from the extractive ``floor``, the
     summary the model's own focus (or task) when it has one, the user's stated facts first among the
-    facts."""
+    facts, and the user's ``last`` request (in their words) an open item where the model's Now says
+    something else: the draft never holds less than the floor."""
     pick = {k: getattr(model_draft, k) or getattr(floor, k) for k in ("focus", "task")}
     pick["summary"] = model_draft.summary or model_draft.focus or model_draft.task or floor.summary
     facts = [*floor.facts, *(f for f in model_draft.facts if f not in floor.facts)][:MAX_FACTS]
     opens = [*model_draft.open_items, *(o for o in floor.open_items if o not in model_draft.open_items)]
+    kept = {}
+    if last and last not in (pick["focus"], pick["task"], *opens):
+        opens.append(last)  # the user's last request stays open beside the model's reading of it
+        kept = {last: last.rstrip("…")}
     used = {*pick.values(), model_draft.blocked, *model_draft.decisions, *opens, *facts}
-    evidence = {k: v for k, v in (floor.evidence | model_draft.evidence).items() if k in used}
+    evidence = {k: v for k, v in (floor.evidence | kept | model_draft.evidence).items() if k in used}
     return model_draft.model_copy(update=pick | {"facts": facts, "evidence": evidence, "outcomes": floor.outcomes,
                                                  "open_items": opens[:MAX_ITEMS]})
 
@@ -199,7 +204,8 @@ def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Messa
             raw = None
         grounded = ground(raw, said, instructions_of(msgs)).draft if raw is not None else None
         if grounded is not None and any(getattr(grounded, k) for k in (*DRAFT_SCALARS, *LISTS)):
-            return with_floor(grounded, floor), "model"
+            asked = [t for r, t in exchanges if r == "user" and t.strip()]
+            return with_floor(grounded, floor, _clip(asked[-1], 100) if asked else ""), "model"
     return floor, "fallback"
 
 
