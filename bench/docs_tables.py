@@ -320,12 +320,13 @@ def fallback() -> str:
     return _table(["model", "fallback, first visit (old rule → new)", "fallback, coming back (old → new)", "mean draft time"], rows)
 
 
-CONTEXT_ROWS = [("no model (`--model none`: extractive floor + tool events), observer before", "context-none-heldout-main.json"),
-                ("no model, observer after", "context-none-heldout.json"),
-                ("no model, observer before", "context-none-dev-main.json"),
-                ("no model, observer after", "context-none-dev.json"),
+CONTEXT_ROWS = [("no model (`--model none`: extractive floor + tool events), observer before tool outcomes (the first 10 sessions)",
+                 "context-none-heldout-main.json"),
+                ("no model, with tool outcomes", "context-none-heldout.json"),
+                ("no model, observer before tool outcomes", "context-none-dev-main.json"),
+                ("no model, with tool outcomes", "context-none-dev.json"),
                 ("SmolLM2-135M", "context-smollm2.json"),
-                ("Qwen2.5-Coder-1.5B (the run did not finish by the deadline)", "context-qwen2.5-coder-1.5b.json"),
+                ("Qwen2.5-Coder-1.5B", "context-qwen2.5-coder-1.5b.json"),
                 ("Qwen2.5-Coder-1.5B, `--limit 2 --before`: draft from the former prompt (system prompt + history) vs the compact one",
                  "context-qwen2.5-coder-1.5b-cost.json")]
 
