@@ -500,7 +500,7 @@ def first_reply() -> str:
     """A new user's first reply and a pasted question's first token (bench/first_reply_bench.py,
     bench/waits_bench.py --wpm 0)."""
     f = _j("first-reply-qwen2.5-coder-1.5b.json")
-    w = _j("waits-idle-pasted-round9.json")["results"][0]
+    w = _j("waits-idle-pasted-round10.json")["results"][0]
     rows = [[f"`nanobot chat` in a new home, piped \"hi\": process start to the reply's first character ({lst})",
              f["model"], f"{r['new_home']['first_char_s']} s", f"{r['second_start']['first_char_s']} s",
              _load([r["new_home"]["load1_before"], r["second_start"]["load1_before"]])]

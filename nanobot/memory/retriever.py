@@ -57,7 +57,7 @@ class MemoryRetriever:
             return ""
         hits = self.service.search(query, self.settings.memory.k, context=_context(query, history),
                                    exclude_session=session_id)
-        kept = [h for h in select(hits, self.settings.memory.min_score, history) if adds_to(h.text, query)]
+        kept = select(hits, self.settings.memory.min_score, history)
         past = [format_past(h) for h in kept if is_transcript(h.source)]
         kept = [h for h in kept if not is_transcript(h.source)]
         memory = [format_hit(h) for h in kept if not is_observation(h.source)]
@@ -78,19 +78,6 @@ def _context(query: str, history: list[Message]) -> str:
 
 def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
-
-
-_LABEL = re.compile(r"^\s*[^\s:]{1,40}:\s")  # a past turn's speaker: "User: ", "Ana: "
-
-
-def adds_to(text: str, query: str) -> bool:
-    """Whether ``text`` holds a word the query does not: a past "User: hi" retrieved for "hi" tells
-    the model nothing and reads as a second message.
-
-    >>> adds_to("User: hi", "hi"), adds_to("User: hi, my name is Ana", "hi")
-    (False, True)
-    """
-    return bool(set(_norm(_LABEL.sub("", text, count=1)).split()) - set(_norm(query).split()))
 
 
 def select(hits: list[Hit], floor: float, history: list[Message]) -> list[Hit]:
