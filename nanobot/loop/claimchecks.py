@@ -6,6 +6,7 @@ text (``nanobot.loop.wording``: the model's words, not the user's)."""
 
 from __future__ import annotations
 
+from nanobot.base.shorten import shorten
 from nanobot.core.asks import _FILE, _NOT_FILES
 from nanobot.loop.verdict import CheckResult, Facts, Outcome
 from nanobot.loop.wording import REPLY, USER
@@ -86,8 +87,11 @@ def failure(outcome: Outcome, problem: str, note: str, correction: str, **fields
 
     >>> failure(Outcome("read_file", None, False, "not found: a.txt\\nmore"), "{name}: {first}", "", "").problem
     'read_file: not found: a.txt'
+    >>> failure(Outcome("edit_file", None, False, "refused: " + "word " * 60), "{first}", "", "").problem.endswith(" word…")
+    True
     """
-    values = {"name": outcome.name, "first": outcome.text.splitlines()[0][:200] if outcome.text else "failed", **fields}
+    first = shorten(outcome.text.splitlines()[0], 200) if outcome.text.strip() else "failed"  # at a word or clause
+    values = {"name": outcome.name, "first": first, **fields}
     return CheckResult(problem=problem.format(**values), note=note.format(**values),
                        correction=correction.format(**values))
 
