@@ -10,7 +10,7 @@ from nanobot.config import load_settings
 from nanobot.loop.agent import Agent
 from nanobot.observer.evidence import ground
 from nanobot.observer.feature import attach_observer
-from nanobot.observer.observation import GroundedDraft, Said
+from nanobot.observer.observation import GroundedDraft, Said, quote_spans
 from nanobot.observer.observer import INSTRUCTION, load_observation, observation_path
 from nanobot.observer.reflector import lexical_similarity, reflect
 from nanobot.workspace import init_workspace
@@ -76,3 +76,23 @@ def test_reflector_promotes_no_fact_without_evidence_in_the_transcript(home):
     memory = (agent.workspace / "MEMORY.md").read_text()
     assert "boat" not in memory and "Ada" not in memory.split("## Learned from sessions")[-1]
     assert report.ungrounded == ["Ada owns a boat (quote not in transcript)"]
+
+
+def test_a_quoted_span_is_kept_as_the_whole_sentence_and_a_version_number_stays_whole(home):
+    """The grammar copies a sentence's first words; the observation keeps the sentence, so what was
+    said in passing (a name after "because") is not cut off; "2.0" is not list numbering."""
+    said = "We chose the vegetable paella because Marta is vegetarian. Plan the 2.0 release too."
+    span = quote_spans([said])[0]
+    assert span != "We chose the vegetable paella because Marta is vegetarian."  # the grammar's span is cut
+    draft = GroundedDraft(decisions=[Said(text="vegetable paella", quote=span)],
+                          focus=Said(text="2.0 release plan", quote="Plan the 2.0 release too."))
+    settings = load_settings(chat={"max_tokens": 64, "temperature": 0}, observer={"reflect_on_start": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, ScriptedModel(["Sounds good.", draft.model_dump_json()]))
+    attach_observer(agent)
+    agent.start_session()
+    list(agent.turn(said))
+    agent.end_session("quit")
+    (part,) = load_observation(observation_path(agent.workspace, agent.transcript.id)).parts
+    assert part.generator == "model" and part.decisions == ["vegetable paella"] and part.focus == "2.0 release plan"
+    assert part.evidence["vegetable paella"] == "We chose the vegetable paella because Marta is vegetarian."

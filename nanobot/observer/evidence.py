@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from nanobot.core.grounding import check
 from nanobot.observer.observation import LISTS, GroundedDraft, ObservationDraft
 
-_NUMBERING = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")
+_NUMBERING = re.compile(r"^\s*(\d+[.)](?!\d)|[-*•])\s*")  # "1. x", "- x"; not "2.0 release"
 
 
 class Grounded(BaseModel):

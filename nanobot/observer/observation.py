@@ -244,6 +244,38 @@ def quote_spans(said: list[str], limit: int = 40, chars: int = QUOTE_CHARS) -> t
     return tuple(out[-limit:])
 
 
+SENTENCE_CHARS = 200  # a quote as written: the whole sentence its span begins, up to this many characters
+
+
+def whole_quotes(draft: GroundedDraft, said: list[str], chars: int = SENTENCE_CHARS) -> GroundedDraft:
+    """``draft`` with each quote that is a span of ``quote_spans`` (a sentence's first words) widened
+    to the user's whole sentence: the grammar copies a short span, which costs the draft few tokens,
+    and the observation keeps the sentence it begins, so no quote stops mid-clause and what was said
+    in passing ("... paella because Marta is vegetarian") stays with the note that rests on it.
+
+    >>> said = ["We chose the paella because Marta is vegetarian. Fine?"]
+    >>> quote_spans(said)[0]
+    'We chose the paella because Marta is'
+    >>> d = GroundedDraft(focus=Said(text="paella", quote=quote_spans(said)[0]))
+    >>> whole_quotes(d, said).focus.quote
+    'We chose the paella because Marta is vegetarian.'
+    """
+    whole: dict[str, str] = {}
+    for message in said:
+        for s in sentences(message):
+            span = shorten(s, QUOTE_CHARS, ellipsis="")
+            if span != s and span not in whole:
+                whole[span] = shorten(s, chars)
+    if not whole:
+        return draft
+
+    def widen(item: Said) -> Said:
+        return item.model_copy(update={"quote": whole[item.quote]}) if item.quote in whole else item
+
+    update = {k: widen(getattr(draft, k)) for k in DRAFT_SCALARS}
+    return draft.model_copy(update=update | {k: [widen(i) for i in getattr(draft, k)] for k in LISTS})
+
+
 # The converter's ``char`` admits raw control characters (a newline inside a string: invalid JSON,
 # so the draft was lost); this one is JSON's.
 JSON_CHAR = r'char ::= [^"\\\x00-\x1f] | "\\" ["\\/bfnrt]'  # no \uXXXX: one "char", six tokens

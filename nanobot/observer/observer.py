@@ -52,6 +52,7 @@ from nanobot.observer.observation import (
     item_chars,
     parse_draft,
     quote_spans,
+    whole_quotes,
 )
 from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
@@ -200,6 +201,7 @@ def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Messa
             msgs = messages()
             spans = quote_spans(said.splitlines()) if COPY_SPANS else ()
             raw = generate_draft(model, msgs, max_tokens, spans, seconds)
+            raw = whole_quotes(raw, said.splitlines()) if raw is not None else None
         except (Exception, KeyboardInterrupt):  # whatever the model does, the session is observed
             raw = None
         grounded = ground(raw, said, instructions_of(msgs)).draft if raw is not None else None
