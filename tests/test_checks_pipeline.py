@@ -25,7 +25,7 @@ def facts(user, reply, done=(), **kw):
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
         "no_answer", "imitated_output", "failed_change_claimed", "change_claimed_without_one", "asked_file_not_changed",
-        "change_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
+        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
 
 
 def test_no_answer():
@@ -65,6 +65,17 @@ def test_change_not_tried_and_a_call_refused_as_nobodys_ask_is_no_try():
     assert cc.change_not_tried(facts("In calc.py, fix sub", "Fixed.", [refused], asked_change=True)) is not None
     other = Outcome("edit_file", {}, False, "edit_file refused: ...", refused="other file", effects=EDIT, on_path=True)
     assert cc.change_not_tried(facts("In calc.py, fix sub", "Fixed.", [other], asked_change=True)) is None
+
+
+def test_remember_not_tried_in_any_language_of_the_reply():
+    """Nothing saved on a remember request: retried with memory_add, whatever words the reply claims it in."""
+    result = cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Alles klar, merk ich mir!", remembers=True))
+    assert result.tool == "memory_add" and "nothing was saved" in result.correction
+    noted = Outcome("memory_add", {"text": "Zug um 7"}, True, "remembered (MEMORY.md:3)", effects=MEM)
+    assert cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Gemerkt.", [noted], remembers=True)) is None
+    assert cc.remember_not_tried(facts("Merk dir das.", "Was genau soll ich mir merken?", remembers=True)) is None
+    assert cc.remember_not_tried(facts("What is 2+2?", "4", remembers=False)) is None
+    assert cc.remember_not_tried(facts("Merk dir das: 7 Uhr.", "OK.", remembers=True, offered=frozenset({"read_file"}))) is None
 
 
 def test_call_as_text():

@@ -81,6 +81,20 @@ def change_not_tried(f: Facts) -> CheckResult | None:
         correction="" if declined else "(nanobot: nothing was changed this turn.)", tool=tool)
 
 
+def remember_not_tried(f: Facts) -> CheckResult | None:
+    """The user asked to remember something (the model's judgement in any language, else the wording)
+    and nothing was saved: no call that remembers was tried. Retried with memory_add, whatever the
+    reply says ("Merk ich mir!" claims it in words no list holds); a reply that asks back stands."""
+    if not f.remembers or not f.can("memory_add") or f.reply.rstrip().endswith("?"):
+        return None
+    if any(Effect.REMEMBERS in o.effects and (o.ok or not o.unasked) for o in f.done):
+        return None
+    return CheckResult(
+        problem="the user asked to remember something but nothing was saved",
+        note="[nanobot: nothing was saved: no tool ran this turn. Call memory_add now with the fact, in the user's words.]",
+        correction="(nanobot: nothing was saved to memory this turn.)", tool="memory_add")
+
+
 def failure(outcome: Outcome, problem: str, note: str, correction: str, **fields: str) -> CheckResult:
     """The result for a reply that ignores a failed call: the three texts name ``{name}``, ``{first}``
     (the first line of its error) and any ``fields``.

@@ -40,6 +40,7 @@ from nanobot.loop.claimchecks import (
     change_claimed_without_one,
     change_not_tried,
     failed_change_claimed,
+    remember_not_tried,
 )
 from nanobot.loop.judge import asks
 from nanobot.loop.lookchecks import (
@@ -134,6 +135,7 @@ CHECKS: tuple[Check, ...] = (
     change_claimed_without_one,  # nothing that changes anything succeeded and the reply claims a change
     asked_file_not_changed,  # the file asked about is unchanged (only memory changed) and the reply claims it
     change_not_tried,  # a change asked for and no call tried
+    remember_not_tried,  # a remember request and nothing saved
     call_as_text,  # a call's JSON in the reply: nothing ran
     look_failed,  # every look failed and the reply speaks of the target
     told_of_tool,  # the reply tells the user of a tool that did not run
