@@ -1,7 +1,7 @@
 """Does the assistant do what was asked and nothing else? The issue-29 bench.
 
     .venv/bin/python bench/assistant_bench.py [--model PATH] [--json bench/results/assistant-NAME.json]
-        [--only SESSION ...] [--max-tokens 64] [--threads 1] [--set dev|heldout|fresh]
+        [--only SESSION ...] [--max-tokens 64] [--threads 1] [--set dev|dev2|heldout|fresh]
     .venv/bin/python bench/assistant_bench.py --table bench/results/assistant-*.json   # the table of docs/benchmarks/assistant.md
     .venv/bin/python bench/assistant_bench.py --combine OUT.json PART.json ...  # runs split by --only
 
@@ -9,9 +9,11 @@ Split a slow model's run with ``--only`` into parallel processes (each its own f
 ``--combine`` the parts: turns in the request set's order, the summary recomputed, wall time the
 longest part's.
 
-``--set heldout`` runs bench/assistant_heldout.py instead (issue 39's held-out requests: only
-checked, never tuned on); ``--table`` and ``--combine`` take it too. ``--set fresh`` runs
-bench/assistant_fresh.py: only checked and never read by the developers (report its summary only).
+``--set dev2`` runs bench/assistant_dev2.py, a second development set (other files, other wording,
+six languages) that may be tuned on like the first. ``--set heldout`` runs bench/assistant_heldout.py
+instead (issue 39's held-out requests: only checked, never tuned on); ``--table`` and ``--combine``
+take them too. ``--set fresh`` runs bench/assistant_fresh.py: only checked and never read by the
+developers (report its summary only).
 
 Runs the scripted sessions of bench/assistant_requests.py (files, commands, remembering, questions
 needing no tool, coding follow-ups, a two-person team chat) through the full runtime (every default
@@ -76,12 +78,12 @@ MISSING = re.compile(r"does not exist|not found|no such file", re.I)
 EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pwd"]
 
 
-SETS = {"dev": "assistant_requests", "heldout": "assistant_heldout", "fresh": "assistant_fresh"}
+SETS = {"dev": "assistant_requests", "dev2": "assistant_dev2", "heldout": "assistant_heldout", "fresh": "assistant_fresh"}
 REQ = importlib.import_module(SETS["dev"])  # the request set in use (``use``)
 
 
 def use(name: str) -> None:
-    """Score and run the request set ``name`` (dev: the project's; heldout: issue 39's)."""
+    """Score and run the request set ``name`` (dev: the project's; dev2: the second development set; heldout: issue 39's)."""
     global REQ
     REQ = importlib.import_module(SETS[name])
 
@@ -273,7 +275,7 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="run only these sessions")
     ap.add_argument("--max-tokens", type=int, default=64, help="reply budget per turn")
     ap.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's, from the free cores)")
-    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (heldout: only checked; fresh: only checked, never read by developers)")
+    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2: development sets, may be tuned on; heldout: only checked; fresh: only checked, never read by developers)")
     opts = ap.parse_args()
     use(opts.set)
     if opts.table:
