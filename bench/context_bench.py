@@ -86,16 +86,17 @@ def grounded(line: str, quote: str, said: str, tools: str) -> bool:
 
 
 def cut_values(values: list[str], everything: str) -> list[str]:
-    """The values with a quote that does not close or a cut word: not a word of the session but the
+    """The values with a quote that does not close or a cut last word: not a word of the session but the
     start of one (``reverse_w`` of ``reverse_words``, ``utils`` of ``utils.py``); a word of the model's
-    own that begins no word of the session is wording, not a cut."""
+    own that begins no word of the session is wording, not a cut, and so is one inside the value (a
+    text is cut at its end: "move" of "moved" in "demo move and export" is the model's inflection)."""
     words = {w.lower() for w in WORD.findall(everything)}
 
     def cut(word: str) -> bool:
         w = word.lower()
         return w not in words and any(s.startswith(w) for s in words)
 
-    return [v for v in values if open_quote(v) >= 0 or any(cut(w) for w in WORD.findall(v.rstrip("…")))]
+    return [v for v in values if open_quote(v) >= 0 or any(cut(w) for w in WORD.findall(v.rstrip("…"))[-1:])]
 
 
 def rescore(path: str) -> None:
