@@ -143,6 +143,20 @@ def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):
     assert events[-1].reply == "It says: call Bob."
 
 
+def test_a_declined_reply_that_is_a_label_of_its_own_then_a_brace_becomes_the_call(home):
+    """The 1.5B's declined replies on requests nobody wrote down were ``tools> {`` and ``json object: {``
+    (cut at the ``"name"`` stop): a call's opening behind a label of the model's own."""
+    for opening in ("tools> {", "json object: {"):
+        model = ToolTemplateModel([opening, body("read_file", {"path": "notes.txt"}), "It says: call Bob."], [0.01])
+        agent = make_agent(home, model)
+        (agent.workspace / "notes.txt").write_text("call Bob\n")
+        events = list(agent.turn("can you shwo me notes.txt"))
+        assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"], opening
+        shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+        assert "{" not in shown and ">" not in shown and "object" not in shown
+        assert events[-1].reply == "It says: call Bob."
+
+
 def test_a_declined_reply_that_names_a_tool_before_its_opening_becomes_the_call(home):
     """The 1.5B's declined reply to "What is the capital of France?" once was ``tools: exec`` then a
     fenced ``{``: a call's opening behind a header. It is held back and made into the call too."""

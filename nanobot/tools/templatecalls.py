@@ -108,6 +108,10 @@ DECLINE = ("Call a function only when the user's request needs one of the functi
 # while it could still become one ("t", "tools: ex", "```js"), so "The capital..." shows at once.
 OPENING_ONLY = regex.compile(r"\s*(?:(?:tools?|functions?|call)\s*:\s*[\w.-]*\s*)?(?:json\s*:?\s*)?"
                              r"(?:<tool_call>\s*)?(?:```[\w+-]*\s*)?\[?\s*\{?\s*", regex.I)
+# ... or a short label of the model's own before the brace ("tools> {", "json object: {", "function call:
+# {"): any one or two words, then ":" or ">", then an opening brace. Held back only while the reply opens
+# lower case (a label), so prose ("The capital ...") shows at once.
+LABELLED = regex.compile(r"\s*<?[\w.-]+(?:\s+[\w.-]+)?\s*[:>]\s*(?:<tool_call>\s*)?(?:```[\w+-]*\s*)?\[?\s*\{\s*")
 NAME_TOKENS = 48  # the longest offered name, in tokens, with room
 HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
 FORCED = 2  # calls made under the grammar from opening-only replies, per turn
@@ -120,17 +124,22 @@ def opening_only(text: str) -> bool:
 
     >>> opening_only("json: {"), opening_only("```json"), opening_only("Paris."), opening_only("")
     (True, True, False, False)
+    >>> opening_only("tools> {"), opening_only("json object: {"), opening_only("Yes: the file holds {}")
+    (True, True, False)
     """
-    return bool(text.strip()) and OPENING_ONLY.fullmatch(text) is not None
+    return bool(text.strip()) and (OPENING_ONLY.fullmatch(text) is not None or LABELLED.fullmatch(text) is not None)
 
 
 def may_open(text: str) -> bool:
     """Whether ``text`` is, or could still grow into, nothing but a call's opening.
 
-    >>> may_open("tools: ex"), may_open("```js"), may_open("The"), may_open("Paris")
-    (True, True, False, False)
+    >>> may_open("tools: ex"), may_open("```js"), may_open("The"), may_open("Paris"), may_open("tools>"), may_open("json object")
+    (True, True, False, False, True, True)
     """
-    return OPENING_ONLY.fullmatch(text, partial=True) is not None
+    if OPENING_ONLY.fullmatch(text, partial=True) is not None:
+        return True
+    head = text.lstrip()[:1]
+    return not head.isupper() and LABELLED.fullmatch(text, partial=True) is not None
 
 
 class TemplateCalls:
