@@ -69,13 +69,17 @@ def test_change_not_tried_and_a_call_refused_as_nobodys_ask_is_no_try():
 
 def test_remember_not_tried_in_any_language_of_the_reply():
     """Nothing saved on a remember request: retried with memory_add, whatever words the reply claims it in."""
-    result = cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Alles klar, merk ich mir!", remembers=True))
+    result = cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Alles klar, merk ich mir!", keeps=True))
     assert result.tool == "memory_add" and "nothing was saved" in result.correction
     noted = Outcome("memory_add", {"text": "Zug um 7"}, True, "remembered (MEMORY.md:3)", effects=MEM)
-    assert cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Gemerkt.", [noted], remembers=True)) is None
-    assert cc.remember_not_tried(facts("Merk dir das.", "Was genau soll ich mir merken?", remembers=True)) is None
-    assert cc.remember_not_tried(facts("What is 2+2?", "4", remembers=False)) is None
-    assert cc.remember_not_tried(facts("Merk dir das: 7 Uhr.", "OK.", remembers=True, offered=frozenset({"read_file"}))) is None
+    assert cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Gemerkt.", [noted], keeps=True)) is None
+    assert cc.remember_not_tried(facts("Merk dir das.", "Was genau soll ich mir merken?", keeps=True)) is None
+    assert cc.remember_not_tried(facts("What is 2+2?", "4", keeps=False)) is None
+    assert cc.remember_not_tried(facts("Merk dir das: 7 Uhr.", "OK.", keeps=True, offered=frozenset({"read_file"}))) is None
+    written = Outcome("write_file", {"path": "todo.md"}, True, "wrote todo.md", effects=EDIT, on_path=True)
+    assert cc.remember_not_tried(facts("save the list to todo.md", "Saved.", [written], keeps=True)) is None
+    assert cc.remember_not_tried(facts("I can't remember what I wrote in a.md", "No idea.", keeps=True,
+                                       target="a.md")) is None
 
 
 def test_call_as_text():

@@ -126,6 +126,19 @@ def remember(user_text: str, agent: Any = None) -> bool:
     return wording.says("remember", user_text) or (agent is not None and asks(agent, "remember", user_text) is True)
 
 
+def asks_to_keep(user_text: str, agent: Any = None) -> bool:
+    """The user asks to remember something, by the model's sure judgement where it gives one; else the
+    listed wording in a message that names no file ("save it to notes.md" saves a file, not a memory).
+
+    >>> asks_to_keep("Please remember that my locker is 42."), asks_to_keep("save the list to todo.md")
+    (True, False)
+    """
+    judged = asks(agent, "remember", user_text) if agent is not None else None
+    if judged is not None:
+        return judged
+    return wording.says("remember", user_text) and not _FILE.search(user_text)
+
+
 # The checks, in order: the first objection stands. Each reads the turn's ``Facts`` and returns a
 # ``CheckResult`` or None, and has its own tests (tests/test_checks_pipeline.py).
 CHECKS: tuple[Check, ...] = (
@@ -182,6 +195,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
         target, folders = judged_target(user_text, agent, reply)
     facts = Facts(user_text=user_text, reply=reply, done=outcomes(events, tools), asked_change=asked_change,
                   offered=offered, earlier=earlier, remembers=lambda: remember(user_text, agent), target=target,
+                  keeps=lambda: asks_to_keep(user_text, agent),
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
                   extra={"folders": folders})
     for rule in CHECKS:
