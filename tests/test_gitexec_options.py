@@ -90,3 +90,14 @@ def test_every_table_names_its_file_options():
         assert TABLE[sub]["-O"] == PATH
         assert "--output" not in TABLE[sub] and "--no-index" not in TABLE[sub]
     assert TABLE["grep"]["-f"] == PATH and "-O" not in TABLE["grep"]
+
+
+def test_a_command_not_allowed_is_refused_naming_the_commands_that_run(home, tmp_path):
+    """A piped session cannot ask: the refusal names what does run, so the model's retry can use it
+    (``python3 pricing.py`` where it wrote ``python pricing.py``)."""
+    settings = load_settings(home, tools={"roots": [str(tmp_path)], "exec_allow": ["python3", "git status"]})
+    settings.workspace.mkdir(parents=True)
+    with pytest.raises(ToolError) as e:
+        Exec().run(Exec.Args(command="python pricing.py", cwd=str(tmp_path)), ToolContext(settings=settings))
+    assert str(e.value).startswith("exec refused: 'python pricing.py' is not in tools.exec_allow")
+    assert "(the commands that run: python3, git status)" in str(e.value) and "\n" not in str(e.value)

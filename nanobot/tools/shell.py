@@ -89,8 +89,10 @@ class Exec(Tool):
                 raise ToolError(f"exec refused: '{printable(args.command, keep='')}': an allow-listed "
                                 f"git command must be read-only and stay inside the roots ({why}); "
                                 "this session cannot ask the user")
-            if ctx.confirm is None:
-                raise ToolError(f"exec refused: '{args.command}' is not in tools.exec_allow and "
+            if ctx.confirm is None:  # the allowed commands named, so a retry can use one ("python3", not "python")
+                listing = ", ".join(printable(c, keep="") for c in ctx.settings.tools.exec_allow[:12] if c.strip())
+                runs = f" (the commands that run: {listing})" if listing else ""
+                raise ToolError(f"exec refused: '{args.command}' is not in tools.exec_allow{runs} and "
                                 "this session cannot ask the user; add it to exec_allow in config.toml")
             if not ctx.confirm(question(args.command, str(cwd))):
                 raise ToolError(f"the user declined to run '{args.command}'")
