@@ -24,12 +24,25 @@ def facts(user, reply, done=(), **kw):
 
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
-        "no_answer", "imitated_output", "failed_change_claimed", "change_claimed_without_one", "asked_file_not_changed",
+        "no_answer", "repeated_reply", "imitated_output", "failed_change_claimed", "change_claimed_without_one", "asked_file_not_changed",
         "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
 
 
 def test_no_answer():
     assert lc.no_answer(facts("hi", "```json\n```")) and lc.no_answer(facts("hi", "Hello!")) is None
+
+
+def test_repeated_reply_to_another_message():
+    budget = "The budget for January includes rent of $875 and groceries of $312, and February the same."
+    before = [("can you show me budget.tsv", budget)]
+    result = lc.repeated_reply(facts("Enséñame trips/oslo.md", budget + " ", extra={"before": before}))
+    assert result is not None and "repeat" in result.problem and "Enséñame trips/oslo.md" in result.note
+    assert lc.repeated_reply(facts("can you show me budget.tsv", budget, extra={"before": before})) is None  # asked again
+    assert lc.repeated_reply(facts("and oslo.md?", "Oslo: three days in May, the Munch museum first.",
+                                    extra={"before": before})) is None
+    assert lc.repeated_reply(facts("thanks", "Done.", extra={"before": [("fix a.py", "Done.")]})) is None  # short
+    look = Outcome("read_file", {}, True, "budget.tsv lines 1-2 of 2\n" + budget, effects=READ, on_path=True)
+    assert lc.repeated_reply(facts("show budget.tsv again", budget, [look], extra={"before": before})) is None
 
 
 def test_imitated_output():
@@ -79,7 +92,7 @@ def test_remember_not_tried_in_any_language_of_the_reply():
     written = Outcome("write_file", {"path": "todo.md"}, True, "wrote todo.md", effects=EDIT, on_path=True)
     assert cc.remember_not_tried(facts("save the list to todo.md", "Saved.", [written], keeps=True)) is None
     assert cc.remember_not_tried(facts("I can't remember what I wrote in a.md", "No idea.", keeps=True,
-                                       target="a.md")) is None
+                                       target="")) is None
 
 
 def test_call_as_text():
@@ -141,3 +154,19 @@ def test_a_new_tools_declared_effects_decide_the_checks_without_a_name_list():
     assert not check("read notes.txt", "It says to call Bob at 5pm.", events, tools={"glance": Glance()}).problem
     undeclared = [ToolCall(name="stamp2", arguments={}), ToolResult(name="stamp2", ok=True, text="ok")]
     assert outcomes(undeclared)[0].may_change  # declares nothing: taken to change
+
+
+def test_a_session_whose_second_reply_repeats_the_first_is_asked_again_then_corrected(home):
+    from nanobot.backends.scripted import ScriptedModel
+    from nanobot.config import load_settings
+    from nanobot.core.events import TurnDone
+    from nanobot.loop.agent import Agent
+
+    first = "The budget for January includes rent of $875 and groceries of $312."
+    settings = load_settings(chat={"max_tokens": 64, "temperature": 0}, tools={"enabled": []})
+    model = ScriptedModel([first, first, first])
+    agent = Agent(settings, model)
+    list(agent.turn("what is my budget for January?"))
+    done = [e for e in agent.turn("Mi fai vedere cosa c'è in LEIAME.md?") if isinstance(e, TurnDone)][-1]
+    assert done.corrected and "repeats an earlier answer" in done.reply
+    assert "Mi fai vedere" in model.calls[-1]["messages"][-1].content  # the retry's note restates the message

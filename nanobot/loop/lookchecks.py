@@ -5,6 +5,7 @@ looked is the tools' declared effects (``nanobot.tools.effects``: a memory or we
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from nanobot.core.asks import _COMMAND
@@ -43,6 +44,37 @@ def no_answer(f: Facts) -> CheckResult | None:
         note=f"[nanobot: your reply was not an answer.{result}Answer the user now in plain sentences from "
              "this; no JSON, no code block, no function call.]",
         correction=f"(nanobot: the model gave no answer.{tail})")
+
+
+REPEAT_RATIO = 0.8  # a reply this close to an earlier one (difflib's ratio over their starts) repeats it
+REPEAT_MIN = 40  # characters: "Done." or "Yes." may well come twice
+
+
+def repeated_reply(f: Facts) -> CheckResult | None:
+    """The reply repeats an earlier reply of this session, word for word or nearly, to another message
+    (a small model copies its history: every request after a look answered with that look's summary).
+    A fact of the session, not of any language."""
+    reply = " ".join(f.reply.split())
+    if len(reply) < REPEAT_MIN:
+        return None
+    asked = " ".join(f.user_text.split()).lower()
+    words = _words(reply)
+    looked = set().union(*(_words(o.text) for o in f.done if o.ok and o.text.strip()))
+    if words and len(words & looked) >= 0.6 * len(words):
+        return None  # from this turn's look: the same file shown twice reads the same
+    for user, earlier in f.extra.get("before", ()):
+        if " ".join(user.split()).lower().endswith(asked):
+            continue  # the same message again: the same answer may stand
+        head = " ".join(earlier.split())[: len(reply) + 40]
+        if difflib.SequenceMatcher(None, reply[:400], head[:400], autojunk=False).ratio() >= REPEAT_RATIO:
+            shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
+            result = f" {shown.name} returned:\n{shown.text[:1500]}\n" if shown else " "
+            return CheckResult(
+                problem="the reply repeats an earlier reply to another message",
+                note=f"[nanobot: your reply repeated your answer to an earlier message.{result}Answer this "
+                     f"message now, in plain sentences: {f.user_text}]",
+                correction="(nanobot: the reply above repeats an earlier answer; it does not answer this message.)")
+    return None
 
 
 def imitated_output(f: Facts) -> CheckResult | None:

@@ -51,6 +51,7 @@ from nanobot.loop.lookchecks import (
     no_answer,
     not_from_look,
     not_looked,
+    repeated_reply,
     told_of_tool,
 )
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
@@ -143,6 +144,7 @@ def asks_to_keep(user_text: str, agent: Any = None) -> bool:
 # ``CheckResult`` or None, and has its own tests (tests/test_checks_pipeline.py).
 CHECKS: tuple[Check, ...] = (
     no_answer,  # an empty reply, a call's opening, the template's markup
+    repeated_reply,  # an earlier reply of the session again, to another message
     imitated_output,  # nanobot's caption over a look, copied
     failed_change_claimed,  # a change failed and the reply claims success
     change_claimed_without_one,  # nothing that changes anything succeeded and the reply claims a change
@@ -180,6 +182,13 @@ def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tup
     return (spoken or found)[0].path, tuple(n.path for n in found if n.kind == "folder")
 
 
+def _exchanges(agent: Any) -> list[tuple[str, str]]:
+    """(user message, reply) of the session's history before this turn."""
+    history = getattr(agent, "history", None) or []
+    return [(u.content, a.content) for u, a in zip(history, history[1:])
+            if u.role == "user" and a.role == "assistant"]
+
+
 def check(user_text: str, reply: str, events: list, asked_change: bool | Callable[[], bool] = False,
           offered: frozenset[str] | None = None, earlier: str = "", agent: Any = None,
           tools: dict[str, Any] | None = None) -> CheckResult:
@@ -197,7 +206,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   offered=offered, earlier=earlier, remembers=lambda: remember(user_text, agent), target=target,
                   keeps=lambda: asks_to_keep(user_text, agent),
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
-                  extra={"folders": folders})
+                  extra={"folders": folders, "before": _exchanges(agent)})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict
