@@ -170,3 +170,34 @@ def test_a_session_whose_second_reply_repeats_the_first_is_asked_again_then_corr
     done = [e for e in agent.turn("Mi fai vedere cosa c'è in LEIAME.md?") if isinstance(e, TurnDone)][-1]
     assert done.corrected and "repeats an earlier answer" in done.reply
     assert "Mi fai vedere" in model.calls[-1]["messages"][-1].content  # the retry's note restates the message
+
+
+class _Judged:
+    """A model whose classifiers answer a table (the 1.5B's measured probabilities) and their calibration right."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def yes_no_apart(self, msgs):
+        from nanobot.loop.judge import CALIBRATION
+
+        system, text = msgs[0].content, msgs[-1].content
+        kind = "change" if "change a file" in system else "remember" if "memory" in system else "look"
+        want = dict(CALIBRATION[kind]).get(text)
+        p = (0.9 if want else 0.1) if want is not None else self.table.get((kind, text), 0.5)
+        return p, 1 - p
+
+
+def test_a_change_of_a_named_file_is_not_a_remember_request_whatever_the_remember_classifier_says():
+    """On the 1.5B the remember classifier says 0.93 to "fix that" in letter.txt: the change judgement decides."""
+    from types import SimpleNamespace
+
+    from nanobot.loop.judge import Judge
+    from nanobot.loop.replycheck import asks_to_keep, remember
+
+    fix, note = "I misspelled a weekday in letter.txt, could you fix that?", "For the record, my bike lock code is 4471."
+    table = {("remember", fix): 0.93, ("change", fix): 0.87, ("remember", note): 0.8, ("change", note): 0.27}
+    agent = SimpleNamespace(model=_Judged(table), judge=Judge())
+    assert not remember(fix, agent) and not asks_to_keep(fix, agent)
+    agent = SimpleNamespace(model=_Judged(table), judge=Judge())
+    assert remember(note, agent) and asks_to_keep(note, agent)
