@@ -88,6 +88,7 @@ def test_remember_not_tried_in_any_language_of_the_reply():
     assert cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Gemerkt.", [noted], keeps=True)) is None
     assert cc.remember_not_tried(facts("Merk dir das.", "Was genau soll ich mir merken?", keeps=True)) is None
     assert cc.remember_not_tried(facts("What is 2+2?", "4", keeps=False)) is None
+    assert cc.remember_not_tried(facts("Quando é o aniversário da minha mãe?", "A 9 de agosto.", keeps=True)) is None
     assert cc.remember_not_tried(facts("Merk dir das: 7 Uhr.", "OK.", keeps=True, offered=frozenset({"read_file"}))) is None
     written = Outcome("write_file", {"path": "todo.md"}, True, "wrote todo.md", effects=EDIT, on_path=True)
     assert cc.remember_not_tried(facts("save the list to todo.md", "Saved.", [written], keeps=True)) is None

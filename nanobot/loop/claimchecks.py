@@ -85,9 +85,10 @@ def remember_not_tried(f: Facts) -> CheckResult | None:
     """The user asked to remember something (the model's sure judgement in any language, else the
     wording) and nothing was saved or changed: no call that remembers was tried. Retried with
     memory_add, whatever the reply says ("Merk ich mir!" claims it in words no list holds). A reply
-    that asks back stands; a message that names a file ("I can't remember what I wrote in a.md") is
-    about the file, not this."""
-    if f.target or _FILE.search(f.user_text) or not f.can("memory_add") or f.reply.rstrip().endswith("?") or not f.keeps:
+    that asks back stands; a question ("Quando é o aniversário da minha mãe?") recalls, and a message
+    that names a file ("I can't remember what I wrote in a.md") is about the file: neither is this."""
+    if (f.target or _FILE.search(f.user_text) or f.user_text.rstrip().endswith(("?", "？")) or not f.can("memory_add")
+            or f.reply.rstrip().endswith("?") or not f.keeps):
         return None
     if any(Effect.REMEMBERS in o.effects and (o.ok or not o.unasked) or o.ok and o.may_change for o in f.done):
         return None
