@@ -139,12 +139,21 @@ def _heldout_turns(f: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
 
 
-def assistant_heldout() -> str:
-    """The held-out set's runs: whole runs from their JSON, partial ones from their progress lines."""
-    import assistant_heldout as h
+DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "assistant-dev2-qwen2.5-coder-1.5b-71c72bc-partial.jsonl"),
+             ("qwen2.5-coder-1.5b, labelled openings made calls (450f7f7)", "assistant-dev2-qwen2.5-coder-1.5b-450f7f7.json"),
+             ("qwen2.5-coder-1.5b, repeated replies, remember vs change", "assistant-dev2-qwen2.5-coder-1.5b.json")]
+
+
+def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
+                      what: str = "held-out set") -> str:
+    """A request set's runs: whole runs from their JSON, partial ones from their progress lines."""
+    import importlib
+    h = importlib.import_module(module)
     of = sum(len(s.turns) for s in h.SESSIONS)
     rows = []
-    for label, f in HELDOUT_RUNS:
+    for label, f in runs:
+        if not (RESULTS / f).exists():
+            continue
         ts = _heldout_turns(f)
         sessions = ", ".join(f"`{s}`" for s in dict.fromkeys(t["session"] for t in ts))
         false = [t["text"] for t in ts if t["false_claim"]]
@@ -152,20 +161,32 @@ def assistant_heldout() -> str:
                      sum(t["invented"] for t in ts), sum(bool(t["unasked_changes"]) for t in ts),
                      sum(bool(t.get("destroyed")) for t in ts),
                      f"{len(false)}" + "".join(f' ("{x[:24]} ...")' for x in false), f"{round(sum(t['seconds'] for t in ts))} s"])
-    return _table(["run (held-out set, the subset that ran)", "turns", "correct", "invented", "unasked changes",
+    return _table([f"run ({what}, the subset that ran)", "turns", "correct", "invented", "unasked changes",
                    "destroyed lines", "false claims", "wall"], rows)
+
+
+def assistant_dev2() -> str:
+    return assistant_heldout(DEV2_RUNS, "assistant_dev2", "second dev set")
+
+
+FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10.json"),
+              ("round 11", "assistant-fresh-qwen2.5-coder-1.5b.json")]
 
 
 def assistant_fresh() -> str:
     """The fresh request set (bench/assistant_fresh.py, written by a helper and never read by the
     developers): counts only, so that no request is quoted."""
-    run = _j("assistant-fresh-qwen2.5-coder-1.5b.json")
-    s = run["summary"]
-    kinds = ", ".join(f"{k} {v}" for k, v in s.get("by_kind", {}).items()) or _by_kind(run["turns"])
+    rows = []
+    for label, f in FRESH_RUNS:
+        if not (RESULTS / f).exists():
+            continue
+        run = _j(f)
+        s = run["summary"]
+        kinds = ", ".join(f"{k} {v}" for k, v in s.get("by_kind", {}).items()) or _by_kind(run["turns"])
+        rows.append([f"{s['model']}, {label}", s["turns"], s["correct"], s["invented"], s["unasked_changes"],
+                     s["destroyed"], s["false_claims"], kinds, f"{s['wall_s']} s"])
     return _table(["model", "turns", "correct", "invented", "unasked changes", "destroyed lines", "false claims",
-                   "by kind", "wall"],
-                  [[s["model"], s["turns"], s["correct"], s["invented"], s["unasked_changes"], s["destroyed"],
-                    s["false_claims"], kinds, f"{s['wall_s']} s"]])
+                   "by kind", "wall"], rows)
 
 
 def _by_kind(turns: list[dict]) -> str:
@@ -524,7 +545,7 @@ def judge_classifiers() -> str:
 TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
-    "assistant-heldout": assistant_heldout, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "context": context,
+    "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "context": context,
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
