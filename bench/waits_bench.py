@@ -1,7 +1,7 @@
 """What a person waits for (issue 23): the real ``nanobot chat`` in a pseudo-terminal.
 
     python bench/waits_bench.py [--model qwen2.5-coder-1.5b|smollm2|PATH.gguf ...] [--sessions 3]
-                                [--root DIR] [--wpm 60] [--threads N] [--context FILE] [--json OUT]
+                                [--root DIR] [--wpm 60] [--enter-after 0] [--threads N] [--context FILE] [--json OUT]
 
 Per model, one ``NANOBOT_HOME`` (a temporary one, its config naming the model), one warm-up session,
 then ``--sessions`` timed ones, each started right after the previous one ended (so the previous
@@ -10,7 +10,8 @@ session's background observation is still running, as for a person who opens a n
 * **prompt**: process start -> ``You:`` shown on the terminal;
 * **first token**: Enter -> the first visible character after ``Nano:`` for "What is the capital of
   France?" (a question that needs no tool), the question typed at ``--wpm`` words per minute right
-  after the prompt appears (0: pasted at once);
+  after the prompt appears (0: pasted at once), Enter ``--enter-after`` seconds after the last
+  character (0: at once; 1: "pasted and sent a second later");
 * **exit**: Ctrl-D at the next prompt -> the process gone (EOF on the pty and exit status read).
 
 Reports the medians (and every sample) with the 1-minute load (``os.getloadavg``) before and after.
@@ -82,7 +83,8 @@ def expect(child, pattern: str) -> str:
     return seen + child.before
 
 
-def session(home: Path, model: str, root: Path, wpm: float, max_tokens: int, timeout: float) -> dict:
+def session(home: Path, model: str, root: Path, wpm: float, max_tokens: int, timeout: float,
+            enter_after: float = 0.0) -> dict:
     import pexpect
 
     t0 = time.perf_counter()
@@ -98,6 +100,8 @@ def session(home: Path, model: str, root: Path, wpm: float, max_tokens: int, tim
             child.send(ch)
             if gap:
                 time.sleep(gap)
+        if enter_after:
+            time.sleep(enter_after)
         child.send("\r")
         enter = time.perf_counter()
         expect(child, r"Nano:(?:\x1b\[[0-9;?]*[A-Za-z]|\s)*[^\s\x1b]")  # its first visible character
@@ -138,9 +142,10 @@ def run_model(model: str, args) -> dict:
         (home / "workspace").mkdir(parents=True, exist_ok=True)
         (home / "workspace" / "CONTEXT.md").write_text(args.context.read_text())
     load0 = os.getloadavg()[0]
-    warm = session(home, name, args.root, args.wpm, args.max_tokens, args.timeout)
-    rows = [session(home, name, args.root, args.wpm, args.max_tokens, args.timeout) for _ in range(args.sessions)]
-    out = {"model": model, "root": str(args.root), "wpm": args.wpm, "threads": args.threads,
+    warm = session(home, name, args.root, args.wpm, args.max_tokens, args.timeout, args.enter_after)
+    rows = [session(home, name, args.root, args.wpm, args.max_tokens, args.timeout, args.enter_after)
+            for _ in range(args.sessions)]
+    out = {"model": model, "root": str(args.root), "wpm": args.wpm, "enter_after": args.enter_after, "threads": args.threads,
            "context": str(args.context or ""), "warmup": warm, "sessions": rows,
            "median": {k: med(rows, k) for k in ("prompt_s", "prompt_cpu_s", "first_token_s", "reply_done_s", "exit_s")},
            "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2), "home": str(home)}
@@ -154,6 +159,7 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=3)
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout whose nanobot runs")
     ap.add_argument("--wpm", type=float, default=60.0, help="typing speed (0: the question pasted at once)")
+    ap.add_argument("--enter-after", type=float, default=0.0, help="seconds from the last character to Enter")
     ap.add_argument("--max-tokens", type=int, default=24)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", type=Path, help="write the results here")
