@@ -146,7 +146,7 @@ def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):
 def test_a_declined_reply_that_is_a_label_of_its_own_then_a_brace_becomes_the_call(home):
     """The 1.5B's declined replies on requests nobody wrote down were ``tools> {`` and ``json object: {``
     (cut at the ``"name"`` stop): a call's opening behind a label of the model's own."""
-    for opening in ("tools> {", "json object: {"):
+    for opening in ("tools> {", "json object: {", "tools {{"):
         model = ToolTemplateModel([opening, body("read_file", {"path": "notes.txt"}), "It says: call Bob."], [0.01])
         agent = make_agent(home, model)
         (agent.workspace / "notes.txt").write_text("call Bob\n")
@@ -155,6 +155,21 @@ def test_a_declined_reply_that_is_a_label_of_its_own_then_a_brace_becomes_the_ca
         shown = "".join(e.text for e in events if isinstance(e, TextDelta))
         assert "{" not in shown and ">" not in shown and "object" not in shown
         assert events[-1].reply == "It says: call Bob."
+
+
+def test_a_named_file_the_look_judgement_is_sure_of_is_read_under_the_look_floor(home):
+    """P(call) under even the look's floor (the model opens its call as "tools {{", which the decision
+    does not count): the file exists and the model's look classifier is sure, so read_file runs."""
+    ask = "can you shwo me notes.txt"
+    for sure, calls, replies in ((0.9, ["read_file"], [body("read_file", {"path": "notes.txt"}), "It says: call Bob."]),
+                                 (0.3, [], ["I cannot open files.", "I cannot open files."])):
+        model = ToolTemplateModel(replies, [0.01, 0.01])
+        agent = make_agent(home, model)
+        (agent.workspace / "notes.txt").write_text("call Bob\n")
+        agent.judge.text, agent.judge.cache = ask, {"look": sure}
+        events = list(agent.turn(ask))
+        assert [e.name for e in events if isinstance(e, ToolCall)][:1] == calls, sure
+        assert bool(model.calls[0].get("grammar")) == bool(calls)  # the first generation: the call, under its grammar
 
 
 def test_a_declined_reply_that_names_a_tool_before_its_opening_becomes_the_call(home):

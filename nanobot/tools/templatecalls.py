@@ -100,6 +100,21 @@ def asks_to_look(agent: Any) -> str | None:
     return "" if looks_at(said[-1]) else None
 
 
+LOOK_SURE = 0.6  # the look classifier's sure yes (``loop.judge.BOUNDS``)
+
+
+def judged_look(agent: Any, look: str) -> bool:
+    """A look the facts name (a path in the roots, an allowed command: ``look`` is its tool) that the
+    model's own look classifier is sure the message asks for: a call even under ``LOOK_FLOOR``, where
+    the model opens its call some way the decision does not count ("tools {{" for "can you shwo me
+    buget.tsv"). Read through ``agent.judge`` (``loop.judge``, a layer above)."""
+    judge = getattr(agent, "judge", None)
+    if not look or judge is None or not callable(getattr(judge, "probability", None)):
+        return False
+    p = judge.probability(agent, "look")
+    return p is not None and p >= LOOK_SURE
+
+
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
            "if none of them fits, or the message is just conversation, answer in plain text.")
 
@@ -108,10 +123,10 @@ DECLINE = ("Call a function only when the user's request needs one of the functi
 # while it could still become one ("t", "tools: ex", "```js"), so "The capital..." shows at once.
 OPENING_ONLY = regex.compile(r"\s*(?:(?:tools?|functions?|call)\s*:\s*[\w.-]*\s*)?(?:json\s*:?\s*)?"
                              r"(?:<tool_call>\s*)?(?:```[\w+-]*\s*)?\[?\s*\{?\s*", regex.I)
-# ... or a short label of the model's own before the brace ("tools> {", "json object: {", "function call:
-# {"): any one or two words, then ":" or ">", then an opening brace. Held back only while the reply opens
-# lower case (a label), so prose ("The capital ...") shows at once.
-LABELLED = regex.compile(r"\s*<?[\w.-]+(?:\s+[\w.-]+)?\s*[:>]\s*(?:<tool_call>\s*)?(?:```[\w+-]*\s*)?\[?\s*\{\s*")
+# ... or a short label of the model's own before the brace ("tools> {", "json object: {", "tools {{"): any
+# one or two words, then ":" or ">" or nothing, then opening braces. Held back only while the reply opens
+# lower case (a label), so prose ("The capital ...") shows at once. "tools {{" too: the label, then braces.
+LABELLED = regex.compile(r"\s*<?[\w.-]+(?:\s+[\w.-]+)?\s*[:>]?\s*(?:<tool_call>\s*)?(?:```[\w+-]*\s*)?\[?\s*(?:\{\s*)+")
 NAME_TOKENS = 48  # the longest offered name, in tokens, with room
 HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
 FORCED = 2  # calls made under the grammar from opening-only replies, per turn
@@ -124,8 +139,8 @@ def opening_only(text: str) -> bool:
 
     >>> opening_only("json: {"), opening_only("```json"), opening_only("Paris."), opening_only("")
     (True, True, False, False)
-    >>> opening_only("tools> {"), opening_only("json object: {"), opening_only("Yes: the file holds {}")
-    (True, True, False)
+    >>> opening_only("tools> {"), opening_only("json object: {"), opening_only("tools {{"), opening_only("Yes: the file holds {}")
+    (True, True, True, False)
     """
     return bool(text.strip()) and (OPENING_ONLY.fullmatch(text) is not None or LABELLED.fullmatch(text) is not None)
 
@@ -234,7 +249,7 @@ class TemplateCalls:
                 tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
             elif (p := self.decide(agent, msgs, n == 0 and look is None)) >= settings.threshold:
                 step = self.call(agent, msgs, seen)
-            elif n == 0 and look is not None and p >= LOOK_FLOOR:  # a look under the threshold: a looking tool
+            elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
             else:
                 break
