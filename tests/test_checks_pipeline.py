@@ -38,6 +38,7 @@ def test_repeated_reply_to_another_message():
     result = lc.repeated_reply(facts("Enséñame trips/oslo.md", budget + " ", extra={"before": before}))
     assert result is not None and "repeat" in result.problem and "Enséñame trips/oslo.md" in result.note
     assert lc.repeated_reply(facts("can you show me budget.tsv", budget, extra={"before": before})) is None  # asked again
+    assert lc.repeated_reply(facts("Could you show me budget.tsv?", budget, extra={"before": before})) is None  # nearly
     assert lc.repeated_reply(facts("and oslo.md?", "Oslo: three days in May, the Munch museum first.",
                                     extra={"before": before})) is None
     assert lc.repeated_reply(facts("thanks", "Done.", extra={"before": [("fix a.py", "Done.")]})) is None  # short

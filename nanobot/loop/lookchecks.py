@@ -48,6 +48,7 @@ def no_answer(f: Facts) -> CheckResult | None:
 
 REPEAT_RATIO = 0.8  # a reply this close to an earlier one (difflib's ratio over their starts) repeats it
 REPEAT_MIN = 40  # characters: "Done." or "Yes." may well come twice
+SAME_ASK = 0.7  # messages this close (difflib's ratio) ask nearly the same: a repeated answer may stand
 
 
 def repeated_reply(f: Facts) -> CheckResult | None:
@@ -63,8 +64,9 @@ def repeated_reply(f: Facts) -> CheckResult | None:
     if words and len(words & looked) >= 0.6 * len(words):
         return None  # from this turn's look: the same file shown twice reads the same
     for user, earlier in f.extra.get("before", ()):
-        if " ".join(user.split()).lower().endswith(asked):
-            continue  # the same message again: the same answer may stand
+        said = " ".join(user.split()).lower()[-(len(asked) + 20):]  # its end: a memory block may come first
+        if said.endswith(asked) or difflib.SequenceMatcher(None, asked, said, autojunk=False).ratio() >= SAME_ASK:
+            continue  # the same message again, or nearly: the same answer may stand
         head = " ".join(earlier.split())[: len(reply) + 40]
         if difflib.SequenceMatcher(None, reply[:400], head[:400], autojunk=False).ratio() >= REPEAT_RATIO:
             shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
