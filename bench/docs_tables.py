@@ -141,7 +141,7 @@ def _heldout_turns(f: str) -> list[dict]:
 
 DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "assistant-dev2-qwen2.5-coder-1.5b-71c72bc-partial.jsonl"),
              ("qwen2.5-coder-1.5b, labelled openings made calls (450f7f7)", "assistant-dev2-qwen2.5-coder-1.5b-450f7f7.json"),
-             ("qwen2.5-coder-1.5b, repeated replies, remember vs change", "assistant-dev2-qwen2.5-coder-1.5b.json")]
+             ("qwen2.5-coder-1.5b, repeated replies, remember vs change, judged looks (dce18fa)", "assistant-dev2-qwen2.5-coder-1.5b.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -170,7 +170,7 @@ def assistant_dev2() -> str:
 
 
 FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10.json"),
-              ("round 11", "assistant-fresh-qwen2.5-coder-1.5b.json")]
+              ("round 11 (dce18fa)", "assistant-fresh-qwen2.5-coder-1.5b.json")]
 
 
 def assistant_fresh() -> str:
