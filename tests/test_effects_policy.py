@@ -306,3 +306,20 @@ def test_a_classifier_the_model_fails_its_calibration_on_is_not_used(home):
     agent.model = YesToAll()
     assert asks(agent, "change", "Look at a.txt but do not change it") is None
     assert agent.model._judge_trusted == {"change": False}
+
+
+def test_a_fact_kept_must_come_from_what_was_said_or_shown(home):
+    """The bundled SmolLM2, retried with memory_add after "remember that my train leaves at 7", saved
+    "12345": what a call that only remembers keeps must share a word with what the user said or a
+    tool showed (any script), else it is refused and nothing is written."""
+    from nanobot.memory.tools import AddArgs, MemoryAdd
+
+    said = Provenance(said=["remember that my train leaves at 7"])
+    why = refusal(MemoryAdd(), AddArgs(text="12345"), said)
+    assert why.kind is Refusal.UNSAID and "12345" in why
+    assert refusal(MemoryAdd(), AddArgs(text="The user's train leaves at 7."), said) == ""
+    assert refusal(MemoryAdd(), AddArgs(text="Train at 7"), said) == ""
+    assert refusal(MemoryAdd(), AddArgs(text="用户的火车七点出发"), Provenance(said=["记住：我的火车七点出发"])) == ""
+    shown = Provenance(said=["remember what notes.txt says"], looked=["Dentist on Friday at 9"])
+    assert refusal(MemoryAdd(), AddArgs(text="Dentist appointment Friday 9am"), shown) == ""
+    assert refusal(MemoryAdd(), AddArgs(text="17"), said).kind is Refusal.UNSAID  # "7" is no "17"

@@ -36,6 +36,7 @@ class Refusal(StrEnum):
     OTHER_FILE = "other file"
     KEEP = "keep"
     LOSES_LINES = "loses lines"
+    UNSAID = "unsaid"
 
     @property
     def unasked(self) -> bool:
@@ -101,6 +102,21 @@ class Provenance:
 
     def seen_by_tool(self, value: str) -> bool:
         return self._in(value, self.looked)
+
+    def grounded(self, value: str) -> bool:
+        """Whether ``value`` shares a word (3+ letters, or any number) with what the user said or a
+        tool showed this session: a fact to keep comes from the conversation, not from nowhere. A word
+        in a script without spaces ("我的火车七点出发") is matched by any two characters of it.
+
+        >>> Provenance(said=["remember that my train leaves at 7"]).grounded("12345")
+        False
+        >>> Provenance(said=["remember that my train leaves at 7"]).grounded("The user's train: 7 am")
+        True
+        """
+        hay = " ".join(_norm(t) for t in [*self.said, *self.looked])
+        words = {w for w in re.findall(r"\w+", _norm(value)) if w.isdigit() or len(w) >= 3}
+        return any(re.search(rf"(?<!\w){re.escape(w)}", hay) if w.isdigit() else w in hay
+                   or not w.isascii() and any(w[i:i + 2] in hay for i in range(len(w) - 1)) for w in words)
 
     def only_retrieved(self, value: str) -> bool:
         """True when ``value`` occurs in retrieved text but neither the user nor a tool brought it."""

@@ -11,6 +11,8 @@ is checked too, so a new tool is guarded without a list here to update. The rule
 2. **Memory is not the file** (``NOT_MEMORY``). A call that only remembers, on a message that names an
    existing file and asks to change it and not to remember anything ("Add a function mul ... to
    calc.py" went to memory_add): its refusal names the file and the tools that change it.
+   **Not said** (``UNSAID``): what a call that only remembers keeps shares no word with what the user
+   said or a tool showed ("remember that my train leaves at 7" saved as "12345").
 3. **Not the file the user named** (``OTHER_FILE``). The user's last two messages name paths and the
    call's path is another one ("create hello.txt" neither edits todo.md nor writes your_file.txt).
 4. **Hands off** (``KEEP``, checked after rule 5: a change nobody asked for is refused as that). A
@@ -170,6 +172,10 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
         if files and _signal(agent, "change", last) and not _signal(agent, "remember", last):
             return Refused(f"{name} refused: the user asked to change {files[0]}, not to remember something; "
                            f"change {files[0]} with edit_file (or write_file for a new file)", Refusal.NOT_MEMORY)
+        kept = str(getattr(args, "text", "") or (args.get("text", "") if isinstance(args, dict) else ""))
+        if kept.strip() and prov.said and not prov.grounded(kept):
+            return Refused(f"{name} refused: '{' '.join(kept.split())[:80]}' is nothing the user said or a tool "
+                           "showed; write the fact in the user's own words", Refusal.UNSAID)
         return ""
     declared = getattr(tool, "target_args", {})
     path = next((str(getattr(args, k, "") or (args.get(k, "") if isinstance(args, dict) else ""))
