@@ -13,10 +13,13 @@ into a fresh home with its tool calls run for real (files edited, pytest and git
   line's quote grounds it in the user's words (``nanobot.core.grounding.check``), or every content word
   of the line is the user's or a tool event's (the outcomes' few fixed words aside);
 - cuts: values in CONTEXT.md and the observation holding a cut word (no word of the session, but
-  the start of one: ``reverse_w``) or a quote that does not close (target 0); ``--rescore FILE``
-  recounts a result file's cuts by this rule;
-- where: a next session on the new CONTEXT.md (a fresh chat, memory and tools off) asked "where were
-  we?": the reply holds all terms of one of the labelled last outcomes / next steps;
+  the start of one: ``reverse_w``), a quote or a bracket that does not close (target 0);
+  mid-sentence: values that copy the start of a user's sentence and stop before its end, not at a
+  clause ("The server crashes because port() returns a"); ``--rescore FILE`` recounts a result
+  file's cuts and mid-sentence values by these rules (from the stored CONTEXT.md text);
+- where: a next session on the new CONTEXT.md, built as ``nanobot chat`` builds it (the observer's
+  rendering of CONTEXT.md and the Time section; memory and tools off), asked "where were we?": the
+  reply holds all terms of one of the labelled last outcomes / next steps;
 - draft seconds per session; with ``--before`` also the draft from the prompt the observer used
   before (the whole system prompt and history), same grammar and budget, for the cost ratio.
 """
@@ -39,7 +42,7 @@ from figures import emit  # noqa: E402
 from nanobot.backends.base import Message  # noqa: E402
 from nanobot.backends.llama import LlamaBackend  # noqa: E402
 from nanobot.backends.scripted import ScriptedModel  # noqa: E402
-from nanobot.base.shorten import open_quote  # noqa: E402
+from nanobot.base.shorten import open_quote, sentences  # noqa: E402
 from nanobot.bench.grounded import memory_lines  # noqa: E402
 from nanobot.bench.sessions import found, load, prepare, replay  # noqa: E402
 from nanobot.config import load_settings  # noqa: E402
@@ -58,7 +61,7 @@ from nanobot.observer.observer import (  # noqa: E402
     observe_live,
 )
 from nanobot.observer.reflector import lexical_similarity, reflect  # noqa: E402
-from nanobot.runtime import load_model  # noqa: E402
+from nanobot.runtime import build_agent, load_model  # noqa: E402
 from nanobot.workspace import init_workspace  # noqa: E402
 
 WORD = re.compile(r"[\w'’.-]*\w")
@@ -96,7 +99,28 @@ def cut_values(values: list[str], everything: str) -> list[str]:
         w = word.lower()
         return w not in words and any(s.startswith(w) for s in words)
 
-    return [v for v in values if open_quote(v) >= 0 or any(cut(w) for w in WORD.findall(v.rstrip("…"))[-1:])]
+    return [v for v in values if open_quote(v) >= 0 or open_bracket(v) or any(cut(w) for w in WORD.findall(v.rstrip("…"))[-1:])]
+
+
+def open_bracket(value: str) -> bool:
+    """A "(" or "[" the value never closes: "edited utils.py at line 8 (defines reverse_words"."""
+    return any(value.count(a) > value.count(b) for a, b in ("()", "[]"))
+
+
+def mid_sentence(values: list[str], said: str) -> list[str]:
+    """The values that copy the start of a sentence the user said (3 words or more) and stop before its
+    end, not at a clause boundary: "The server crashes because port() returns a" of "... returns a
+    string". A value the model wrote in its own words is not one, nor a shortening ending at a clause."""
+    starts = [s for s in sentences(said)]
+    out = []
+    for v in values:
+        text = " ".join(v.rstrip("…").split())
+        if len(text.split()) < 3 or text[-1:] in ",;:.!?)—":
+            continue
+        low = text.lower()
+        if any(s.lower().startswith(low) and len(s) > len(low) and s[len(low)] == " " for s in starts):
+            out.append(v)
+    return out
 
 
 def rescore(path: str) -> None:
@@ -107,10 +131,15 @@ def rescore(path: str) -> None:
     for row in data["rows"]:
         s = sessions[row["id"]]
         text = "\n".join(f"{t.user} {t.reply} {json.dumps([c.args for c in t.calls])}" for t in s.turns)
-        row["cuts"] = cut_values(row["cuts"], text + " " + TEMPLATE)
+        shown = [ln.split(": ", 1)[-1] if ln.startswith("- ") and ": " in ln[:12] else ln[2:]
+                 for ln in row["context"].splitlines() if ln.startswith("- ")]  # CONTEXT.md's values
+        shown = [v[6:] if v[:5].replace("-", "").isdigit() else v for v in shown]
+        row["cuts"] = cut_values(list(dict.fromkeys(row["cuts"] + shown)), text + " " + TEMPLATE)
+        row["mid"] = mid_sentence(shown, "\n".join(t.user for t in s.turns))
     data["summary"]["cuts"] = sum(len(r["cuts"]) for r in data["rows"])
+    data["summary"]["mid_sentence"] = sum(len(r["mid"]) for r in data["rows"])
     emit(data, path, indent=1, echo=False)
-    print(path, "cuts", data["summary"]["cuts"])
+    print(path, "cuts", data["summary"]["cuts"], "mid-sentence", data["summary"]["mid_sentence"])
 
 
 def run_session(model, s, root: Path, i: int, where: bool, before: bool) -> dict:
@@ -144,9 +173,10 @@ def run_session(model, s, root: Path, i: int, where: bool, before: bool) -> dict
     checked = ctx + memory
     row["grounded"] = [(ln, grounded(ln, quotes.get(ln.rstrip("…"), ""), said, everything)) for ln in checked]
     row["cuts"] = cut_values(ctx + obs + list(part.evidence.values()) + memory, everything)
+    row["mid"] = mid_sentence(ctx + obs + memory, said)
     row["context"] = doc.prompt_text()
     if where:
-        nxt = Agent(settings, model)
+        nxt = build_agent(settings, model)  # as `nanobot chat` builds it: the observer's rendering of CONTEXT.md
         nxt.start_session()
         start = time.perf_counter()
         reply = next((e.reply for e in nxt.turn("Where were we?") if isinstance(e, TurnDone)), "")
@@ -199,6 +229,7 @@ def report(rows: list[dict], name: str, args, echo: bool = True) -> None:
                "recall": round(sum(x["found"] for x in items) / len(items), 3), "items": len(items),
                "recall_by_kind": by_kind, "grounded": round(sum(lines) / max(1, len(lines)), 3),
                "lines": len(lines), "cuts": sum(len(r["cuts"]) for r in rows),
+               "mid_sentence": sum(len(r.get("mid", [])) for r in rows),
                "where": round(sum(where) / len(where), 3) if where else None,
                "generator": {g: sum(r["generator"] == g for r in rows) for g in ("model", "fallback")},
                "mean_draft_s": round(sum(r["draft_s"] for r in rows) / len(rows), 1),

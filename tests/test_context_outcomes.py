@@ -137,7 +137,8 @@ def test_the_issue_session_leaves_no_cut_word_or_quote_and_says_what_happened(ho
     assert "python -m pytest -q" in doc.now.next  # the open step: the failing tests
     obs = load_observation(observation_path(settings.workspace, agent.transcript.id))
     (part,) = obs.parts
-    assert part.generator == "model" and part.task == "add a function called"  # the cut word dropped
+    # the cut word dropped, and the copy that stopped mid-sentence widened to the sentence as said
+    assert part.generator == "model" and part.task == session.turns[1].user
     assert any(o.startswith("edited utils.py") and "reverse_words" in o and "removes count_words" in o
                for o in part.outcomes)  # the function added, and the one the edit replaced
     assert any("python -m pytest -q" in o and "exit 0" not in o for o in part.outcomes)
@@ -189,3 +190,25 @@ def test_a_model_draft_keeps_the_users_last_request_open():
     assert merged.evidence[last] == last  # grounded in the user's own words
     same = with_floor(ObservationDraft(task=last), fallback_draft(exchanges), last)
     assert last not in same.open_items  # no duplicate when the model kept it as the task
+
+
+def test_a_copy_stopped_mid_sentence_or_inside_a_bracket_is_written_whole(home):
+    """The 1.5B's drafts on the dev sessions: a Focus copied from the user's sentence and stopped by
+    the item's bound ("... because port() returns a"), and a decision that repeats an outcome cut inside
+    its bracket ("edited utils.py at line 8 (defines reverse_words"). CONTEXT.md holds the sentence as
+    said, no unclosed bracket, and no decision that only repeats an outcome."""
+    settings, session = _session_home(home)
+    spans = quote_spans([t.user for t in session.turns])
+    task = next(s for s in spans if s.startswith("add a function"))
+    draft = json.dumps({"focus": {"text": "add a function called reverse_words to utils.py that", "quote": task},
+                        "task": {"text": "", "quote": ""}, "blocked": {"text": "", "quote": ""},
+                        "decisions": [{"text": "edited utils.py at line 8 (defines reverse_words", "quote": task}],
+                        "open_items": [], "facts": []})
+    agent = Agent(settings, ScriptedModel([draft]))
+    replay(agent, session)
+    observe_live(agent, "quit", max_tokens=224)
+    doc = load_context(settings.workspace / "CONTEXT.md")
+    assert doc.now.focus == session.turns[1].user
+    for value in _written(settings, agent):
+        assert value.count("(") == value.count(")"), value
+    assert not any(r[6:] == "edited utils.py at line 8" for r in doc.recent), doc.recent

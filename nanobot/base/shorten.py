@@ -1,7 +1,7 @@
 """Shortening text for the files nanobot writes about a session (CONTEXT.md, observations, MEMORY.md).
 
 One rule everywhere: a cut falls at a clause boundary (after ``, ; : —`` or a sentence end) when one is
-near the limit, otherwise between words, never inside a word, and never inside a quote: a quote that
+near the limit, otherwise between words, never inside a word, and never inside a quote or bracket: one that
 cannot be kept whole is dropped with what follows it. ``sentences`` splits at ``.!?`` followed by a
 space or the end, so ``utils.py`` stays one word, and not after a one- or two-digit number (an ordinal). ``whole_words`` trims a model's text that a
 grammar bound stopped in mid-word.
@@ -61,9 +61,26 @@ def shorten(text: str, limit: int, ellipsis: str = ELLIPSIS) -> str:
 
 
 def _balanced(text: str) -> str:
-    """``text`` without an unclosed quote and what follows it."""
-    at = open_quote(text)
-    return text if at < 0 else text[:at].rstrip()
+    """``text`` without an unclosed quote or bracket and what follows it.
+
+    >>> _balanced("edited utils.py at line 8 (defines reverse_words"), _balanced("ran f(x) (twice)")
+    ('edited utils.py at line 8', 'ran f(x) (twice)')
+    """
+    while True:  # a cut before a bracket may leave a quote open, and the other way round
+        at = open_quote(text)
+        cut = text if at < 0 else text[:at].rstrip()
+        for a, b in ("()", "[]"):
+            depth, start = 0, -1
+            for i, ch in enumerate(cut):
+                if ch == a:
+                    depth, start = depth + 1, start if depth else i
+                elif ch == b and depth:
+                    depth -= 1
+            if depth:
+                cut = cut[:start].rstrip()
+        if cut == text:
+            return text
+        text = cut
 
 
 def whole_words(text: str, bound: int, known: frozenset[str] = frozenset(), margin: int = 10) -> str:

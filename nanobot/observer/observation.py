@@ -276,6 +276,35 @@ def whole_quotes(draft: GroundedDraft, said: list[str], chars: int = SENTENCE_CH
     return draft.model_copy(update=update | {k: [widen(i) for i in getattr(draft, k)] for k in LISTS})
 
 
+def whole_texts(draft: GroundedDraft, said: list[str], chars: int = SENTENCE_CHARS) -> GroundedDraft:
+    """``draft`` with each item's text that copies the start of one of the user's sentences (three
+    words or more) and stops before its end widened to the whole sentence: the grammar's bound on an
+    item stops a copy mid-clause ("The server crashes because port() returns a"), and the sentence
+    as said is what a reader needs.
+
+    >>> said = ["The server crashes because port() returns a string. Fix it."]
+    >>> d = GroundedDraft(focus=Said(text="The server crashes because port() returns a", quote=""))
+    >>> whole_texts(d, said).focus.text
+    'The server crashes because port() returns a string.'
+    >>> whole_texts(GroundedDraft(focus=Said(text="port() returns", quote="")), said).focus.text
+    'port() returns'
+    """
+    whole = [s for message in said for s in sentences(message)]
+
+    def widen(item: Said) -> Said:
+        text = " ".join(item.text.rstrip("…").split())
+        if len(text.split()) < 3:
+            return item
+        low = text.lower()
+        for s in whole:
+            if len(s) > len(low) and s[len(low)] == " " and s.lower().startswith(low):
+                return item.model_copy(update={"text": shorten(s, chars)})
+        return item
+
+    update = {k: widen(getattr(draft, k)) for k in DRAFT_SCALARS}
+    return draft.model_copy(update=update | {k: [widen(i) for i in getattr(draft, k)] for k in LISTS})
+
+
 # The converter's ``char`` admits raw control characters (a newline inside a string: invalid JSON,
 # so the draft was lost); this one is JSON's.
 JSON_CHAR = r'char ::= [^"\\\x00-\x1f] | "\\" ["\\/bfnrt]'  # no \uXXXX: one "char", six tokens

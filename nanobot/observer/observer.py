@@ -53,6 +53,7 @@ from nanobot.observer.observation import (
     parse_draft,
     quote_spans,
     whole_quotes,
+    whole_texts,
 )
 from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
@@ -201,7 +202,7 @@ def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Messa
             msgs = messages()
             spans = quote_spans(said.splitlines()) if COPY_SPANS else ()
             raw = generate_draft(model, msgs, max_tokens, spans, seconds)
-            raw = whole_quotes(raw, said.splitlines()) if raw is not None else None
+            raw = whole_texts(whole_quotes(raw, said.splitlines()), said.splitlines()) if raw is not None else None
         except (Exception, KeyboardInterrupt):  # whatever the model does, the session is observed
             raw = None
         grounded = ground(raw, said, instructions_of(msgs)).draft if raw is not None else None
@@ -252,7 +253,8 @@ def fold_into_context(doc: ContextDoc, part: ObservationPart, started: datetime 
         stamp = f"{part.at:%m-%d}"
         done = "; ".join(part.outcomes[-3:])  # Recent: what happened (the latest outcomes), then decisions
         recent = [f"{stamp} {shorten(done, RECENT_CHARS)}"] if done else []
-        recent += [f"{stamp} {d}" for d in part.decisions]
+        recent += [f"{stamp} {d}" for d in part.decisions  # a decision that only repeats an outcome's start is no decision
+                   if not any(o.lower().startswith(d.lower().rstrip(".")) for o in part.outcomes)]
         doc.add_recent(recent or ([f"{stamp} {part.summary}"] if part.summary else []))
     if started is not None:
         length = human_gap(part.at - started)
