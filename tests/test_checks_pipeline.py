@@ -24,7 +24,7 @@ def facts(user, reply, done=(), **kw):
 
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
-        "no_answer", "repeated_reply", "imitated_output", "failed_change_claimed", "change_claimed_without_one", "asked_file_not_changed",
+        "no_answer", "repeated_reply", "imitated_output", "failed_change_claimed", "failure_echoed", "change_claimed_without_one", "asked_file_not_changed",
         "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
 
 
@@ -79,6 +79,34 @@ def test_change_not_tried_and_a_call_refused_as_nobodys_ask_is_no_try():
     assert cc.change_not_tried(facts("In calc.py, fix sub", "Fixed.", [refused], asked_change=True)) is not None
     other = Outcome("edit_file", {}, False, "edit_file refused: ...", refused="other file", effects=EDIT, on_path=True)
     assert cc.change_not_tried(facts("In calc.py, fix sub", "Fixed.", [other], asked_change=True)) is None
+
+
+def test_a_failed_calls_error_repeated_as_the_reply_is_no_answer():
+    """dev2, the 1.5B: after edit_file failed, the reply was its error ("The file's text is: ... Call
+    edit_file again with old copied exactly from it"): the edit is retried, as the error asks."""
+    from nanobot.tools.files import not_found
+
+    error = not_found("trips/packing.txt", "passport\nadapter\nrain jacket\n")
+    failed = Outcome("edit_file", {"path": "trips/packing.txt"}, False, error, effects=EDIT, on_path=True)
+    echoed = "The file's text is: passport adapter rain jacket Call edit_file again with old copied exactly from it."
+    result = cc.failure_echoed(facts("add 'lamp' at the end of trips/packing.txt", echoed, [failed], asked_change=True))
+    assert result is not None and result.tool == "edit_file" and "nothing was changed" in result.correction
+    told = "I could not add it: the text to replace was not found in trips/packing.txt."
+    assert cc.failure_echoed(facts("add 'lamp' at the end of trips/packing.txt", told, [failed])) is None
+    missing = Outcome("read_file", {"path": "x.md"}, False, "not found: x.md; the folder holds a.md, b.md, c.md and d.md", effects=READ)
+    assert cc.failure_echoed(facts("show x.md", "not found: x.md; the folder holds a.md, b.md, c.md and d.md", [missing])) is None
+
+
+def test_a_look_is_no_try_of_an_asked_change():
+    """"I misspelled a weekday in letter.txt, could you fix that?" answered with letter.txt's text after a
+    read (dev2, the 1.5B): the read changed nothing, so the edit is asked for on the retry."""
+    text = "Dear Mr Okafor, the parcel arrived on Wendesday."
+    read = Outcome("read_file", {"path": "letter.txt"}, True, text, effects=READ, on_path=True)
+    result = cc.change_not_tried(facts("I misspelled a weekday in letter.txt, could you fix that?", text, [read],
+                                       asked_change=True))
+    assert result is not None and result.tool == "edit_file"
+    edited = Outcome("edit_file", {"path": "letter.txt"}, True, "edited letter.txt at line 1", effects=EDIT, on_path=True)
+    assert cc.change_not_tried(facts("fix the typo in letter.txt", "Fixed.", [read, edited], asked_change=True)) is None
 
 
 def test_remember_not_tried_in_any_language_of_the_reply():

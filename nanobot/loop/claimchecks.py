@@ -44,6 +44,33 @@ def failed_change_claimed(f: Facts) -> CheckResult | None:
     return None
 
 
+ECHO_CHARS = 50  # a run this long shared with a failed call's error: the reply repeats the error
+
+
+def failure_echoed(f: Facts) -> CheckResult | None:
+    """The reply repeats a failed change's error (its instructions to the model, the file's text it
+    showed) instead of answering: "The file's text is: ... Call edit_file again with old copied exactly
+    from it". Retried with the same tool, which is what the error asks for. (A failed look's error,
+    "not found: x.md", told to the user is an answer.)"""
+    from difflib import SequenceMatcher
+
+    reply = " ".join(f.reply.split())
+    for o in reversed(f.done):
+        if o.ok or o.unasked or not o.changes or not o.text.strip():
+            continue
+        error = " ".join(o.text.split())
+        run = SequenceMatcher(None, reply, error, autojunk=False).find_longest_match(0, len(reply), 0, len(error))
+        if run.size < ECHO_CHARS:
+            continue
+        result = failure(o, "the reply repeats {name}'s error instead of answering",
+                         "[nanobot: {name} failed: {first}. Call {name} again with arguments that fix it, "
+                         "or tell the user in one sentence what failed.]",
+                         "(nanobot: {name} failed: {first}; nothing was changed.)")
+        result.tool = o.name if f.can(o.name) else ""
+        return result
+    return None
+
+
 def change_claimed_without_one(f: Facts) -> CheckResult | None:
     """No call that can change anything succeeded, and the reply claims a change."""
     if not claims(f) or any(o.ok and o.may_change for o in f.done):
@@ -67,9 +94,10 @@ def asked_file_not_changed(f: Facts) -> CheckResult | None:
 
 
 def change_not_tried(f: Facts) -> CheckResult | None:
-    """The user asked to change a file and no call was tried (a call refused as nobody's ask is no try):
-    the change is only told. Retried with the change tool; a reply that declines stands after it."""
-    tried = [o for o in f.done if o.ok or not o.unasked]
+    """The user asked to change a file and no call that can change anything was tried (a look is no try:
+    a read then the file's text as the reply changed nothing; a call refused as nobody's ask is none
+    either): the change is only told. Retried with the change tool; a reply that declines stands after it."""
+    tried = [o for o in f.done if o.may_change and (o.ok or not o.unasked)]
     if (tried or not _FILE.search(f.user_text) or not f.asked_change or f.remembers
             or (not f.judged and USER["asks_how"].match(f.user_text))
             or f.reply.rstrip().endswith("?") or not f.can(changer(f))):

@@ -6,7 +6,7 @@
   reaches the user: ``Scrubber`` removes it from the stream, holding back only an unclosed bracket.
 - **The checks** (``CHECKS``, in order; the first objection stands): one pipeline of named checks,
   each a function of the turn's ``Facts`` (``nanobot.loop.verdict``) returning a ``CheckResult`` or
-  None. About changes (``nanobot.loop.claimchecks``): a claimed change after a failed one, a claimed
+  None. About changes (``nanobot.loop.claimchecks``): a claimed change after a failed one, a failed call's error repeated as the reply, a claimed
   change with no change behind it, a claimed file change where only memory changed, a change asked
   for and not tried. About answers and looks (``nanobot.loop.lookchecks``): no answer, a tool's output
   imitated, a call written as text, a failed look described, a reply not from the look, a look
@@ -40,6 +40,7 @@ from nanobot.loop.claimchecks import (
     change_claimed_without_one,
     change_not_tried,
     failed_change_claimed,
+    failure_echoed,
     remember_not_tried,
 )
 from nanobot.loop.judge import asks
@@ -154,6 +155,7 @@ CHECKS: tuple[Check, ...] = (
     repeated_reply,  # an earlier reply of the session again, to another message
     imitated_output,  # nanobot's caption over a look, copied
     failed_change_claimed,  # a change failed and the reply claims success
+    failure_echoed,  # the reply repeats a failed call's error
     change_claimed_without_one,  # nothing that changes anything succeeded and the reply claims a change
     asked_file_not_changed,  # the file asked about is unchanged (only memory changed) and the reply claims it
     change_not_tried,  # a change asked for and no call tried
