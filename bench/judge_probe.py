@@ -3,7 +3,10 @@ messages: P(yes) per message and how many fall on the right side of ``judge.BOUN
 
 ``bench/data/judge/allow_dev.tsv`` is tuned on (hand-written messages and the assistant bench's
 requests); ``allow_held.tsv`` is only checked (other files, other wording, four languages).
-``--kind remember``: "does the message ask to remember something?" on ``remember_dev.tsv``.
+``--kind remember``: "does the message ask to remember something?" on ``remember_dev.tsv``;
+``--kind look``: "does the message ask to show, list, count or run something?" on ``look_dev.tsv`` and
+``look_held.tsv`` (indirect asks with nothing named -- "did my last commit go through?" -- against
+questions a look does not answer -- "How do I undo a commit in git?").
 
     .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
@@ -48,11 +51,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
-    ap.add_argument("--kind", default="change", choices=["change", "remember"])
+    ap.add_argument("--kind", default="change", choices=["change", "remember", "look"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
-    sets = {"change": (("dev", "allow_dev.tsv"), ("held", "allow_held.tsv")), "remember": (("dev", "remember_dev.tsv"),)}
+    sets = {"change": (("dev", "allow_dev.tsv"), ("held", "allow_held.tsv")), "remember": (("dev", "remember_dev.tsv"),),
+            "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv"))}
     for split, name in sets[a.kind]:
         result[split] = score(model, labelled(name), a.kind)
         r = result[split]
