@@ -42,7 +42,7 @@ from figures import emit  # noqa: E402
 from nanobot.backends.base import Message  # noqa: E402
 from nanobot.backends.llama import LlamaBackend  # noqa: E402
 from nanobot.backends.scripted import ScriptedModel  # noqa: E402
-from nanobot.base.shorten import open_quote, sentences  # noqa: E402
+from nanobot.base.shorten import open_quote  # noqa: E402
 from nanobot.bench.grounded import memory_lines  # noqa: E402
 from nanobot.bench.sessions import found, load, prepare, replay  # noqa: E402
 from nanobot.config import load_settings  # noqa: E402
@@ -108,17 +108,17 @@ def open_bracket(value: str) -> bool:
 
 
 def mid_sentence(values: list[str], said: str) -> list[str]:
-    """The values that copy the start of a sentence the user said (3 words or more) and stop before its
-    end, not at a clause boundary: "The server crashes because port() returns a" of "... returns a
-    string". A value the model wrote in its own words is not one, nor a shortening ending at a clause."""
-    starts = [s for s in sentences(said)]
+    """The values that copy the user's words (3 words or more, from a word's start) and stop before
+    their sentence ends, not at a clause boundary: "The server crashes because port() returns a" of
+    "... returns a string". A value in the model's own words is not one, nor one shortened with a mark
+    ("…", ``base/shorten``: at a clause or a word, and said so)."""
+    messages = [" ".join(m.split()).lower() for m in said.splitlines() if m.strip()]
     out = []
     for v in values:
-        text = " ".join(v.rstrip("…").split())
-        if len(text.split()) < 3 or text[-1:] in ",;:.!?)—":
+        text = " ".join(v.split()).lower()
+        if text.endswith("…") or len(text.split()) < 3 or text[-1:] in ",;:.!?—":
             continue
-        low = text.lower()
-        if any(s.lower().startswith(low) and len(s) > len(low) and s[len(low)] == " " for s in starts):
+        if any(re.search(rf"(?<![\w]){re.escape(text)} \S", m) for m in messages):
             out.append(v)
     return out
 
@@ -131,6 +131,7 @@ def rescore(path: str) -> None:
     for row in data["rows"]:
         s = sessions[row["id"]]
         text = "\n".join(f"{t.user} {t.reply} {json.dumps([c.args for c in t.calls])}" for t in s.turns)
+        text += " 0 1 2 3 4 5 6 7 8 9"  # tool results are not stored: an exit code or count is a whole number
         shown = [ln.split(": ", 1)[-1] if ln.startswith("- ") and ": " in ln[:12] else ln[2:]
                  for ln in row["context"].splitlines() if ln.startswith("- ")]  # CONTEXT.md's values
         shown = [v[6:] if v[:5].replace("-", "").isdigit() else v for v in shown]

@@ -277,28 +277,35 @@ def whole_quotes(draft: GroundedDraft, said: list[str], chars: int = SENTENCE_CH
 
 
 def whole_texts(draft: GroundedDraft, said: list[str], chars: int = SENTENCE_CHARS) -> GroundedDraft:
-    """``draft`` with each item's text that copies the start of one of the user's sentences (three
-    words or more) and stops before its end widened to the whole sentence: the grammar's bound on an
-    item stops a copy mid-clause ("The server crashes because port() returns a"), and the sentence
-    as said is what a reader needs.
+    """``draft`` with each item's text that copies the user's words (three words or more, from a word's
+    start) and stops before their sentence ends, not at a clause, widened to the end of that sentence:
+    the grammar's bound on an item stops a copy mid-clause ("The server crashes because port() returns
+    a"), and the words as said are what a reader needs.
 
-    >>> said = ["The server crashes because port() returns a string. Fix it."]
+    >>> said = ["Hi. The server crashes because port() returns a string. Fix it."]
     >>> d = GroundedDraft(focus=Said(text="The server crashes because port() returns a", quote=""))
     >>> whole_texts(d, said).focus.text
     'The server crashes because port() returns a string.'
     >>> whole_texts(GroundedDraft(focus=Said(text="port() returns", quote="")), said).focus.text
     'port() returns'
+    >>> whole_texts(GroundedDraft(focus=Said(text="server crashes because port()", quote="")), said).focus.text
+    'server crashes because port() returns a string.'
     """
-    whole = [s for message in said for s in sentences(message)]
+    texts = [" ".join(m.split()) for m in said if m.strip()]
 
     def widen(item: Said) -> Said:
         text = " ".join(item.text.rstrip("…").split())
-        if len(text.split()) < 3:
+        if len(text.split()) < 3 or text[-1] in ",;:.!?—":
             return item
-        low = text.lower()
-        for s in whole:
-            if len(s) > len(low) and s[len(low)] == " " and s.lower().startswith(low):
-                return item.model_copy(update={"text": shorten(s, chars)})
+        for message in texts:
+            at = message.lower().find(text.lower())
+            while at >= 0:
+                end = at + len(text)
+                if (at == 0 or not message[at - 1].isalnum()) and message[end:end + 1] == " ":
+                    rest = message[end:]
+                    stop = next((m.end() for m in re.finditer(r"[.!?](?=\s|$)", rest)), len(rest))
+                    return item.model_copy(update={"text": shorten(message[at:end] + rest[:stop], chars)})
+                at = message.lower().find(text.lower(), at + 1)
         return item
 
     update = {k: widen(getattr(draft, k)) for k in DRAFT_SCALARS}
