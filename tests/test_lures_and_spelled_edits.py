@@ -244,3 +244,39 @@ def test_a_look_answered_with_a_retrieved_line_copied_is_not_from_the_look():
     read = _ran("read_file", {"path": "notes.txt"}, text=f"notes.txt lines 1-1 of 1\n{same}")
     assert not check("read notes.txt", same, read, earlier=f"Past Conversations:\n- 25 November 2026, Assistant: {same}").problem
 
+
+
+def test_text_a_failed_edit_showed_is_seen_not_only_retrieved(home):
+    """dev2, the 1.5B: "add 'lampe frontale' at the end of packing.txt": the first edit's old text was
+    invented, its error showed the file, and the second edit (old: a line of the file) was refused as
+    coming only from memory, which also held it. The file's text an error showed was seen by a tool."""
+    block = "Relevant Memory:\n- packing list: passport, rain jacket (MEMORY.md:3)"
+    agent = make_agent(home, ["Tool: edit_file", '{"path": "packing.txt", "old": "lampe", "new": "lampe frontale"}',
+                              "Tool: edit_file",
+                              '{"path": "packing.txt", "old": "rain jacket", "new": "rain jacket\\nlampe frontale"}',
+                              "Answer:", "Added."], block=block)
+    (agent.workspace / "packing.txt").write_text("passport\nrain jacket\n")
+    events, done = run(agent, "add 'lampe frontale' at the end of packing.txt")
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [r.ok for r in results] == [False, True], [r.text[:80] for r in results]
+    assert (agent.workspace / "packing.txt").read_text() == "passport\nrain jacket\nlampe frontale\n"
+
+
+def test_a_rename_the_user_asked_for_renames_every_occurrence(home):
+    """dev2, the 1.5B: "In units.js the function celsius should be called toCelsius, please rename it"
+    became edit_file old "celsius", new "toCelsius", which failed twice ("occurs 2 times"): both names
+    are the user's words, so it is that rename, made everywhere in the file; a name the user did not
+    give is no rename."""
+    agent = make_agent(home, ["Tool: edit_file", '{"path": "units.js", "old": "celsius", "new": "toCelsius"}',
+                              "Answer:", "Renamed."])
+    js = "function celsius(f) {\n  return (f - 32) * 5 / 9;\n}\n\nmodule.exports = { celsius };\n"
+    (agent.workspace / "units.js").write_text(js)
+    events, done = run(agent, "In units.js the function celsius should be called toCelsius, please rename it")
+    assert (agent.workspace / "units.js").read_text() == js.replace("celsius", "toCelsius")
+    assert [r.ok for r in events if isinstance(r, ToolResult)] == [True] and not done.corrected
+    agent = make_agent(home, ["Tool: edit_file", '{"path": "units.js", "old": "celsius", "new": "fahrenheit"}',
+                              "Answer:", "Done."])
+    (agent.workspace / "units.js").write_text(js)
+    events, _ = run(agent, "In units.js, please change the conversion")
+    assert "occurs 2 times" in next(r for r in events if isinstance(r, ToolResult)).text
+    assert (agent.workspace / "units.js").read_text() == js

@@ -43,7 +43,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
                 if rest := stream.finish():
                     yield TextDelta(text=rest)
                 break
-            if isinstance(ev, ToolResult) and ev.ok:
+            if shown_by_tool(ev):
                 agent.provenance.looked.append(ev.text)
             seen.append(ev)
             yield ev
@@ -93,7 +93,14 @@ def run_written_call(agent: Any, call: tuple[str, dict], messages: list[Message]
             ev = next(gen)
         except StopIteration as stop:
             return stop.value
-        if isinstance(ev, ToolResult) and ev.ok:
+        if shown_by_tool(ev):
             agent.provenance.looked.append(ev.text)
         seen.append(ev)
         yield ev
+
+
+def shown_by_tool(ev: Event) -> bool:
+    """A tool's result whose text the user's files or commands gave: a success, or a failure that is no
+    refusal (edit_file's "not found" shows the file's text, which the next call may copy; a refusal
+    quotes the refused call's own arguments, which must not become "seen")."""
+    return isinstance(ev, ToolResult) and (ev.ok or not ev.refused)

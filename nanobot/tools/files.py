@@ -6,7 +6,8 @@ something run later (VCS metadata, nanobot's own config and state: ``protected.p
 symlink that leaves the roots as ``name -> (link)`` and never follows it. A write or edit that would
 leave a Python file that no longer parses is refused with the file, line and error (``refuse_broken``);
 one that would remove lines the user did not ask to remove is refused too (``editloss``), and an
-edit_file that points a new Python function at an existing one adds it after that one (``pydefs.add_defs``).
+edit_file that points a new Python function at an existing one adds it after that one (``pydefs.add_defs``);
+a name the user asks to rename is renamed everywhere in the file (``renames``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from nanobot.tools.named import nearest
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs
+from nanobot.tools.renames import rename
 
 MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
@@ -147,6 +149,9 @@ class EditFile(Tool):
         text = _read_text(path, args.path, ctx)
         if is_python(args.path) and (whole := replace_defs(text, args.old, args.new)) is not None:
             new, where = whole[0], f": {', '.join(whole[1])} replaced whole"  # nanobot.tools.pydefs
+        elif (renamed := rename(text, args.old, args.new, _asked(ctx))) is not None:
+            new, where = renamed[0], f": {args.old} renamed to {args.new} ({renamed[1]} places)"
+            refuse_broken(text, new, args.path, "edit_file")
         else:
             new, where = _replaced(text, args)
             asked = _asked(ctx)

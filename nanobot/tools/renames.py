@@ -1,0 +1,33 @@
+r"""edit_file's rename: a name the user asked to rename is renamed everywhere in the file.
+
+A rename asked in words ("In units.js the function celsius should be called toCelsius") reaches
+edit_file as ``old="celsius", new="toCelsius"``, and the name occurs twice (its definition and its
+export): "must occur once" fails, and a small model does not find a unique span that covers both. When
+``old`` and ``new`` are both names (identifiers) and both are words of the user's last messages, the
+request is that rename: every whole-word occurrence is renamed. Otherwise nothing is guessed.
+
+>>> rename("function celsius(f) {}\nmodule.exports = { celsius };\n", "celsius", "toCelsius",
+...        ["rename celsius to toCelsius in u.js"])
+('function toCelsius(f) {}\nmodule.exports = { toCelsius };\n', 2)
+>>> rename("a = x\nb = x\n", "x", "y", ["change the numbers"]) is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def rename(text: str, old: str, new: str, asked: list[str] | None) -> tuple[str, int] | None:
+    """(``text`` with every whole-word ``old`` renamed ``new``, how many) for a rename the user asked
+    for (see the module docstring); None otherwise, and where ``old`` occurs once (a plain edit)."""
+    if not asked or not _NAME.fullmatch(old) or not _NAME.fullmatch(new):
+        return None
+    said = {w for t in asked for w in _NAME.findall(t)}
+    word = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
+    hits = len(word.findall(text))
+    if old not in said or new not in said or hits < 2:
+        return None
+    return word.sub(new, text), hits
