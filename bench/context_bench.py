@@ -109,14 +109,15 @@ def open_bracket(value: str) -> bool:
 
 def mid_sentence(values: list[str], said: str) -> list[str]:
     """The values that copy the user's words (3 words or more, from a word's start) and stop before
-    their sentence ends, not at a clause boundary: "The server crashes because port() returns a" of
-    "... returns a string". A value in the model's own words is not one, nor one shortened with a mark
+    their sentence ends ("The server crashes because port() returns a" of
+    "... returns a string"; "... depuis ce matin," of "..., tu peux les lancer ?"). A value in the model's
+    own words is not one, nor one shortened with a mark
     ("…", ``base/shorten``: at a clause or a word, and said so)."""
     messages = [" ".join(m.split()).lower() for m in said.splitlines() if m.strip()]
     out = []
     for v in values:
         text = " ".join(v.split()).lower()
-        if text.endswith("…") or len(text.split()) < 3 or text[-1:] in ",;:.!?—":
+        if text.endswith("…") or len(text.split()) < 3 or text[-1:] in ".!?":
             continue
         if any(re.search(rf"(?<![\w]){re.escape(text)} \S", m) for m in messages):
             out.append(v)

@@ -290,18 +290,21 @@ def whole_texts(draft: GroundedDraft, said: list[str], chars: int = SENTENCE_CHA
     'port() returns'
     >>> whole_texts(GroundedDraft(focus=Said(text="server crashes because port()", quote="")), said).focus.text
     'server crashes because port() returns a string.'
+    >>> whole_texts(GroundedDraft(focus=Said(text="Les tests cassent depuis ce matin,", quote="")),
+    ...             ["Les tests cassent depuis ce matin, tu peux les lancer ?"]).focus.text
+    'Les tests cassent depuis ce matin, tu peux les lancer ?'
     """
     texts = [" ".join(m.split()) for m in said if m.strip()]
 
     def widen(item: Said) -> Said:
         text = " ".join(item.text.rstrip("…").split())
-        if len(text.split()) < 3 or text[-1] in ",;:.!?—":
+        if len(text.split()) < 3 or text[-1] in ".!?":  # a comma or colon ends no sentence: it is widened too
             return item
         for message in texts:
             at = message.lower().find(text.lower())
             while at >= 0:
                 end = at + len(text)
-                if (at == 0 or not message[at - 1].isalnum()) and message[end:end + 1] == " ":
+                if (at == 0 or not message[at - 1].isalnum()) and message[end:end + 1] == " " and end < len(message):
                     rest = message[end:]
                     stop = next((m.end() for m in re.finditer(r"[.!?](?=\s|$)", rest)), len(rest))
                     return item.model_copy(update={"text": shorten(message[at:end] + rest[:stop], chars)})
