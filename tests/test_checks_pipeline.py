@@ -130,6 +130,19 @@ def test_call_as_text():
     assert lc.call_as_text(facts("hi", "Hello.")) is None
 
 
+def test_a_look_at_another_file_is_no_look_at_the_one_named():
+    """dev2, the 1.5B: "What does split_bill in pricing.py do?" read LEIAME.md, and the reply (about
+    split_bill) was then corrected with LEIAME.md's text: the look that counts is the named file's."""
+    other = Outcome("read_file", {"path": "LEIAME.md"}, True, "LEIAME.md lines 4-4 of 4\nResponsável: Joana", effects=READ,
+                    on_path=True)
+    said = facts("What does split_bill in pricing.py do?", "split_bill divides the total by the people.", [other])
+    assert lc.not_from_look(said) is None
+    result = lc.not_looked(said)
+    assert result is not None and result.tool == "read_file" and "pricing.py" in result.note
+    named = Outcome("read_file", {"path": "pricing.py"}, True, "def split_bill(total, people): ...", effects=READ, on_path=True)
+    assert lc.not_looked(facts("What does split_bill in pricing.py do?", "It splits the bill.", [other, named])) is None
+
+
 def test_look_failed():
     failed = Outcome("read_file", {}, False, "file 'a.txt' does not exist", effects=READ, on_path=True)
     assert lc.look_failed(facts("read a.txt", "It says hello.", [failed])) is not None

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import PurePath
 
 from nanobot.core.asks import _COMMAND
 from nanobot.loop.answered import _words, unanswered
 from nanobot.loop.claimchecks import failure
 from nanobot.loop.shown import imitates
-from nanobot.loop.verdict import CheckResult, Facts
+from nanobot.loop.verdict import CheckResult, Facts, Outcome
 from nanobot.loop.wording import REPLY
 
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
@@ -122,9 +123,28 @@ def _names_tool(reply: str, name: str) -> bool:
     return False
 
 
+def on_target(o: Outcome, target: str) -> bool:
+    """Whether the call looked at ``target`` (a path the user named): an argument names it (its file
+    name, or the path inside a command). "What does split_bill in pricing.py do?" answered after a
+    read of LEIAME.md is no look at pricing.py. A target that is no path ("this folder", a command)
+    and a call whose arguments are not known count as on it.
+
+    >>> on_target(Outcome("read_file", {"path": "src/pricing.py"}, True, ""), "pricing.py")
+    True
+    >>> on_target(Outcome("read_file", {"path": "LEIAME.md"}, True, ""), "pricing.py")
+    False
+    """
+    if o.args is None or not re.search(r"[./]", target) or target == "this folder":
+        return True
+    want = target.rstrip("/").lower()
+    name = PurePath(want).name
+    values = [str(v).lower() for v in o.args.values() if isinstance(v, str)]
+    return not values or any(want in v or (name and PurePath(v.rstrip("/")).name == name) for v in values)
+
+
 def look_failed(f: Facts) -> CheckResult | None:
-    """Every look failed and the reply speaks of the target anyway."""
-    looks = [o for o in f.done if o.looks]
+    """Every look at the target failed and the reply speaks of the target anyway."""
+    looks = [o for o in f.done if o.looks and on_target(o, f.target)]
     if not f.target or not looks or any(o.ok for o in looks) or REPLY["denial"].search(f.reply):
         return None
     return failure(looks[-1], "the reply speaks of {target} but looking failed: {first}",
@@ -134,7 +154,7 @@ def look_failed(f: Facts) -> CheckResult | None:
 
 def not_from_look(f: Facts) -> CheckResult | None:
     """The look succeeded and the reply shares no word with it, or copies the retrieved block."""
-    shown = [o for o in f.done if o.looks and o.ok and not o.changes]
+    shown = [o for o in f.done if o.looks and o.ok and not o.changes and on_target(o, f.target)]
     if not f.target or not shown:
         return None
     flat = " ".join(f.reply.lower().split())
@@ -163,7 +183,7 @@ def declined_without_look(f: Facts) -> CheckResult | None:
 
 def not_looked(f: Facts) -> CheckResult | None:
     """The reply speaks of what the user asked to see, and nothing looked this turn: invented."""
-    if (not f.target or any(o.looks for o in f.done) or only_asks(f.reply)
+    if (not f.target or any(o.looks and on_target(o, f.target) for o in f.done) or only_asks(f.reply)
             or (REPLY["denial"].search(f.reply) and not REPLY["absent"].search(f.reply))):
         return None
     tool = looker(f)
