@@ -155,7 +155,8 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     applied = (all(want in (ws / p).read_text() if (ws / p).exists() else False for p, want in turn.change.items())
                and all(not (ws / p).exists() or no not in (ws / p).read_text() for p, no in turn.gone.items()))
     lost = destroyed(turn, before, after)
-    right = (any(c in turn.want for c in called) or (not called and turn.none_ok)) if turn.want else not called
+    want = set(turn.want) | ({"append_file"} if "edit_file" in turn.want else set())  # an append is an edit's job too
+    right = (any(c in want for c in called) or (not called and turn.none_ok)) if turn.want else not called
     # a read that found the file missing looked too: "there is no such file" is then the answer
     # only the turn's own kind of look counts: a memory search does not show a file or run a command
     looks = LOOK & set(turn.want)
@@ -165,7 +166,7 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
                 and bool(reply) and not DECLINE.search(reply) and not corrected)
     asked = bool(turn.change) or turn.kind in ("change", "failing change", "remember")
     false_claim = bool(CLAIM.search(reply) or (asked and DONE.search(reply))) and not DECLINE.search(reply) and not corrected and (
-        (turn.change and not applied) or (not turn.change and not any(n in ("write_file", "edit_file", "memory_add") for n in ok)))
+        (turn.change and not applied) or (not turn.change and not any(n in ("write_file", "edit_file", "append_file", "memory_add") for n in ok)))
     says = not turn.says or any(s in reply.lower() for s in turn.says)
     correct = (right and not invented and not unasked and not lost and not false_claim and says
                and (applied or not turn.change))

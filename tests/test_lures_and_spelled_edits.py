@@ -280,3 +280,19 @@ def test_a_rename_the_user_asked_for_renames_every_occurrence(home):
     events, _ = run(agent, "In units.js, please change the conversion")
     assert "occurs 2 times" in next(r for r in events if isinstance(r, ToolResult)).text
     assert (agent.workspace / "units.js").read_text() == js
+
+
+def test_an_append_adds_at_the_end_and_nothing_else_and_is_guarded(home):
+    """"Ajoute 'lampe frontale' à la fin de ma liste trips/packing.txt" (dev2): with edit_file the 1.5B
+    invented the last line or replaced one; append_file has nothing to copy and removes nothing. It
+    declares a change on a path, so the call policy guards it like edit_file: no change asked, no call."""
+    agent = make_agent(home, ["Tool: append_file", '{"path": "packing.txt", "text": "lampe frontale"}',
+                              "Answer:", "Added."])
+    (agent.workspace / "packing.txt").write_text("passport\nrain jacket")  # no newline at the end
+    events, done = run(agent, "add 'lampe frontale' at the end of packing.txt")
+    assert (agent.workspace / "packing.txt").read_text() == "passport\nrain jacket\nlampe frontale\n"
+    assert [r.text for r in events if isinstance(r, ToolResult)] == ["appended 1 line to packing.txt"]
+    agent = make_agent(home, ["Tool: append_file", '{"path": "packing.txt", "text": "socks"}', "Answer:", "Packed."])
+    events, _ = run(agent, "what should I pack for Oslo?")
+    assert next(r for r in events if isinstance(r, ToolResult)).refused == "not asked"
+    assert "socks" not in (agent.workspace / "packing.txt").read_text()

@@ -32,6 +32,7 @@ BUILTINS: list[str] = [
     "nanobot.tools.files:ReadFile",
     "nanobot.tools.files:WriteFile",
     "nanobot.tools.files:EditFile",
+    "nanobot.tools.append:AppendFile",
     "nanobot.tools.files:ListDir",
     "nanobot.tools.web:WebSearch",
     "nanobot.tools.web:WebFetch",
