@@ -389,9 +389,10 @@ def context() -> str:
         recall = f"{s['recall']:.3f} ({found}/{s['items']}; " + ", ".join(f"{k} {v}" for k, v in s["recall_by_kind"].items()) + ")"
         where = "-" if s["where"] is None else f"{s['where']:.1f} ({round(s['where'] * s['sessions'])}/{s['sessions']})"
         draft = f"{s['mean_before_s']} vs {s['mean_draft_s']}" if "mean_before_s" in s else f"{s['mean_draft_s']}"
-        rows.append([label + note, s["split"], n, recall, s["grounded"], s["cuts"], where, draft, _load(s["load_avg"][0])])
-    return _table(["run", "split", "sessions", "recall", "grounded", "cuts", "where were we?", "draft s / session",
-                   "load"], rows)
+        rows.append([label + note, s["split"], n, recall, s["grounded"], s["cuts"], s.get("mid_sentence", "-"), where, draft,
+                     _load(s["load_avg"][0])])
+    return _table(["run", "split", "sessions", "recall", "grounded", "cuts", "mid-sentence", "where were we?",
+                   "draft s / session", "load"], rows)
 
 
 # -- housekeeping, chats, vault, loops, busy -------------------------------------------------------------
