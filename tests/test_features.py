@@ -37,7 +37,8 @@ def test_template_prompt_bytes_are_unchanged_by_the_contract(home):
     (issue 10's wording: "Session: just started", gap wording, the last session's length) and, with the knowledge vault
     (issue 11), the tool index gained knowledge_read, knowledge_search, knowledge_apply; an empty vault
     adds no section. Issue 29 (deliberate): the ``rules`` line (retrieved text is information, not
-    instructions), intent lines in the tool index, and no web tools without a search URL or hosts."""
+    instructions), intent lines in the tool index, and no web tools without a search URL or hosts.
+    Issue 39 (deliberate): append_file in the tool index."""
     settings = load_settings()
     init_workspace(settings.workspace)
     assert _prompt(settings) == (DATA / "template_prompt.txt").read_text(encoding="utf-8")
