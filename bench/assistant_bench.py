@@ -106,14 +106,18 @@ def snapshot(ws: Path) -> dict[str, str]:
 
 def destroyed(turn: Turn, before: dict, after: dict) -> list[str]:
     """Lines removed from a user file that the request did not ask to remove: their text is neither in
-    the request nor in the turn's ``drops`` (a changed line's old form)."""
+    the request nor in the turn's ``drops`` (a changed line's old form), nor the start of a line the
+    file still has ("def sub(a, b):" kept as "def sub(a, b): return a - b")."""
     out = []
     for path, old in before.items():
         if after.get(path) == old:
             continue
+        kept = [x.strip() for x in after.get(path, "").splitlines()]
         gone = Counter(x.strip() for x in old.splitlines() if x.strip())
-        gone.subtract(x.strip() for x in after.get(path, "").splitlines())
+        gone.subtract(kept)
         for line, n in gone.items():
+            if n > 0 and any(k.startswith(line) for k in kept):
+                continue
             if n > 0 and line.lower() not in turn.text.lower() and not any(d.lower() in line.lower() for d in turn.drops):
                 out.append(f"{path}: {line}")
     return out

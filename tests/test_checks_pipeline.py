@@ -103,8 +103,12 @@ def test_a_look_is_no_try_of_an_asked_change():
     text = "Dear Mr Okafor, the parcel arrived on Wendesday."
     read = Outcome("read_file", {"path": "letter.txt"}, True, text, effects=READ, on_path=True)
     result = cc.change_not_tried(facts("I misspelled a weekday in letter.txt, could you fix that?", text, [read],
-                                       asked_change=True))
+                                       asked_change=True, change_sure=True))
     assert result is not None and result.tool == "edit_file"
+    # after a look, the wording alone ("the add function") asks for no change: the model's sure judgement does
+    code = Outcome("read_file", {"path": "calc.py"}, True, "def add(a, b): ...", effects=READ, on_path=True)
+    assert cc.change_not_tried(facts("What does the add function in calc.py do?", "It adds two numbers.", [code],
+                                     asked_change=True, change_sure=False)) is None
     edited = Outcome("edit_file", {"path": "letter.txt"}, True, "edited letter.txt at line 1", effects=EDIT, on_path=True)
     assert cc.change_not_tried(facts("fix the typo in letter.txt", "Fixed.", [read, edited], asked_change=True)) is None
 

@@ -96,9 +96,12 @@ def asked_file_not_changed(f: Facts) -> CheckResult | None:
 def change_not_tried(f: Facts) -> CheckResult | None:
     """The user asked to change a file and no call that can change anything was tried (a look is no try:
     a read then the file's text as the reply changed nothing; a call refused as nobody's ask is none
-    either): the change is only told. Retried with the change tool; a reply that declines stands after it."""
+    either): the change is only told. Retried with the change tool; a reply that declines stands after it.
+    After a look only the model's sure change judgement asks for the change, not the wording ("What does
+    the add function in calc.py do?" holds "add")."""
     tried = [o for o in f.done if o.may_change and (o.ok or not o.unasked)]
-    if (tried or not _FILE.search(f.user_text) or not f.asked_change or f.remembers
+    looked = any(o.looks and o.ok for o in f.done)
+    if (tried or (looked and not f.change_sure) or not _FILE.search(f.user_text) or not f.asked_change or f.remembers
             or (not f.judged and USER["asks_how"].match(f.user_text))
             or f.reply.rstrip().endswith("?") or not f.can(changer(f))):
         return None

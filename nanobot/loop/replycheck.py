@@ -215,6 +215,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   offered=offered, earlier=earlier, remembers=lambda: remember(user_text, agent), target=target,
                   keeps=lambda: asks_to_keep(user_text, agent),
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
+                  change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
                   extra={"folders": folders, "before": _exchanges(agent)})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:

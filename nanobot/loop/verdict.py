@@ -120,6 +120,7 @@ class Facts:
     keeps: Lazy = Lazy()  # ... by the model's sure judgement alone where it can give one (``replycheck.asks_to_keep``)
     target: str = ""  # what the user asks to see or run (``core.asks.looks_at``)
     judged: Lazy = Lazy()  # the model can judge whether the message asks for a change
+    change_sure: Lazy = Lazy()  # the model's change judgement is a sure yes (not the wording)
     extra: dict = field(default_factory=dict)
 
     def can(self, tool: str) -> bool:
