@@ -37,6 +37,10 @@ def test_repeated_reply_to_another_message():
     before = [("can you show me budget.tsv", budget)]
     result = lc.repeated_reply(facts("Enséñame trips/oslo.md", budget + " ", extra={"before": before}))
     assert result is not None and "repeat" in result.problem and "Enséñame trips/oslo.md" in result.note
+    oslo = Outcome("read_file", {"path": "trips/oslo.md"}, True, "trips/oslo.md lines 1-2 of 2\n# Oslo\nHotel: Fjordlys",
+                   effects=READ, on_path=True)
+    shown = lc.repeated_reply(facts("Enséñame trips/oslo.md", budget, [oslo], extra={"before": before}))
+    assert "Hotel: Fjordlys" in shown.correction  # the user still gets the file asked for
     assert lc.repeated_reply(facts("can you show me budget.tsv", budget, extra={"before": before})) is None  # asked again
     assert lc.repeated_reply(facts("Could you show me budget.tsv?", budget, extra={"before": before})) is None  # nearly
     assert lc.repeated_reply(facts("and oslo.md?", "Oslo: three days in May, the Munch museum first.",

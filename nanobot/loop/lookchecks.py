@@ -55,7 +55,8 @@ SAME_ASK = 0.7  # messages this close (difflib's ratio) ask nearly the same: a r
 def repeated_reply(f: Facts) -> CheckResult | None:
     """The reply repeats an earlier reply of this session, word for word or nearly, to another message
     (a small model copies its history: every request after a look answered with that look's summary).
-    A fact of the session, not of any language."""
+    A fact of the session, not of any language. The correction shows what a look of this turn returned,
+    so the user still gets the file asked for."""
     reply = " ".join(f.reply.split())
     if len(reply) < REPEAT_MIN:
         return None
@@ -76,7 +77,8 @@ def repeated_reply(f: Facts) -> CheckResult | None:
                 problem="the reply repeats an earlier reply to another message",
                 note=f"[nanobot: your reply repeated your answer to an earlier message.{result}Answer this "
                      f"message now, in plain sentences: {f.user_text}]",
-                correction="(nanobot: the reply above repeats an earlier answer; it does not answer this message.)")
+                correction="(nanobot: the reply above repeats an earlier answer; it does not answer this message."
+                           + (f" {shown.name} returned:\n{shown.text[:800]})" if shown else ")"))
     return None
 
 
