@@ -370,9 +370,13 @@ CONTEXT_ROWS = [("no model (`--model none`: extractive floor + tool events), obs
                 ("Qwen2.5-Coder-1.5B", "context-qwen2.5-coder-1.5b-dev.json"),
                 ("Qwen2.5-Coder-1.5B, before the dev set's 10 new sessions: quotes cut at 40 characters", "context-qwen2.5-coder-1.5b-dev20-before.json"),
                 ("Qwen2.5-Coder-1.5B, quotes the user's whole sentence", "context-qwen2.5-coder-1.5b-dev20.json"),
+                ("Qwen2.5-Coder-1.5B, round 12: copies widened to the sentence's end, no open bracket (0f618d7)",
+                 "context-qwen2.5-coder-1.5b-dev20-round12.json"),
                 ("Qwen2.5-Coder-1.5B, before: the model's Now replaced the user's last request", "context-qwen2.5-coder-1.5b-before.json"),
                 ("Qwen2.5-Coder-1.5B, the user's last request kept open; quotes cut at 40 characters", "context-qwen2.5-coder-1.5b-round10.json"),
                 ("Qwen2.5-Coder-1.5B, quotes the user's whole sentence", "context-qwen2.5-coder-1.5b.json"),
+                ("Qwen2.5-Coder-1.5B, round 12: copies widened to the sentence's end, no open bracket (822ab0b)",
+                 "context-qwen2.5-coder-1.5b-round12.json"),
                 ("Qwen2.5-Coder-1.5B, `--limit 2 --before`: draft from the former prompt (system prompt + history) vs the compact one",
                  "context-qwen2.5-coder-1.5b-cost.json")]
 
