@@ -366,6 +366,7 @@ CONTEXT_ROWS = [("no model (`--model none`: extractive floor + tool events), obs
                 ("no model, observer before tool outcomes", "context-none-dev-main.json"),
                 ("no model, with tool outcomes", "context-none-dev.json"),
                 ("SmolLM2-135M", "context-smollm2.json"),
+                ("SmolLM2-135M, round 12 (e2648a9; \"where were we?\" asked as a chat builds the prompt)", "context-smollm2-round12.json"),
                 ("Qwen2.5-Coder-1.5B, before: the model's Now replaced the user's last request", "context-qwen2.5-coder-1.5b-dev-before.json"),
                 ("Qwen2.5-Coder-1.5B", "context-qwen2.5-coder-1.5b-dev.json"),
                 ("Qwen2.5-Coder-1.5B, before the dev set's 10 new sessions: quotes cut at 40 characters", "context-qwen2.5-coder-1.5b-dev20-before.json"),
