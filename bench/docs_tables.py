@@ -170,7 +170,8 @@ def assistant_dev2() -> str:
 
 
 FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10.json"),
-              ("round 11 (dce18fa)", "assistant-fresh-qwen2.5-coder-1.5b.json")]
+              ("round 11 (dce18fa)", "assistant-fresh-qwen2.5-coder-1.5b.json"),
+              ("round 12 (e2648a9)", "assistant-fresh-qwen2.5-coder-1.5b-round12.json")]
 
 
 def assistant_fresh() -> str:
