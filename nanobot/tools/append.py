@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from nanobot.base.errors import ToolError
 from nanobot.tools.base import Tool, ToolContext
 from nanobot.tools.effects import Effect
 from nanobot.tools.files import PathArgs, _old_text, _writable, _write, refuse_broken
@@ -42,6 +43,8 @@ class AppendFile(Tool):
     def run(self, args: AppendArgs, ctx: ToolContext) -> str:
         path = _writable(args.path, ctx)
         old = _old_text(path, args.path) if path.exists() else None
+        if old is None and path.exists():  # unreadable: writing would replace what it holds
+            raise ToolError(f"cannot read '{args.path}' to add to it; the file was not changed")
         new = appended(old or "", args.text)
         refuse_broken(old, new, args.path, "append_file")
         _write(path, new, args.path, ctx)
