@@ -38,9 +38,10 @@ def test_the_same_task_as_last_session_is_the_models_draft_not_the_fallback(home
     list(agent.turn("Hi, my name is Priya. " + TASK))
     agent.end_session("quit")
     (part,) = load_observation(observation_path(agent.workspace, agent.transcript.id)).parts
-    assert part.generator == "model" and part.focus == "add a --name option to greet.py"
+    # the model's focus copies the user's words and stops before the sentence ends: widened to its end
+    assert part.generator == "model" and part.focus == "add a --name option to greet.py using argparse."
     assert part.summary == part.focus  # Recent gets the model's focus, not the first message
-    assert load_context(ctx).now.focus == "add a --name option to greet.py"
+    assert load_context(ctx).now.focus == "add a --name option to greet.py using argparse."
 
 
 def test_the_fallback_focus_is_the_gist_not_the_first_message():
