@@ -323,3 +323,23 @@ def test_a_fact_kept_must_come_from_what_was_said_or_shown(home):
     shown = Provenance(said=["remember what notes.txt says"], looked=["Dentist on Friday at 9"])
     assert refusal(MemoryAdd(), AddArgs(text="Dentist appointment Friday 9am"), shown) == ""
     assert refusal(MemoryAdd(), AddArgs(text="17"), said).kind is Refusal.UNSAID  # "7" is no "17"
+
+
+def test_a_message_naming_a_file_allows_changes_to_that_file_only_and_its_typed_text_is_asked(home):
+    """dev2, the 1.5B: on "In units.js the function celsius should be called toCelsius", the forced edit went
+    to garden.log, named the turn before (an unasked change, a destroyed line): a message that names files
+    names the ones it is about. And "Log today's harvest at the bottom of garden.log: 2024-06-08 picked
+    the first strawberries" gives the line to write, as a typed command gives the command: append_file
+    with that text in that file is asked for, whatever the change judgement says."""
+    from nanobot.tools.append import AppendArgs, AppendFile
+
+    prov = Provenance(said=["Log today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries",
+                            "In units.js the function celsius should be called toCelsius, please rename it"])
+    why = refusal(EditFile(), {"path": "garden.log", "old": "tray 2", "new": "tray 3"}, prov)
+    assert why.kind is Refusal.OTHER_FILE
+    assert refusal(EditFile(), {"path": "units.js", "old": "celsius", "new": "toCelsius"}, prov) == ""
+    logged = Provenance(said=prov.said[:1])
+    assert refusal(AppendFile(), AppendArgs(path="garden.log", text="2024-06-08 picked the first strawberries"), logged) == ""
+    assert refusal(AppendFile(), AppendArgs(path="garden.log", text="2024-06-09 watered"), logged).kind is Refusal.NOT_ASKED
+    assert refusal(EditFile(), {"path": "garden.log", "old": "x", "new": "y"},
+                   Provenance(said=["read garden.log", "fix the typo, e.g. the first line"])) == ""  # "e.g." names no file

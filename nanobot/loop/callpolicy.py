@@ -13,15 +13,18 @@ is checked too, so a new tool is guarded without a list here to update. The rule
    calc.py" went to memory_add): its refusal names the file and the tools that change it.
    **Not said** (``UNSAID``): what a call that only remembers keeps shares no word with what the user
    said or a tool showed ("remember that my train leaves at 7" saved as "12345").
-3. **Not the file the user named** (``OTHER_FILE``). The user's last two messages name paths and the
-   call's path is another one ("create hello.txt" neither edits todo.md nor writes your_file.txt).
+3. **Not the file the user named** (``OTHER_FILE``). The user's message names paths and the call's path
+   is none of them; a message that names none: its previous message's paths ("create hello.txt"
+   neither edits todo.md nor writes your_file.txt; "In units.js ... rename it" edits no garden.log
+   named the turn before).
 4. **Hands off** (``KEEP``, checked after rule 5: a change nobody asked for is refused as that). A
    call on a path, where the user's message names a file and the model judges that it does not allow
    changing one ("look at server.cfg but don't change anything", in any phrasing the model reads;
    "just fix sub, don't touch the rest" allows it): the judgement vetoes what the wording let through.
 5. **Nobody asked for a change** (``NOT_ASKED``). The user did not ask for a change (and did not type
    the command itself): "What is 2+2?" edits no file. A call with a declared path needs a change
-   request and a path the user named (or a coding session); another changing tool (a task, a
+   request and a path the user named (or a coding session), or the text it writes typed by the user
+   in a message naming that file; another changing tool (a task, a
    scheduled job, an MCP tool) a change request, or a request in the tool's own words (its name and
    description: "remind me ... every hour" for cron).
 
@@ -181,11 +184,17 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     path = next((str(getattr(args, k, "") or (args.get(k, "") if isinstance(args, dict) else ""))
                  for k, what in declared.items() if what == "path"), "")
     named = [m.group(0) for t in prov.said[-2:] for m in _NAMED.finditer(t)]
+    now = [m.group(0) for m in _NAMED.finditer(last)  # a message that names files names the ones it is about
+           if len(m.group(0).split("/")[-1].split(".")[0]) >= 2]  # not "e.g."
+    if path and now and not coding and not any(_same_path(path, n) for n in now):
+        return Refused(f"{name} refused: the user named {', '.join(dict.fromkeys(now))}, not '{path}'; "
+                       "change only the file the user asked about, or ask first", Refusal.OTHER_FILE)
     if path and named and not coding and not prov.mentioned_by_user(path):
         return Refused(f"{name} refused: the user named {', '.join(dict.fromkeys(named))}, not '{path}'; "
                        "change only the file the user asked about, or ask first", Refusal.OTHER_FILE)
     command = next((str(getattr(args, k, "")) for k, what in declared.items() if what == "command"), "")
     typed = bool(command) and prov.mentioned_by_user(command)  # the user gave the command
+    typed = typed or bool(path and now and _gives_text(args, last))  # ... or the text to write into the file named
     if not typed and not asked_for(tool, prov.said, coding, agent):
         return Refused(f"{name} refused: {NOT_ASKED}; answer the user instead, or ask whether to make the change",
                        Refusal.NOT_ASKED)
@@ -193,6 +202,25 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
         return Refused(f"{name} refused: the user's message names a file but does not ask to change it; "
                        "answer without changing anything", Refusal.KEEP)
     return ""
+
+
+def _same_path(path: str, named: str) -> bool:
+    """Whether a call's ``path`` is the file a message names (as written, or by its file name)."""
+    a, b = path.replace("\\", "/").lstrip("./"), named.lstrip("./")
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def _gives_text(args: Any, message: str) -> bool:
+    """Whether the text a call writes (``text``, ``content`` or ``new``; three words or more) is in the
+    user's message word for word: "Log today's harvest at the bottom of garden.log: 2024-06-08 picked the
+    first strawberries" gives the line, as a typed command gives the command."""
+    said = " ".join(message.split()).lower()
+    for key in ("text", "content", "new"):
+        value = getattr(args, key, None) if not isinstance(args, dict) else args.get(key)
+        value = " ".join(str(value or "").split()).lower()
+        if len(value.split()) >= 3 and value in said:
+            return True
+    return False
 
 
 class Guarded:

@@ -4,12 +4,17 @@ A rename asked in words ("In units.js the function celsius should be called toCe
 edit_file as ``old="celsius", new="toCelsius"``, and the name occurs twice (its definition and its
 export): "must occur once" fails, and a small model does not find a unique span that covers both. When
 ``old`` and ``new`` are both names (identifiers) and both are words of the user's last messages, the
-request is that rename: every whole-word occurrence is renamed. Otherwise nothing is guessed.
+request is that rename: every whole-word occurrence is renamed. Both names must be in the user's last
+message, the old one first ("Add a function tip ... like split_bill" renames nothing). Otherwise
+nothing is guessed.
 
 >>> rename("function celsius(f) {}\nmodule.exports = { celsius };\n", "celsius", "toCelsius",
 ...        ["rename celsius to toCelsius in u.js"])
 ('function toCelsius(f) {}\nmodule.exports = { toCelsius };\n', 2)
 >>> rename("a = x\nb = x\n", "x", "y", ["change the numbers"]) is None
+True
+>>> rename("def split_bill(t, n): ...\nsplit_bill(1, 2)\n", "split_bill", "tip",
+...        ["What does split_bill do?", "Add a function tip(total, pct)"]) is None
 True
 """
 
@@ -25,9 +30,9 @@ def rename(text: str, old: str, new: str, asked: list[str] | None) -> tuple[str,
     for (see the module docstring); None otherwise, and where ``old`` occurs once (a plain edit)."""
     if not asked or not _NAME.fullmatch(old) or not _NAME.fullmatch(new):
         return None
-    said = {w for t in asked for w in _NAME.findall(t)}
+    words = _NAME.findall(asked[-1])  # the last message: "What does split_bill do?" then "Add tip" is no rename
     word = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
     hits = len(word.findall(text))
-    if old not in said or new not in said or hits < 2:
+    if old not in words or new not in words or words.index(old) > words.index(new) or hits < 2:
         return None
     return word.sub(new, text), hits
