@@ -141,7 +141,9 @@ def _heldout_turns(f: str) -> list[dict]:
 
 DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "assistant-dev2-qwen2.5-coder-1.5b-71c72bc-partial.jsonl"),
              ("qwen2.5-coder-1.5b, labelled openings made calls (450f7f7)", "assistant-dev2-qwen2.5-coder-1.5b-450f7f7.json"),
-             ("qwen2.5-coder-1.5b, repeated replies, remember vs change, judged looks (dce18fa)", "assistant-dev2-qwen2.5-coder-1.5b.json")]
+             ("qwen2.5-coder-1.5b, repeated replies, remember vs change, judged looks (dce18fa)", "assistant-dev2-qwen2.5-coder-1.5b.json"),
+             ("qwen2.5-coder-1.5b, round 12: reads are no try of a change, failed edits retried, renames, append_file, "
+              "the file a message names (22052d6)", "assistant-dev2-qwen2.5-coder-1.5b-round12.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
