@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from nanobot.backends.batchprobe import cache_path
+from nanobot.backends import repackspeed
+from nanobot.backends.batchprobe import cache_path, probe_key
 from nanobot.backends.repack import amx_build
 from nanobot.config import ModelSettings
 from nanobot.models import ResolvedModel
@@ -44,12 +45,24 @@ def _loads_seen(monkeypatch) -> list[bool]:
     return seen
 
 
+def _timings(model: ResolvedModel, on: dict, off: dict) -> None:
+    """Keep these as the measured repacking timings of ``model`` (``backends/repackspeed.py``)."""
+    cache = repackspeed.cache_file()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({probe_key(model, True): on, probe_key(model, False): off}))
+
+
+FAST, SLOW = {"load": 0.1, "batch": 0.1}, {"load": 1.0, "batch": 1.0}
+
+
 @pytest.mark.parametrize("repack", [False, True, None])
 def test_serve_loads_the_model_with_nanobots_repacking(bundled, probe_cache, monkeypatch, repack):
     from nanobot.backends.serve import server_app
 
+    model = ResolvedModel("smollm2", bundled, ModelSettings(repack=repack, n_ctx=512))
+    _timings(model, on=FAST, off=SLOW)
     seen = _loads_seen(monkeypatch)
-    served = server_app(ResolvedModel("smollm2", bundled, ModelSettings(repack=repack, n_ctx=512)), n_threads=1)
+    served = server_app(model, n_threads=1)
     want = (not amx_build()) if repack is None else repack
     assert seen == [want] and served.repack is want
     assert served.n_ctx == 512 and served.n_threads == 1 and served.alias == "smollm2"
@@ -93,3 +106,41 @@ def test_a_forced_repack_that_crashes_does_not_fall_back(cli, home, probe_cache)
     (home / "config.toml").write_text("[models.smollm2]\nrepack = true\n")
     r = cli("chat", input="hi\n", env=QUIET | {"NANOBOT_FAULT": "batch-probe-repack", "XDG_CACHE_HOME": str(probe_cache)})
     assert r.returncode == 2 and "set repack = false under [models.smollm2] in config.toml" in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(amx_build(), reason="repacking is off on AMX builds, nothing is timed")
+@pytest.mark.parametrize("faster", [True, False])
+def test_an_automatic_repack_stays_on_only_where_it_is_faster(bundled, probe_cache, monkeypatch, faster):
+    """Repacked layouts are slower on some CPUs (an AVX-512 EPYC: slower load and prefill)."""
+    from nanobot.backends.llama import LlamaBackend
+
+    model = ResolvedModel("smollm2", bundled, ModelSettings(n_ctx=512))
+    _timings(model, on=FAST if faster else SLOW, off=SLOW if faster else FAST)
+    seen = _loads_seen(monkeypatch)
+    LlamaBackend(model)
+    assert seen == [faster]
+    # a setting the user chose is not second-guessed
+    seen.clear()
+    LlamaBackend(ResolvedModel("smollm2", bundled, ModelSettings(n_ctx=512, repack=True)))
+    assert seen == [True]
+
+
+@pytest.mark.skipif(amx_build(), reason="repacking is off on AMX builds, nothing is timed")
+def test_the_repacking_timings_are_measured_once_in_child_processes(bundled, probe_cache):
+    model = ResolvedModel("smollm2", bundled, ModelSettings(n_ctx=512))
+    pays = repackspeed.repack_pays(model, threads=1)
+    kept = json.loads(repackspeed.cache_file().read_text())
+    on, off = kept[probe_key(model, True)], kept[probe_key(model, False)]
+    assert all(t["load"] > 0 and t["batch"] > 0 for t in (on, off))
+    assert pays is (repackspeed.cost(on) < repackspeed.cost(off))
+    assert repackspeed.repack_pays(model, threads=1) is pays  # read back, not measured again
+
+
+@pytest.mark.skipif(amx_build(), reason="repacking is off on AMX builds, nothing is timed")
+def test_a_timing_child_that_crashes_decides_nothing(bundled, probe_cache, monkeypatch):
+    model = ResolvedModel("smollm2", bundled, ModelSettings(n_ctx=512))
+    cache_path().parent.mkdir(parents=True, exist_ok=True)
+    cache_path().write_text(json.dumps({probe_key(model, True): "ok"}))  # the first batch passed before
+    monkeypatch.setenv("NANOBOT_FAULT", "batch-probe")
+    assert repackspeed.repack_pays(model, threads=1) is True
+    assert not repackspeed.cache_file().exists()

@@ -11,14 +11,12 @@ that cannot run (timeout, no cache dir) decides nothing: the load goes ahead as 
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
+from nanobot.backends.probekeys import cache_path, probe_key
 from nanobot.backends.repack import chosen_repack, model_params
 from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import ModelError
@@ -27,27 +25,6 @@ from nanobot.models import ResolvedModel
 
 TIMEOUT_S = 120
 PROBE_TEXT = b"The quick brown fox jumps over the lazy dog, twice."
-
-
-def cache_path() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "nanobot" / "batch-probe.json"
-
-
-def build_id() -> str:
-    """This llama.cpp build: the package version, its kernels and its shared libraries' identity."""
-    import llama_cpp
-
-    libs = sorted(Path(llama_cpp.__file__).parent.glob("lib/*"))
-    parts = [llama_cpp.__version__, llama_cpp.llama_print_system_info().decode("utf-8", "replace")]
-    parts += [f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in libs if p.is_file()]
-    return "|".join(parts)
-
-
-def probe_key(model: ResolvedModel, repack: bool) -> str:
-    st = model.path.stat()
-    ident = f"{build_id()}|{model.path.resolve()}:{st.st_size}:{st.st_mtime_ns}|{repack}|{model.settings.n_gpu_layers}"
-    return hashlib.sha256(ident.encode()).hexdigest()[:24]
 
 
 def _load_verdicts() -> dict:
@@ -110,29 +87,47 @@ def checked_repack(model: ResolvedModel, repack: bool, may_fall_back: bool) -> b
                      f"with weight repacking {how}; {fix}")
 
 
-def repack_for(model: ResolvedModel, probe: bool = True) -> bool:
+def repack_for(model: ResolvedModel, probe: bool = True, timed: bool = True) -> bool:
     """Whether ``model`` loads with weight repacking (``repack.chosen_repack``), with ``probe`` first
     checked on one batch in a child process: a build that crashes there is a one-line ``ModelError``
-    instead of this process's death, and an automatic "on" that crashes falls back to "off"."""
+    instead of this process's death, and an automatic "on" that crashes falls back to "off". An
+    automatic "on" for a model on the CPU stays on only where it is faster (``repackspeed``, when
+    ``timed``: a tokenizer-only load does not time it)."""
     chosen = chosen_repack(model)
     if not probe or model.path is None:
         return chosen
-    return checked_repack(model, chosen, may_fall_back=model.settings.repack is None)
+    repack = checked_repack(model, chosen, may_fall_back=model.settings.repack is None)
+    if repack and timed and model.settings.repack is None and model.settings.n_gpu_layers == 0:
+        from nanobot.backends.repackspeed import repack_pays
+        from nanobot.base.cores import default_threads
+
+        return repack_pays(model, default_threads())
+    return repack
 
 
-def _child(path: str, repack: bool, n_gpu_layers: int) -> None:
+def _child(path: str, repack: bool, n_gpu_layers: int, threads: int = 0) -> None:
+    """Load and evaluate a first batch; with ``threads``, also time the load and a batch
+    (``repackspeed.timed_child``) at that many threads."""
+    import time
+
     import llama_cpp
 
     from nanobot.base import faults
 
+    start = time.perf_counter()
     with model_params(repack):
-        llm = llama_cpp.Llama(path, n_ctx=256, n_batch=64, n_ubatch=64, n_threads=1, n_threads_batch=1,
-                              n_gpu_layers=n_gpu_layers, verbose=False)
+        llm = llama_cpp.Llama(path, n_ctx=256, n_batch=64, n_ubatch=64, n_threads=threads or 1,
+                              n_threads_batch=threads or 1, n_gpu_layers=n_gpu_layers, verbose=False)
+    load_s = time.perf_counter() - start
     faults.point("batch-probe")
     if repack:
         faults.point("batch-probe-repack")
     llm.eval(llm.tokenize(PROBE_TEXT, add_bos=True))
+    if threads:
+        from nanobot.backends.repackspeed import timed_child
+
+        timed_child(llm, PROBE_TEXT, load_s)
 
 
 if __name__ == "__main__":
-    _child(sys.argv[1], sys.argv[2] == "1", int(sys.argv[3]))
+    _child(sys.argv[1], sys.argv[2] == "1", int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 0)
