@@ -241,6 +241,12 @@ def bfcl_lean() -> str:
                   [[half, *[_lean_cell(d.get(key)) for _, key in LEAN_COLS]] for half, d in sets.items()])
 
 
+def bfcl_replies() -> str:
+    halves = _j("bfcl-replies.json")["halves"]
+    keys = list(next(iter(halves.values())))
+    return _table(["set", *keys], [[half, *[str(d[k]) for k in keys]] for half, d in halves.items()])
+
+
 # -- waits -------------------------------------------------------------------------------------------
 
 def _waits(cols: list[tuple[str, str]]) -> str:
@@ -554,7 +560,7 @@ def judge_classifiers() -> str:
 TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
-    "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "context": context,
+    "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-replies": bfcl_replies, "context": context,
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
