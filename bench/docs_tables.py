@@ -537,16 +537,18 @@ def headline() -> str:
 
 def first_reply() -> str:
     """A new user's first reply and a pasted question's first token (bench/first_reply_bench.py,
-    bench/waits_bench.py --wpm 0)."""
-    f = _j("first-reply-qwen2.5-coder-1.5b.json")
-    w = _j("waits-idle-pasted-round10.json")["results"][0]
+    bench/waits_bench.py --wpm 0 --enter-after 0|1)."""
+    f = _j("first-reply-qwen2.5-coder-1.5b-round13.json")
     rows = [[f"`nanobot chat` in a new home, piped \"hi\": process start to the reply's first character ({lst})",
              f["model"], f"{r['new_home']['first_char_s']} s", f"{r['second_start']['first_char_s']} s",
              _load([r["new_home"]["load1_before"], r["second_start"]["load1_before"]])]
             for lst, r in f["runs"].items()]
-    rows.append(["a question pasted at once in a terminal: Enter to the first visible token (median of "
-                 f"{len(w['sessions'])} sessions after a warm-up)", w["model"], f"{w['median']['first_token_s']} s",
-                 "-", _load([w["load_before"], w["load_after"]])])
+    for name, when in (("waits-idle-pasted-at-once-round13.json", "sent at once"),
+                       ("waits-idle-pasted-round13.json", "sent a second later")):
+        w = _j(name)["results"][0]
+        rows.append([f"a question pasted in a terminal and {when}: Enter to the first visible token (median of "
+                     f"{len(w['sessions'])} sessions after a warm-up)", w["model"], f"{w['median']['first_token_s']} s",
+                     "-", _load([w["load_before"], w["load_after"]])])
     return _table(["what", "model", "new home / median", "second start", "load"], rows)
 
 
