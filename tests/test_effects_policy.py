@@ -190,8 +190,10 @@ def test_a_look_asked_in_any_language_at_a_file_that_exists_must_be_looked_at(ho
     (ws / "recipe.md").write_text("# Flan\n- 4 eggs\n")
     result = check("¿Qué dice el archivo recipe.md?", "Es una receta de pastel de chocolate.", [], agent=agent)
     assert result.tool == "read_file" and "recipe.md" in result.problem
-    agent, _ = _judged_agent(home, look=False)  # the model judges it no look: no objection
-    assert not check("¿Qué dice el archivo recipe.md?", "Es una receta.", [], agent=agent).problem
+    agent, _ = _judged_agent(home, look=False)  # a statement the model judges no look: no objection
+    assert not check("Guardé el archivo recipe.md ayer.", "Es una receta.", [], agent=agent).problem
+    # a question about a file that exists asks for the file, whatever the judgement
+    assert check("¿Qué dice el archivo recipe.md?", "Es una receta.", [], agent=agent).tool == "read_file"
     agent, _ = _judged_agent(home, look=True)  # a file that is not there is no fact to look at
     assert not check("¿Qué dice el archivo receta.md?", "Es una receta.", [], agent=agent).problem
     agent, _ = _judged_agent(home, look=False)  # the model judges no look, but its reply tells of the file

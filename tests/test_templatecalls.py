@@ -386,3 +386,25 @@ def test_a_call_nobody_asked_for_is_refused_and_left_out_of_what_the_model_answe
     reply = model.calls[-1]["messages"]
     assert [m.role for m in reply][-1] == "user" and not any("refused" in m.content for m in reply)
     assert events[-1].reply == "4"
+
+
+def test_a_question_about_a_file_that_exists_is_answered_from_it_whatever_the_look_judgement(home):
+    """"Without editing anything, how many seedlings came up, going by garden.log?": the 1.5B answered
+    "2" with no tool, and its look classifier said no. A question (its question mark, in any script)
+    naming a file that exists in the roots is a fact that asks for the file: the invented reply is
+    retried with read_file. A statement naming the file is not."""
+    ask = "Without editing anything, how many seedlings came up, going by garden.log?"
+    model = ToolTemplateModel(["There were 2 seedlings.", body("read_file", {"path": "garden.log"}),
+                               "14 of 18 came up."], [0.01, 0.01, 0.01])
+    agent = make_agent(home, model)
+    (agent.workspace / "garden.log").write_text("04-11 14 of 18 seedlings up\n")
+    agent.judge.text, agent.judge.cache = ask, {"look": 0.05}
+    events = list(agent.turn(ask))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
+    assert events[-1].reply == "14 of 18 came up."
+    said = "I moved garden.log to the shed folder yesterday."
+    model = ToolTemplateModel(["Noted."], [0.01, 0.01])
+    agent = make_agent(home, model)
+    agent.judge.text, agent.judge.cache = said, {"look": 0.05}
+    events = list(agent.turn(said))
+    assert not [e for e in events if isinstance(e, ToolCall)] and events[-1].reply == "Noted."

@@ -169,10 +169,15 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
+# a message that ends as a question, in any script's question mark
+QUESTION = re.compile(r"[?\uff1f\u061f]\s*$")
+
+
 def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tuple[str, ...]]:
     """What the user asks to see, in any wording: a file or folder the message names that exists in the
     roots (``tools.named``: a typo within one edit too), when the reply speaks of it too (it tells of
-    the file: it must have read it), declines it, or the model judges that the message asks to look (``judge``:
+    the file: it must have read it), declines it, the message is a question (``QUESTION``: a question
+    about a file that exists is answered from the file), or the model judges that the message asks to look (``judge``:
     "¿Qué dice el archivo recipe.md?", "how many lines are in poem.txt?"); the facts are read first,
     so a message that names nothing costs no judgement. ("", ()) otherwise."""
     settings = getattr(agent, "settings", None)
@@ -186,7 +191,8 @@ def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tup
     if not found:
         return "", ()
     spoken = [n for n in found if Path(n.path).name.lower() in reply.lower()]
-    if not spoken and not REPLY["denial"].search(reply) and asks(agent, "look", user_text) is not True:
+    if (not spoken and not REPLY["denial"].search(reply) and not QUESTION.search(user_text)
+            and asks(agent, "look", user_text) is not True):
         return "", ()
     return (spoken or found)[0].path, tuple(n.path for n in found if n.kind == "folder")
 
