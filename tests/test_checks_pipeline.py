@@ -24,7 +24,7 @@ def facts(user, reply, done=(), **kw):
 
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
-        "no_answer", "repeated_reply", "imitated_output", "failed_change_claimed", "failure_echoed", "change_claimed_without_one", "asked_file_not_changed",
+        "no_answer", "repeated_reply", "imitated_output", "failed_change_claimed", "failure_echoed", "failure_untold", "change_claimed_without_one", "asked_file_not_changed",
         "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
 
 
@@ -99,6 +99,29 @@ def test_a_failed_calls_error_repeated_as_the_reply_is_no_answer():
     assert cc.failure_echoed(facts("add 'lamp' at the end of trips/packing.txt", told, [failed])) is None
     missing = Outcome("read_file", {"path": "x.md"}, False, "not found: x.md; the folder holds a.md, b.md, c.md and d.md", effects=READ)
     assert cc.failure_echoed(facts("show x.md", "not found: x.md; the folder holds a.md, b.md, c.md and d.md", [missing])) is None
+
+
+def test_a_failed_change_the_reply_says_nothing_of_is_retried_then_told():
+    """dev2, the 1.5B: "Log today's harvest at the bottom of garden.log: ..." read the log, append_file
+    failed, and the reply told what the log said: the user would not learn that nothing was added."""
+    read = Outcome("read_file", {"path": "garden.log"}, True, "garden.log lines 1-2 of 2\n04-03 sowed tomatoes",
+                   effects=READ, on_path=True)
+    failed = Outcome("append_file", {"path": "garden.log"}, False, "append_file: text is empty", effects=EDIT, on_path=True)
+    ask = "Log today's harvest at the bottom of garden.log: 06-08 first strawberries"
+    result = cc.failure_untold(facts(ask, "The log shows that tomatoes were sowed on April 3rd.", [read, failed]))
+    assert result is not None and result.tool == "append_file"
+    assert result.correction == "(nanobot: append_file failed: append_file: text is empty; nothing was changed.)"
+    events = [ev for o in (read, failed) for ev in (ToolCall(name=o.name, arguments=o.args),
+                                                   ToolResult(name=o.name, ok=o.ok, text=o.text))]
+    result = check(ask, "The log shows that tomatoes were sowed on April 3rd.", events)
+    assert result.tool == "append_file" and "does not say so" in result.problem
+    # told, claimed (another check's), retried into success, or refused as nobody's ask: not this one
+    assert cc.failure_untold(facts(ask, "I could not add the line: the text was empty.", [read, failed])) is None
+    assert cc.failure_untold(facts(ask, "I have added the line to garden.log.", [read, failed])) is None
+    added = Outcome("append_file", {"path": "garden.log"}, True, "appended 1 line to garden.log", effects=EDIT, on_path=True)
+    assert cc.failure_untold(facts(ask, "Added.", [read, failed, added])) is None
+    unasked = failed._replace(refused="not asked")
+    assert cc.failure_untold(facts("what does garden.log say?", "It lists sowing dates.", [read, unasked])) is None
 
 
 def test_a_look_is_no_try_of_an_asked_change():

@@ -71,6 +71,22 @@ def failure_echoed(f: Facts) -> CheckResult | None:
     return None
 
 
+def failure_untold(f: Facts) -> CheckResult | None:
+    """A file change the model tried failed, none succeeded, and the reply neither claims it nor tells of
+    a failure: it answers something else (what a read before it showed), and the user would not learn
+    that the file is unchanged. Retried once with the same tool; if that fails too, the failure is told
+    in a correction. A change refused as nobody's ask is no try."""
+    tried = [o for o in f.done if Effect.CHANGES in o.effects and not o.unasked and o.changes]
+    if not tried or any(o.ok for o in tried) or REPLY["denial"].search(f.reply) or claims(f):
+        return None
+    result = failure(tried[-1], "{name} failed and the reply does not say so",
+                     "[nanobot: {name} failed: {first}. Call {name} again with arguments that fix it, "
+                     "or tell the user in one sentence what failed.]",
+                     "(nanobot: {name} failed: {first}; nothing was changed.)")
+    result.tool = tried[-1].name if f.can(tried[-1].name) else ""
+    return result
+
+
 def change_claimed_without_one(f: Facts) -> CheckResult | None:
     """No call that can change anything succeeded, and the reply claims a change."""
     if not claims(f) or any(o.ok and o.may_change for o in f.done):

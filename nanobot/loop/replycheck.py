@@ -41,6 +41,7 @@ from nanobot.loop.claimchecks import (
     change_not_tried,
     failed_change_claimed,
     failure_echoed,
+    failure_untold,
     remember_not_tried,
 )
 from nanobot.loop.judge import asks
@@ -156,6 +157,7 @@ CHECKS: tuple[Check, ...] = (
     imitated_output,  # nanobot's caption over a look, copied
     failed_change_claimed,  # a change failed and the reply claims success
     failure_echoed,  # the reply repeats a failed call's error
+    failure_untold,  # a file change failed and the reply answers something else
     change_claimed_without_one,  # nothing that changes anything succeeded and the reply claims a change
     asked_file_not_changed,  # the file asked about is unchanged (only memory changed) and the reply claims it
     change_not_tried,  # a change asked for and no call tried

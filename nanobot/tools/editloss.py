@@ -68,7 +68,8 @@ def refuse_loss(before: str, after: str, asked: list[str] | None, raw: str, tool
     if asked is None or not (gone := lost(before, after, asked)):
         return
     shown = "; ".join(f"'{x[:60]}'" for x in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
-    how = ("put old's text in new as well, with the added lines before or after it" if tool == "edit_file"
+    how = ("put old's text in new as well, with the added lines before or after it (lines at the end of "
+           "the file: append_file)" if tool == "edit_file"
            else "write the whole file with its existing lines kept")
     raise PolicyError(Refused(f"{tool} refused: it would remove {shown} from {raw}, which the user did not ask to "
                               f"remove; the file was not changed. To add, {how}", Refusal.LOSES_LINES))
