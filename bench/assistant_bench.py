@@ -123,14 +123,14 @@ def destroyed(turn: Turn, before: dict, after: dict) -> list[str]:
     return out
 
 
-def setup(home: Path, model_path: str | None, max_tokens: int, threads: int | None = None):
+def setup(home: Path, model_path: str | None, max_tokens: int, threads: int | None = None, repack: str = "auto"):
     settings = load_settings(home, chat={"temperature": 0, "max_tokens": max_tokens},
                              observer={"enabled": False}, kv_cache={"enabled": False},
                              tools={"exec_allow": EXEC_ALLOW, "exec_timeout": 10})
-    if threads:  # the model's own settings (n_ctx ...), with llama.cpp's thread count fixed
-        resolved = resolve_model(settings, model_path)
-        resolved = replace(resolved, settings=resolved.settings.model_copy(update={"n_threads": threads}))
-        backend = LlamaBackend(resolved)
+    if threads or repack != "auto":  # the model's own settings (n_ctx ...), with llama.cpp's thread count
+        resolved = resolve_model(settings, model_path)  # or weight repacking fixed
+        fixed = ({"n_threads": threads} if threads else {}) | ({"repack": repack == "on"} if repack != "auto" else {})
+        backend = LlamaBackend(replace(resolved, settings=resolved.settings.model_copy(update=fixed)))
     else:
         backend = load_model(settings, model_path)
     agent = build_agent(settings, backend)
@@ -280,6 +280,9 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="run only these sessions")
     ap.add_argument("--max-tokens", type=int, default=64, help="reply budget per turn")
     ap.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's, from the free cores)")
+    ap.add_argument("--repack", choices=["auto", "on", "off"], default="auto",
+                    help="llama.cpp weight repacking (auto: nanobot's choice for this machine); the kernels "
+                         "change the logits a little, so decisions near a threshold can differ")
     ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2: development sets, may be tuned on; heldout: only checked; fresh: only checked, never read by developers)")
     opts = ap.parse_args()
     use(opts.set)
@@ -292,7 +295,7 @@ def main() -> None:
     load_before = os.getloadavg()
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
     print(f"home: {home}", file=sys.stderr, flush=True)  # its sessions/ keep every turn's tool steps
-    agent, ws = setup(home, opts.model, opts.max_tokens, opts.threads)
+    agent, ws = setup(home, opts.model, opts.max_tokens, opts.threads, opts.repack)
     turns: list[dict] = []
     start = time.perf_counter()
     for session in REQ.SESSIONS:
@@ -315,7 +318,7 @@ def main() -> None:
         "model": agent.model.name, "set": opts.set, "turns": len(turns), **_totals(turns),
         "max_tokens": opts.max_tokens, "wall_s": round(time.perf_counter() - start),
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
-        "cpus": os.cpu_count(),
+        "cpus": os.cpu_count(), "repack": getattr(agent.model, "repack", None),
     }
     summary["by_kind"] = _by_kind(turns)
     print(json.dumps(summary, indent=2))

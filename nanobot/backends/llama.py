@@ -151,7 +151,7 @@ class LlamaBackend:
         kw = llama_kwargs(model.settings, vocab_only) | overrides
         # probed for a tokenizer-only load too: a build that cannot load the model at all (a broken
         # C++ runtime crashes in the vocabulary's regexes) is one line there as well; cached per build
-        repack = repack_for(model, timed=not vocab_only)
+        self.repack = repack = repack_for(model, timed=not vocab_only)  # weight repacking, as loaded
         try:
             with model_params(repack), _quiet_stderr():
                 self.llm = llama_cpp.Llama(str(model.path), vocab_only=vocab_only, verbose=False, **kw)
