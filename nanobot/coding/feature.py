@@ -87,7 +87,7 @@ class CodingFeature(Feature):
         self.session.append("user", self._query)
         self.session.append("assistant", done.reply)
         if self.session.settings.coding.describe:
-            self.rewriter.start(agent.model, agent.system_prompt().text, agent.history)
+            self.rewriter.start(agent.model, agent.system_prompt().text, agent.history, said=self._query)
         return None
 
     def release_model(self, agent) -> None:

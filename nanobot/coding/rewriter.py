@@ -41,12 +41,13 @@ class Rewriter:
         self.rewrites = 0
         self.error = ""  # the last failure, until reported
 
-    def start(self, model, system: str, history: list[Message]) -> None:
+    def start(self, model, system: str, history: list[Message], said: str = "") -> None:
         self.wait()
-        self._thread = background.start(self.run, "nanobot-describe", (model, system, list(history)))
+        self._thread = background.start(self.run, "nanobot-describe", (model, system, list(history), said))
 
-    def run(self, model, system: str, history: list[Message]) -> bool:
-        """One rewrite (the thread's body; tests call it directly). True when written."""
+    def run(self, model, system: str, history: list[Message], said: str = "") -> bool:
+        """One rewrite (the thread's body; tests call it directly). True when written. ``said``: the
+        turn's own message, which the history lacks when the reply checks corrected the turn."""
         try:
             current = self.session.description()
             msgs = rewrite_messages(model, system, history, current, self.max_tokens)
@@ -56,7 +57,7 @@ class Rewriter:
             if draft is None:
                 self.error = "the model's description was not valid JSON"
                 return False
-            said = "\n".join(m.content for m in history if m.role == "user")
+            said = "\n".join([*(m.content for m in history if m.role == "user"), said])
             merged = parse(current).with_draft(draft, said)  # done and decisions accumulate
             budget = self.session.settings.coding.description
             self.session.describe(render(fit(merged, budget, model.count_tokens)))
