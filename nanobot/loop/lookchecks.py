@@ -135,13 +135,18 @@ def on_target(o: Outcome, target: str) -> bool:
     True
     >>> on_target(Outcome("read_file", {"path": "LEIAME.md"}, True, ""), "pricing.py")
     False
+    >>> on_target(Outcome("read_file", {"path": "test_pricing.py"}, True, ""), "pricing.py")
+    False
+    >>> on_target(Outcome("exec", {"command": "python3 pricing.py --dry"}, True, ""), "pricing.py")
+    True
     """
     if o.args is None or not re.search(r"[./]", target) or target == "this folder":
         return True
     want = target.rstrip("/").lower()
     name = PurePath(want).name
+    whole = re.compile(rf"(?<![\w.-]){re.escape(want)}(?![\w.-])")  # the path itself, not a longer name
     values = [str(v).lower() for v in o.args.values() if isinstance(v, str)]
-    return not values or any(want in v or (name and PurePath(v.rstrip("/")).name == name) for v in values)
+    return not values or any(whole.search(v) or (name and PurePath(v.rstrip("/")).name == name) for v in values)
 
 
 def look_failed(f: Facts) -> CheckResult | None:
