@@ -1,8 +1,7 @@
 """Weight repacking only where it pays: an automatic "on" is timed against "off" once per machine.
 
-Repacked layouts are not faster on every CPU. On an AVX-512 EPYC the 1.5B Q4_K_M model loads in 1.4 s
-repacked and 0.6 s not, and evaluates a 200-token batch in 2.6 s against 1.9 s: repacking costs every
-start and every prefill there. So where repacking is chosen automatically (``repack.chosen_repack``),
+Repacked layouts are not faster on every CPU: on some (an AVX-512 EPYC, measured in docs/install.md)
+a repacked model loads and evaluates a batch slower, which costs every start and every prefill. So where repacking is chosen automatically (``repack.chosen_repack``),
 the model runs on the CPU and the first-batch check passed, one child per setting loads the model and
 times a batch of ``TOKENS`` tokens (after a first, untimed one); repacking stays on only when its load
 plus ``BATCHES`` such batches (a start and a first turn's prefill) is shorter. The timings are kept in
