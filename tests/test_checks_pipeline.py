@@ -50,6 +50,20 @@ def test_repeated_reply_to_another_message():
     assert lc.repeated_reply(facts("show budget.tsv again", budget, [look], extra={"before": before})) is None
 
 
+def test_a_reply_that_is_an_earlier_message_of_the_user_is_no_answer():
+    """dev2, the 1.5B: "Toma nota: o aniversário da minha mãe é a 9 de agosto." was answered with the
+    user's earlier "Mi fai vedere cosa c'è in LEIAME.md?"."""
+    before = [("Mi fai vedere cosa c'è in LEIAME.md?", "Il progetto Quokka gestisce i conti di casa.")]
+    ask = "Toma nota: o aniversário da minha mãe é a 9 de agosto."
+    result = lc.repeated_reply(facts(ask, "Mi fai vedere cosa c'è in LEIAME.md?", extra={"before": before}))
+    assert result is not None and "earlier message of the user" in result.problem and ask in result.note
+    assert lc.repeated_reply(facts(ask, "Anotado: 9 de agosto.", extra={"before": before})) is None
+    # the same message asked again may be echoed in an answer; a short reply is no copy
+    assert lc.repeated_reply(facts("Mi fai vedere cosa c'è in LEIAME.md?", "Mi fai vedere cosa c'è in LEIAME.md?",
+                                   extra={"before": before})) is None
+    assert lc.repeated_reply(facts("and now?", "LEIAME.md?", extra={"before": before})) is None
+
+
 def test_imitated_output():
     assert lc.imitated_output(facts("hi", "notes.txt (lines 1-1 of 1):\nCall Bob")) is not None
     assert lc.imitated_output(facts("hi", "Bob is to be called.")) is None

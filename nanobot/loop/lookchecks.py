@@ -58,6 +58,8 @@ def repeated_reply(f: Facts) -> CheckResult | None:
     A fact of the session, not of any language. The correction shows what a look of this turn returned,
     so the user still gets the file asked for."""
     reply = " ".join(f.reply.split())
+    if parroted := _parroted(f, reply):
+        return parroted
     if len(reply) < REPEAT_MIN:
         return None
     asked = " ".join(f.user_text.split()).lower()
@@ -79,6 +81,28 @@ def repeated_reply(f: Facts) -> CheckResult | None:
                      f"message now, in plain sentences: {f.user_text}]",
                 correction="(nanobot: the reply above repeats an earlier answer; it does not answer this message."
                            + (f" {shown.name} returned:\n{shown.text[:800]})" if shown else ")"))
+    return None
+
+
+PARROT_MIN = 20  # characters: a reply that copies an earlier message of the user this long is no answer
+
+
+def _parroted(f: Facts, reply: str) -> CheckResult | None:
+    """The reply is an earlier message of the user's, word for word or nearly (the 1.5B answered
+    "Toma nota: o aniversário da minha mãe é a 9 de agosto." with the user's earlier "Mi fai vedere
+    cosa c'è in LEIAME.md?"): a fact of the session in any language."""
+    if len(reply) < PARROT_MIN:
+        return None
+    asked = " ".join(f.user_text.split()).lower()
+    for user, _ in f.extra.get("before", ()):
+        said = " ".join(user.split())
+        said = said[-(len(reply) + 20):]  # its end: a memory block may come first
+        if said.lower() == asked or difflib.SequenceMatcher(None, reply.lower(), said.lower(), autojunk=False).ratio() < REPEAT_RATIO:
+            continue
+        return CheckResult(problem="the reply repeats an earlier message of the user",
+                           note=f"[nanobot: your reply repeated an earlier message of the user. Answer this message "
+                                f"now, in plain sentences: {f.user_text}]",
+                           correction="(nanobot: the reply above repeats an earlier message; it does not answer this one.)")
     return None
 
 
