@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round12-final.json", "assistant-smollm2-round7.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round13-final.json", "assistant-smollm2-round7.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -143,7 +143,13 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, labelled openings made calls (450f7f7)", "assistant-dev2-qwen2.5-coder-1.5b-450f7f7.json"),
              ("qwen2.5-coder-1.5b, repeated replies, remember vs change, judged looks (dce18fa)", "assistant-dev2-qwen2.5-coder-1.5b.json"),
              ("qwen2.5-coder-1.5b, round 12: reads are no try of a change, failed edits retried, renames, append_file, "
-              "the file a message names (22052d6)", "assistant-dev2-qwen2.5-coder-1.5b-round12.json")]
+              "the file a message names (22052d6)", "assistant-dev2-qwen2.5-coder-1.5b-round12.json"),
+             ("qwen2.5-coder-1.5b, round 13, repacking off: a question about a file that exists is a look (b091674)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round13-b091674.json"),
+             ("qwen2.5-coder-1.5b, round 13, repacking on: + a failed change the reply says nothing of (910e3aa)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round13-910e3aa-repack-on.json"),
+             ("qwen2.5-coder-1.5b, round 13, repacking off: + the retry calls the tool a later check names (19b7b40)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round13-19b7b40.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
