@@ -115,24 +115,6 @@ def test_a_failed_calls_error_repeated_as_the_reply_is_no_answer():
     assert cc.failure_echoed(facts("show x.md", "not found: x.md; the folder holds a.md, b.md, c.md and d.md", [missing])) is None
 
 
-def test_the_retry_calls_the_tool_a_later_objection_names():
-    """dev2, the 1.5B: "Bitte stell in deploy.yaml den Timeout auf 60 Sekunden." was answered with its
-    earlier "Sure, I can help you with that. Please provide the file name ...": the first objection
-    (a repeated reply) only asks again, and nothing was tried. The retry calls the change tool that a
-    later objection names; the correction after it is still the first objection's."""
-    from nanobot.loop.replycheck import objection
-
-    ask = "Bitte stell in deploy.yaml den Timeout auf 60 Sekunden."
-    again = "Sure, I can help you with that. Please provide the file name and the line number where it is."
-    f = facts(ask, again, [], asked_change=True, extra={"before": [("rename celsius in units.js", again)]})
-    assert lc.repeated_reply(f) is not None and cc.change_not_tried(f).tool == "edit_file"
-    assert objection(f, retry=True).tool == "edit_file"
-    assert objection(f).problem == lc.repeated_reply(f).problem  # after the retry: the first objection
-    told = "The budget for January includes rent of $875 and groceries of $312, and February the same."
-    alone = facts("what is 2 + 2?", told, [], extra={"before": [("what does budget.tsv say?", told)]})
-    assert objection(alone, retry=True).problem == lc.repeated_reply(alone).problem  # no tool named: the first
-
-
 def test_a_failed_change_the_reply_says_nothing_of_is_retried_then_told():
     """dev2, the 1.5B: "Log today's harvest at the bottom of garden.log: ..." read the log, append_file
     failed, and the reply told what the log said: the user would not learn that nothing was added."""

@@ -59,8 +59,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         agent.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
         result = check(typed, reply, seen, asked_change=lambda: asked_for_change([typed], agent=agent) or remember(typed, agent),
                        offered=frozenset(agent.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
-                       agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None,
-                       retry=attempt == 0)
+                       agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None)
         if not result.problem:
             yield ev.model_copy(update={"reply": reply})
             return

@@ -4,8 +4,8 @@
   references like ``(observations/20261123-150749-8fbf.md:1)``, ``[tool NAME ...]`` notes, and the
   ``(nanobot: ...)`` corrections and ``[nanobot: ...]`` notes a model copies from its history) never
   reaches the user: ``Scrubber`` removes it from the stream, holding back only an unclosed bracket.
-- **The checks** (``CHECKS``, in order; the first objection stands, except that the turn's retry
-  calls the tool a later one names: ``objection``): one pipeline of named checks, each a function of the turn's ``Facts`` (``nanobot.loop.verdict``) returning a ``CheckResult`` or
+- **The checks** (``CHECKS``, in order; the first objection stands): one pipeline of named checks,
+  each a function of the turn's ``Facts`` (``nanobot.loop.verdict``) returning a ``CheckResult`` or
   None. About changes (``nanobot.loop.claimchecks``): a claimed change after a failed one, a failed call's error repeated as the reply, a claimed
   change with no change behind it, a claimed file change where only memory changed, a change asked
   for and not tried. About answers and looks (``nanobot.loop.lookchecks``): no answer, a tool's output
@@ -149,9 +149,8 @@ def asks_to_keep(user_text: str, agent: Any = None) -> bool:
     return wording.says("remember", user_text) and not _FILE.search(user_text)
 
 
-# The checks, in order: the first objection stands (the retry: the first that names a tool,
-# ``objection``). Each reads the turn's ``Facts`` and returns a ``CheckResult`` or None, and has its
-# own tests (tests/test_checks_pipeline.py).
+# The checks, in order: the first objection stands. Each reads the turn's ``Facts`` and returns a
+# ``CheckResult`` or None, and has its own tests (tests/test_checks_pipeline.py).
 CHECKS: tuple[Check, ...] = (
     no_answer,  # an empty reply, a call's opening, the template's markup
     repeated_reply,  # an earlier reply of the session again, to another message
@@ -209,15 +208,14 @@ def _exchanges(agent: Any) -> list[tuple[str, str]]:
 
 def check(user_text: str, reply: str, events: list, asked_change: bool | Callable[[], bool] = False,
           offered: frozenset[str] | None = None, earlier: str = "", agent: Any = None,
-          tools: dict[str, Any] | None = None, retry: bool = False) -> CheckResult:
+          tools: dict[str, Any] | None = None) -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``), through ``CHECKS``;
     ``asked_change``: the user asked for a change (then a bare "created." or "Done." is a claim too), or
     a function that says so, called only when a check needs it (it may ask the model);
     ``offered``: the tools this chat has (None: any): not trying a change or a look is a fault only when
     the tool for it is offered. ``earlier``: what the model was shown before the user's message (the
     retrieved block): a look's reply copied from it is not from the look. ``agent``: for the model's
-    judgements; ``tools``: the chat's tools, whose declared effects say what each call did;
-    ``retry``: the objection chooses the turn's retry (``objection``)."""
+    judgements; ``tools``: the chat's tools, whose declared effects say what each call did."""
     target, folders = looks_at(user_text), ()
     if not target and agent is not None:
         target, folders = judged_target(user_text, agent, reply)
@@ -227,28 +225,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
                   extra={"folders": folders, "before": _exchanges(agent)})
-    return objection(facts, retry)
-
-
-# objections to a reply that is no answer at all (empty, an earlier reply again, nanobot's caption
-# copied): for the retry, a later check that names a tool to call says what the turn still lacks
-NO_ANSWER: tuple[Check, ...] = (no_answer, repeated_reply, imitated_output)
-
-
-def objection(facts: Facts, retry: bool = False) -> CheckResult:
-    """The first check's objection to the turn (``CHECKS`` in order), or none. For the turn's one
-    ``retry``, when the first objection is only that the reply is no answer (``NO_ANSWER``) and names no
-    tool, a later objection that names one wins: a reply that repeats an earlier one to a change
-    request nobody tried is retried with the change tool, which answers both (the retried reply is
-    checked again in order)."""
-    first = None
     for rule in CHECKS:
-        if (verdict := rule(facts)) is None:
-            continue
-        if first is None:
-            if not retry or verdict.tool or rule not in NO_ANSWER:
-                return verdict
-            first = verdict
-        elif verdict.tool:
+        if (verdict := rule(facts)) is not None:
             return verdict
-    return first or CheckResult()
+    return CheckResult()
