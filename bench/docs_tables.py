@@ -148,8 +148,10 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "assistant-dev2-qwen2.5-coder-1.5b-round13-b091674.json"),
              ("qwen2.5-coder-1.5b, round 13, repacking on: + a failed change the reply says nothing of (910e3aa)",
               "assistant-dev2-qwen2.5-coder-1.5b-round13-910e3aa-repack-on.json"),
-             ("qwen2.5-coder-1.5b, round 13, repacking off: + the retry calls the tool a later check names (19b7b40)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round13-19b7b40.json")]
+             ("qwen2.5-coder-1.5b, round 13, repacking off: + a retry calling the tool a later check names (19b7b40, "
+              "taken back)", "assistant-dev2-qwen2.5-coder-1.5b-round13-19b7b40.json"),
+             ("qwen2.5-coder-1.5b, round 13, repacking off: + a look on the named path only, a copied user message "
+              "(4bbd8da, with the retry taken back after)", "assistant-dev2-qwen2.5-coder-1.5b-round13-4bbd8da.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -179,7 +181,11 @@ def assistant_dev2() -> str:
 
 FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10.json"),
               ("round 11 (dce18fa)", "assistant-fresh-qwen2.5-coder-1.5b.json"),
-              ("round 12 (e2648a9)", "assistant-fresh-qwen2.5-coder-1.5b-round12.json")]
+              ("round 12 (e2648a9)", "assistant-fresh-qwen2.5-coder-1.5b-round12.json"),
+              ("round 13, repacking off (910e3aa)", "assistant-fresh-qwen2.5-coder-1.5b-round13-910e3aa.json"),
+              ("round 13 with a retry rule taken back after this run (4bbd8da)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round13-4bbd8da.json"),
+              ("round 13 final (06da8d0)", "assistant-fresh-qwen2.5-coder-1.5b-round13-final.json")]
 
 
 def assistant_fresh() -> str:

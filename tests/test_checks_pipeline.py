@@ -62,6 +62,9 @@ def test_a_reply_that_is_an_earlier_message_of_the_user_is_no_answer():
     assert lc.repeated_reply(facts("Mi fai vedere cosa c'è in LEIAME.md?", "Mi fai vedere cosa c'è in LEIAME.md?",
                                    extra={"before": before})) is None
     assert lc.repeated_reply(facts("and now?", "LEIAME.md?", extra={"before": before})) is None
+    notes = [("Note 1: the parser reads quoted fields and headers.", "ok")]  # an echo of a message like this one
+    assert lc.repeated_reply(facts("Note 2: the parser reads quoted fields and headers.",
+                                   "Note 2: the parser reads quoted fields and headers.", extra={"before": notes})) is None
 
 
 def test_imitated_output():
@@ -134,6 +137,8 @@ def test_a_failed_change_the_reply_says_nothing_of_is_retried_then_told():
     assert cc.failure_untold(facts(ask, "I have added the line to garden.log.", [read, failed])) is None
     added = Outcome("append_file", {"path": "garden.log"}, True, "appended 1 line to garden.log", effects=EDIT, on_path=True)
     assert cc.failure_untold(facts(ask, "Added.", [read, failed, added])) is None
+    server = Outcome("demo.crash", {}, False, "could not run crash: the server exited", effects=EDIT)
+    assert cc.failure_untold(facts("Crash it.", "Okay.", [server])) is None  # no file tool: not retried
     unasked = failed._replace(refused="not asked")
     assert cc.failure_untold(facts("what does garden.log say?", "It lists sowing dates.", [read, unasked])) is None
 

@@ -75,8 +75,9 @@ def failure_untold(f: Facts) -> CheckResult | None:
     """A file change the model tried failed, none succeeded, and the reply neither claims it nor tells of
     a failure: it answers something else (what a read before it showed), and the user would not learn
     that the file is unchanged. Retried once with the same tool; if that fails too, the failure is told
-    in a correction. A change refused as nobody's ask is no try."""
-    tried = [o for o in f.done if Effect.CHANGES in o.effects and not o.unasked and o.changes]
+    in a correction. A change refused as nobody's ask is no try; a tool that changes no file (an MCP
+    server's, which a retry would call again) is not this check's."""
+    tried = [o for o in f.done if Effect.CHANGES in o.effects and o.changes and o.on_path and not o.unasked]
     if not tried or any(o.ok for o in tried) or REPLY["denial"].search(f.reply) or claims(f):
         return None
     result = failure(tried[-1], "{name} failed and the reply does not say so",

@@ -95,10 +95,11 @@ def _parroted(f: Facts, reply: str) -> CheckResult | None:
         return None
     asked = " ".join(f.user_text.split()).lower()
     for user, _ in f.extra.get("before", ()):
-        said = " ".join(user.split())
-        said = said[-(len(reply) + 20):]  # its end: a memory block may come first
-        if said.lower() == asked or difflib.SequenceMatcher(None, reply.lower(), said.lower(), autojunk=False).ratio() < REPEAT_RATIO:
-            continue
+        whole = " ".join(user.split()).lower()  # its end is compared: a memory block may come first
+        if (difflib.SequenceMatcher(None, asked, whole[-(len(asked) + 20):], autojunk=False).ratio() >= SAME_ASK
+                or difflib.SequenceMatcher(None, reply.lower(), whole[-(len(reply) + 20):], autojunk=False).ratio()
+                < REPEAT_RATIO):
+            continue  # that message asked nearly what this one asks, or the reply is not it
         return CheckResult(problem="the reply repeats an earlier message of the user",
                            note=f"[nanobot: your reply repeated an earlier message of the user. Answer this message "
                                 f"now, in plain sentences: {f.user_text}]",
