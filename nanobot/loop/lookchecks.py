@@ -88,9 +88,8 @@ PARROT_MIN = 20  # characters: a reply that copies an earlier message of the use
 
 
 def _parroted(f: Facts, reply: str) -> CheckResult | None:
-    """The reply is an earlier message of the user's, word for word or nearly (the 1.5B answered
-    "Toma nota: o aniversário da minha mãe é a 9 de agosto." with the user's earlier "Mi fai vedere
-    cosa c'è in LEIAME.md?"): a fact of the session in any language."""
+    """The reply is an earlier message of the user's, word for word or nearly, and that message asked
+    something other than this one: no answer to this message, a fact of the session in any language."""
     if len(reply) < PARROT_MIN:
         return None
     asked = " ".join(f.user_text.split()).lower()
