@@ -173,7 +173,7 @@ def run_session(model, s, root: Path, i: int, where: bool, before: bool) -> dict
     row["items"] = [{"kind": it.kind, "keys": it.keys, "found": found(it.keys, lines)} for it in s.items]
     quotes = {**part.evidence}
     checked = ctx + memory
-    row["grounded"] = [(ln, grounded(ln, quotes.get(ln.rstrip("…"), ""), said, everything)) for ln in checked]
+    row["grounded"] = [(ln, grounded(ln, quotes.get(ln, quotes.get(ln.rstrip("…"), "")), said, everything)) for ln in checked]
     row["cuts"] = cut_values(ctx + obs + list(part.evidence.values()) + memory, everything)
     row["mid"] = mid_sentence(ctx + obs + memory, said)
     row["context"] = doc.prompt_text()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from nanobot.observer.evidence import ground
-from nanobot.observer.observation import DRAFT_SCALARS, LISTS, GroundedDraft, parse_draft
-from nanobot.observer.observer import instructions_of
+from nanobot.observer.observation import DRAFT_SCALARS, LISTS, GroundedDraft, whole_quotes, whole_texts
+from nanobot.observer.observer import instructions_of, read_draft
 
 
 class Recorder:
@@ -31,7 +31,7 @@ class Recorder:
         yield from self._model.stream(messages, **kw)
         last = self._model.last
         self.calls.append({"messages": list(messages), "grammar": kw.get("grammar"),
-                           "prefill": kw.get("prefill", ""),
+                           "prefill": kw.get("prefill", ""), "max_tokens": kw.get("max_tokens"),
                            "text": last.text, "finish_reason": last.finish_reason})
 
     def constrained(self) -> list[dict]:
@@ -69,14 +69,15 @@ def draft_closed(call: dict) -> None:
 def expected_generator(call: dict) -> str:
     """Which part the runtime must write for the recorded draft ``call``: "model" when any item of the
     draft is grounded in what the user said (the user turns the model saw), else "fallback"."""
-    draft = parse_draft(call["text"])
+    msgs = call["messages"]
+    draft = read_draft(call["text"], msgs, call["max_tokens"])
     if draft is None:
         return "fallback"
-    msgs = call["messages"]
     said = "\n".join(m.content for m in msgs[:-1] if m.role == "user")
     if msgs and msgs[-1].content.startswith("Conversation:\n"):  # the observer's compact rendering
         said = "\n".join(line[6:] for line in msgs[-1].content.splitlines() if line.startswith("User: "))
-    kept = ground(draft, said, instructions_of(msgs)).draft
+    lines = said.splitlines()  # as the observer reads the draft: quotes and copies widened, then grounded
+    kept = ground(whole_texts(whole_quotes(draft, lines), lines), said, instructions_of(msgs)).draft
     return "model" if any(getattr(kept, k) for k in (*DRAFT_SCALARS, *LISTS)) else "fallback"
 
 

@@ -62,7 +62,18 @@ def test_whole_words_drops_a_word_a_grammar_bound_may_have_cut():
     assert whole_words("add a function called reverse_w", 32) == "add a function called"
     assert whole_words("add a function", 32) == "add a function"
     draft = parse_draft(json.dumps({"task": {"text": "add a function called reverse_w", "quote": ""}}), 32)
-    assert draft.task.text == "add a function called"
+    assert draft.task.text == "add a function called…"  # the bound stopped it: said so
+
+
+def test_a_model_text_the_bound_stopped_mid_clause_goes_back_to_its_clause():
+    known = frozenset({"we", "as", "14th", "now"})
+    stopped = "CTO Elena Ruiz can only do the 14th now, so we"
+    assert whole_words(stopped, 48, known, ellipsis="…") == "CTO Elena Ruiz can only do the 14th now…"
+    assert whole_words(stopped, 48, known) == stopped  # a quote: kept as the model copied it
+    assert whole_words("The code does not handle rounding as", 44, known, ellipsis="…") == \
+        "The code does not handle rounding as…"  # no clause to go back to: marked, not cut further
+    assert whole_words("Tests pass now.", 20, known, ellipsis="…") == "Tests pass now."  # a sentence end
+    assert whole_words("run the tests", 48, known, ellipsis="…") == "run the tests"  # far from the bound
 
 
 def test_sentences_and_quotes_keep_file_names_whole():
@@ -212,3 +223,27 @@ def test_a_copy_stopped_mid_sentence_or_inside_a_bracket_is_written_whole(home):
     for value in _written(settings, agent):
         assert value.count("(") == value.count(")"), value
     assert not any(r[6:] == "edited utils.py at line 8" for r in doc.recent), doc.recent
+
+
+def test_the_task_is_what_the_last_message_leaves_open_after_its_tools_ran(home):
+    """The last message starts with what a tool then did ("Show me git status;") and a one-word
+    "Nice."; what is left open comes after them and is kept whole, not cut at 100 characters
+    ("... Jonas reviews it tomorrow morning and then I open the…"). Real git, a real exec."""
+    from nanobot.bench.sessions import Call, Session, Turn
+
+    settings, _ = _session_home(home)
+    settings.tools.exec_allow.append("git status")
+    last = ("Nice. Show me git status; I won't commit yet, Jonas from the billing team reviews it "
+            "tomorrow morning and then I open the pull request for the release.")
+    session = Session(id="t", kind="coding", git=True, files={"a.txt": "x\n"}, items=[], last=[], turns=[
+        Turn(user="Look at a.txt please.", reply="It holds x.", calls=[Call(tool="read_file", args={"path": "a.txt"})]),
+        Turn(user=last, reply="Clean.", calls=[Call(tool="exec", args={"command": "git status --short"})])])
+    prepare(session, settings.workspace)
+    agent = Agent(settings, ScriptedModel(["not a draft"]))
+    replay(agent, session)
+    (run,) = [e for e in read_events(agent.transcript.path) if e.name == "exec"]
+    assert run.ok and run.turn == 2  # it ran in the second turn
+    out = observe_live(agent, "quit")
+    assert out.part.task == last[len("Nice. Show me git status; "):]  # whole: no "…", no done part
+    assert load_context(settings.workspace / "CONTEXT.md").now.task == out.part.task
+    assert out.part.evidence[out.part.task] in last  # grounded: the user's words as said

@@ -83,19 +83,30 @@ def _balanced(text: str) -> str:
         text = cut
 
 
-def whole_words(text: str, bound: int, known: frozenset[str] = frozenset(), margin: int = 10) -> str:
+def whole_words(text: str, bound: int, known: frozenset[str] = frozenset(), margin: int = 10,
+                ellipsis: str = "") -> str:
     """A model's ``text`` that came within ``margin`` characters of its grammar ``bound`` without its
     last word: the grammar ends the string where the next token would pass the bound, and a token
     is several characters, so the last word there may be cut. A last word in ``known`` (the words
-    the model read, lower-case) is whole and stays; shorter text is kept as it is.
+    the model read, lower-case) is whole and stays; shorter text is kept as it is. With an
+    ``ellipsis``, text the bound stopped before a sentence end also goes back to its last clause
+    (when that keeps over half of it) and says it was stopped: "... rounding as" is no reading.
 
     >>> whole_words("add a function called reverse_w", 32), whole_words("run the tests", 32)
     ('add a function called', 'run the tests')
     >>> whole_words("add a function called reverse_words", 36, frozenset({"reverse_words"}))
     'add a function called reverse_words'
+    >>> whole_words("Elena can only do the 14th now, so we", 40, frozenset({"we"}), ellipsis=ELLIPSIS)
+    'Elena can only do the 14th now…'
     """
     text = " ".join(text.split())
     last = text.rsplit(" ", 1)[-1].rstrip(".,;:!?)").lower()
-    if len(text) < bound - margin or (last and last in known):
+    if len(text) < bound - margin or (last and last in known and not ellipsis):
         return _balanced(text)
-    return _balanced(text.rsplit(" ", 1)[0] if " " in text else "").rstrip(" ,;:—–(")
+    if not (last and last in known):
+        text = text.rsplit(" ", 1)[0] if " " in text else ""
+    if not ellipsis or text.endswith((".", "!", "?")):
+        return _balanced(text).rstrip(" ,;:—–(")
+    clause = max((m.end() for m in _CLAUSE.finditer(text + " ")), default=0)
+    head = _balanced(text[:clause] if clause > len(text) / 2 else text).rstrip(" ,;:—–(.")
+    return head + ellipsis if head else ""

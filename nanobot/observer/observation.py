@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from nanobot.base.shorten import sentences, shorten, whole_words
+from nanobot.base.shorten import ELLIPSIS, sentences, shorten, whole_words
 
 MAX_ITEMS = 3  # per list when parsing a file
 MAX_FACTS = 6  # facts: the user's stated facts (observer/stated.py) come first, then the model's
@@ -331,10 +331,11 @@ def parse_draft(text: str, bound: int | None = None, known: frozenset[str] = fro
     """The draft in ``text``, whitespace normalised; a draft cut off by ``max_tokens`` is closed and
     kept if it can be. No text ends in a cut word (``base/shorten.whole_words``): an item's text
     near the grammar's ``bound``, or the item a cut-off draft stopped in, loses its last word unless
-    that word is ``known`` (a word of what the model read).
+    that word is ``known`` (a word of what the model read), goes back to its last clause, and ends in
+    "…" (the bound stopped it, not a sentence end).
 
     >>> parse_draft('{"focus": {"text": "Chose serde", "quote": "use  serde"}, "task": {"text": "add cs').task
-    Said(text='add', quote='')
+    Said(text='add…', quote='')
     """
     for tail in ("", '"', '"}', "}", '"}}', "}}", "]}", '"}]}', "}]}", '"]}', '"]}}'):
         try:
@@ -343,13 +344,13 @@ def parse_draft(text: str, bound: int | None = None, known: frozenset[str] = fro
             continue
         items = [item for _, item in draft.items()]
         for item in items:
-            item.text = whole_words(item.text, bound or 1 << 30, known)
+            item.text = whole_words(item.text, bound or 1 << 30, known, ellipsis=ELLIPSIS)
             item.quote = " ".join(item.quote.split())
         if tail.startswith('"'):  # the draft stopped inside a string: the last one written
             last = next((i for i in reversed(items) if i.text or i.quote), None)
             if last is not None and last.quote:
                 last.quote = whole_words(last.quote, 0, known)
             elif last is not None:
-                last.text = whole_words(last.text, 0, known)
+                last.text = whole_words(last.text, 0, known, ellipsis=ELLIPSIS)
         return draft
     return None

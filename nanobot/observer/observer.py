@@ -37,6 +37,7 @@ from nanobot.observer import nowscope
 from nanobot.observer.contextmd import ContextDoc, load_context, update_context
 from nanobot.observer.evidence import ground
 from nanobot.observer.gist import gist
+from nanobot.observer.lastopen import left_open, quote_of
 from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import (
     DRAFT_SCALARS,
@@ -109,7 +110,12 @@ def generate_draft(model: ChatModel, messages: list[Message], max_tokens: int,
             close = getattr(stream, "close", None)
             if callable(close):
                 close()
-    text = "".join(pieces)
+    return read_draft("".join(pieces), messages, max_tokens)
+
+
+def read_draft(text: str, messages: list[Message], max_tokens: int) -> GroundedDraft | None:
+    """The draft the model wrote as ``text`` for ``messages`` under ``max_tokens``: closed if cut
+    off, each text near the grammar's bound ending at a whole word of what the model read."""
     known = frozenset(w.lower() for m in messages for w in _WORD.findall(m.content))
     return parse_draft(text, item_chars(max_tokens), known)
 
@@ -125,7 +131,8 @@ def instructions_of(messages: list[Message]) -> str:
 def fallback_draft(exchanges: list[tuple[str, str]], events: list[ToolEvent] = ()) -> ObservationDraft:
     """An extractive draft when the model cannot be used: no invented facts, just what was asked (the
     session's gist, ``observer/gist.py``, is the summary and focus: the sentence the session kept
-    coming back to, not its first message; the last message is the task) and what the user stated
+    coming back to, not its first message; what the last message leaves open, ``observer/lastopen.py``,
+    is the task) and what the user stated
     about themselves (``observer/stated.py``); each item's evidence is itself, so the verifier keeps
     it (a summary that framed it, "2 user message(s), starting with: ...", failed its content share).
     The tool ``events`` give the outcomes (``observer/toolevents.py``) and, when the last command
@@ -134,10 +141,10 @@ def fallback_draft(exchanges: list[tuple[str, str]], events: list[ToolEvent] = (
     done, failing = outcomes(list(events)), still_failing(list(events))
     if not asked:
         return ObservationDraft(outcomes=done[-MAX_OUTCOMES:], open_items=[failing] if failing else [])
-    focus, last = gist(asked), _clip(asked[-1], 100)
+    focus, last = gist(asked), left_open(asked[-1], list(events))
     task = last if len(asked) > 1 and last != focus else ""
     facts = stated_facts(asked, MAX_FACTS)
-    evidence = {focus: focus.rstrip("…"), **({task: task.rstrip("…")} if task else {}), **dict(facts)}
+    evidence = {focus: focus.rstrip("…"), **({task: quote_of(task)} if task else {}), **dict(facts)}
     return ObservationDraft(summary=focus, focus=focus, task=task, facts=[f for f, _ in facts],
                             evidence=evidence, outcomes=done[-MAX_OUTCOMES:],
                             open_items=[failing] if failing else [])
@@ -146,7 +153,7 @@ def fallback_draft(exchanges: list[tuple[str, str]], events: list[ToolEvent] = (
 def with_floor(model_draft: ObservationDraft, floor: ObservationDraft, last: str = "") -> ObservationDraft:
     """The model's grounded draft, each empty Now field taken from the extractive ``floor``, the
     summary the model's own focus (or task) when it has one, the user's stated facts first among the
-    facts, and the user's ``last`` request (in their words) an open item where the model's Now says
+    facts, and what the user's ``last`` message leaves open (in their words) an open item where the model's Now says
     something else: the draft never holds less than the floor."""
     pick = {k: getattr(model_draft, k) or getattr(floor, k) for k in ("focus", "task")}
     pick["summary"] = model_draft.summary or model_draft.focus or model_draft.task or floor.summary
@@ -155,7 +162,7 @@ def with_floor(model_draft: ObservationDraft, floor: ObservationDraft, last: str
     kept = {}
     if last and last not in (pick["focus"], pick["task"], *opens):
         opens.append(last)  # the user's last request stays open beside the model's reading of it
-        kept = {last: last.rstrip("…")}
+        kept = {last: quote_of(last)}
     used = {*pick.values(), model_draft.blocked, *model_draft.decisions, *opens, *facts}
     evidence = {k: v for k, v in (floor.evidence | kept | model_draft.evidence).items() if k in used}
     return model_draft.model_copy(update=pick | {"facts": facts, "evidence": evidence, "outcomes": floor.outcomes,
@@ -208,7 +215,7 @@ def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Messa
         grounded = ground(raw, said, instructions_of(msgs)).draft if raw is not None else None
         if grounded is not None and any(getattr(grounded, k) for k in (*DRAFT_SCALARS, *LISTS)):
             asked = [t for r, t in exchanges if r == "user" and t.strip()]
-            return with_floor(grounded, floor, _clip(asked[-1], 100) if asked else ""), "model"
+            return with_floor(grounded, floor, left_open(asked[-1], list(events)) if asked else ""), "model"
     return floor, "fallback"
 
 

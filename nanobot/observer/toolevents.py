@@ -37,6 +37,7 @@ class ToolEvent(BaseModel):
     args: dict = Field(default_factory=dict)
     ok: bool = True
     result: str = ""
+    turn: int = 0  # how many user messages came before it (the last turn's events are the latest)
 
 
 def read_events(path: Path) -> list[ToolEvent]:
@@ -44,14 +45,16 @@ def read_events(path: Path) -> list[ToolEvent]:
     records, _ = read_transcript(path) if path.exists() else ([], [])
     events: list[ToolEvent] = []
     args: dict = {}
+    turn = 0
     for r in records:
+        turn += r.role == "user"
         if r.role != "tool":
             continue
         if r.meta.get("kind") == "call":
             args = _args(r.content)
         elif r.meta.get("kind") == "result":
             events.append(ToolEvent(name=str(r.meta.get("name", "")), args=args,
-                                    ok=bool(r.meta.get("ok", True)), result=r.content))
+                                    ok=bool(r.meta.get("ok", True)), result=r.content, turn=turn))
             args = {}
     return events
 

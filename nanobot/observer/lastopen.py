@@ -1,0 +1,72 @@
+"""What the user's last message leaves open, for CONTEXT.md's Task or Next: the message without
+its leading parts that are done or say nothing.
+
+A person coming back needs the step still ahead, and the message that closes a session often starts
+with what a tool then did ("Show me git status; I won't commit yet, Jonas reviews it tomorrow")
+and the step comes after it. Facts decide, not phrasing: a leading part (a sentence, or a clause
+ending in ``;``) is done when it names what a tool of that last turn ran on (a command's words, a
+file's name), and says nothing when it is one word ("Nice.", "Genau."). The rest is kept whole, up
+to ``CHARS``, shortened at a clause (``base/shorten``); only leading parts go, so what stays is
+the user's words as said (its quote grounds it). When nothing is left, the whole message stays.
+A group chat's speaker ("Jana: Genau. Und Lukas reserviert bis Mittwoch.") stays in front.
+
+>>> from nanobot.observer.toolevents import ToolEvent
+>>> ran = [ToolEvent(name="exec", args={"command": "git status --short"}, turn=4)]
+>>> left_open("Nice. Show me git status; I won't commit yet, Jonas reviews it first.", ran)
+"I won't commit yet, Jonas reviews it first."
+>>> left_open("Jana: Genau. Und Lukas reserviert bis Mittwoch.", [])
+'Jana: Und Lukas reserviert bis Mittwoch.'
+>>> left_open("run the tests", [ToolEvent(name="exec", args={"command": "pytest -q"}, turn=1)])
+'run the tests'
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from nanobot.base.shorten import sentences, shorten
+from nanobot.observer.toolevents import ToolEvent
+
+CHARS = 200  # CONTEXT.md's bound on a value (contextmd.MAX_VALUE_CHARS)
+_PART = re.compile(r"(?<=;)\s+")
+_WORD = re.compile(r"[\w./-]+")
+_SPEAKER = re.compile(r"^[^\s:]{1,30}: ")
+
+
+def left_open(message: str, events: list[ToolEvent], chars: int = CHARS) -> str:
+    """``message`` from its first part that is not done or empty (see the module docstring)."""
+    last = max((e.turn for e in events), default=0)
+    named = [n for e in events if e.turn == last and e.ok for n in _names(e)]
+    speaker = _SPEAKER.match(message)  # a group chat's "Jana: ...": who says it stays
+    said = message[speaker.end():] if speaker else message
+    parts = [p for s in sentences(said) for p in _PART.split(s) if p]
+    start = 0
+    while start < len(parts) and (len(_WORD.findall(parts[start])) <= 1 or _does(parts[start], named)):
+        start += 1
+    if start == 0 or start == len(parts):
+        return shorten(message, chars)
+    return shorten((speaker.group(0) if speaker else "") + " ".join(parts[start:]), chars)
+
+
+def _names(e: ToolEvent) -> list[tuple[str, ...]]:
+    """What the call ran on, as word tuples: a command's words without options, a path's file name."""
+    out = []
+    command = str(e.args.get("command", ""))
+    words = tuple(w for w in command.split() if not w.startswith("-"))[:3]
+    if words:
+        out.append(words)
+    path = str(e.args.get("path", ""))
+    if path.strip():
+        out.append((PurePosixPath(path).name,))
+    return out
+
+
+def _does(part: str, named: list[tuple[str, ...]]) -> bool:
+    words = {w.lower().rstrip(".,;:") for w in _WORD.findall(part)}
+    return any(all(w.lower() in words for w in name) for name in named)
+
+
+def quote_of(value: str) -> str:
+    """The words as said behind a ``left_open`` value: without its "…" and a speaker put in front."""
+    return _SPEAKER.sub("", value.rstrip("…"), count=1)
