@@ -296,3 +296,23 @@ def test_an_append_adds_at_the_end_and_nothing_else_and_is_guarded(home):
     events, _ = run(agent, "what should I pack for Oslo?")
     assert next(r for r in events if isinstance(r, ToolResult)).refused == "not asked"
     assert "socks" not in (agent.workspace / "packing.txt").read_text()
+
+
+def test_a_command_the_message_names_in_another_language_is_a_look_at_its_output(home):
+    """dev2, the 1.5B: "Lancia git log --oneline per favore" ran the command and answered "Yes, your last
+    commit went through." (an earlier turn's kind of answer): no English "run", yet the message names
+    the command that ran, so its output is what was asked for. Real git, the real exec tool."""
+    import subprocess
+
+    agent = make_agent(home, ["Tool: exec", '{"command": "git log --oneline"}', "Answer:",
+                              "Yes, your last commit went through.", "Answer:", "Yes, it went through."],
+                       exec_allow=["git log"])
+    git = ["git", "-c", "user.name=u", "-c", "user.email=u@x"]
+    subprocess.run([*git, "init", "-q"], cwd=agent.workspace, check=True)
+    (agent.workspace / "prices.py").write_text("TAX = 0.2\n")
+    subprocess.run([*git, "add", "prices.py"], cwd=agent.workspace, check=True)
+    subprocess.run([*git, "commit", "-qm", "quokka tariff table"], cwd=agent.workspace, check=True)
+    events, done = run(agent, "Lancia git log --oneline per favore")
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["exec"]
+    assert "quokka tariff table" in agent.model.calls[-1]["messages"][-1].content  # the retry's note: the output
+    assert done.corrected and "quokka tariff table" in done.reply  # still not from it: the output is shown

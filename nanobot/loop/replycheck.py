@@ -199,6 +199,26 @@ def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tup
     return (spoken or found)[0].path, tuple(n.path for n in found if n.kind == "folder")
 
 
+def named_run(user_text: str, done: list) -> str:
+    """The command a run of this turn ran when the user's message names it, in any language: its
+    words without options (the first three) are all words of the message ("Lancia git log --oneline
+    per favore" names ``git log --oneline``); "" otherwise. Its output is then what the user asked
+    to see.
+
+    >>> from nanobot.loop.verdict import Outcome
+    >>> ran = [Outcome("exec", {"command": "git log --oneline"}, True, "exit 0", effects=frozenset({"runs"}))]
+    >>> named_run("Lancia git log --oneline per favore", ran), named_run("what changed lately?", ran)
+    ('git log --oneline', '')
+    """
+    said = {w.lower() for w in re.findall(r"[\w./-]+", user_text)}
+    for o in reversed(done):
+        command = str((o.args or {}).get("command", "")) if o.ok and "runs" in o.effects else ""
+        words = [w.lower() for w in command.split() if not w.startswith("-")][:3]
+        if words and all(w in said for w in words):
+            return command
+    return ""
+
+
 def _exchanges(agent: Any) -> list[tuple[str, str]]:
     """(user message, reply) of the session's history before this turn."""
     history = getattr(agent, "history", None) or []
@@ -216,10 +236,12 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
     the tool for it is offered. ``earlier``: what the model was shown before the user's message (the
     retrieved block): a look's reply copied from it is not from the look. ``agent``: for the model's
     judgements; ``tools``: the chat's tools, whose declared effects say what each call did."""
+    done = outcomes(events, tools)
     target, folders = looks_at(user_text), ()
     if not target and agent is not None:
         target, folders = judged_target(user_text, agent, reply)
-    facts = Facts(user_text=user_text, reply=reply, done=outcomes(events, tools), asked_change=asked_change,
+    target = target or named_run(user_text, done)
+    facts = Facts(user_text=user_text, reply=reply, done=done, asked_change=asked_change,
                   offered=offered, earlier=earlier, remembers=lambda: remember(user_text, agent), target=target,
                   keeps=lambda: asks_to_keep(user_text, agent),
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
