@@ -388,17 +388,22 @@ CONTEXT_ROWS = [("no model (`--model none`: extractive floor + tool events), obs
                 ("no model, with tool outcomes", "context-none-dev.json"),
                 ("SmolLM2-135M", "context-smollm2.json"),
                 ("SmolLM2-135M, round 12 (e2648a9; \"where were we?\" asked as a chat builds the prompt)", "context-smollm2-round12.json"),
+                ("SmolLM2-135M, round 14: the last message's open part kept whole, a text the bound stopped marked", "context-smollm2-round14.json"),
                 ("Qwen2.5-Coder-1.5B, before: the model's Now replaced the user's last request", "context-qwen2.5-coder-1.5b-dev-before.json"),
                 ("Qwen2.5-Coder-1.5B", "context-qwen2.5-coder-1.5b-dev.json"),
                 ("Qwen2.5-Coder-1.5B, before the dev set's 10 new sessions: quotes cut at 40 characters", "context-qwen2.5-coder-1.5b-dev20-before.json"),
                 ("Qwen2.5-Coder-1.5B, quotes the user's whole sentence", "context-qwen2.5-coder-1.5b-dev20.json"),
                 ("Qwen2.5-Coder-1.5B, round 12: copies widened to the sentence's end, no open bracket (0f618d7)",
                  "context-qwen2.5-coder-1.5b-dev20-round12.json"),
+                ("Qwen2.5-Coder-1.5B, round 14: what the last message leaves open, kept whole; a text the bound stopped goes back to its clause",
+                 "context-qwen2.5-coder-1.5b-dev20-round14.json"),
                 ("Qwen2.5-Coder-1.5B, before: the model's Now replaced the user's last request", "context-qwen2.5-coder-1.5b-before.json"),
                 ("Qwen2.5-Coder-1.5B, the user's last request kept open; quotes cut at 40 characters", "context-qwen2.5-coder-1.5b-round10.json"),
                 ("Qwen2.5-Coder-1.5B, quotes the user's whole sentence", "context-qwen2.5-coder-1.5b.json"),
                 ("Qwen2.5-Coder-1.5B, round 12: copies widened to the sentence's end, no open bracket (822ab0b)",
                  "context-qwen2.5-coder-1.5b-round12.json"),
+                ("Qwen2.5-Coder-1.5B, round 14: what the last message leaves open, kept whole; a text the bound stopped goes back to its clause",
+                 "context-qwen2.5-coder-1.5b-round14.json"),
                 ("Qwen2.5-Coder-1.5B, `--limit 2 --before`: draft from the former prompt (system prompt + history) vs the compact one",
                  "context-qwen2.5-coder-1.5b-cost.json")]
 
@@ -521,7 +526,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     h2 = _j("bfcl-lean.json")["sets"]["held2"]["lean"]
-    cx = _j("context-qwen2.5-coder-1.5b.json")["summary"]
+    cx = _j("context-qwen2.5-coder-1.5b-round14.json")["summary"]
     w = _j("waits-idle-round7.json")["results"][0]["median"]
     lo = _j("locomo-heldout.json")["modes"]["hybrid"]
     from nanobot.bench.figures import BenchResult

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from nanobot.core.events import TextDelta, ToolCall, ToolResult
+from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult
 from nanobot.core.features import Feature
 from nanobot.core.provenance import Provenance
 from nanobot.core.transcript import read_transcript
@@ -316,3 +316,30 @@ def test_a_command_the_message_names_in_another_language_is_a_look_at_its_output
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["exec"]
     assert "quokka tariff table" in agent.model.calls[-1]["messages"][-1].content  # the retry's note: the output
     assert done.corrected and "quokka tariff table" in done.reply  # still not from it: the output is shown
+
+
+def test_a_folder_answered_with_an_invented_count_is_not_from_the_listing(home):
+    """dev2, the 1.5B: "whats insdie the trips folder?" listed 3 files and answered "There are 21 entries
+    in the trips folder.": list_dir's own header ("trips: 3 entries") is no word the reply may share."""
+    agent = make_agent(home, ["Tool: list_dir", '{"path": "trips"}', "Answer:", "There are 21 entries in the trips folder.",
+                              "Answer:", "The trips folder has 21 entries."])
+    (agent.workspace / "trips").mkdir()
+    for name in ("oslo.md", "lisbon.md", "packing.txt"):
+        (agent.workspace / "trips" / name).write_text("x\n")
+    events, done = run(agent, "whats insdie the trips folder?")
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["list_dir"]
+    assert "packing.txt" in agent.model.calls[-1]["messages"][-1].content  # the retry's note: the listing
+    assert done.corrected and "oslo.md" in done.reply  # still not from it: the listing is shown
+
+
+def test_a_file_named_as_spoken_is_the_look_target(home):
+    """dev2, the 1.5B: "what did the garden log say about the basil?" answered from nothing: the file
+    is garden.log, named with a space for its dot. The roots say it exists, so the invented answer is
+    caught and the retry reads it."""
+    agent = make_agent(home, ["Answer:", "The garden log said compost turned.",
+                              "Tool: read_file", '{"path": "garden.log"}', "Answer:", "It says the basil bolted."])
+    (agent.workspace / "garden.log").write_text("2024-06-01 basil bolted\n")
+    events, done = run(agent, "what did the garden log say about the basil?")
+    assert any("nothing was read or run" in e.text for e in events if isinstance(e, Notice))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
+    assert done.reply == "It says the basil bolted."

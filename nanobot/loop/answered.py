@@ -8,8 +8,8 @@ conversations). ``replycheck.check`` retries such a reply once with the result i
 a correction: they asked to see it.
 
 Words are compared, not meaning: a result's words (numbers too, "42"; a word and its longer form,
-"add"/"adds"), less the tool's own header ("todo.md lines 1-3 of 3", "exit 0") and the words of the
-user's message (the file's name), against the reply's. A reply in other words entirely is asked
+"add"/"adds"), less the tool's own header ("todo.md lines 1-3 of 3", "exit 0", "trips: 3 entries")
+and the words of the user's message (the file's name), against the reply's. A reply in other words entirely is asked
 again; that costs one retry, not a wrong answer.
 
 >>> unanswered("show me todo.md", "Done.", "todo.md lines 1-2 of 2\\n# Todo\\n- buy milk")
@@ -18,13 +18,15 @@ again; that costs one retry, not a wrong answer.
 ''
 >>> unanswered("run date", "It printed nothing.", "exit 0")  # nothing shown: nothing to miss
 ''
+>>> unanswered("what is in trips?", "There are 21 entries in trips.", "trips: 2 entries\\noslo.md\\nrome.md")
+'oslo.md\\nrome.md'
 """
 
 from __future__ import annotations
 
 import re
 
-_HEADER = re.compile(r"\A(?:exit -?\d+|\S+ lines \d+-\d+ of \d+|\S+: empty file)\s*$\n?", re.M)
+_HEADER = re.compile(r"\A(?:exit -?\d+|\S+ lines \d+-\d+ of \d+|\S+: empty file|\S+: \d+ entries)\s*$\n?", re.M)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _COMMON = frozenset(
     "an and are as at be but by can do does file for from has have he her his how if in into is it its me my no "

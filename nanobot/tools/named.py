@@ -2,7 +2,8 @@
 
 A word of the message names a path when it is one there (``notes/meeting.txt``, a file name found
 at most two folders down, a folder's name), or when it is one edit away from one (``inventry.csv``
-for ``inventory.csv``: a typo, in any language's sentence). A word shaped like a file name
+for ``inventory.csv``: a typo, in any language's sentence); a file's name is also named as spoken,
+its separators as spaces ("the garden log" for ``garden.log``). A word shaped like a file name
 (``hello.txt``) that does not exist is named too, as ``new``: a file the user may want created. No
 list of words is read: the roots are.
 
@@ -10,6 +11,8 @@ list of words is read: the roots are.
 >>> _ = (d / "notes" / "meeting.txt").write_text("x"); _ = (d / "todo.md").write_text("x")
 >>> [(n.path, n.kind) for n in named("Zeig mir bitte tod.md und notes", [d])]
 [('todo.md', 'file'), ('notes', 'folder')]
+>>> _ = (d / "garden.log").write_text("x"); [n.path for n in named("what did the garden log say?", [d])]
+['garden.log']
 >>> [(n.path, n.kind) for n in named("create hello.txt", [d])]
 [('hello.txt', 'new')]
 """
@@ -72,7 +75,7 @@ def named(text: str, roots: list[Path]) -> list[Named]:
     by_name: dict[str, list[str]] = {}
     for rel in have:
         by_name.setdefault(Path(rel).name.lower(), []).append(rel)
-    out: dict[str, Named] = {}
+    found: list[tuple[int, Named]] = []
     shaped = {m.group(1) for m in _SHAPED.finditer(text)}
     for m in _WORD.finditer(text):
         word = m.group(0).strip("./").rstrip(",;:!?") if m.group(0) not in shaped else m.group(0)
@@ -80,10 +83,27 @@ def named(text: str, roots: list[Path]) -> list[Named]:
             continue
         hit = _find(word, have, by_name)
         if hit:
-            out.setdefault(hit, Named(hit, have[hit], word))
+            found.append((m.start(), Named(hit, have[hit], word)))
         elif word in shaped and not re.match(r"^\d|^\w\.\w$", word):  # "e.g" is no file
-            out.setdefault(word, Named(word, "new", word))
+            found.append((m.start(), Named(word, "new", word)))
+    found += _spoken(text, have, by_name)
+    out: dict[str, Named] = {}
+    for _, n in sorted(found, key=lambda f: f[0]):
+        out.setdefault(n.path, n)
     return list(out.values())
+
+
+def _spoken(text: str, have: dict[str, str], by_name: dict[str, list[str]]) -> list[tuple[int, Named]]:
+    """Files named as spoken, their separators as spaces: "the garden log" names ``garden.log``."""
+    low = text.lower()
+    out = []
+    for name, rels in by_name.items():
+        words = re.sub(r"[._-]+", " ", name).split()
+        if len(words) < 2 or have[rels[0]] != "file":
+            continue
+        if m := re.search(rf"(?<!\w){re.escape(' '.join(words))}(?!\w)", low):
+            out.append((m.start(), Named(rels[0], "file", text[m.start():m.end()])))
+    return out
 
 
 def nearest(raw: str, roots: list[Path]) -> str:
