@@ -6,7 +6,13 @@ from __future__ import annotations
 import json
 
 from nanobot.observer.evidence import ground
-from nanobot.observer.observation import DRAFT_SCALARS, LISTS, GroundedDraft, whole_quotes, whole_texts
+from nanobot.observer.observation import (
+    DRAFT_SCALARS,
+    LISTS,
+    GroundedDraft,
+    whole_quotes,
+    whole_texts,
+)
 from nanobot.observer.observer import instructions_of, read_draft
 
 
