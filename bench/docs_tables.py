@@ -418,7 +418,7 @@ def context() -> str:
         n = s["sessions"] if s["sessions"] == total[s["split"]] else f"{s['sessions']} of {total[s['split']]}"
         found = sum(int(v.split("/")[0]) for v in s["recall_by_kind"].values())
         recall = f"{s['recall']:.3f} ({found}/{s['items']}; " + ", ".join(f"{k} {v}" for k, v in s["recall_by_kind"].items()) + ")"
-        where = "-" if s["where"] is None else f"{s['where']:.1f} ({round(s['where'] * s['sessions'])}/{s['sessions']})"
+        where = "-" if s["where"] is None else f"{s['where']:.0%} ({round(s['where'] * s['sessions'])}/{s['sessions']})"
         draft = f"{s['mean_before_s']} vs {s['mean_draft_s']}" if "mean_before_s" in s else f"{s['mean_draft_s']}"
         rows.append([label + note, s["split"], n, recall, s["grounded"], s["cuts"], s.get("mid_sentence", "-"), where, draft,
                      _load(s["load_avg"][0])])
