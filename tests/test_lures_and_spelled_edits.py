@@ -343,3 +343,23 @@ def test_a_file_named_as_spoken_is_the_look_target(home):
     assert any("nothing was read or run" in e.text for e in events if isinstance(e, Notice))
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
     assert done.reply == "It says the basil bolted."
+
+
+def test_a_fence_that_only_opens_a_call_is_neither_shown_nor_kept(home):
+    """A new user's session on the 1.5B: after a refused edit the retried reply ended in "```json\\n{",
+    streamed to the terminal as it came. The stream holds a fence back while it holds only a call's
+    opening; at the end it is dropped, and the reply kept in the history is what was shown."""
+    ending = "Fix the indentation and try again.\n\n```json\n{"
+    agent = make_agent(home, ["Answer:", ending])
+    events, done = run(agent, "hello")
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert "```" not in shown and "{" not in shown
+    assert done.reply == shown.strip() == "Fix the indentation and try again."
+    assert agent.history[-1].content == done.reply
+    stream = Scrubber()  # piece by piece, as a model streams: a code block with content is shown whole
+    block = "Use:\n```python\nprint(1)\n```\nDone."
+    out = "".join(stream.feed(c) for c in block) + stream.finish()
+    assert out == block
+    stream = Scrubber()
+    out = "".join(stream.feed(c) for c in ending) + stream.finish()
+    assert out.rstrip() == "Fix the indentation and try again."  # the blank line before it was shown

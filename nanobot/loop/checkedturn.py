@@ -21,7 +21,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     retried once with a note, then flagged with a correction."""
     from nanobot.loop.callpolicy import asked_for_change
     from nanobot.loop.explicit import explicit
-    from nanobot.loop.replycheck import Scrubber, check, remember, scrub
+    from nanobot.loop.replycheck import Scrubber, check, remember, scrub, unfenced
     from nanobot.loop.textcall import written
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
@@ -47,7 +47,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
                 agent.provenance.looked.append(ev.text)
             seen.append(ev)
             yield ev
-        reply = scrub(ev.reply).strip()
+        reply = unfenced(scrub(ev.reply)).strip()  # as the stream showed it
         if runs < WRITTEN_RUNS and agent.tool_runner is not None and (call := written(reply, agent.tool_names())):
             runs += 1
             yield Notice(text=f"reply check: the reply is a {call[0]} call written as text; running it", level="warning")

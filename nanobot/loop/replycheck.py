@@ -58,6 +58,7 @@ from nanobot.loop.lookchecks import (
 )
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
+from nanobot.tools.plain import plain
 
 _DENIAL = REPLY["denial"]  # (re-exported: the real-model tests read it)
 
@@ -98,7 +99,7 @@ class Scrubber:
 
     def finish(self) -> str:
         out, self.pending = self.pending, ""
-        return scrub(out)
+        return scrub(unfenced(out))
 
     @staticmethod
     def _hold(text: str) -> int:
@@ -112,11 +113,56 @@ class Scrubber:
             if _ECHO_START.fullmatch(text, pos=start, partial=True):
                 cut = min(cut, len(text[:start].rstrip()))
                 break
+        if (fence := _open_fence(text)) >= 0:  # a fence that so far holds only a call's opening
+            cut = min(cut, len(text[:fence].rstrip()))
         line = text.rfind("\n") + 1
         tail = text[line:].lstrip(" #")
         if tail and any(h.startswith(tail) for h in HEADERS):
             cut = min(cut, line)
         return cut
+
+
+_FENCE_START = re.compile(r"^[ \t]*`{1,3}[\w+-]*[ \t]*$")  # a fence line, or its start as it streams
+_BRACES = {"", "{", "[", "{}", "[]", "[{", "}", "]"}
+
+
+def _open_fence(text: str) -> int:
+    """Where a code fence starts that is still open and holds nothing but a call's opening so far
+    ("```json\\n{"): shown, it is a broken call, not an answer (``tools.plain`` drops it); -1 if none.
+
+    >>> _open_fence("Done.\\n\\n```json\\n{"), _open_fence("Use:\\n```python\\nprint(1)"), _open_fence("ok ``")
+    (7, -1, -1)
+    >>> _open_fence("```sh\\nls\\n```\\nThen ``"), _open_fence("Run:\\n``")
+    (-1, 5)
+    """
+    lines = text.split("\n")
+    at, state = -1, "out"  # out | opening (only braces so far) | code (a real block)
+    for i, line in enumerate(lines):
+        whole = line.strip().startswith("```")
+        fence = bool(_FENCE_START.match(line)) and (whole or i == len(lines) - 1)
+        if state == "out" and fence:
+            at, state = i, "opening"
+        elif state == "code" and fence and whole:
+            state = "out"
+        elif state == "opening" and not (fence and whole) and line.strip() not in _BRACES:
+            state = "code"  # an empty fence that closes stays held: ``plain`` drops it at the end
+    if state != "opening":
+        return -1
+    return sum(len(ln) + 1 for ln in lines[:at])
+
+
+def unfenced(text: str) -> str:
+    """``text`` without a fence that only opened a call (``_open_fence``) and what ``tools.plain``
+    drops after it; prose after it stays.
+
+    >>> unfenced("Call edit_file again.\\n\\n```json\\n{"), unfenced("ok")
+    ('Call edit_file again.', 'ok')
+    """
+    at = _open_fence(text)
+    if at < 0:
+        return text
+    rest = plain(text[at:])
+    return text[:at].rstrip() + (f"\n\n{rest}" if rest else "")
 
 
 def remember(user_text: str, agent: Any = None) -> bool:
