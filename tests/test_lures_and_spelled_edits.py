@@ -363,3 +363,16 @@ def test_a_fence_that_only_opens_a_call_is_neither_shown_nor_kept(home):
     stream = Scrubber()
     out = "".join(stream.feed(c) for c in ending) + stream.finish()
     assert out.rstrip() == "Fix the indentation and try again."  # the blank line before it was shown
+
+
+def test_a_listing_of_another_folder_is_no_look_at_the_named_one(home):
+    """dev2, the 1.5B: "whats insdie the trips folder?" listed "." (the workspace) and the correction
+    showed that listing as the trips folder's. A folder the message names is looked at only by a call
+    whose arguments name it."""
+    agent = make_agent(home, ["Tool: list_dir", '{"path": "."}', "Answer:", "There are 21 entries in the trips folder.",
+                              '{"path": "."}', "Answer:", "The trips folder has 21 entries."])  # the retry's list_dir
+    (agent.workspace / "trips").mkdir()
+    (agent.workspace / "trips" / "oslo.md").write_text("x\n")
+    events, done = run(agent, "whats insdie the trips folder?")
+    assert done.corrected and "trips was not read or run this turn" in done.reply
+    assert "SOUL.md" not in done.reply  # the workspace's listing is not shown as the folder's

@@ -149,11 +149,12 @@ def _names_tool(reply: str, name: str) -> bool:
     return False
 
 
-def on_target(o: Outcome, target: str) -> bool:
+def on_target(o: Outcome, target: str, folder: bool = False) -> bool:
     """Whether the call looked at ``target`` (a path the user named): an argument names it (its file
     name, or the path inside a command). "What does split_bill in pricing.py do?" answered after a
-    read of LEIAME.md is no look at pricing.py. A target that is no path ("this folder", a command)
-    and a call whose arguments are not known count as on it.
+    read of LEIAME.md is no look at pricing.py; a listing of "." is no look at the ``folder`` trips. A
+    target that is no path ("this folder", a command) and a call whose arguments are not known count
+    as on it.
 
     >>> on_target(Outcome("read_file", {"path": "src/pricing.py"}, True, ""), "pricing.py")
     True
@@ -163,8 +164,10 @@ def on_target(o: Outcome, target: str) -> bool:
     False
     >>> on_target(Outcome("exec", {"command": "python3 pricing.py --dry"}, True, ""), "pricing.py")
     True
+    >>> on_target(Outcome("list_dir", {"path": "."}, True, ""), "trips", folder=True)
+    False
     """
-    if o.args is None or not re.search(r"[./]", target) or target == "this folder":
+    if o.args is None or not (folder or re.search(r"[./]", target)) or target == "this folder":
         return True
     want = target.rstrip("/").lower()
     name = PurePath(want).name
@@ -175,7 +178,7 @@ def on_target(o: Outcome, target: str) -> bool:
 
 def look_failed(f: Facts) -> CheckResult | None:
     """Every look at the target failed and the reply speaks of the target anyway."""
-    looks = [o for o in f.done if o.looks and on_target(o, f.target)]
+    looks = [o for o in f.done if o.looks and on_target(o, f.target, f.target in f.extra.get("folders", ()))]
     if not f.target or not looks or any(o.ok for o in looks) or REPLY["denial"].search(f.reply):
         return None
     return failure(looks[-1], "the reply speaks of {target} but looking failed: {first}",
@@ -185,7 +188,7 @@ def look_failed(f: Facts) -> CheckResult | None:
 
 def not_from_look(f: Facts) -> CheckResult | None:
     """The look succeeded and the reply shares no word with it, or copies the retrieved block."""
-    shown = [o for o in f.done if o.looks and o.ok and not o.changes and on_target(o, f.target)]
+    shown = [o for o in f.done if o.looks and o.ok and not o.changes and on_target(o, f.target, f.target in f.extra.get("folders", ()))]
     if not f.target or not shown:
         return None
     flat = " ".join(f.reply.lower().split())
@@ -214,7 +217,7 @@ def declined_without_look(f: Facts) -> CheckResult | None:
 
 def not_looked(f: Facts) -> CheckResult | None:
     """The reply speaks of what the user asked to see, and nothing looked this turn: invented."""
-    if (not f.target or any(o.looks and on_target(o, f.target) for o in f.done) or only_asks(f.reply)
+    if (not f.target or any(o.looks and on_target(o, f.target, f.target in f.extra.get("folders", ())) for o in f.done) or only_asks(f.reply)
             or (REPLY["denial"].search(f.reply) and not REPLY["absent"].search(f.reply))):
         return None
     tool = looker(f)
