@@ -242,8 +242,46 @@ def test_the_task_is_what_the_last_message_leaves_open_after_its_tools_ran(home)
     agent = Agent(settings, ScriptedModel(["not a draft"]))
     replay(agent, session)
     (run,) = [e for e in read_events(agent.transcript.path) if e.name == "exec"]
-    assert run.ok and run.turn == 2  # it ran in the second turn
+    assert run.ok and run.back == 0  # it ran in the last message's turn
     out = observe_live(agent, "quit")
     assert out.part.task == last[len("Nice. Show me git status; "):]  # whole: no "…", no done part
     assert load_context(settings.workspace / "CONTEXT.md").now.task == out.part.task
     assert out.part.evidence[out.part.task] in last  # grounded: the user's words as said
+
+
+def test_a_session_whose_edit_failed_and_tests_ran_leaves_what_happened_and_no_done_step(home):
+    """A new user's session on the 1.5B (issue 42's): the edit failed twice, then "run the tests with
+    python -m pytest -q" ran and passed. CONTEXT.md's Recent held two failures cut at 180 characters
+    ("...……") without the run, and Next was the request the run had done. Real files, real tools."""
+    from nanobot.bench.sessions import Call, Session, Turn
+
+    settings, _ = _session_home(home)
+    files = {"utils.py": 'def slugify(s):\n    return s.lower().replace(" ", "-")\n',
+             "test_utils.py": 'from utils import slugify\n\n\ndef test_slugify():\n    assert slugify("A B") == "a-b"\n'}
+    lost = {"path": "utils.py", "old": "def slugify(text):", "new": "def reverse_words(text):"}  # both fail
+    broken = {"path": "utils.py", "old": "slugify(s):", "new": "def reverse_words(s):\n    return ' '.join(reversed(s.split()))"}
+    session = Session(id="t", kind="coding", git=True, files=files, items=[], last=[], turns=[
+        Turn(user="what does utils.py do?", reply="It slugifies.", calls=[Call(tool="read_file", args={"path": "utils.py"})]),
+        Turn(user="add a function called reverse_words to utils.py that reverses the order of the words in a string",
+             reply="Added.", calls=[Call(tool="edit_file", args=lost), Call(tool="edit_file", args=broken)]),
+        Turn(user="run the tests with python -m pytest -q", reply="They pass.",
+             calls=[Call(tool="exec", args={"command": "python -m pytest -q"})])])
+    prepare(session, settings.workspace)
+    agent = Agent(settings, ScriptedModel(["not a draft"]))
+    replay(agent, session)
+    assert [e.ok for e in read_events(agent.transcript.path)] == [True, False, False, True]
+    observe_live(agent, "quit")
+    doc = load_context(settings.workspace / "CONTEXT.md")
+    recent = doc.recent[0]
+    assert "SyntaxError" in recent and "`python -m pytest -q`: exit 0" in recent  # the run that ended it
+    assert "……" not in recent
+    assert "reverse_words" in doc.now.focus + doc.now.task and "run the tests" not in doc.now.task  # still open
+
+
+def test_a_refusal_that_names_its_tool_is_not_named_twice():
+    from nanobot.observer.toolevents import ToolEvent, outcome
+
+    refused = ToolEvent(name="edit_file", ok=False, result="edit_file refused: it would remove 'def slugify(s):'")
+    assert outcome(refused) == "edit_file refused: it would remove 'def slugify(s):'"
+    missing = ToolEvent(name="edit_file", ok=False, result="text to replace not found in 'utils.py'; the file's text is:\nx")
+    assert outcome(missing) == "edit_file failed: text to replace not found in 'utils.py'"

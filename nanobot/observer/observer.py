@@ -37,7 +37,7 @@ from nanobot.observer import nowscope
 from nanobot.observer.contextmd import ContextDoc, load_context, update_context
 from nanobot.observer.evidence import ground
 from nanobot.observer.gist import gist
-from nanobot.observer.lastopen import left_open, quote_of
+from nanobot.observer.lastopen import quote_of, still_open
 from nanobot.observer.nowtask import set_now
 from nanobot.observer.observation import (
     DRAFT_SCALARS,
@@ -59,7 +59,7 @@ from nanobot.observer.observation import (
 from nanobot.observer.state import record_written
 from nanobot.observer.stated import stated_facts
 from nanobot.observer.timeaware import human_gap, read_span, recent_spans, session_pattern
-from nanobot.observer.toolevents import ToolEvent, outcomes, read_events, still_failing
+from nanobot.observer.toolevents import ToolEvent, latest, outcomes, read_events, still_failing
 from nanobot.observer.usernotes import note_user
 from nanobot.workspace import read_text
 
@@ -141,7 +141,7 @@ def fallback_draft(exchanges: list[tuple[str, str]], events: list[ToolEvent] = (
     done, failing = outcomes(list(events)), still_failing(list(events))
     if not asked:
         return ObservationDraft(outcomes=done[-MAX_OUTCOMES:], open_items=[failing] if failing else [])
-    focus, last = gist(asked), left_open(asked[-1], list(events))
+    focus, last = gist(asked), still_open(asked, list(events))
     task = last if len(asked) > 1 and last != focus else ""
     facts = stated_facts(asked, MAX_FACTS)
     evidence = {focus: focus.rstrip("…"), **({task: quote_of(task)} if task else {}), **dict(facts)}
@@ -215,7 +215,7 @@ def draft_or_fallback(model: ChatModel | None, messages: Callable[[], list[Messa
         grounded = ground(raw, said, instructions_of(msgs)).draft if raw is not None else None
         if grounded is not None and any(getattr(grounded, k) for k in (*DRAFT_SCALARS, *LISTS)):
             asked = [t for r, t in exchanges if r == "user" and t.strip()]
-            return with_floor(grounded, floor, left_open(asked[-1], list(events)) if asked else ""), "model"
+            return with_floor(grounded, floor, still_open(asked, list(events))), "model"
     return floor, "fallback"
 
 
@@ -258,8 +258,8 @@ def fold_into_context(doc: ContextDoc, part: ObservationPart, started: datetime 
         set_now(doc, workspace, focus=part.focus, task=part.task, blocked=part.blocked)
         doc.set_now(next=part.open_items[0] if part.open_items else "")  # this session's open step, or none
         stamp = f"{part.at:%m-%d}"
-        done = "; ".join(part.outcomes[-3:])  # Recent: what happened (the latest outcomes), then decisions
-        recent = [f"{stamp} {shorten(done, RECENT_CHARS)}"] if done else []
+        done = latest(part.outcomes, RECENT_CHARS)  # Recent: what happened (the latest outcomes), then decisions
+        recent = [f"{stamp} {done}"] if done else []
         recent += [f"{stamp} {d}" for d in part.decisions  # a decision that only repeats an outcome's start is no decision
                    if not any(o.lower().startswith(d.lower().rstrip(".")) for o in part.outcomes)]
         doc.add_recent(recent or ([f"{stamp} {part.summary}"] if part.summary else []))

@@ -37,7 +37,7 @@ class ToolEvent(BaseModel):
     args: dict = Field(default_factory=dict)
     ok: bool = True
     result: str = ""
-    turn: int = 0  # how many user messages came before it (the last turn's events are the latest)
+    back: int = 0  # how many user messages came after the one whose turn ran it (0: the last one's)
 
 
 def read_events(path: Path) -> list[ToolEvent]:
@@ -54,9 +54,9 @@ def read_events(path: Path) -> list[ToolEvent]:
             args = _args(r.content)
         elif r.meta.get("kind") == "result":
             events.append(ToolEvent(name=str(r.meta.get("name", "")), args=args,
-                                    ok=bool(r.meta.get("ok", True)), result=r.content, turn=turn))
+                                    ok=bool(r.meta.get("ok", True)), result=r.content, back=turn))
             args = {}
-    return events
+    return [e.model_copy(update={"back": turn - e.back}) for e in events]
 
 
 def outcomes(events: list[ToolEvent]) -> list[str]:
@@ -71,8 +71,10 @@ def outcomes(events: list[ToolEvent]) -> list[str]:
 
 def outcome(e: ToolEvent) -> str:
     first = e.result.strip().split("\n", 1)[0]
-    if not e.ok:
-        return "" if e.name in READS else shorten(f"{e.name} failed: {first}", LINE_CHARS)
+    if not e.ok:  # "edit_file refused: ..." names its tool already; "...; the file's text is:" leads on
+        first = first.rsplit("; ", 1)[0] if first.endswith(":") else first
+        said = first if first.startswith(f"{e.name} ") else f"{e.name} failed: {first}"
+        return "" if e.name in READS else shorten(said, LINE_CHARS)
     if e.name == "exec":
         return _ran(e)
     if e.name in READS or not first:
@@ -92,6 +94,24 @@ def _ran(e: ToolEvent, failing: bool = False) -> str:
     result = f"exit {code.group(1) if code else '?'}" + "".join(f", {n} {w}" for w, n in counts.items())
     shown = f"`{shorten(cmd, 60, ellipsis='')}`" if cmd else "the last command"
     return f"make {shown} pass ({result})" if failing else f"ran {shown}: {result}"
+
+
+def latest(lines: list[str], chars: int, most: int = 3) -> str:
+    """The newest of ``lines`` (at most ``most``, back to the first that does not fit ``chars``)
+    whole, joined oldest first: what a session ended with, never its last outcome cut to make room
+    for an earlier one (the newest is shortened alone if it cannot fit).
+
+    >>> latest(["edited a.py at line 2", "ran `pytest -q`: exit 0, 1 passed"], 60)
+    'edited a.py at line 2; ran `pytest -q`: exit 0, 1 passed'
+    >>> latest(["x" * 40, "ran `pytest -q`: exit 0, 1 passed"], 60)
+    'ran `pytest -q`: exit 0, 1 passed'
+    """
+    kept: list[str] = []
+    for line in reversed(lines):
+        if len(kept) == most or (kept and len("; ".join([line, *kept])) > chars):
+            break
+        kept.insert(0, line)
+    return shorten("; ".join(kept), chars)
 
 
 def still_failing(events: list[ToolEvent]) -> str:
