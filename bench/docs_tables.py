@@ -151,7 +151,11 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, round 13, repacking off: + a retry calling the tool a later check names (19b7b40, "
               "taken back)", "assistant-dev2-qwen2.5-coder-1.5b-round13-19b7b40.json"),
              ("qwen2.5-coder-1.5b, round 13, repacking off: + a look on the named path only, a copied user message "
-              "(4bbd8da, with the retry taken back after)", "assistant-dev2-qwen2.5-coder-1.5b-round13-4bbd8da.json")]
+              "(4bbd8da, with the retry taken back after)", "assistant-dev2-qwen2.5-coder-1.5b-round13-4bbd8da.json"),
+             ("qwen2.5-coder-1.5b, round 14: a command the message names, a file named as spoken, list_dir's header "
+              "(80c1054)", "assistant-dev2-qwen2.5-coder-1.5b-round14-80c1054.json"),
+             ("qwen2.5-coder-1.5b, round 14: + a fence that only opens a call dropped, a folder looked at only on its path "
+              "(af08d6f)", "assistant-dev2-qwen2.5-coder-1.5b-round14-af08d6f.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -185,7 +189,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 13, repacking off (910e3aa)", "assistant-fresh-qwen2.5-coder-1.5b-round13-910e3aa.json"),
               ("round 13 with a retry rule taken back after this run (4bbd8da)",
                "assistant-fresh-qwen2.5-coder-1.5b-round13-4bbd8da.json"),
-              ("round 13 final (06da8d0)", "assistant-fresh-qwen2.5-coder-1.5b-round13-final.json")]
+              ("round 13 final (06da8d0)", "assistant-fresh-qwen2.5-coder-1.5b-round13-final.json"),
+              ("round 14 (af08d6f)", "assistant-fresh-qwen2.5-coder-1.5b-round14-af08d6f.json")]
 
 
 def assistant_fresh() -> str:
