@@ -376,3 +376,18 @@ def test_a_listing_of_another_folder_is_no_look_at_the_named_one(home):
     events, done = run(agent, "whats insdie the trips folder?")
     assert done.corrected and "trips was not read or run this turn" in done.reply
     assert "SOUL.md" not in done.reply  # the workspace's listing is not shown as the folder's
+
+
+def test_a_repeated_reply_about_a_file_not_looked_at_is_retried_with_the_look(home):
+    """The first dev set, the 1.5B: "What is in docs/guide.md?" answered with the turn before's reply
+    twice, nothing read. The file exists and nothing looked at it: the retry reads it."""
+    earlier = "The files in this folder are README.md and todo.md, and nothing else is here."
+    agent = make_agent(home, ["Answer:", earlier, "Answer:", earlier,
+                              '{"path": "docs/guide.md"}', "Answer:", "The guide says: step one, unpack the box."])
+    (agent.workspace / "docs").mkdir()
+    (agent.workspace / "docs" / "guide.md").write_text("# Guide\nStep one: unpack the box.\n")
+    run(agent, "Which files do you know about?")
+    events, done = run(agent, "What is in docs/guide.md?")
+    assert any("repeats an earlier reply" in e.text for e in events if isinstance(e, Notice))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
+    assert done.reply == "The guide says: step one, unpack the box." and not done.corrected

@@ -55,8 +55,9 @@ SAME_ASK = 0.7  # messages this close (difflib's ratio) ask nearly the same: a r
 def repeated_reply(f: Facts) -> CheckResult | None:
     """The reply repeats an earlier reply of this session, word for word or nearly, to another message
     (a small model copies its history: every request after a look answered with that look's summary).
-    A fact of the session, not of any language. The correction shows what a look of this turn returned,
-    so the user still gets the file asked for."""
+    A fact of the session, not of any language. When the user named a file or folder nothing looked at
+    this turn, the retry calls the tool that looks at it. The correction shows what a look of this turn
+    returned, so the user still gets the file asked for."""
     reply = " ".join(f.reply.split())
     if parroted := _parroted(f, reply):
         return parroted
@@ -75,8 +76,12 @@ def repeated_reply(f: Facts) -> CheckResult | None:
         if difflib.SequenceMatcher(None, reply[:400], head[:400], autojunk=False).ratio() >= REPEAT_RATIO:
             shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
             result = f" {shown.name} returned:\n{shown.text[:1500]}\n" if shown else " "
+            folder = f.target in f.extra.get("folders", ())
+            tool = looker(f) if f.target and not any(o.looks and on_target(o, f.target, folder) for o in f.done) else ""
+            if tool and f.can(tool):  # what the user named is not looked at yet: the retry looks
+                result = f" You have not looked at {f.target} this turn. Call {tool} for it now. "
             return CheckResult(
-                problem="the reply repeats an earlier reply to another message",
+                problem="the reply repeats an earlier reply to another message", tool=tool if tool and f.can(tool) else "",
                 note=f"[nanobot: your reply repeated your answer to an earlier message.{result}Answer this "
                      f"message now, in plain sentences: {f.user_text}]",
                 correction="(nanobot: the reply above repeats an earlier answer; it does not answer this message."
