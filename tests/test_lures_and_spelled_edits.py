@@ -391,3 +391,12 @@ def test_a_repeated_reply_about_a_file_not_looked_at_is_retried_with_the_look(ho
     assert any("repeats an earlier reply" in e.text for e in events if isinstance(e, Notice))
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
     assert done.reply == "The guide says: step one, unpack the box." and not done.corrected
+
+
+def test_an_earlier_reads_result_copied_as_the_reply_is_imitated_output(home):
+    """The first dev set, the 1.5B: "bob: What is 7 times 6?" answered "notes.txt lines 1-1 of 1 Call Bob
+    at 5pm about the invoice.", an earlier turn's read_file result copied from the history, no tool run."""
+    copied = "notes.txt lines 1-1 of 1 Call Bob at 5pm about the invoice."
+    assert "imitates" in check("bob: What is 7 times 6?", copied, []).problem
+    read = _ran("read_file", {"path": "notes.txt"}, text="notes.txt lines 1-1 of 1\nCall Bob at 5pm about the invoice.")
+    assert not check("show me notes.txt", copied, read).problem  # this turn's own read: from the look

@@ -111,9 +111,16 @@ def _parroted(f: Facts, reply: str) -> CheckResult | None:
     return None
 
 
+_RESULT_HEAD = re.compile(r"^\s*(\S+ lines \d+-\d+ of \d+)\b", re.M)  # read_file's own first line
+
+
 def imitated_output(f: Facts) -> CheckResult | None:
-    """nanobot's caption over a look it showed, copied: invented output passed off as a tool's."""
-    if not imitates(f.reply):
+    """nanobot's caption over a look it showed, copied: invented output passed off as a tool's; or a
+    read's own first line ("notes.txt lines 1-1 of 1") that no read of this turn returned: an earlier
+    turn's result copied from the history, to a message that asked something else."""
+    heads = [m.group(1) for m in _RESULT_HEAD.finditer(f.reply)]
+    copied = any(not any(o.ok and o.text.startswith(h) for o in f.done) for h in heads)
+    if not (imitates(f.reply) or copied):
         return None
     return CheckResult(problem="the reply imitates nanobot's display of a tool's output",
                        note="[nanobot: never write a tool's output yourself. Answer the user in plain sentences "
