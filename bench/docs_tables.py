@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round13-final.json", "assistant-smollm2-round7.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round14-final.json", "assistant-smollm2-round7.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
