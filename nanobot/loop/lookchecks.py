@@ -76,8 +76,7 @@ def repeated_reply(f: Facts) -> CheckResult | None:
         if difflib.SequenceMatcher(None, reply[:400], head[:400], autojunk=False).ratio() >= REPEAT_RATIO:
             shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
             result = f" {shown.name} returned:\n{shown.text[:1500]}\n" if shown else " "
-            folder = f.target in f.extra.get("folders", ())
-            tool = looker(f) if f.target and not any(o.looks and on_target(o, f.target, folder) for o in f.done) else ""
+            tool = looker(f) if f.target and not any(o.looks and _on(o, f) for o in f.done) else ""
             if tool and f.can(tool):  # what the user named is not looked at yet: the retry looks
                 result = f" You have not looked at {f.target} this turn. Call {tool} for it now. "
             return CheckResult(
@@ -188,9 +187,14 @@ def on_target(o: Outcome, target: str, folder: bool = False) -> bool:
     return not values or any(whole.search(v) or (name and PurePath(v.rstrip("/")).name == name) for v in values)
 
 
+def _on(o: Outcome, f: Facts) -> bool:
+    """``on_target`` for the turn's target, a folder the message names counted as one."""
+    return on_target(o, f.target, f.target in f.extra.get("folders", ()))
+
+
 def look_failed(f: Facts) -> CheckResult | None:
     """Every look at the target failed and the reply speaks of the target anyway."""
-    looks = [o for o in f.done if o.looks and on_target(o, f.target, f.target in f.extra.get("folders", ()))]
+    looks = [o for o in f.done if o.looks and _on(o, f)]
     if not f.target or not looks or any(o.ok for o in looks) or REPLY["denial"].search(f.reply):
         return None
     return failure(looks[-1], "the reply speaks of {target} but looking failed: {first}",
@@ -200,7 +204,7 @@ def look_failed(f: Facts) -> CheckResult | None:
 
 def not_from_look(f: Facts) -> CheckResult | None:
     """The look succeeded and the reply shares no word with it, or copies the retrieved block."""
-    shown = [o for o in f.done if o.looks and o.ok and not o.changes and on_target(o, f.target, f.target in f.extra.get("folders", ()))]
+    shown = [o for o in f.done if o.looks and o.ok and not o.changes and _on(o, f)]
     if not f.target or not shown:
         return None
     flat = " ".join(f.reply.lower().split())
@@ -229,7 +233,7 @@ def declined_without_look(f: Facts) -> CheckResult | None:
 
 def not_looked(f: Facts) -> CheckResult | None:
     """The reply speaks of what the user asked to see, and nothing looked this turn: invented."""
-    if (not f.target or any(o.looks and on_target(o, f.target, f.target in f.extra.get("folders", ())) for o in f.done) or only_asks(f.reply)
+    if (not f.target or any(o.looks and _on(o, f) for o in f.done) or only_asks(f.reply)
             or (REPLY["denial"].search(f.reply) and not REPLY["absent"].search(f.reply))):
         return None
     tool = looker(f)

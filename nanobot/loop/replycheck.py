@@ -246,21 +246,19 @@ def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tup
 
 
 def named_run(user_text: str, done: list) -> str:
-    """The command a run of this turn ran when the user's message names it, in any language: its
-    words without options (the first three) are all words of the message ("Lancia git log --oneline
-    per favore" names ``git log --oneline``); "" otherwise. Its output is then what the user asked
-    to see.
+    """The command a run of this turn ran when the user's message names it (``tools.shell.named_in``,
+    in any language); "" otherwise. Its output is then what the user asked to see.
 
     >>> from nanobot.loop.verdict import Outcome
     >>> ran = [Outcome("exec", {"command": "git log --oneline"}, True, "exit 0", effects=frozenset({"runs"}))]
     >>> named_run("Lancia git log --oneline per favore", ran), named_run("what changed lately?", ran)
     ('git log --oneline', '')
     """
-    said = {w.lower() for w in re.findall(r"[\w./-]+", user_text)}
+    from nanobot.tools.shell import named_in
+
     for o in reversed(done):
         command = str((o.args or {}).get("command", "")) if o.ok and "runs" in o.effects else ""
-        words = [w.lower() for w in command.split() if not w.startswith("-")][:3]
-        if words and all(w in said for w in words):
+        if named_in(user_text, command):
             return command
     return ""
 

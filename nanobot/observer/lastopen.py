@@ -29,9 +29,10 @@ import re
 from pathlib import PurePosixPath
 
 from nanobot.base.shorten import sentences, shorten
+from nanobot.observer.contextmd import MAX_VALUE_CHARS as CHARS
 from nanobot.observer.toolevents import ToolEvent
+from nanobot.tools.shell import named_in
 
-CHARS = 200  # CONTEXT.md's bound on a value (contextmd.MAX_VALUE_CHARS)
 _PART = re.compile(r"(?<=;)\s+")
 _WORD = re.compile(r"[\w./-]+")
 _SPEAKER = re.compile(r"^[^\s:]{1,30}: ")
@@ -50,13 +51,13 @@ def still_open(asked: list[str], events: list[ToolEvent], chars: int = CHARS) ->
 def left_open(message: str, events: list[ToolEvent], chars: int = CHARS, back: int = 0) -> str:
     """``message`` (the user's last, or the one ``back`` messages before it) from its first part
     that is not done or empty (see the module docstring); "" when its turn's tools did all of it."""
-    named = [n for e in events if e.back == back and e.ok for n in _names(e)]
+    ran = [e for e in events if e.back == back and e.ok]
     speaker = _SPEAKER.match(message)  # a group chat's "Jana: ...": who says it stays
     said = message[speaker.end():] if speaker else message
     parts = [p for s in sentences(said) for p in _PART.split(s) if p]
     start, did = 0, False
-    while start < len(parts) and (len(_WORD.findall(parts[start])) <= 1 or _does(parts[start], named)):
-        did = did or _does(parts[start], named)
+    while start < len(parts) and (len(_WORD.findall(parts[start])) <= 1 or _does(parts[start], ran)):
+        did = did or _does(parts[start], ran)
         start += 1
     if start == len(parts) and did:
         return ""  # all of it done: the outcome says so, nothing is left open
@@ -65,22 +66,14 @@ def left_open(message: str, events: list[ToolEvent], chars: int = CHARS, back: i
     return shorten((speaker.group(0) if speaker else "") + " ".join(parts[start:]), chars)
 
 
-def _names(e: ToolEvent) -> list[tuple[str, ...]]:
-    """What the call ran on, as word tuples: a command's words without options, a path's file name."""
-    out = []
-    command = str(e.args.get("command", ""))
-    words = tuple(w for w in command.split() if not w.startswith("-"))[:3]
-    if words:
-        out.append(words)
-    path = str(e.args.get("path", ""))
-    if path.strip():
-        out.append((PurePosixPath(path).name,))
-    return out
-
-
-def _does(part: str, named: list[tuple[str, ...]]) -> bool:
+def _does(part: str, events: list[ToolEvent]) -> bool:
+    """Whether ``part`` names what one of ``events`` ran on: its command, or its file's name."""
     words = {w.lower().rstrip(".,;:") for w in _WORD.findall(part)}
-    return any(all(w.lower() in words for w in name) for name in named)
+    for e in events:
+        path = PurePosixPath(str(e.args.get("path", ""))).name.lower()
+        if named_in(part, str(e.args.get("command", ""))) or (path and path in words):
+            return True
+    return False
 
 
 def quote_of(value: str) -> str:

@@ -42,6 +42,19 @@ def writes(command: str) -> bool:
     return bool(_WRITES.search(command))
 
 
+def named_in(text: str, command: str) -> bool:
+    """Whether ``text`` names ``command``, in any language: the command's words without options (its
+    first three) are all words of the text ("Lancia git log --oneline per favore" names
+    ``git log --oneline``; "Zeig mir kurz git diff." names ``git diff``).
+
+    >>> named_in("Lancia git log per favore", "git log --oneline"), named_in("what changed?", "git log")
+    (True, False)
+    """
+    words = [w.lower() for w in command.split() if not w.startswith("-")][:3]
+    said = {w.lower().rstrip(".,;:!?") for w in re.findall(r"[\w./-]+", text)}
+    return bool(words) and all(w in said for w in words)
+
+
 class ExecArgs(ToolArgs):
     command: str = Field(description="shell command line", min_length=1, max_length=1000)
     cwd: str = Field(".", description="working directory, relative to the current directory", max_length=200)
