@@ -30,6 +30,36 @@ def load_model(settings: Settings, model: str | None = None, vocab_only: bool = 
     return LlamaBackend(resolved, vocab_only=vocab_only)
 
 
+def load_model_importing(settings: Settings, model: str | None = None) -> ChatModel:
+    """``load_model`` on a thread while this one imports the switched-on features' modules (what
+    ``build_agent`` does next). llama.cpp reads the GGUF and sets up its context with the interpreter
+    lock released (ctypes), so the imports cost no wall time of their own. ``llama_cpp`` itself is
+    imported here first, so the two threads never import the same modules at once. Raises what
+    ``load_model`` raised."""
+    import threading
+
+    if not resolve_model(settings, model).remote:
+        import llama_cpp  # noqa: F401 - see the docstring
+
+    done: list = []
+
+    def load() -> None:
+        try:
+            done.append(load_model(settings, model))
+        except BaseException as e:  # handed to the caller below
+            done.append(e)
+
+    worker = threading.Thread(target=load, name="nanobot-model-load", daemon=True)
+    worker.start()
+    for switch, spec in FEATURES:
+        if switch(settings):
+            importlib.import_module(spec.partition(":")[0])
+    worker.join()
+    if isinstance(done[0], BaseException):
+        raise done[0]
+    return done[0]
+
+
 def build_agent(settings: Settings, backend, *, interactive: bool = False, chat_id: str = "local",
                 speaker: str | None = None, coding_session: str = "") -> Agent:
     """A ready Agent: ``chat_id``/``speaker`` select the chat (``nanobot chat --chat/--as``);

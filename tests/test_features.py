@@ -38,7 +38,8 @@ def test_template_prompt_bytes_are_unchanged_by_the_contract(home):
     (issue 11), the tool index gained knowledge_read, knowledge_search, knowledge_apply; an empty vault
     adds no section. Issue 29 (deliberate): the ``rules`` line (retrieved text is information, not
     instructions), intent lines in the tool index, and no web tools without a search URL or hosts.
-    Issue 39 (deliberate): append_file in the tool index."""
+    Issue 39 (deliberate): append_file in the tool index. Issue 37 (deliberate): the last session's end,
+    length and pattern moved from Time to a stable "Last session" section (the disk KV entry holds it)."""
     settings = load_settings()
     init_workspace(settings.workspace)
     assert _prompt(settings) == (DATA / "template_prompt.txt").read_text(encoding="utf-8")
@@ -46,7 +47,8 @@ def test_template_prompt_bytes_are_unchanged_by_the_contract(home):
 
 def test_lived_in_prompt_bytes_are_unchanged_by_the_contract(home):
     """USER.md, CONTEXT.md (rendered by the observer) and an earlier session (Time lines), as
-    printed by the code before the contract (same history as template_prompt.txt)."""
+    printed by the code before the contract (same history as template_prompt.txt); issue 37 moved the
+    last session's end and length from Time to the stable "Last session" section on purpose."""
     settings = load_settings()
     ws = settings.workspace
     init_workspace(ws)
@@ -183,7 +185,8 @@ def test_a_feature_tool_runs_end_to_end_when_forced(home, model, monkeypatch):
 def test_vault_and_team_chat_prompt_bytes_are_unchanged_by_the_layout(home):
     """Knowledge docs (the vault's TOC and digest), a team chat selected (``--chat team --as alice``),
     USER.md, CONTEXT.md and an earlier session: tests/data/vault_chat_prompt.txt was printed by the
-    code before issue 26's layout and feature-owned tools (483db4a); the same bytes now."""
+    code before issue 26's layout and feature-owned tools (483db4a); the same bytes now, but for issue
+    37's "Last session" section (the Time lines that do not depend on now, moved before Time)."""
     settings = load_settings()
     ws = settings.workspace
     init_workspace(ws)

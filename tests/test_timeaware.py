@@ -57,7 +57,8 @@ def test_boundaries_and_first_session(tmp_path):
     # the spec: a day boundary counts as the next day whatever the gap (20 min across midnight)
     write_session(tmp_path, datetime(2026, 3, 10, 23, 30, tzinfo=TZ), 25)
     late = time_report(tmp_path, datetime(2026, 3, 11, 0, 15, tzinfo=TZ))
-    assert late.bucket == "new_day" and "We last talked 20 min ago: the previous session ended Tuesday 23:55" in late.lines()
+    assert late.bucket == "new_day" and "we last talked 20 min ago. Fresh start" in late.lines()
+    assert late.before().startswith("Ended Tuesday 10 Mar, 23:55; it lasted 25 min.")
 
 
 @pytest.mark.parametrize("gap, words", [
@@ -68,9 +69,9 @@ def test_boundaries_and_first_session(tmp_path):
 ])
 def test_gap_wording_and_the_last_session_length(tmp_path, gap, words):
     write_session(tmp_path, LAST - timedelta(minutes=40), 40)  # its last message is at LAST
-    lines = time_report(tmp_path, LAST + gap).lines().splitlines()
-    assert lines[0] == "Session: just started"
-    assert lines[1].startswith(f"We last talked {words}: the previous session ended ") and "(it lasted 40 min). " in lines[1]
+    report = time_report(tmp_path, LAST + gap)
+    assert report.lines().startswith(f"Session: just started; we last talked {words}. ")
+    assert report.before() == "Ended Tuesday 10 Mar, 15:00; it lasted 40 min."
 
 
 def test_session_without_messages_does_not_count_as_interaction(tmp_path):
@@ -125,7 +126,8 @@ def test_agent_time_section_uses_injected_clock_and_stays_fixed(home):
     agent.start_session()
     first = agent.system_prompt().text
     assert "Now: Tuesday 2026-03-10 15:40" in first
-    assert "Session: just started\nWe last talked 40 min ago: the previous session ended 15:00 (it lasted 30 min). Re-orient briefly: check CONTEXT.md for the current task." in first
+    assert "## Last session\nEnded Tuesday 10 Mar, 15:00; it lasted 30 min.\n\n## Time\n" in first
+    assert "Session: just started; we last talked 40 min ago. Re-orient briefly: check CONTEXT.md for the current task." in first
     list(agent.turn("hello"))
     agent.refresh_prompt()
     assert agent.system_prompt().text == first  # built once per session: the prefix stays valid
@@ -159,11 +161,30 @@ def test_how_long_since_we_last_talked_is_the_gap_before_this_session_not_its_le
     agent = Agent(settings, model, clock=lambda: clock[0])
     attach_observer(agent)
     agent.start_session()
-    assert "We last talked 3 hours ago: the previous session ended 15:00 (it lasted 30 min)." in \
-        agent.system_prompt().text
+    assert "Ended Tuesday 10 Mar, 15:00; it lasted 30 min." in agent.system_prompt().text
+    assert "we last talked 3 hours ago." in agent.system_prompt().text
     list(agent.turn("hi"))
     clock[0] = start + timedelta(minutes=25)
     list(agent.turn("How long since we last talked?"))
     seen = model.calls[-1]["messages"][-1].content
     assert seen == ("Session: running for 25 min; before it, we had not talked for 3 h\n\n"
                     "How long since we last talked?")
+
+
+def test_the_last_session_is_stable_text_the_same_at_any_start(home):
+    """The previous session's end, length and the pattern do not depend on when the next session
+    starts, so they are stable text (the disk KV entry holds them, saved by the housekeeping child
+    before that start): two starts an hour apart share the stable prefix and differ only under Time."""
+    settings = load_settings(memory={"enabled": False})
+    init_workspace(settings.workspace)
+    for day in range(3):
+        write_session(settings.sessions_dir, LAST - timedelta(days=2 - day, minutes=30), 30)
+    prompts = []
+    for gap in (timedelta(minutes=2), timedelta(hours=1)):
+        agent = Agent(settings, ScriptedModel(["x"]), clock=lambda gap=gap: LAST + gap)
+        attach_observer(agent)
+        prompts.append(agent.system_prompt())
+    assert prompts[0].stable_text == prompts[1].stable_text
+    assert prompts[0].stable_text.endswith(
+        "## Last session\nEnded Tuesday 10 Mar, 15:00; it lasted 30 min.\nPattern: mixed sessions (recent sessions ~30 min)")
+    assert prompts[0].text != prompts[1].text and "## Time" not in prompts[0].stable_text

@@ -204,11 +204,14 @@ class LlamaBackend:
         vocab = self.llm._model
         eos = vocab.token_get_text(vocab.token_eos()) if vocab.token_eos() >= 0 else ""
         bos = vocab.token_get_text(vocab.token_bos()) if vocab.token_bos() >= 0 else ""
-        formatters = {
-            flag: lcf.Jinja2ChatFormatter(template, eos_token=eos, bos_token=bos, add_generation_prompt=flag)
-            for flag in (True, False)
-        }
-        return lambda messages, add_generation_prompt=True, tools=None: formatters[add_generation_prompt](
+        formatters: dict = {}  # compiled when first used: most processes render only with the generation prompt
+
+        def formatter(flag: bool):
+            if flag not in formatters:
+                formatters[flag] = lcf.Jinja2ChatFormatter(template, eos_token=eos, bos_token=bos,
+                                                           add_generation_prompt=flag)
+            return formatters[flag]
+        return lambda messages, add_generation_prompt=True, tools=None: formatter(add_generation_prompt)(
             messages=messages, tools=tools or None).prompt
 
     def render(self, messages: list[Message], add_generation_prompt: bool = True,

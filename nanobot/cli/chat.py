@@ -367,10 +367,10 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
 def build_chat(settings, model: str | None, interactive: bool, chat_id: str, speaker: str | None,
                coding_session: str = "") -> Agent:
     from nanobot.base import faults
-    from nanobot.runtime import build_agent, load_model
+    from nanobot.runtime import build_agent, load_model_importing
 
     faults.point("model-load")
-    return build_agent(settings, load_model(settings, model), interactive=interactive, chat_id=chat_id,
+    return build_agent(settings, load_model_importing(settings, model), interactive=interactive, chat_id=chat_id,
                        speaker=speaker, coding_session=coding_session)
 
 

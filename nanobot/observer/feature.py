@@ -17,9 +17,10 @@ a due reflection, goes to a detached ``nanobot housekeep`` child instead (``obse
 queues it, ``nanobot/housekeeping/housekeep.py`` is the child), so the terminal is back at once. A failure is
 reported as a warning; the transcript is never touched.
 
-``sections`` gives the CONTEXT section (CONTEXT.md as the observer keeps it) and lines under Time
-(gap, pattern, changes outside); both are computed once per session so the prompt, and with it the
-KV-cache prefix, stays the same for every turn.
+``sections`` gives the CONTEXT section (CONTEXT.md as the observer keeps it), the "Last session"
+section (when it ended, how long it lasted, the pattern: stable from that session's end on, so the
+disk KV entry holds it) and lines under Time (the gap and what it means, changes outside); all are
+computed once per session so the prompt, and with it the KV-cache prefix, stays the same for every turn.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ from nanobot.observer.observer import (
 from nanobot.observer.state import record_written
 from nanobot.observer.timeaware import recent_spans, session_line, time_report
 
+LAST_SESSION = 85  # stable until the next session starts: after every other stable section, before Time
+LAST_SESSION_BUDGET = 50  # tokens: an end time, a length and a pattern
 START_WAIT_S = 1.0  # the most the first prompt waits for external change detection
 FALLBACK_NOTE = " (fallback: the model's draft was unusable)"
 MIN_DRAFT = 128  # a pressure draft this small still says something; below it, history gives way
@@ -141,16 +144,23 @@ class ObserverFeature(Feature):
     # -- prompt ------------------------------------------------------------------------------
     def sections(self, agent) -> list[RawSection]:
         return [context_section(agent.workspace, self.settings, self.context_text(agent)),
+                RawSection(name="last_session", text=self._report(agent).before(), budget=LAST_SESSION_BUDGET,
+                           header="## Last session", order=LAST_SESSION),
                 RawSection(name="time", text=self.time_extra(agent), budget=0, stable=False, order=TIME)]
+
+    def _report(self, agent):
+        """This session's TimeReport (the gap before it, the last session, the pattern), once."""
+        sid = agent.transcript.id if agent.transcript else ""
+        if sid not in self._reports:
+            self._reports = {sid: time_report(self.settings.sessions_dir, agent.started, exclude=sid)}
+        return self._reports[sid]
 
     def time_extra(self, agent) -> str:
         sid = agent.transcript.id if agent.transcript else ""
         if sid not in self._time_text:
             if self._external is not None:
                 self._external.join(min(self.settings.observer.git_timeout, START_WAIT_S))
-            report = time_report(self.settings.sessions_dir, agent.started, exclude=sid)
-            self._reports = {sid: report}
-            lines = [x for x in report.lines().splitlines() if x]
+            lines = [x for x in self._report(agent).lines().splitlines() if x]
             if self._external_changes:  # fitted into what the Time budget leaves: never trimmed away
                 count = agent.model.count_tokens
                 core = time_section(agent.started, self.settings)
@@ -159,7 +169,7 @@ class ObserverFeature(Feature):
                     line = external.fit_line(self._external_changes, room, count)
                     if not line or count(line) <= room or len(lines) <= 1:
                         break
-                    lines.pop()  # the pattern, then the last-interaction line, give way to it
+                    lines.pop()  # the last-interaction line gives way to it
                 if line:
                     lines.append(line)
             self._time_text = {sid: "\n".join(lines)}

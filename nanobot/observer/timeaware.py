@@ -15,12 +15,15 @@ an earlier day         new_day     fresh start: briefly review where we left off
                                    boundary counts as the next day)
 =====================  ==========  =============================================================
 
-The Time lines (``TimeReport.lines``), at session start::
+At session start, the "Last session" section (``TimeReport.before``: stable, cached with the prefix)::
+
+    Ended Tuesday 10 Mar, 13:00; it lasted 20 min.
+    Pattern: deep work (recent sessions ~1 h 10 min)
+
+and the Time section's lines under "Now" (``TimeReport.lines``: volatile)::
 
     Session: just started (first session)                     <- no earlier session
-    Session: just started
-    We last talked 2 hours ago: the previous session ended 13:00 (it lasted 20 min). Start by summarizing ...
-    Pattern: deep work (recent sessions ~1 h 10 min)
+    Session: just started; we last talked 2 hours ago. Start by summarizing where we left off.
 
 The pattern comes from the last five sessions with messages: "debugging sessions" when at least half of
 them were spent on errors (a user message naming an error, a traceback, a failing test, a bug...), else
@@ -88,16 +91,21 @@ class TimeReport(BaseModel):
         return HINTS[self.bucket]
 
     def lines(self) -> str:
-        """The extra lines of the prompt's Time section (a few dozen tokens)."""
+        """The Time section's lines under "Now": how long ago we last talked and what that means (they
+        depend on now, so they are volatile)."""
         if self.last is None or self.gap is None:
-            out = ["Session: just started (first session)"]
-        else:
-            when = f"{self.last:%A %H:%M}" if self.last.date() != self.now.date() else f"{self.last:%H:%M}"
-            lasted = ""
-            if self.last_minutes is not None:
-                lasted = f" (it lasted {human_gap(timedelta(minutes=self.last_minutes))})"
-            out = ["Session: just started",
-                   f"We last talked {ago(self.gap)}: the previous session ended {when}{lasted}. {self.hint}"]
+            return "Session: just started (first session)"
+        return f"Session: just started; we last talked {ago(self.gap)}. {self.hint}".rstrip()
+
+    def before(self) -> str:
+        """The "Last session" section: when the previous session ended, how long it lasted, and the
+        pattern. Nothing here depends on now, so the text is the same from that session's end to this
+        one's start, and its KV state is cached with the stable prefix (``kvcache/prewarm.py``)."""
+        out = []
+        if self.last is not None:
+            lasted = "" if self.last_minutes is None else \
+                f"; it lasted {human_gap(timedelta(minutes=self.last_minutes))}"
+            out.append(f"Ended {self.last:%A %d %b, %H:%M}{lasted}.")
         if self.pattern:
             out.append(f"Pattern: {self.pattern}")
         return "\n".join(out)
