@@ -366,6 +366,9 @@ def test_housekeeping_child_prewarms_the_chat_it_observed(home, model, bundled, 
     nxt = _second_session(agent, model)
     assert nxt.action == "restored" and nxt.evaluated == 0, nxt
     assert nxt.prefix_tokens != before
+    # the session just observed is the next start's "Last session": on disk too, not evaluated then
+    restored = model.llm.detokenize(model.llm._input_ids[: nxt.prefix_tokens].tolist(), special=True).decode()
+    assert "## Last session\nEnded " in restored and "## Time" not in restored
 
 
 def test_a_write_left_unfinished_is_removed_once_stale(tmp_path):
