@@ -164,6 +164,9 @@ class ToolSettings(Strict):
     # template format: the tools block the decision sees -- "lean": names + one-line purposes, the chosen
     # tool's schema only for its argument step (nanobot.tools.leancalls); "full": every schema
     listing: Literal["lean", "full"] = "lean"
+    # lean listing: a turn's first call only when the model judges that the tool it picked does what the
+    # message asks (nanobot.tools.fitcheck); then P(call) needs only fitcheck.FIT_FLOOR, not the threshold
+    fit_check: bool = True
 
     @property
     def threshold(self) -> float:

@@ -59,6 +59,7 @@ from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, 
 from nanobot.core.provenance import unasked
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
+from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, user_text
 from nanobot.tools.leancalls import lean_specs, name_grammar, schema_message
 from nanobot.tools.plain import plain
 from nanobot.tools.validate import validate
@@ -201,9 +202,25 @@ class TemplateCalls:
         prov = agent.provenance
         if first and at is not None and prov.lures(msgs[at].content):
             bare = [*msgs[:at], Message(role="user", content=prov.unlured(msgs[at].content, always=True)), *msgs[at + 1:]]
-            if (p := self.call_probability(agent, bare)) < self.runner.settings.tools.threshold:
-                return p
+            if self.call_probability(agent, bare) < self.runner.settings.tools.threshold:
+                return 0.0  # declined, under the fit check's floor too
         return self.call_probability(agent, msgs)
+
+    def fit_on(self, agent: Any, n: int) -> bool:
+        """Whether step ``n``'s decision goes through the fit check (``tools.fitcheck``): a turn's
+        first step on the lean listing (``tools.fit_check``), with a model that scores a yes/no."""
+        return (n == 0 and self.lean and self.runner.settings.tools.fit_check
+                and callable(getattr(agent.model, "yes_no_apart", None)))
+
+    def fitting(self, agent: Any, msgs: list[Message], n: int) -> str | None:
+        """The tool step ``n`` calls: "" (any) without the fit check; with it, the tool the lean step
+        picks when the model judges that it does what the user's message asks, else None (declined)."""
+        if not self.fit_on(agent, n):
+            return ""
+        name = self.pick(agent, msgs)
+        spec = next(s["function"] for s in self.full if s["function"]["name"] == name)
+        p = fits(agent.model, spec, user_text(agent, msgs))
+        return name if p is None or p >= FIT_YES else None
 
     def generate(self, agent: Any, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
         """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
@@ -247,8 +264,10 @@ class TemplateCalls:
                 break
             if failed[0] and tries:  # right after a tool's error: that tool again, no new decision
                 tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
-            elif (p := self.decide(agent, msgs, n == 0 and look is None)) >= settings.threshold:
-                step = self.call(agent, msgs, seen)
+            elif ((p := self.decide(agent, msgs, n == 0 and look is None))
+                  >= (FIT_FLOOR if self.fit_on(agent, n) else settings.threshold)
+                  and (only := self.fitting(agent, msgs, n)) is not None):
+                step = self.call(agent, msgs, seen, only=only)
             elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
             else:

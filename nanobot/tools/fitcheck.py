@@ -1,0 +1,74 @@
+"""Whether the tool a call would use does what the user's message asks: the model's own yes/no.
+
+P(the reply opens a call) mixes "a tool helps" with "this kind of message usually gets a call": on
+functions users wrote (BFCL's live categories) the two overlap, so one threshold either declines
+requests a tool answers or calls a weather tool for a VirusTotal lookup. Once the lean step has picked
+the tool (``TemplateCalls.pick``: its name, a few tokens), this asks the model, as a few-shot classifier
+of its own (``yes_no_apart``: the conversation's KV state is set aside and put back), whether that
+tool, named with its parameters and the first sentence of its description, does what the message asks
+and is given what it needs. The call is made at ``FIT_YES`` or more; the first decision of a turn
+then needs only ``FIT_FLOOR`` of P(call), not the listing's threshold. Both numbers, and the examples
+(none from a bench: a weather tool, a calendar, an email, flights), were chosen on the development
+items (BFCL's first half and its live categories: ``bench/bfcl_fit.py``); the held-back half is only
+checked. A backend that cannot score a first token (a server, a scripted model) gets None: the
+threshold alone decides, as before.
+
+>>> fit_line({"name": "get_weather", "description": "Current weather. In Celsius.",
+...           "parameters": {"properties": {"city": {}}}})
+'Tool: get_weather(city) - Current weather'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nanobot.backends.base import Message
+from nanobot.base.errors import ModelError
+
+FIT_YES = 0.55  # P(yes) / (P(yes) + P(no)) at which the picked tool counts as fitting the message
+FIT_FLOOR = 0.1  # the least P(call) at which a turn's first decision asks at all
+SYSTEM = ("You check a tool call an assistant is about to make. Given the tool's description and the user's "
+          "message: does the message ask for exactly what this tool does, and give what it needs? "
+          "Answer only yes or no.")
+SHOTS = (
+    ("Tool: get_weather(city) - current weather in a city\nMessage: Is it raining in Lisbon right now?", "yes"),
+    ("Tool: get_weather(city) - current weather in a city\nMessage: Book me a table for two in Lisbon tonight.", "no"),
+    ("Tool: create_event(title, date) - add an event to the calendar\nMessage: Put 'dentist' on my calendar for Friday.",
+     "yes"),
+    ("Tool: create_event(title, date) - add an event to the calendar\nMessage: Cancel my dentist appointment.", "no"),
+    ("Tool: send_email(to, subject, body) - send an email\nMessage: Hi, I'm Tom, Anna's brother.", "no"),
+    ("Tool: search_flights(origin, destination, date) - find flights between two cities\n"
+     "Message: Find me a flight from Oslo to Rome on 3 May.", "yes"),
+)
+
+
+def fit_line(function: dict) -> str:
+    """The tool as the classifier sees it: name, parameter names, the description's first sentence."""
+    params = (function.get("parameters") or {}).get("properties") or {}
+    about = (function.get("description") or "").strip().split(". ")[0].rstrip(".")[:160]
+    return f"Tool: {function['name']}({', '.join(params)}) - {about}"
+
+
+def fit_prompt(function: dict, message: str) -> list[Message]:
+    shots = [Message(role=r, content=c) for text, answer in SHOTS for r, c in (("user", text), ("assistant", answer))]
+    return [Message(role="system", content=SYSTEM), *shots,
+            Message(role="user", content=f"{fit_line(function)}\nMessage: {message}")]
+
+
+def fits(model: Any, function: dict, message: str) -> float | None:
+    """P(yes) that ``function`` (an OpenAI-style spec's ``function``) does what ``message`` asks;
+    None when ``model`` cannot score it."""
+    if not callable(getattr(model, "yes_no_apart", None)) or not message.strip():
+        return None
+    try:
+        yes, no = model.yes_no_apart(fit_prompt(function, message))
+    except ModelError:
+        return None
+    return yes / (yes + no) if yes + no > 0 else None
+
+
+def user_text(agent: Any, msgs: list[Message]) -> str:
+    """The user's message as typed (``agent.judge.text``, without the retrieved block in front of it),
+    else the last user message of ``msgs``."""
+    text = getattr(getattr(agent, "judge", None), "text", "")
+    return text or next((m.content for m in reversed(msgs) if m.role == "user"), "")

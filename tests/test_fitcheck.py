@@ -1,0 +1,81 @@
+"""The fit check (``tools.fitcheck``): on the lean listing a turn's first call is made only when the
+model judges that the tool the lean step picked does what the user's message asks; then P(call) needs
+only ``FIT_FLOOR``. The loop with a scripted model whose yes/no is set per test, then the 1.5B
+(skipped without its GGUF) on a tool that fits one message and not another."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanobot.core.events import ToolCall
+from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, SYSTEM, fit_prompt, fits
+from tests.qwen import SKIP_REASON, qwen_path
+from tests.test_templatecalls import ToolTemplateModel, body, make_agent
+
+QWEN = qwen_path()
+
+
+class Judging(ToolTemplateModel):
+    """Answers the fit classifier with ``fit`` (P(yes)); any other classifier is unsure."""
+
+    def __init__(self, replies, probs, fit):
+        super().__init__(replies, probs)
+        self.fit, self.asked = fit, []
+
+    def yes_no_apart(self, messages):
+        if messages[0].content != SYSTEM:
+            return 0.5, 0.5
+        self.asked.append(messages[-1].content)
+        return self.fit, 1 - self.fit
+
+
+def test_a_likely_call_whose_tool_does_not_fit_the_message_is_declined(home):
+    model = Judging(['{"name": "write_file", ', "I can't check the weather here."], [0.9], fit=FIT_YES - 0.2)
+    agent = make_agent(home, model, listing="lean")
+    events = list(agent.turn("what's the weather in Oslo?"))
+    assert not [e for e in events if isinstance(e, ToolCall)] and not (agent.workspace / "a.txt").exists()
+    assert events[-1].reply == "I can't check the weather here."
+    assert model.asked == ["Tool: write_file(path, content) - Create or overwrite a text file\n"
+                           "Message: what's the weather in Oslo?"]
+
+
+def test_an_unlikely_call_whose_tool_fits_is_made_from_the_floor(home):
+    p = (FIT_FLOOR + 0.3) / 2  # under the lean listing's threshold (0.3), over the floor
+    model = Judging(['{"name": "write_file", ', body("write_file", {"path": "a.txt", "content": "hi"}), "Done."],
+                    [p, 0.05], fit=FIT_YES + 0.3)
+    agent = make_agent(home, model, listing="lean")
+    events = list(agent.turn("put hi into a.txt"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["write_file"]
+    assert (agent.workspace / "a.txt").read_text() == "hi"
+    assert len(model.asked) == 1  # the first step only: after the call, the threshold decides
+
+
+def test_without_a_yes_no_the_threshold_alone_decides(home):
+    model = ToolTemplateModel(["Hello!"], [0.2])  # a server or scripted model: nothing to score with
+    agent = make_agent(home, model, listing="lean")
+    assert not [e for e in agent.turn("put hi into a.txt") if isinstance(e, ToolCall)]
+    assert fits(model, {"name": "x"}, "hello") is None
+
+
+def test_the_prompt_names_the_tool_its_parameters_and_the_first_sentence():
+    spec = {"name": "get_weather", "description": "Current weather in a city. Celsius by default.",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}}}
+    msgs = fit_prompt(spec, "Is it raining in Lisbon?")
+    assert msgs[0].content == SYSTEM and msgs[-1].content == (
+        "Tool: get_weather(city, unit) - Current weather in a city\nMessage: Is it raining in Lisbon?")
+    assert [m.role for m in msgs[1:-1]] == ["user", "assistant"] * 6
+
+
+@pytest.mark.realmodel
+@pytest.mark.skipif(QWEN is None, reason=SKIP_REASON)
+def test_qwen_judges_a_tool_that_fits_above_one_that_does_not(home):
+    from nanobot.backends.llama import LlamaBackend
+    from nanobot.config import load_settings
+    from nanobot.models import resolve_model
+
+    qwen = LlamaBackend(resolve_model(load_settings(home), str(QWEN)))
+    weather = {"name": "get_current_weather", "description": "Retrieves the current weather conditions for a city.",
+               "parameters": {"properties": {"location": {}, "unit": {}}}}
+    fitting = fits(qwen, weather, "How warm is it in Porto right now?")
+    other = fits(qwen, weather, "Using my API key, list the files that talk to example.org on VirusTotal.")
+    assert fitting is not None and other is not None and fitting >= FIT_YES > other
