@@ -93,6 +93,8 @@ def report() -> None:
                 good = sum(correct(items[r["id"]], tuple(r["call"]) if calls(r) and r.get("call") else
                                    (("?", {}) if calls(r) else None)) for r in rs)
                 row[cat] = f"{good}/{len(rs)}"
+            made = [r for r in recs if calls(r) and r.get("call")]
+            row["calls valid"] = f"{sum(1 for r in made if r.get('valid', True))}/{len(made)}"
             table[name] = row
         result["sets"][half] = table
     OUT.write_text(json.dumps(result, indent=2) + "\n")

@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round14-final.json", "assistant-smollm2-round7.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round15.json", "assistant-smollm2-round7.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -155,7 +155,9 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, round 14: a command the message names, a file named as spoken, list_dir's header "
               "(80c1054)", "assistant-dev2-qwen2.5-coder-1.5b-round14-80c1054.json"),
              ("qwen2.5-coder-1.5b, round 14: + a fence that only opens a call dropped, a folder looked at only on its path "
-              "(af08d6f)", "assistant-dev2-qwen2.5-coder-1.5b-round14-af08d6f.json")]
+              "(af08d6f)", "assistant-dev2-qwen2.5-coder-1.5b-round14-af08d6f.json"),
+             ("qwen2.5-coder-1.5b, round 15: the fit check on a turn's first call (25a8ba9)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round15.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -190,7 +192,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 13 with a retry rule taken back after this run (4bbd8da)",
                "assistant-fresh-qwen2.5-coder-1.5b-round13-4bbd8da.json"),
               ("round 13 final (06da8d0)", "assistant-fresh-qwen2.5-coder-1.5b-round13-final.json"),
-              ("round 14 (af08d6f)", "assistant-fresh-qwen2.5-coder-1.5b-round14-af08d6f.json")]
+              ("round 14 (af08d6f)", "assistant-fresh-qwen2.5-coder-1.5b-round14-af08d6f.json"),
+              ("round 15, the fit check (25a8ba9)", "assistant-fresh-qwen2.5-coder-1.5b-round15.json")]
 
 
 def assistant_fresh() -> str:
@@ -256,6 +259,14 @@ def bfcl_lean() -> str:
     sets = _j("bfcl-lean.json")["sets"]
     return _table(["set", *[c[0] for c in LEAN_COLS]],
                   [[half, *[_lean_cell(d.get(key)) for _, key in LEAN_COLS]] for half, d in sets.items()])
+
+
+def bfcl_fit() -> str:
+    """The lean path's records with and without the fit check (bench/bfcl_fit.py --report)."""
+    d = _j("bfcl-fit.json")
+    rows = [[half, rule, ", ".join(f"{c} {v}" for c, v in row.items())]
+            for half, rules in d["sets"].items() for rule, row in rules.items()]
+    return _table(["set", "decision", "correct per category"], rows)
 
 
 def bfcl_replies() -> str:
@@ -536,7 +547,7 @@ def headline() -> str:
     import assistant_bench as ab
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
-    h2 = _j("bfcl-lean.json")["sets"]["held2"]["lean"]
+    h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     cx = _j("context-qwen2.5-coder-1.5b-round14.json")["summary"]
     w = _j("waits-idle-round7.json")["results"][0]["median"]
     lo = _j("locomo-heldout.json")["modes"]["hybrid"]
@@ -547,7 +558,7 @@ def headline() -> str:
     rows = [
         ["43 turns a new user types: correct / unasked changes / false claims", "1.5B",
          f"{a['correct']} of {len(run['turns'])}; {a['unasked_changes']}; {a['false_claims']}", "[assistant](docs/benchmarks/assistant.md)"],
-        ["BFCL v4 new held-back half (held2), the default lean listing: simple / multiple / irrelevance; calls valid", "1.5B",
+        ["BFCL v4 new held-back half (held2), the default lean listing and fit check: simple / multiple / irrelevance; calls valid", "1.5B",
          ", ".join(h2[c] for c in ("simple_python", "multiple", "irrelevance")) + f"; {h2['calls valid']}",
          "[BFCL](docs/benchmarks/bfcl.md)"],
         ["CONTEXT.md on 20 held-out sessions: recall / grounded / cut words / \"where were we?\"", "1.5B",
@@ -590,7 +601,7 @@ def judge_classifiers() -> str:
 TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
-    "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-replies": bfcl_replies, "context": context,
+    "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-fit": bfcl_fit, "bfcl-replies": bfcl_replies, "context": context,
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
