@@ -6,9 +6,16 @@ only ``FIT_FLOOR``. The loop with a scripted model whose yes/no is set per test,
 from __future__ import annotations
 
 import pytest
+from pydantic import Field
 
+from nanobot.config import load_settings
 from nanobot.core.events import ToolCall
+from nanobot.core.features import Feature
+from nanobot.loop.agent import Agent
+from nanobot.tools.base import Tool, ToolArgs
+from nanobot.tools.feature import attach_tools
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, SYSTEM, fit_prompt, fits
+from nanobot.workspace import init_workspace
 from tests.qwen import SKIP_REASON, qwen_path
 from tests.test_templatecalls import ToolTemplateModel, body, make_agent
 
@@ -29,25 +36,71 @@ class Judging(ToolTemplateModel):
         return self.fit, 1 - self.fit
 
 
+class PingArgs(ToolArgs):
+    word: str = Field(description="a word", max_length=20)
+
+
+class Ping(Tool):
+    """A tool a test adds: no index line of nanobot's, so the fit check judges it by default."""
+
+    name = "ping_note"
+    description = "Write a word into ping.txt. Nothing else."
+    Args = PingArgs
+
+    def run(self, args: PingArgs, ctx) -> str:
+        (ctx.workspace / "ping.txt").write_text(args.word)
+        return "written"
+
+
+class Pings(Feature):
+    name = "pings"
+
+    def tools(self, settings):
+        return [Ping()]
+
+
+def pinging(home, model):
+    settings = load_settings(home, tools={"enabled": ["read_file", "ping_note"], "listing": "lean"},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, model, known_tools=lambda: ["ping_note"])
+    attach_tools(agent)
+    agent.add_feature(Pings())
+    assert set(agent.tool_runner.tools) == {"read_file", "ping_note"}
+    return agent
+
+
 def test_a_likely_call_whose_tool_does_not_fit_the_message_is_declined(home):
-    model = Judging(['{"name": "write_file", ', "I can't check the weather here."], [0.9], fit=FIT_YES - 0.2)
-    agent = make_agent(home, model, listing="lean")
+    model = Judging(['{"name": "ping_note", ', "I can't check the weather here."], [0.9], fit=FIT_YES - 0.2)
+    agent = pinging(home, model)
     events = list(agent.turn("what's the weather in Oslo?"))
-    assert not [e for e in events if isinstance(e, ToolCall)] and not (agent.workspace / "a.txt").exists()
+    assert not [e for e in events if isinstance(e, ToolCall)] and not (agent.workspace / "ping.txt").exists()
     assert events[-1].reply == "I can't check the weather here."
-    assert model.asked == ["Tool: write_file(path, content) - Create or overwrite a text file\n"
-                           "Message: what's the weather in Oslo?"]
+    assert model.asked == ["Tool: ping_note(word) - Write a word into ping.txt\nMessage: what's the weather in Oslo?"]
 
 
 def test_an_unlikely_call_whose_tool_fits_is_made_from_the_floor(home):
     p = (FIT_FLOOR + 0.3) / 2  # under the lean listing's threshold (0.3), over the floor
-    model = Judging(['{"name": "write_file", ', body("write_file", {"path": "a.txt", "content": "hi"}), "Done."],
-                    [p, 0.05], fit=FIT_YES + 0.3)
-    agent = make_agent(home, model, listing="lean")
-    events = list(agent.turn("put hi into a.txt"))
-    assert [e.name for e in events if isinstance(e, ToolCall)] == ["write_file"]
-    assert (agent.workspace / "a.txt").read_text() == "hi"
+    model = Judging(['{"name": "ping_note", ', body("ping_note", {"word": "hi"}), "Done."], [p, 0.05],
+                    fit=FIT_YES + 0.3)
+    agent = pinging(home, model)
+    events = list(agent.turn("ping the word hi"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["ping_note"]
+    assert (agent.workspace / "ping.txt").read_text() == "hi"
     assert len(model.asked) == 1  # the first step only: after the call, the threshold decides
+
+
+def test_nanobots_own_tools_keep_the_threshold(home):
+    """read_file has nanobot's own index line: not judged; under the threshold no call, over it the
+    call whatever the classifier would say."""
+    pick, call = '{"name": "read_file", ', body("read_file", {"path": "a.txt"})
+    for p, replies, calls in (((FIT_FLOOR + 0.3) / 2, [pick, "Which note?"], []),
+                              (0.9, [pick, call, "It says hi."], ["read_file"])):
+        model = Judging(replies, [p, 0.05], fit=0.0)
+        agent = pinging(home, model)
+        (agent.workspace / "a.txt").write_text("hi")
+        events = list(agent.turn("what does my note say?"))
+        assert [e.name for e in events if isinstance(e, ToolCall)] == calls and model.asked == []
 
 
 def test_without_a_yes_no_the_threshold_alone_decides(home):

@@ -35,9 +35,10 @@ def test_the_decision_sees_names_and_the_call_its_tools_schema_only(home):
                                  {"name": "write_file", "description": "create a file, only when asked to"}]
     assert pick["prefill"] == f"{OPEN}\n" and pick["messages"][-1].role == "user"
     assert "write_file" in pick["grammar"] and "read_file" in pick["grammar"] and "arguments" not in pick["grammar"]
-    schema = args["messages"][-1]
+    schema = args["messages"][-2]  # before the user's message: the request is what the model read last
     assert schema.role == "system" and '"content"' in schema.content and "read_file" not in schema.content
-    assert args["messages"][:-1] == pick["messages"] and "read_file" not in args["grammar"]
+    assert args["messages"][-1] == pick["messages"][-1] and args["messages"][:-2] == pick["messages"][:-1]
+    assert "read_file" not in args["grammar"]
     assert not any('"parameters"' in m.content for m in reply["messages"])  # the schema left with the call
     assert [m.role for m in reply["messages"]][-2:] == ["assistant", "tool"]
     assert "## Tools" not in agent.system_prompt().text  # the tools slot lists them, not the index

@@ -11,7 +11,8 @@ then needs only ``FIT_FLOOR`` of P(call), not the listing's threshold. Both numb
 (none from a bench: a weather tool, a calendar, an email, flights), were chosen on the development
 items (BFCL's first half and its live categories: ``bench/bfcl_fit.py``); the held-back half is only
 checked. A backend that cannot score a first token (a server, a scripted model) gets None: the
-threshold alone decides, as before.
+threshold alone decides, as before. Only tools without nanobot's own index line are judged
+(``judged``): nanobot's file, command and memory tools keep the threshold and the loop's own checks.
 
 >>> fit_line({"name": "get_weather", "description": "Current weather. In Celsius.",
 ...           "parameters": {"properties": {"city": {}}}})
@@ -65,6 +66,15 @@ def fits(model: Any, function: dict, message: str) -> float | None:
     except ModelError:
         return None
     return yes / (yes + no) if yes + no > 0 else None
+
+
+def judged(tool: Any) -> bool:
+    """Whether the fit check judges calls of ``tool``: one without nanobot's own index line
+    (``Tool.intent``: an MCP server's tool, a plugin's, the task board). nanobot's file, command and
+    memory tools have the requests they are for written out, and the loop's facts (a file the message
+    names in the roots, a command ``exec_allow`` admits) and reply checks guard them; on the second
+    assistant set the check declined 4 of their calls the user asked for, so the threshold decides them."""
+    return not getattr(tool, "intent", "")
 
 
 def user_text(agent: Any, msgs: list[Message]) -> str:

@@ -8,9 +8,10 @@ index (``ToolRunner.listed_by_template``), and the step that writes a call:
 
 1. picks the tool under ``name_grammar`` (one of the offered names) after ``<tool_call>\\n``, on the
    same prompt as the decision, so the KV cache holds all of it already;
-2. writes the arguments with that tool's full spec in a system message after the conversation
-   (``schema_message``), under that tool's argument grammar; the message is dropped afterwards, so the
-   tools block and everything before the call stay one prefix from turn to turn.
+2. writes the arguments with that tool's full spec in a system message (``schema_message``), under
+   that tool's argument grammar: on a turn's first call right before the user's message, so the request
+   is what the model read last (``with_schema``), on a later step after the conversation; the message is
+   dropped afterwards, so the tools block and everything before the call stay one prefix from turn to turn.
 
 >>> lean_specs({"f": type("T", (), {"description": "Do f. Then more."})()})
 [{'name': 'f', 'description': 'Do f.'}]
@@ -49,6 +50,17 @@ def name_grammar(names: list[str]) -> Grammar:
     """The call's opening after ``<tool_call>\\n``: ``{"name": "`` + one of ``names`` + ``"``."""
     alts = " | ".join(literal(json.dumps(n) + ", ") for n in names)
     return Grammar(f'root ::= {literal(chr(123) + chr(34) + "name" + chr(34) + ": ")} ( {alts} )')
+
+
+def with_schema(msgs: list[Message], spec: dict) -> list[Message]:
+    """``msgs`` with the chosen tool's spec for the argument step: right before the user's message
+    when that message ends the conversation (a turn's first call: the model writes the arguments with
+    the request the last thing it read; only the message is evaluated again), else after it (a later
+    step: the KV cache holds everything before). On BFCL's development items the arguments were right
+    in 33 of 45 calls with the spec before the message, 26 with it after (``bench/bfcl_bench.py``)."""
+    if msgs and msgs[-1].role == "user":
+        return [*msgs[:-1], schema_message(spec), msgs[-1]]
+    return [*msgs, schema_message(spec)]
 
 
 def schema_message(spec: dict) -> Message:

@@ -59,8 +59,8 @@ from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, 
 from nanobot.core.provenance import unasked
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
-from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, user_text
-from nanobot.tools.leancalls import lean_specs, name_grammar, schema_message
+from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, judged, user_text
+from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
 from nanobot.tools.plain import plain
 from nanobot.tools.validate import validate
 
@@ -208,19 +208,24 @@ class TemplateCalls:
 
     def fit_on(self, agent: Any, n: int) -> bool:
         """Whether step ``n``'s decision goes through the fit check (``tools.fitcheck``): a turn's
-        first step on the lean listing (``tools.fit_check``), with a model that scores a yes/no."""
+        first step on the lean listing (``tools.fit_check``), with a model that scores a yes/no, when
+        a tool it judges is offered (``judged``)."""
         return (n == 0 and self.lean and self.runner.settings.tools.fit_check
-                and callable(getattr(agent.model, "yes_no_apart", None)))
+                and callable(getattr(agent.model, "yes_no_apart", None))
+                and any(judged(t) for t in self.runner.tools.values()))
 
-    def fitting(self, agent: Any, msgs: list[Message], n: int) -> str | None:
+    def fitting(self, agent: Any, msgs: list[Message], n: int, p: float) -> str | None:
         """The tool step ``n`` calls: "" (any) without the fit check; with it, the tool the lean step
-        picks when the model judges that it does what the user's message asks, else None (declined)."""
+        picks, when the model judges that it does what the user's message asks (a tool with nanobot's
+        own index line: when P(call) reaches the threshold, as without the check), else None."""
         if not self.fit_on(agent, n):
             return ""
         name = self.pick(agent, msgs)
+        if not judged(self.runner.tools[name]):
+            return name if p >= self.runner.settings.tools.threshold else None
         spec = next(s["function"] for s in self.full if s["function"]["name"] == name)
-        p = fits(agent.model, spec, user_text(agent, msgs))
-        return name if p is None or p >= FIT_YES else None
+        fit = fits(agent.model, spec, user_text(agent, msgs))
+        return name if fit is None or fit >= FIT_YES else None
 
     def generate(self, agent: Any, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
         """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
@@ -229,7 +234,7 @@ class TemplateCalls:
         if self.lean:  # the tool first, on the decision's prompt; then its arguments with its schema
             only = only or self.pick(agent, msgs)
             spec = next(s for s in self.full if s["function"]["name"] == only)
-            msgs = [*msgs, schema_message(spec)]
+            msgs = with_schema(msgs, spec)
         raw = self.runner._generate(agent, msgs, self.grammar(only), f"{OPEN}\n", settings.args_tokens,
                                     "call", "", tools=self.specs)
         cut = agent.model.last.finish_reason == "length"
@@ -266,7 +271,7 @@ class TemplateCalls:
                 tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
             elif ((p := self.decide(agent, msgs, n == 0 and look is None))
                   >= (FIT_FLOOR if self.fit_on(agent, n) else settings.threshold)
-                  and (only := self.fitting(agent, msgs, n)) is not None):
+                  and (only := self.fitting(agent, msgs, n, p)) is not None):
                 step = self.call(agent, msgs, seen, only=only)
             elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
