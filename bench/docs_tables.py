@@ -577,11 +577,17 @@ def headline() -> str:
 def first_reply() -> str:
     """A new user's first reply and a pasted question's first token (bench/first_reply_bench.py,
     bench/waits_bench.py --wpm 0 --enter-after 0|1)."""
-    f = _j("first-reply-qwen2.5-coder-1.5b-round13.json")
-    rows = [[f"`nanobot chat` in a new home, piped \"hi\": process start to the reply's first character ({lst})",
-             f["model"], f"{r['new_home']['first_char_s']} s", f"{r['second_start']['first_char_s']} s",
-             _load([r["new_home"]["load1_before"], r["second_start"]["load1_before"]])]
-            for lst, r in f["runs"].items()]
+    rows = []
+    for name, when in (("first-reply-qwen2.5-coder-1.5b-round13.json", "round 13"),
+                       ("first-reply-qwen2.5-coder-1.5b-round15-before.json", "round 14's code (43306d3), run beside round 15's"),
+                       ("first-reply-qwen2.5-coder-1.5b-round15.json", "round 15")):
+        f = _j(name)
+        for lst, r in f["runs"].items():
+            again = r["second_start"].get("all_s")
+            second = f"{r['second_start']['first_char_s']} s" + (f" (median of {len(again)})" if again else "")
+            rows.append([f"`nanobot chat` in a new home, piped \"hi\": process start to the reply's first character "
+                         f"({lst}, {when})", f["model"], f"{r['new_home']['first_char_s']} s", second,
+                         _load([r["new_home"]["load1_before"], *r["second_start"].get("loads", [r["second_start"]["load1_before"]])])])
     for name, when in (("waits-idle-pasted-at-once-round13.json", "sent at once"),
                        ("waits-idle-pasted-round13.json", "sent a second later")):
         w = _j(name)["results"][0]
