@@ -6,17 +6,16 @@ only ``FIT_FLOOR``. The loop with a scripted model whose yes/no is set per test,
 from __future__ import annotations
 
 import pytest
-from pydantic import Field
 
 from nanobot.config import load_settings
 from nanobot.core.events import ToolCall
 from nanobot.core.features import Feature
 from nanobot.loop.agent import Agent
-from nanobot.tools.base import Tool, ToolArgs
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, SYSTEM, fit_prompt, fits
 from nanobot.workspace import init_workspace
 from tests.qwen import SKIP_REASON, qwen_path
+from tests.test_features import Ping
 from tests.test_templatecalls import ToolTemplateModel, body, make_agent
 
 QWEN = qwen_path()
@@ -36,23 +35,9 @@ class Judging(ToolTemplateModel):
         return self.fit, 1 - self.fit
 
 
-class PingArgs(ToolArgs):
-    word: str = Field(description="a word", max_length=20)
-
-
-class Ping(Tool):
-    """A tool a test adds: no index line of nanobot's, so the fit check judges it by default."""
-
-    name = "ping_note"
-    description = "Write a word into ping.txt. Nothing else."
-    Args = PingArgs
-
-    def run(self, args: PingArgs, ctx) -> str:
-        (ctx.workspace / "ping.txt").write_text(args.word)
-        return "written"
-
-
 class Pings(Feature):
+    """``test_features.Ping``, a tool a test adds: no index line of nanobot's, so the fit check judges it."""
+
     name = "pings"
 
     def tools(self, settings):
