@@ -56,10 +56,15 @@ def fit_prompt(function: dict, message: str) -> list[Message]:
             Message(role="user", content=f"{fit_line(function)}\nMessage: {message}")]
 
 
+def scores(model: Any) -> bool:
+    """Whether ``model`` scores a few-shot yes/no of its own (a llama.cpp model; not a server)."""
+    return callable(getattr(model, "yes_no_apart", None))
+
+
 def fits(model: Any, function: dict, message: str) -> float | None:
     """P(yes) that ``function`` (an OpenAI-style spec's ``function``) does what ``message`` asks;
     None when ``model`` cannot score it."""
-    if not callable(getattr(model, "yes_no_apart", None)) or not message.strip():
+    if not scores(model) or not message.strip():
         return None
     try:
         yes, no = model.yes_no_apart(fit_prompt(function, message))

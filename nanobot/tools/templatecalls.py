@@ -59,7 +59,7 @@ from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, 
 from nanobot.core.provenance import unasked
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
-from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, judged, user_text
+from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, judged, scores, user_text
 from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
 from nanobot.tools.plain import plain
 from nanobot.tools.validate import validate
@@ -211,7 +211,7 @@ class TemplateCalls:
         first step on the lean listing (``tools.fit_check``), with a model that scores a yes/no, when
         a tool it judges is offered (``judged``)."""
         return (n == 0 and self.lean and self.runner.settings.tools.fit_check
-                and callable(getattr(agent.model, "yes_no_apart", None))
+                and scores(agent.model)
                 and any(judged(t) for t in self.runner.tools.values()))
 
     def fitting(self, agent: Any, msgs: list[Message], n: int, p: float) -> str | None:
