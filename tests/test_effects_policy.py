@@ -91,6 +91,23 @@ def test_a_line_added_at_the_end_never_replaces_the_last_line(home):
     assert (ws / "poem.txt").read_text().endswith("moon.\nEat dessert first.\n")
 
 
+def test_an_entry_logged_at_the_bottom_never_replaces_the_entry_before_it(home):
+    """The file's name and the dictated line's own words mention no old line: "garden" and "picked" are
+    in both the request and the old last entry, which is still refused, and kept."""
+    ask = "Log today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries"
+    ctx, ws = _ctx(home, [ask])
+    (ws / "garden.log").write_text("2024-05-20 sowed beans\n2024-06-01 garden: picked radishes\n")
+    with pytest.raises(PolicyError) as err:
+        EditFile().run(EditFile.Args(path="garden.log", old="2024-06-01 garden: picked radishes",
+                                     new="2024-06-08 picked the first strawberries"), ctx)
+    assert err.value.kind is Refusal.LOSES_LINES and "picked radishes" in str(err.value)
+    ctx, _ = _ctx(home, ["add eggs to the end of shopping.txt"])
+    (ws / "shopping.txt").write_text("- buy bread\n- buy milk\n")
+    with pytest.raises(PolicyError):  # a line the request dictates is an addition, not a changed form
+        EditFile().run(EditFile.Args(path="shopping.txt", old="- buy milk", new="- buy eggs"), ctx)
+    assert (ws / "garden.log").read_text().endswith("radishes\n") and "milk" in (ws / "shopping.txt").read_text()
+
+
 def test_a_removal_or_change_the_request_names_runs_in_any_language(home):
     ctx, ws = _ctx(home, ["Supprime la ligne du budget de meeting.txt"])
     (ws / "meeting.txt").write_text("Meeting on Tuesday.\nBudget: 3200 EUR.\n")

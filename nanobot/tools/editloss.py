@@ -4,7 +4,12 @@ checked against what the user asked, before anything is written.
 A removed line is **lost** when no added line is a changed form of it (``similar``: a value set, a
 typo fixed, ``return a + b`` become ``return a - b``; a definition line only by its own name) and the
 user's last two messages do not mention it (its text, or a word of it of 4+ letters: "remove the line
-about the budget" mentions ``Budget: 3200 EUR.``). An edit that loses lines is refused with the lines
+about the budget" mentions ``Budget: 3200 EUR.``). A word that names the edited file, or that the
+added lines hold, mentions nothing: "log the strawberries at the bottom of garden.log" names the file
+and supplies the new line's words, and neither names ``2024-06-01 garden: picked radishes``. Nor is
+a line the user dictated a changed form of the one it replaced: an added line whose new words all
+come from the request, over a line the request does not mention, is an addition ("add eggs to
+shopping.txt" that turned ``- buy milk`` into ``- buy eggs``). An edit that loses lines is refused with the lines
 and the way to keep them ("to add a line, keep old's text in new"), typed ``Refusal.LOSES_LINES``. An
 append is then an append: "add a line at the end" that replaced the last line is refused, and the
 model's next call keeps it. Facts of the text, no word list: a request in any language that names
@@ -14,6 +19,10 @@ what it removes is allowed.
 ['b = 2']
 >>> lost("port = 80\\nlog = warn\\n", "port = 80\\nlog = debug\\n", ["set the log level to debug"])
 []
+>>> lost("06-01 picked radishes\\n", "06-08 picked strawberries\\n", ["add: 06-08 picked strawberries"])
+['06-01 picked radishes']
+>>> lost("- buy milk\\n", "- buy eggs\\n", ["add eggs to shopping.txt"])
+['- buy milk']
 >>> lost("def slugify(s):\\n    return s\\n", "def reverse_words(s):\\n    return s\\n", ["add reverse_words"])
 ['def slugify(s):']
 """
@@ -32,32 +41,44 @@ _WORD = re.compile(r"[^\W_]{4,}|\d{2,}")
 SIMILAR = 0.6  # difflib ratio above which an added line is a changed form of a removed one
 
 
-def similar(old: str, new: str) -> bool:
+def similar(old: str, new: str, said: str = "") -> bool:
     """Whether ``new`` is a changed form of ``old``: a definition or a setting with the same name, any
-    other line mostly the same text."""
+    other line mostly the same text and not dictated by the request ``said`` (``_dictated``)."""
     for form in (_DEF, _HEAD):
         a, b = form.match(old), form.match(new)
         if a and b:
             return a.group(1) == b.group(1)
         if form is _DEF and (a or b):
             return False
-    return SequenceMatcher(None, old.strip(), new.strip()).ratio() >= SIMILAR
+    return SequenceMatcher(None, old.strip(), new.strip()).ratio() >= SIMILAR and not _dictated(old, new, said)
 
 
-def _mentioned(line: str, asked: list[str]) -> bool:
-    said = " ".join(asked).lower()
-    return line.strip().lower() in said or any(w.lower() in said for w in _WORD.findall(line))
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
 
 
-def lost(before: str, after: str, asked: list[str]) -> list[str]:
-    """The lines of ``before`` that ``after`` loses (see the module docstring), in file order."""
+def _mentioned(line: str, said: str, neutral: set[str]) -> bool:
+    return line.lower() in said or any(w in said for w in _words(line) - neutral)
+
+
+def _dictated(old: str, new: str, said: str) -> bool:
+    """``new`` brings words of its own (vs ``old``), and the request holds every one of them."""
+    fresh = _words(new) - _words(old)
+    return bool(fresh) and all(w in said for w in fresh)
+
+
+def lost(before: str, after: str, asked: list[str], path: str = "") -> list[str]:
+    """The lines of ``before`` that ``after`` (an edit of the file ``path``) loses (see the module
+    docstring), in file order."""
     removed = Counter(x.strip() for x in before.splitlines() if x.strip())
     removed.subtract(x.strip() for x in after.splitlines())
     kept = set(x.strip() for x in before.splitlines())
     added = [x for x in after.splitlines() if x.strip() and x.strip() not in kept]
+    said, neutral = " ".join(asked).lower(), _words(path) | _words("\n".join(added))
     out = []
     for line in dict.fromkeys(x.strip() for x in before.splitlines() if x.strip()):
-        if removed[line] > 0 and not _mentioned(line, asked) and not any(similar(line, a) for a in added):
+        if removed[line] > 0 and not _mentioned(line, said, neutral) and not any(
+                similar(line, a, said) for a in added):
             out.append(line)
     return out
 
@@ -65,7 +86,7 @@ def lost(before: str, after: str, asked: list[str]) -> list[str]:
 def refuse_loss(before: str, after: str, asked: list[str] | None, raw: str, tool: str) -> None:
     """Refuse (``PolicyError``, ``Refusal.LOSES_LINES``) a write of ``after`` over ``before`` that loses
     lines the user did not mention; ``asked`` None (no conversation: ``nanobot tools run``) checks nothing."""
-    if asked is None or not (gone := lost(before, after, asked)):
+    if asked is None or not (gone := lost(before, after, asked, raw)):
         return
     shown = "; ".join(f"'{x[:60]}'" for x in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
     how = ("put old's text in new as well, with the added lines before or after it (lines at the end of "

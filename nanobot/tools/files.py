@@ -155,7 +155,7 @@ class EditFile(Tool):
         else:
             new, where = _replaced(text, args)
             asked = _asked(ctx)
-            if (is_python(args.path) and asked is not None and lost(text, new, asked)
+            if (is_python(args.path) and asked is not None and lost(text, new, asked, args.path)
                     and (added := add_defs(text, args.old, args.new)) is not None):
                 new, where = added[0], f": {', '.join(added[1])} added after the code old pointed at, which is kept"
         refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
