@@ -19,6 +19,7 @@ from nanobot.core.provenance import PolicyError, Provenance, Refusal
 from nanobot.loop.agent import Agent
 from nanobot.loop.callpolicy import Guarded, guard, refusal
 from nanobot.loop.judge import Judge
+from nanobot.tools.append import AppendFile
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.effects import Effect
 from nanobot.tools.files import EditFile, WriteFile
@@ -190,7 +191,10 @@ class Judging:
 
         asked = messages[-1].content
         kind = next(k for k, q in QUESTIONS.items() if q in asked)
-        return (0.9, 0.1) if self.yes.get(kind) else (0.1, 0.9)
+        p = self.yes.get(kind)
+        if isinstance(p, float):  # a probability of its own: (yes, no)
+            return p, 1 - p
+        return (0.9, 0.1) if p else (0.1, 0.9)
 
 
 def _judged_agent(home, **yes):
@@ -238,6 +242,21 @@ def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
     agent.provenance.said.append("Setz in server.cfg den Port auf 2, sonst nichts ändern")
     assert refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
                    agent=agent) == ""
+
+
+def test_a_line_the_user_dictates_into_the_file_they_name_is_vetoed_only_by_a_sure_no(home):
+    """The change judgement just under its bound (0.59 on the 1.5B for this message) does not veto the
+    text the user typed for the file they named; a sure "no" (a "don't write ...") still does."""
+    line = {"path": "garden.log", "text": "2024-06-08 picked the first strawberries"}
+    agent, _ = _judged_agent(home, change=0.59)
+    agent.provenance.said.append("Log today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries")
+    assert refusal(AppendFile(), line, agent.provenance, agent=agent) == ""
+    agent, _ = _judged_agent(home, change=0.59)  # the text not typed: refused as before
+    agent.provenance.said.append("Log today's harvest at the bottom of garden.log")
+    assert refusal(AppendFile(), line, agent.provenance, agent=agent)
+    agent, _ = _judged_agent(home, change=False)
+    agent.provenance.said.append("Don't write '2024-06-08 picked the first strawberries' into garden.log")
+    assert refusal(AppendFile(), line, agent.provenance, agent=agent).kind is Refusal.KEEP
 
 
 def test_a_change_is_asked_when_the_models_sure_judgement_or_the_wording_says_so(home):

@@ -21,6 +21,7 @@ is checked too, so a new tool is guarded without a list here to update. The rule
    call on a path, where the user's message names a file and the model judges that it does not allow
    changing one ("look at server.cfg but don't change anything", in any phrasing the model reads;
    "just fix sub, don't touch the rest" allows it): the judgement vetoes what the wording let through.
+   Where the message gives the text the call writes, word for word, only a sure "no" vetoes it.
 5. **Nobody asked for a change** (``NOT_ASKED``). The user did not ask for a change (and did not type
    the command itself): "What is 2+2?" edits no file. A call with a declared path needs a change
    request and a path the user named (or a coding session), or the text it writes typed by the user
@@ -118,6 +119,21 @@ def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -
         agent is not None and bool(recent) and _judged(agent, "change", recent[-1]) is True)
 
 
+# a message that gives the text to write into the file it names is vetoed only by a sure "no" (P(change)
+# at most this: "Don't write 'call the plumber' into notes.txt" is 0.06 on Qwen2.5-Coder-1.5B), not by a
+# judgement just under the change bound ("Log today's harvest at the bottom of garden.log: ..." is 0.59)
+KEEP_TYPED = 0.2
+
+
+def _change_p(agent: Any, text: str) -> float:
+    """The model's P(the message asks for a change) (``loop.judge``; 1.0 when it cannot say)."""
+    from nanobot.loop.judge import asks, judge_of
+
+    asks(agent, "change", text)
+    p = judge_of(agent).probability(agent, "change")
+    return 1.0 if p is None else p
+
+
 def _judged(agent: Any, kind: str, text: str) -> bool | None:
     from nanobot.loop.judge import asks
 
@@ -198,7 +214,8 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     if not typed and not asked_for(tool, prov.said, coding, agent):
         return Refused(f"{name} refused: {NOT_ASKED}; answer the user instead, or ask whether to make the change",
                        Refusal.NOT_ASKED)
-    if agent is not None and path and _NAMED.search(last) and _judged(agent, "change", last) is False:
+    if agent is not None and path and _NAMED.search(last) and _judged(agent, "change", last) is False and (
+            not typed or _change_p(agent, last) <= KEEP_TYPED):
         return Refused(f"{name} refused: the user's message names a file but does not ask to change it; "
                        "answer without changing anything", Refusal.KEEP)
     return ""
