@@ -22,6 +22,7 @@ from nanobot.loop.judge import Judge
 from nanobot.tools.append import AppendFile
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.effects import Effect
+from nanobot.tools.editloss import lost
 from nanobot.tools.files import EditFile, WriteFile
 from nanobot.tools.named import named
 from nanobot.tools.runner import ToolRunner
@@ -81,32 +82,32 @@ def test_adding_a_function_pointed_at_an_existing_one_keeps_it_and_the_tests_pas
 
 
 def test_a_line_added_at_the_end_never_replaces_the_last_line(home):
+    """The model points at the last line to say where the dictated line goes: the line is added after
+    it, and it stays. A line nobody dictated in its place is refused, the file unchanged."""
     ctx, ws = _ctx(home, ["Add a line 'Eat dessert first.' at the end of poem.txt"])
     (ws / "poem.txt").write_text("The heron waits.\nAnd dreams of the moon.\n")
+    out = EditFile().run(EditFile.Args(path="poem.txt", old="And dreams of the moon.", new="Eat dessert first."), ctx)
+    assert "kept" in out and (ws / "poem.txt").read_text() == "The heron waits.\nAnd dreams of the moon.\nEat dessert first.\n"
     with pytest.raises(PolicyError) as err:
-        EditFile().run(EditFile.Args(path="poem.txt", old="And dreams of the moon.", new="Eat dessert first."), ctx)
+        EditFile().run(EditFile.Args(path="poem.txt", old="And dreams of the moon.", new="Eat cake."), ctx)
     assert err.value.kind is Refusal.LOSES_LINES and "And dreams of the moon." in str(err.value)
-    assert (ws / "poem.txt").read_text() == "The heron waits.\nAnd dreams of the moon.\n"
-    EditFile().run(EditFile.Args(path="poem.txt", old="And dreams of the moon.",
-                                 new="And dreams of the moon.\nEat dessert first."), ctx)
     assert (ws / "poem.txt").read_text().endswith("moon.\nEat dessert first.\n")
 
 
 def test_an_entry_logged_at_the_bottom_never_replaces_the_entry_before_it(home):
     """The file's name and the dictated line's own words mention no old line: "garden" and "picked" are
-    in both the request and the old last entry, which is still refused, and kept."""
+    in both the request and the old last entry, which is still lost by a replacement, and kept."""
     ask = "Log today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries"
+    old = "2024-05-20 sowed beans\n2024-06-01 garden: picked radishes\n"
+    assert lost(old, "2024-05-20 sowed beans\n2024-06-08 picked the first strawberries\n", [ask], "garden.log") == [
+        "2024-06-01 garden: picked radishes"]
     ctx, ws = _ctx(home, [ask])
-    (ws / "garden.log").write_text("2024-05-20 sowed beans\n2024-06-01 garden: picked radishes\n")
-    with pytest.raises(PolicyError) as err:
-        EditFile().run(EditFile.Args(path="garden.log", old="2024-06-01 garden: picked radishes",
-                                     new="2024-06-08 picked the first strawberries"), ctx)
-    assert err.value.kind is Refusal.LOSES_LINES and "picked radishes" in str(err.value)
-    ctx, _ = _ctx(home, ["add eggs to the end of shopping.txt"])
-    (ws / "shopping.txt").write_text("- buy bread\n- buy milk\n")
-    with pytest.raises(PolicyError):  # a line the request dictates is an addition, not a changed form
-        EditFile().run(EditFile.Args(path="shopping.txt", old="- buy milk", new="- buy eggs"), ctx)
-    assert (ws / "garden.log").read_text().endswith("radishes\n") and "milk" in (ws / "shopping.txt").read_text()
+    (ws / "garden.log").write_text(old)
+    EditFile().run(EditFile.Args(path="garden.log", old="2024-06-01 garden: picked radishes",
+                                 new="2024-06-08 picked the first strawberries"), ctx)
+    assert (ws / "garden.log").read_text() == old + "2024-06-08 picked the first strawberries\n"
+    # a line the request dictates is an addition, not a changed form of the line it replaced
+    assert lost("- buy bread\n- buy milk\n", "- buy bread\n- buy eggs\n", ["add eggs to shopping.txt"]) == ["- buy milk"]
 
 
 def test_a_removal_or_change_the_request_names_runs_in_any_language(home):

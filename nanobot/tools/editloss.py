@@ -83,6 +83,23 @@ def lost(before: str, after: str, asked: list[str], path: str = "") -> list[str]
     return out
 
 
+def added_after(before: str, old: str, new: str, asked: list[str]) -> str | None:
+    """``before`` with ``new`` on lines of its own after the line where ``old`` ends, ``old`` kept: the
+    edit of a model that pointed at a line to say where a line the user dictated goes (every word of
+    ``new`` in the request: "Ajoute 'lampe frontale' à ma liste" replacing ``passport``). None where
+    ``new`` is not dictated or ``old`` is not once in ``before``: the loss is refused then.
+
+    >>> added_after("passport\\nadapter\\n", "passport", "lampe frontale", ["Ajoute 'lampe frontale'"])
+    'passport\\nlampe frontale\\nadapter\\n'
+    """
+    said, words = " ".join(asked).lower(), _words(new)
+    if not words or not all(w in said for w in words) or before.count(old) != 1:
+        return None
+    end = before.find("\n", before.index(old) + len(old))
+    end = len(before) if end < 0 else end
+    return f"{before[:end]}\n{new.strip(chr(10))}{before[end:]}"
+
+
 def refuse_loss(before: str, after: str, asked: list[str] | None, raw: str, tool: str) -> None:
     """Refuse (``PolicyError``, ``Refusal.LOSES_LINES``) a write of ``after`` over ``before`` that loses
     lines the user did not mention; ``asked`` None (no conversation: ``nanobot tools run``) checks nothing."""

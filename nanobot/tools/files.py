@@ -22,7 +22,7 @@ from nanobot.base.pysyntax import broken_by, is_python
 from nanobot.base.regular import NotRegularFile, read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.tools.editloss import lost, refuse_loss
+from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
@@ -155,9 +155,12 @@ class EditFile(Tool):
         else:
             new, where = _replaced(text, args)
             asked = _asked(ctx)
-            if (is_python(args.path) and asked is not None and lost(text, new, asked, args.path)
-                    and (added := add_defs(text, args.old, args.new)) is not None):
-                new, where = added[0], f": {', '.join(added[1])} added after the code old pointed at, which is kept"
+            if asked is not None and lost(text, new, asked, args.path):  # old pointed at where new goes
+                if is_python(args.path) and (added := add_defs(text, args.old, args.new)) is not None:
+                    new, where = added[0], f": {', '.join(added[1])} added after the code old pointed at, which is kept"
+                elif not is_python(args.path) and (kept := added_after(text, args.old, args.new, asked)) is not None:
+                    new, where = kept, (": the new text added after the line old is on, which is kept "
+                                        "(nothing the user did not name is removed)")
         refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
         _write(path, new, args.path, ctx)
         return f"edited {display(path, ctx)}{where}"
