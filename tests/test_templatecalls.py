@@ -130,6 +130,39 @@ def test_a_failed_validation_goes_back_and_the_retry_runs(home):
     assert events[-1].reply == "Done."
 
 
+def test_an_edit_whose_old_text_is_not_in_the_file_is_retried_with_old_one_of_its_lines(home):
+    """The 1.5B repeated {"old": "two", "new": "four"} after "not found"; the retry's grammar admits
+    only the file's own lines for ``old`` (``EditFile.narrowed``), and the same path."""
+    model = ToolTemplateModel([body("edit_file", {"path": "deploy.yaml", "old": "two", "new": "four"}),
+                               body("edit_file", {"path": "deploy.yaml", "old": "replicas: 2", "new": "replicas: 4"}),
+                               "Done."], [0.9, 0.1])
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"])
+    (agent.workspace / "deploy.yaml").write_text("service: api\nreplicas: 2\n")
+    events = list(agent.turn("change deploy.yaml to run four replicas instead of two"))
+    assert [r.ok for r in events if isinstance(r, ToolResult)] == [False, True]
+    assert (agent.workspace / "deploy.yaml").read_text() == "service: api\nreplicas: 4\n"
+    first, retry, _ = model.calls
+    assert first["grammar"] != retry["grammar"] and "replicas: 2" in str(retry["grammar"])
+    assert "service: api" in str(retry["grammar"]) and "two" not in str(retry["grammar"])
+
+
+def test_the_bundled_model_under_a_narrowed_edit_copies_one_of_the_files_lines(home, model):
+    from nanobot.backends.base import Message
+    from nanobot.tools.base import ToolContext
+    from nanobot.tools.templatecalls import TemplateCalls
+
+    agent = make_agent(home, model, call_format="template", enabled=["read_file", "edit_file"])
+    lines = ["service: api", "replicas: 2", "region: eu-north-1"]
+    (agent.workspace / "deploy.yaml").write_text("\n".join(lines) + "\n")
+    calls = TemplateCalls(agent.tool_runner)
+    tool = agent.tool_runner.tools["edit_file"]
+    calls.narrow = ("edit_file", tool.narrowed(tool.Args(path="deploy.yaml", old="two", new="four"),
+                                               ToolContext.for_agent(agent)))
+    ask = [Message(role="user", content="deploy.yaml should run four replicas instead of two")]
+    raw, name, args, error = calls.generate(agent, ask, only="edit_file")
+    assert name == "edit_file" and not error and args.path == "deploy.yaml" and args.old in lines, raw
+
+
 def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):
     model = ToolTemplateModel(["json: {", body("read_file", {"path": "notes.txt"}), "It says: call Bob."], [0.01])
     agent = make_agent(home, model)

@@ -165,6 +165,27 @@ class EditFile(Tool):
         _write(path, new, args.path, ctx)
         return f"edited {display(path, ctx)}{where}"
 
+    def narrowed(self, args: EditArgs, ctx: ToolContext) -> dict | None:
+        return _narrowed(self, args, ctx)
+
+
+NARROW_LINES = 300  # a file with more distinct lines keeps edit_file's free ``old`` on a retry
+
+
+def _narrowed(tool: Tool, args: EditArgs, ctx: ToolContext) -> dict | None:
+    """After an ``old`` the file does not hold: the same path, and ``old`` one of the lines the file
+    holds once, so the retry copies a line instead of guessing the same text again."""
+    try:
+        text = _read_text(_writable(args.path, ctx), args.path, ctx)
+    except (ToolError, OSError):
+        return None
+    lines = [x for x in dict.fromkeys(text.splitlines()) if x.strip() and text.count(x) == 1]
+    if args.old in text or not lines or len(lines) > NARROW_LINES:
+        return None
+    schema = tool.parameters()
+    schema["properties"] |= {"path": {"type": "string", "enum": [args.path]}, "old": {"type": "string", "enum": lines}}
+    return schema
+
 
 def _asked(ctx: ToolContext) -> list[str] | None:
     """The user's last two messages (what a removed line must be mentioned in); None outside a chat."""
