@@ -100,6 +100,33 @@ def test_a_message_naming_a_file_that_exists_calls_under_the_threshold_in_any_la
     assert not [e for e in absent.turn("¿Qué dice el archivo receta.md?") if isinstance(e, ToolCall)]
 
 
+class JudgingTemplateModel(ToolTemplateModel):
+    """... whose yes/no judgement of "does this message ask for a change?" is ``change``."""
+
+    def __init__(self, replies, probs, change: bool):
+        super().__init__(replies, probs)
+        self.change = change
+
+    def yes_no(self, messages, tools=None):
+        return (0.9, 0.1) if self.change else (0.1, 0.9)
+
+
+def test_a_file_the_message_names_that_is_not_there_is_looked_for_unless_it_is_to_be_created(home):
+    """"do I have taxes_2023.pdf here?" at P(call) 0.2 was answered "Yes, you have" with nothing
+    looked at: the read tells the model the file is missing. A message the model judges asks for a
+    change ("create ideas.md ...") is left to the decision."""
+    model = JudgingTemplateModel([body("read_file", {"path": "taxes_2023.pdf"})] * 2 + ["No, there is no such file."],
+                                 [0.2, 0.1, 0.1], change=False)
+    agent = make_agent(home, model)
+    events = list(agent.turn("do I have a file named taxes_2023.pdf somewhere here?"))
+    assert model.calls[0]["grammar"] is not None  # the first step called (under the call grammar)
+    assert {e.name for e in events if isinstance(e, ToolCall)} == {"read_file"}
+    assert not next(e for e in events if isinstance(e, ToolResult)).ok  # not found: the answer
+    create = JudgingTemplateModel(["Which line should it hold?"], [0.2, 0.1], change=True)
+    list(make_agent(home, create).turn("make me a new file ideas.md"))
+    assert create.calls[0]["grammar"] is None  # the decision declined: a reply
+
+
 def test_a_message_naming_an_allowed_command_calls_under_the_threshold(home):
     model = ToolTemplateModel([body("read_file", {"path": "notes.txt"}), "ok"], [0.2, 0.1])
     agent = make_agent(home, model, exec_allow=["git status"])

@@ -84,6 +84,8 @@ def asks_to_look(agent: Any) -> str | None:
     """Whether the user's last message (what they typed, not retrieved text) asks for a look, and with
     which tool: ``exec`` for a command ``exec_allow`` admits ("Führe bitte ls aus"), ``read_file`` /
     ``list_dir`` for a file / folder that exists in the roots (any language, a typo within one edit),
+    ``read_file`` for a file-shaped name that is not there when the model judges no change is asked
+    (the look tells the user it is missing, instead of a reply that invents it),
     "" (the model picks) for an ask in so many words ("show me ..."); None for no look. The facts
     pick a looking tool, so a look made under the threshold never edits."""
     said = agent.provenance.said
@@ -99,10 +101,21 @@ def asks_to_look(agent: Any) -> str | None:
         kinds = [n.kind for n in named(said[-1], roots_of(settings))]
         if "file" in kinds or "folder" in kinds:
             return "read_file" if "file" in kinds else "list_dir"
+        if "new" in kinds and _change_judged(agent) is False:  # a file that is not there, not to create:
+            return "read_file"  # the look says it is missing ("do I have taxes_2023.pdf here?")
     return "" if looks_at(said[-1]) else None
 
 
+def _change_judged(agent: Any) -> bool | None:
+    """Whether the model judges that the user's message asks for a change (``loop.judge``, read
+    through ``agent.judge``, a layer above); None when it cannot say (a server, a scripted model)."""
+    judge = getattr(agent, "judge", None)
+    p = judge.probability(agent, "change") if callable(getattr(judge, "probability", None)) else None
+    return None if p is None else p >= CHANGE_SURE
+
+
 LOOK_SURE = 0.6  # the look classifier's sure yes (``loop.judge.BOUNDS``)
+CHANGE_SURE = 0.6  # the change classifier's one bound (``loop.judge.BOUNDS``)
 
 
 def judged_look(agent: Any, look: str) -> bool:
