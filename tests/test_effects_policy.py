@@ -21,8 +21,8 @@ from nanobot.loop.callpolicy import Guarded, guard, refusal
 from nanobot.loop.judge import Judge
 from nanobot.tools.append import AppendFile
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.tools.effects import Effect
 from nanobot.tools.editloss import lost
+from nanobot.tools.effects import Effect
 from nanobot.tools.files import EditFile, WriteFile
 from nanobot.tools.named import named
 from nanobot.tools.runner import ToolRunner

@@ -170,7 +170,20 @@ def test_an_edit_whose_old_text_is_not_in_the_file_is_retried_with_old_one_of_it
     assert (agent.workspace / "deploy.yaml").read_text() == "service: api\nreplicas: 4\n"
     first, retry, _ = model.calls
     assert first["grammar"] != retry["grammar"] and "replicas: 2" in str(retry["grammar"])
-    assert "service: api" in str(retry["grammar"]) and "two" not in str(retry["grammar"])
+    assert "service: api" not in str(retry["grammar"])  # the request mentions one line: only it
+    assert "two" not in str(retry["grammar"])
+
+
+def test_a_refused_edit_is_no_guess_to_narrow(home):
+    """The call policy's refusal ("nobody asked") says nothing about ``old``: the next call's grammar is
+    the tools' own, not one of the file's lines (the model then rewrote a line nobody named)."""
+    pick, edit = '{"name": "edit_file", ', body("edit_file", {"path": "deploy.yaml", "old": "two", "new": "four"})
+    model = ToolTemplateModel([pick, edit, pick, edit, "It runs two."], [0.9, 0.9, 0.1, 0.1])
+    agent = make_agent(home, model, listing="lean", enabled=["read_file", "edit_file"])
+    (agent.workspace / "deploy.yaml").write_text("service: api\nreplicas: 2\n")
+    events = list(agent.turn("What is 2+2?"))
+    assert [r.refused for r in events if isinstance(r, ToolResult)][:1] == ["not asked"]
+    assert model.calls[3]["grammar"] == model.calls[1]["grammar"]  # the second call's arguments: not narrowed
 
 
 def test_the_bundled_model_under_a_narrowed_edit_copies_one_of_the_files_lines(home, model):
@@ -185,7 +198,7 @@ def test_the_bundled_model_under_a_narrowed_edit_copies_one_of_the_files_lines(h
     tool = agent.tool_runner.tools["edit_file"]
     calls.narrow = ("edit_file", tool.narrowed(tool.Args(path="deploy.yaml", old="two", new="four"),
                                                ToolContext.for_agent(agent)))
-    ask = [Message(role="user", content="deploy.yaml should run four replicas instead of two")]
+    ask = [Message(role="user", content="deploy.yaml needs a fix")]  # it mentions no line: any of them
     raw, name, args, error = calls.generate(agent, ask, only="edit_file")
     assert name == "edit_file" and not error and args.path == "deploy.yaml" and args.old in lines, raw
 

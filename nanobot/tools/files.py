@@ -22,7 +22,7 @@ from nanobot.base.pysyntax import broken_by, is_python
 from nanobot.base.regular import NotRegularFile, read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.tools.editloss import added_after, lost, refuse_loss
+from nanobot.tools.editloss import added_after, lost, mentioned, refuse_loss
 from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
@@ -174,7 +174,9 @@ NARROW_LINES = 300  # a file with more distinct lines keeps edit_file's free ``o
 
 def _narrowed(tool: Tool, args: EditArgs, ctx: ToolContext) -> dict | None:
     """After an ``old`` the file does not hold: the same path, and ``old`` one of the lines the file
-    holds once, so the retry copies a line instead of guessing the same text again."""
+    holds once -- of those, the ones the user's messages mention where there are any
+    (``editloss.mentioned``: "take the cinema row out" -> ``Feb	cinema	46``) -- so the retry copies a
+    line instead of guessing the same text again."""
     try:
         text = _read_text(_writable(args.path, ctx), args.path, ctx)
     except (ToolError, OSError):
@@ -182,6 +184,8 @@ def _narrowed(tool: Tool, args: EditArgs, ctx: ToolContext) -> dict | None:
     lines = [x for x in dict.fromkeys(text.splitlines()) if x.strip() and text.count(x) == 1]
     if args.old in text or not lines or len(lines) > NARROW_LINES:
         return None
+    named = set(mentioned(text, _asked(ctx) or [], args.path))
+    lines = [x for x in lines if x.strip() in named] or lines
     schema = tool.parameters()
     schema["properties"] |= {"path": {"type": "string", "enum": [args.path]}, "old": {"type": "string", "enum": lines}}
     return schema

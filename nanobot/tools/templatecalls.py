@@ -382,7 +382,8 @@ class TemplateCalls:
             ok, text = yield from runner.run_valid(agent, name, args)
             runner._record(agent, "result", name, text, ok=ok)
             narrowed = getattr(runner.tools[name], "narrowed", None)
-            self.narrow = (name, narrowed(args, ToolContext.for_agent(agent)) if not ok and narrowed else None)
+            failed = not ok and not runner.refused and narrowed  # a refusal is no guess to narrow
+            self.narrow = (name, narrowed(args, ToolContext.for_agent(agent)) if failed else None)
             if not ok and unasked(text):  # the user never asked for it: answered as if never made
                 msgs.pop()
                 unlure(msgs, agent)
