@@ -101,14 +101,24 @@ def test_a_message_naming_a_file_that_exists_calls_under_the_threshold_in_any_la
 
 
 class JudgingTemplateModel(ToolTemplateModel):
-    """... whose yes/no judgement of "does this message ask for a change?" is ``change``."""
+    """... whose yes/no judgements are fixed: "does this message ask for a change?" ``change``, "... to
+    show, read, list, count or run something?" P(yes) ``look``."""
 
-    def __init__(self, replies, probs, change: bool):
+    def __init__(self, replies, probs, change: bool, look: float = 0.5):
         super().__init__(replies, probs)
-        self.change = change
+        self.change, self.look = change, look
 
-    def yes_no(self, messages, tools=None):
+    def yes_no(self, messages, tools=None):  # a question appended to the conversation: the change
         return (0.9, 0.1) if self.change else (0.1, 0.9)
+
+    def yes_no_apart(self, messages):  # a classifier of its own (the change one answers its calibration)
+        from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
+
+        kind = next(k for k, (system, _) in CLASSIFIERS.items() if system == messages[0].content)
+        if kind == "look":
+            return self.look, 1 - self.look
+        yes = dict(CALIBRATION[kind]).get(messages[-1].content, self.change and kind == "change")
+        return (0.9, 0.1) if yes else (0.1, 0.9)
 
 
 def test_a_file_the_message_names_that_is_not_there_is_looked_for_unless_it_is_to_be_created(home):
@@ -125,6 +135,23 @@ def test_a_file_the_message_names_that_is_not_there_is_looked_for_unless_it_is_t
     create = JudgingTemplateModel(["Which line should it hold?"], [0.2, 0.1], change=True)
     list(make_agent(home, create).turn("make me a new file ideas.md"))
     assert create.calls[0]["grammar"] is None  # the decision declined: a reply
+
+
+def test_a_question_about_this_computer_is_looked_into_when_the_model_judges_so(home):
+    """"Do I have any uncommitted changes?" names no file or command: at P(call) 0.2 the 1.5B answered
+    "No" from nothing. The look classifier's sure yes makes the first step a call; an unsure one, a
+    message that is no question, or a P(call) under ``ASK_FLOOR`` does not."""
+    def first_called(text, p, look):
+        model = JudgingTemplateModel([body("read_file", {"path": "x.txt"})] * 2 + ["ok"], [p, 0.1, 0.1],
+                                     change=False, look=look)
+        list(make_agent(home, model).turn(text))
+        return model.calls[0]["grammar"] is not None
+
+    assert first_called("Do I have any uncommitted changes?", 0.2, 0.8)
+    assert first_called("¿En qué rama estoy？", 0.2, 0.8)
+    assert not first_called("Do I have any uncommitted changes?", 0.2, 0.6)
+    assert not first_called("Do I have any uncommitted changes?", 0.1, 0.9)
+    assert not first_called("translate 'good night' to Italian", 0.2, 0.9)
 
 
 def test_a_message_naming_an_allowed_command_calls_under_the_threshold(home):

@@ -113,6 +113,20 @@ class Judge:
             self.text, self.cache = text, {}
         self.messages = messages
 
+    def classified(self, agent: Any, kind: str) -> float | None:
+        """P(yes) from ``CLASSIFIERS[kind]`` whether or not the model answers ``CALIBRATION`` right: for
+        a caller that weighs it with a signal of its own (``tools.templatecalls.asked_here``: with P(call));
+        None when the backend cannot score a classifier of its own."""
+        key = f"{kind} unchecked"
+        model = getattr(agent, "model", None)
+        if key not in self.cache:
+            try:
+                yes, no = model.yes_no_apart(classifier_prompt(kind, self.text)) if self.text else (0.0, 0.0)
+            except (ModelError, AttributeError):
+                yes = no = 0.0
+            self.cache[key] = yes / (yes + no) if yes + no > 0 else None
+        return self.cache[key]
+
     def probability(self, agent: Any, kind: str) -> float | None:
         """P(yes) / (P(yes) + P(no)) for ``QUESTIONS[kind]``; None when the backend cannot score."""
         if kind in self.cache:

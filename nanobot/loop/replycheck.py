@@ -33,7 +33,7 @@ from typing import Any
 
 import regex
 
-from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, looks_at  # noqa: F401 (re-exported)
+from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, QUESTION, looks_at  # noqa: F401 (re-exported)
 from nanobot.loop import wording
 from nanobot.loop.claimchecks import (
     asked_file_not_changed,
@@ -217,8 +217,6 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
-# a message that ends as a question, in any script's question mark
-QUESTION = re.compile(r"[?\uff1f\u061f]\s*$")
 
 
 def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tuple[str, ...]]:

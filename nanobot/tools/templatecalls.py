@@ -54,7 +54,7 @@ import regex
 
 from nanobot.backends.base import Message
 from nanobot.backends.openban import MARKUP
-from nanobot.core.asks import looks_at
+from nanobot.core.asks import QUESTION, looks_at
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.provenance import unasked
 from nanobot.tools.base import ToolContext
@@ -104,6 +104,27 @@ def asks_to_look(agent: Any) -> str | None:
         if "new" in kinds and _change_judged(agent) is False:  # a file that is not there, not to create:
             return "read_file"  # the look says it is missing ("do I have taxes_2023.pdf here?")
     return "" if looks_at(said[-1]) else None
+
+
+# A question that names no file, folder or command the facts know ("Do I have any uncommitted changes?",
+# "¿En qué rama estoy?") is looked into when P(call) is at least ASK_FLOOR and the model's own look
+# classifier (``loop.judge``, ``Judge.classified``: weighed here with P(call), so without the calibration
+# a judgement standing alone needs) gives it ASK_SURE or more: either alone does not separate such questions
+# from "what's 17 times 23?" or "translate ... to Italian" on Qwen2.5-Coder-1.5B; both numbers were
+# chosen on bench/data/judge/look_dev.tsv and checked on look_held.tsv (bench/judge_probe.py).
+ASK_FLOOR = 0.15
+ASK_SURE = 0.75
+
+
+def asked_here(agent: Any, p: float) -> bool:
+    """Whether the user's last message is a question the model judges is answered on this computer,
+    at a P(call) of ``p`` (see ``ASK_FLOOR``)."""
+    said = agent.provenance.said
+    if p < ASK_FLOOR or not said or not QUESTION.search(said[-1]):
+        return False
+    judge = getattr(agent, "judge", None)
+    look = judge.classified(agent, "look") if callable(getattr(judge, "classified", None)) else None
+    return look is not None and look >= ASK_SURE
 
 
 def _change_judged(agent: Any) -> bool | None:
@@ -294,6 +315,8 @@ class TemplateCalls:
                 step = self.call(agent, msgs, seen, only=only)
             elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
+            elif n == 0 and look is None and asked_here(agent, p):  # a question about this computer
+                step = self.call(agent, msgs, seen)
             else:
                 break
             if (yield from watch(step, failed)):
