@@ -115,7 +115,7 @@ class Judge:
 
     def classified(self, agent: Any, kind: str) -> float | None:
         """P(yes) from ``CLASSIFIERS[kind]`` whether or not the model answers ``CALIBRATION`` right: for
-        a caller that weighs it with a signal of its own (``tools.templatecalls.asked_here``: with P(call));
+        a caller that weighs it with a signal of its own (``tools.firstlook.asked_here``: with P(call));
         None when the backend cannot score a classifier of its own."""
         key = f"{kind} unchecked"
         model = getattr(agent, "model", None)

@@ -46,7 +46,6 @@ that calls a tool directly (``first``) does not see a block that names a file no
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Generator, Iterator
 from typing import Any
 
@@ -54,12 +53,12 @@ import regex
 
 from nanobot.backends.base import Message
 from nanobot.backends.openban import MARKUP
-from nanobot.core.asks import QUESTION, looks_at
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.provenance import unasked
 from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
+from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged_look
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, judged, scores, user_text
 from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
 from nanobot.tools.plain import plain
@@ -73,84 +72,6 @@ STARTS = (OPEN, "{", "```json")
 FENCED = tuple(f"```{lang}{nl}{brace}" for lang in ("", "python", "py", "javascript", "js", "tool_code", "text")
                for nl in ("\n", " ") for brace in ("{", "[")) + ("```\n\n{", "```python\n\n{")
 NO_OPENING = (*STARTS, *FENCED, "[{")
-# A message that names a file or folder that exists in the roots (``tools.named``: in any language, a
-# typo within one edit) or a command ``tools.exec_allow`` admits, or asks in so many words to see or run something (``core.asks.looks_at``),
-# makes the first step a call when P(call) is at least this: such asks can score under the threshold
-# (0.2-0.4 on Qwen2.5-Coder-1.5B), and the reply checks would ask for the look anyway.
-LOOK_FLOOR = 0.05
-
-
-def asks_to_look(agent: Any) -> str | None:
-    """Whether the user's last message (what they typed, not retrieved text) asks for a look, and with
-    which tool: ``exec`` for a command ``exec_allow`` admits ("Führe bitte ls aus"), ``read_file`` /
-    ``list_dir`` for a file / folder that exists in the roots (any language, a typo within one edit),
-    ``read_file`` for a file-shaped name that is not there when the model judges no change is asked
-    (the look tells the user it is missing, instead of a reply that invents it),
-    "" (the model picks) for an ask in so many words ("show me ..."); None for no look. The facts
-    pick a looking tool, so a look made under the threshold never edits."""
-    said = agent.provenance.said
-    if not said:
-        return None
-    settings = getattr(agent, "settings", None)
-    if settings is not None:
-        from nanobot.tools.named import named, roots_of
-
-        if any(re.search(rf"(?<![\w-]){re.escape(c.strip())}(?![\w-])", said[-1])
-               for c in settings.tools.exec_allow if c.strip()):
-            return "exec"
-        kinds = [n.kind for n in named(said[-1], roots_of(settings))]
-        if "file" in kinds or "folder" in kinds:
-            return "read_file" if "file" in kinds else "list_dir"
-        if "new" in kinds and _change_judged(agent) is False:  # a file that is not there, not to create:
-            return "read_file"  # the look says it is missing ("do I have taxes_2023.pdf here?")
-    return "" if looks_at(said[-1]) else None
-
-
-# A question that names no file, folder or command the facts know ("Do I have any uncommitted changes?",
-# "¿En qué rama estoy?") is looked into when P(call) is at least ASK_FLOOR and the model's own look
-# classifier (``loop.judge``, ``Judge.classified``: weighed here with P(call), so without the calibration
-# a judgement standing alone needs) gives it ASK_SURE or more: either alone does not separate such questions
-# from "what's 17 times 23?" or "translate ... to Italian" on Qwen2.5-Coder-1.5B; both numbers were
-# chosen on bench/data/judge/look_dev.tsv and checked on look_held.tsv (bench/judge_probe.py).
-ASK_FLOOR = 0.15
-ASK_SURE = 0.75
-
-
-def asked_here(agent: Any, p: float) -> bool:
-    """Whether the user's last message is a question the model judges is answered on this computer,
-    at a P(call) of ``p`` (see ``ASK_FLOOR``)."""
-    said = agent.provenance.said
-    if p < ASK_FLOOR or not said or not QUESTION.search(said[-1]):
-        return False
-    judge = getattr(agent, "judge", None)
-    look = judge.classified(agent, "look") if callable(getattr(judge, "classified", None)) else None
-    return look is not None and look >= ASK_SURE
-
-
-def _change_judged(agent: Any) -> bool | None:
-    """Whether the model judges that the user's message asks for a change (``loop.judge``, read
-    through ``agent.judge``, a layer above); None when it cannot say (a server, a scripted model)."""
-    judge = getattr(agent, "judge", None)
-    p = judge.probability(agent, "change") if callable(getattr(judge, "probability", None)) else None
-    return None if p is None else p >= CHANGE_SURE
-
-
-LOOK_SURE = 0.6  # the look classifier's sure yes (``loop.judge.BOUNDS``)
-CHANGE_SURE = 0.6  # the change classifier's one bound (``loop.judge.BOUNDS``)
-
-
-def judged_look(agent: Any, look: str) -> bool:
-    """A look the facts name (a path in the roots, an allowed command: ``look`` is its tool) that the
-    model's own look classifier is sure the message asks for: a call even under ``LOOK_FLOOR``, where
-    the model opens its call some way the decision does not count ("tools {{" for "can you shwo me
-    buget.tsv"). Read through ``agent.judge`` (``loop.judge``, a layer above)."""
-    judge = getattr(agent, "judge", None)
-    if not look or judge is None or not callable(getattr(judge, "probability", None)):
-        return False
-    p = judge.probability(agent, "look")
-    return p is not None and p >= LOOK_SURE
-
-
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
            "if none of them fits, or the message is just conversation, answer in plain text.")
 
