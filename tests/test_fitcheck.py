@@ -117,3 +117,24 @@ def test_qwen_judges_a_tool_that_fits_above_one_that_does_not(home):
     fitting = fits(qwen, weather, "How warm is it in Porto right now?")
     other = fits(qwen, weather, "Using my API key, list the files that talk to example.org on VirusTotal.")
     assert fitting is not None and other is not None and fitting >= FIT_YES > other
+
+
+class Placing(Judging):
+    """... whose look classifier places every message on this computer (P(yes) 0.9)."""
+
+    def yes_no_apart(self, messages):
+        from nanobot.loop.judge import LOOK_SYSTEM
+
+        return (0.9, 0.1) if messages[0].content == LOOK_SYSTEM else super().yes_no_apart(messages)
+
+
+def test_a_pick_declined_under_the_threshold_is_the_looks_pick_not_a_second_one(home):
+    """P(call) 0.2: the fit step picks read_file, one of nanobot's own tools, under the threshold:
+    declined; the question is then looked into (``firstlook.asked_here``) with that same pick."""
+    model = Placing(['{"name": "read_file", ', body("read_file", {"path": "notes.txt"}), "It says hi."],
+                    [0.2, 0.1], fit=0.9)
+    agent = pinging(home, model)
+    (agent.workspace / "notes.txt").write_text("hi\n")
+    events = list(agent.turn("Is there anything new here?"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
+    assert len(model.calls) == 3  # one pick, the arguments, the reply

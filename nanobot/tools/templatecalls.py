@@ -124,6 +124,7 @@ class TemplateCalls:
         self.specs = lean_specs(runner.tools) if self.lean else self.full  # what every render gets
         self._grammars: dict[str, str] = {}
         self.narrow: tuple[str, dict | None] = ("", None)  # a failed call's tool and its narrowed schema
+        self.picked: tuple[tuple, str] = ((), "")  # the last pick and the messages it was made on
 
     def grammar(self, only: str = "") -> str:
         """The call grammar over every offered tool, or over ``only`` (a retry of that tool: under the
@@ -207,18 +208,22 @@ class TemplateCalls:
         return raw, name, ok, error
 
     def pick(self, agent: Any, msgs: list[Message]) -> str:
-        """The tool a call opens with (``leancalls.name_grammar``), from the lean prompt."""
+        """The tool a call opens with (``leancalls.name_grammar``), from the lean prompt; the same
+        messages pick once (the fit check's pick, declined under the threshold, is the look's)."""
         names = list(self.runner.tools)
         if len(names) == 1:
             return names[0]
-        text = self.runner._generate(agent, msgs, name_grammar(names), f"{OPEN}\n", NAME_TOKENS, "name", "",
-                                     tools=self.specs)
-        return next((n for n in names if text.strip().endswith(f"{json.dumps(n)},")), names[0])
+        key = (len(msgs), msgs[-1].content if msgs else "")
+        if self.picked[0] != key:
+            text = self.runner._generate(agent, msgs, name_grammar(names), f"{OPEN}\n", NAME_TOKENS, "name", "",
+                                         tools=self.specs)
+            self.picked = (key, next((n for n in names if text.strip().endswith(f"{json.dumps(n)},")), names[0]))
+        return self.picked[1]
 
     def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
-        self.narrow = ("", None)
+        self.narrow, self.picked = ("", None), ((), "")
         unlure(msgs, agent, forced=bool(first))  # after a lured call, or before a forced one: without the lure
         seen: set[str] = set()
         failed = [first if first in runner.tools else ""]  # ``first``: called undecided
