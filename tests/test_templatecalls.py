@@ -205,12 +205,14 @@ def test_a_refused_edit_is_no_guess_to_narrow(home):
     """The call policy's refusal ("nobody asked") says nothing about ``old``: the next call's grammar is
     the tools' own, not one of the file's lines (the model then rewrote a line nobody named)."""
     pick, edit = '{"name": "edit_file", ', body("edit_file", {"path": "deploy.yaml", "old": "two", "new": "four"})
-    model = ToolTemplateModel([pick, edit, pick, edit, "It runs two."], [0.9, 0.9, 0.1, 0.1])
+    model = ToolTemplateModel([pick, edit, edit, "It runs two."], [0.9, 0.9, 0.1, 0.1])
     agent = make_agent(home, model, listing="lean", enabled=["read_file", "edit_file"])
     (agent.workspace / "deploy.yaml").write_text("service: api\nreplicas: 2\n")
     events = list(agent.turn("What is 2+2?"))
     assert [r.refused for r in events if isinstance(r, ToolResult)][:1] == ["not asked"]
-    assert model.calls[3]["grammar"] == model.calls[1]["grammar"]  # the second call's arguments: not narrowed
+    # the refused call left the context, so the same messages keep their pick; the second call's
+    # arguments are generated under the tool's own grammar, not a narrowed one
+    assert model.calls[2]["grammar"] == model.calls[1]["grammar"]
 
 
 def test_the_bundled_model_under_a_narrowed_edit_copies_one_of_the_files_lines(home, model):
