@@ -6,8 +6,10 @@ something run later (VCS metadata, nanobot's own config and state: ``protected.p
 symlink that leaves the roots as ``name -> (link)`` and never follows it. A write or edit that would
 leave a Python file that no longer parses is refused with the file, line and error (``refuse_broken``);
 one that would remove lines the user did not ask to remove is refused too (``editloss``), and an
-edit_file that points a new Python function at an existing one adds it after that one (``pydefs.add_defs``);
-a name the user asks to rename is renamed everywhere in the file (``renames``).
+edit_file that points a new Python function at an existing one adds it after that one (``pydefs.add_defs``),
+as it does a line the user dictated (``editloss.added_after``); a name the user asks to rename is renamed
+everywhere in the file (``renames``). After an ``old`` the file does not hold, the retry writes ``old`` as
+one of the file's lines (``EditFile.narrowed``).
 """
 
 from __future__ import annotations
@@ -175,7 +177,7 @@ NARROW_LINES = 300  # a file with more distinct lines keeps edit_file's free ``o
 def _narrowed(tool: Tool, args: EditArgs, ctx: ToolContext) -> dict | None:
     """After an ``old`` the file does not hold: the same path, and ``old`` one of the lines the file
     holds once -- of those, the ones the user's messages mention where there are any
-    (``editloss.mentioned``: "take the cinema row out" -> ``Feb	cinema	46``) -- so the retry copies a
+    (``editloss.mentioned``: "take the cinema row out" -> the row ``Feb cinema 46``) -- so the retry copies a
     line instead of guessing the same text again."""
     try:
         text = _read_text(_writable(args.path, ctx), args.path, ctx)
