@@ -140,18 +140,25 @@ def test_a_file_the_message_names_that_is_not_there_is_looked_for_unless_it_is_t
 def test_a_question_about_this_computer_is_looked_into_when_the_model_judges_so(home):
     """"Do I have any uncommitted changes?" names no file or command: at P(call) 0.2 the 1.5B answered
     "No" from nothing. The look classifier's sure yes makes the first step a call; an unsure one, a
-    message that is no question, or a P(call) under ``ASK_FLOOR`` does not."""
+    message that is no question, or a P(call) under ``ASK_FLOOR`` does not; nor a pick of a tool that
+    does not look or run (a question is no ask to write)."""
     def first_called(text, p, look):
-        model = JudgingTemplateModel([body("read_file", {"path": "x.txt"})] * 2 + ["ok"], [p, 0.1, 0.1],
-                                     change=False, look=look)
-        list(make_agent(home, model).turn(text))
-        return model.calls[0]["grammar"] is not None
+        """The first step called: its pick was made under a grammar and a call ran (a declined step's
+        reply is "ok")."""
+        then = [body("read_file", {"path": "x.txt"}), "ok"]
+        model = JudgingTemplateModel(['{"name": "read_file", ', *then] if look >= 0.75 and p >= 0.15 else ["ok"],
+                                     [p, 0.1, 0.1], change=False, look=look)
+        events = list(make_agent(home, model).turn(text))
+        return model.calls[0]["grammar"] is not None and any(isinstance(e, ToolCall) for e in events)
 
     assert first_called("Do I have any uncommitted changes?", 0.2, 0.8)
     assert first_called("¿En qué rama estoy？", 0.2, 0.8)
     assert not first_called("Do I have any uncommitted changes?", 0.2, 0.6)
     assert not first_called("Do I have any uncommitted changes?", 0.1, 0.9)
     assert not first_called("translate 'good night' to Italian", 0.2, 0.9)
+    model = JudgingTemplateModel(['{"name": "write_file", ', "It is clean."], [0.2, 0.1], change=False, look=0.8)
+    list(make_agent(home, model).turn("Do I have any uncommitted changes?"))
+    assert model.calls[1]["grammar"] is None  # picked write_file, which neither looks nor runs: the reply
 
 
 def test_a_message_naming_an_allowed_command_calls_under_the_threshold(home):

@@ -58,6 +58,7 @@ from nanobot.core.provenance import unasked
 from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
+from nanobot.tools.effects import Effect, declared
 from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged_look
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, judged, scores, user_text
 from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
@@ -84,6 +85,7 @@ OPENING_ONLY = regex.compile(r"\s*(?:(?:tools?|functions?|call)\s*:\s*[\w.-]*\s*
 # one or two words, then ":" or ">" or nothing, then opening braces. Held back only while the reply opens
 # lower case (a label), so prose ("The capital ...") shows at once. "tools {{" too: the label, then braces.
 LABELLED = regex.compile(r"\s*<?[\w.-]+(?:\s+[\w.-]+)?\s*[:>]?\s*(?:<tool_call>\s*)?(?:```[\w+-]*\s*)?\[?\s*(?:\{\s*)+")
+LOOKING = frozenset({Effect.LOOKS, Effect.RUNS})  # what a tool a question about this computer calls declares
 NAME_TOKENS = 48  # the longest offered name, in tokens, with room
 HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
 FORCED = 2  # calls made under the grammar from opening-only replies, per turn
@@ -241,8 +243,9 @@ class TemplateCalls:
                 step = self.call(agent, msgs, seen, only=only)
             elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
-            elif n == 0 and look is None and asked_here(agent, p):  # a question about this computer
-                step = self.call(agent, msgs, seen)
+            elif (n == 0 and look is None and asked_here(agent, p)  # a question about this computer,
+                  and declared(runner.tools[only := self.pick(agent, msgs)]) & LOOKING):  # to a looking tool
+                step = self.call(agent, msgs, seen, only=only)
             else:
                 break
             if (yield from watch(step, failed)):
