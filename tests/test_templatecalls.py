@@ -15,6 +15,7 @@ from nanobot.core.events import TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.loop.agent import Agent
 from nanobot.tools.callgrammar import CLOSE, OPEN, parse_call
 from nanobot.tools.feature import attach_tools
+from nanobot.tools.files import EditFile
 from nanobot.tools.runner import validate
 from nanobot.tools.templatecalls import NO_OPENING
 from nanobot.workspace import init_workspace
@@ -228,15 +229,17 @@ def test_the_bundled_model_under_a_narrowed_edit_copies_one_of_the_files_lines(h
     from nanobot.tools.templatecalls import TemplateCalls
 
     agent = make_agent(home, model, call_format="template", enabled=["read_file", "edit_file"])
-    lines = ["service: api", "replicas: 2", "region: eu-north-1"]
-    (agent.workspace / "deploy.yaml").write_text("\n".join(lines) + "\n")
+    (agent.workspace / "deploy.yaml").write_text("service: api\nreplicas: 2\nregion: eu-north-1\n")
     calls = TemplateCalls(agent.tool_runner)
-    tool = agent.tool_runner.tools["edit_file"]
-    calls.narrow = ("edit_file", tool.narrowed(tool.Args(path="deploy.yaml", old="two", new="four"),
-                                               ToolContext.for_agent(agent)))
-    ask = [Message(role="user", content="deploy.yaml needs a fix")]  # it mentions no line: any of them
-    raw, name, args, error = calls.generate(agent, ask, only="edit_file")
-    assert name == "edit_file" and not error and args.path == "deploy.yaml" and args.old in lines, raw
+    tool, guess = agent.tool_runner.tools["edit_file"], EditFile.Args(path="deploy.yaml", old="two", new="four")
+    agent.provenance.said.append("deploy.yaml needs a fix")  # it mentions no line: the free old stays
+    assert tool.narrowed(guess, ToolContext.for_agent(agent)) is None
+    said = "the replicas and the region in deploy.yaml need a fix"
+    agent.provenance.said.append(said)
+    calls.narrow = ("edit_file", tool.narrowed(guess, ToolContext.for_agent(agent)))
+    raw, name, args, error = calls.generate(agent, [Message(role="user", content=said)], only="edit_file")
+    assert name == "edit_file" and not error and args.path == "deploy.yaml", raw
+    assert args.old in ("replicas: 2", "region: eu-north-1"), raw
 
 
 def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):

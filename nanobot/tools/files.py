@@ -171,23 +171,23 @@ class EditFile(Tool):
         return _narrowed(self, args, ctx)
 
 
-NARROW_LINES = 300  # a file with more distinct lines keeps edit_file's free ``old`` on a retry
+NARROW_LINES = 300  # more lines the request mentions than this keep edit_file's free ``old`` on a retry
 
 
 def _narrowed(tool: Tool, args: EditArgs, ctx: ToolContext) -> dict | None:
     """After an ``old`` the file does not hold: the same path, and ``old`` one of the lines the file
-    holds once -- of those, the ones the user's messages mention where there are any
-    (``editloss.mentioned``: "take the cinema row out" -> the row ``Feb cinema 46``) -- so the retry copies a
-    line instead of guessing the same text again."""
+    holds once that the user's messages mention (``editloss.mentioned``: "take the cinema row out" ->
+    the row ``Feb cinema 46``), so the retry copies that line instead of guessing the same text again.
+    A request that mentions no line keeps the free ``old``: made to choose among all lines, a model that
+    could not say which one it meant changed lines nobody asked about."""
     try:
         text = _read_text(_writable(args.path, ctx), args.path, ctx)
     except (ToolError, OSError):
         return None
-    lines = [x for x in dict.fromkeys(text.splitlines()) if x.strip() and text.count(x) == 1]
+    named = set(mentioned(text, _asked(ctx) or [], args.path))
+    lines = [x for x in dict.fromkeys(text.splitlines()) if x.strip() in named and text.count(x) == 1]
     if args.old in text or not lines or len(lines) > NARROW_LINES:
         return None
-    named = set(mentioned(text, _asked(ctx) or [], args.path))
-    lines = [x for x in lines if x.strip() in named] or lines
     schema = tool.parameters()
     schema["properties"] |= {"path": {"type": "string", "enum": [args.path]}, "old": {"type": "string", "enum": lines}}
     return schema
