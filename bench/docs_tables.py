@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round15.json", "assistant-smollm2-round7.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round16-29695c1.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -157,7 +157,12 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, round 14: + a fence that only opens a call dropped, a folder looked at only on its path "
               "(af08d6f)", "assistant-dev2-qwen2.5-coder-1.5b-round14-af08d6f.json"),
              ("qwen2.5-coder-1.5b, round 15: the fit check on a turn's first call (25a8ba9)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round15.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round15.json"),
+             ("qwen2.5-coder-1.5b, round 16: the loss guard's mentions, dictated lines added, an edit retried on a "
+              "line of the file, missing files and questions about this computer looked into (29695c1)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round16-29695c1.json"),
+             ("qwen2.5-coder-1.5b, round 16: the edit retry only on lines the request mentions (ec41d0f)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round16.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -193,7 +198,11 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round13-4bbd8da.json"),
               ("round 13 final (06da8d0)", "assistant-fresh-qwen2.5-coder-1.5b-round13-final.json"),
               ("round 14 (af08d6f)", "assistant-fresh-qwen2.5-coder-1.5b-round14-af08d6f.json"),
-              ("round 15, the fit check (25a8ba9)", "assistant-fresh-qwen2.5-coder-1.5b-round15.json")]
+              ("round 15, the fit check (25a8ba9)", "assistant-fresh-qwen2.5-coder-1.5b-round15.json"),
+              ("round 16, the edit retry narrowed to any line (29695c1)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round16-29695c1.json"),
+              ("round 16, the edit retry narrowed to the lines the request mentions (ec41d0f)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round16.json")]
 
 
 def assistant_fresh() -> str:
