@@ -15,7 +15,6 @@ from nanobot.core.events import TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.loop.agent import Agent
 from nanobot.tools.callgrammar import CLOSE, OPEN, parse_call
 from nanobot.tools.feature import attach_tools
-from nanobot.tools.files import EditFile
 from nanobot.tools.runner import validate
 from nanobot.tools.templatecalls import NO_OPENING
 from nanobot.workspace import init_workspace
@@ -190,56 +189,6 @@ def test_a_failed_validation_goes_back_and_the_retry_runs(home):
     assert retry["messages"][-1].content == results[0].text
     assert [m.role for m in reply["messages"]][-2:] == ["assistant", "tool"]
     assert events[-1].reply == "Done."
-
-
-def test_an_edit_whose_old_text_is_not_in_the_file_is_retried_with_old_one_of_its_lines(home):
-    """The 1.5B repeated {"old": "two", "new": "four"} after "not found"; the retry's grammar admits
-    only the file's own lines for ``old`` (``EditFile.narrowed``), and the same path."""
-    model = ToolTemplateModel([body("edit_file", {"path": "deploy.yaml", "old": "two", "new": "four"}),
-                               body("edit_file", {"path": "deploy.yaml", "old": "replicas: 2", "new": "replicas: 4"}),
-                               "Done."], [0.9, 0.1])
-    agent = make_agent(home, model, enabled=["read_file", "edit_file"])
-    (agent.workspace / "deploy.yaml").write_text("service: api\nreplicas: 2\n")
-    events = list(agent.turn("change deploy.yaml to run four replicas instead of two"))
-    assert [r.ok for r in events if isinstance(r, ToolResult)] == [False, True]
-    assert (agent.workspace / "deploy.yaml").read_text() == "service: api\nreplicas: 4\n"
-    first, retry, _ = model.calls
-    assert first["grammar"] != retry["grammar"] and "replicas: 2" in str(retry["grammar"])
-    assert "service: api" not in str(retry["grammar"])  # the request mentions one line: only it
-    assert "two" not in str(retry["grammar"])
-
-
-def test_a_refused_edit_is_no_guess_to_narrow(home):
-    """The call policy's refusal ("nobody asked") says nothing about ``old``: the next call's grammar is
-    the tools' own, not one of the file's lines (the model then rewrote a line nobody named)."""
-    pick, edit = '{"name": "edit_file", ', body("edit_file", {"path": "deploy.yaml", "old": "two", "new": "four"})
-    model = ToolTemplateModel([pick, edit, edit, "It runs two."], [0.9, 0.9, 0.1, 0.1])
-    agent = make_agent(home, model, listing="lean", enabled=["read_file", "edit_file"])
-    (agent.workspace / "deploy.yaml").write_text("service: api\nreplicas: 2\n")
-    events = list(agent.turn("What is 2+2?"))
-    assert [r.refused for r in events if isinstance(r, ToolResult)][:1] == ["not asked"]
-    # the refused call left the context, so the same messages keep their pick; the second call's
-    # arguments are generated under the tool's own grammar, not a narrowed one
-    assert model.calls[2]["grammar"] == model.calls[1]["grammar"]
-
-
-def test_the_bundled_model_under_a_narrowed_edit_copies_one_of_the_files_lines(home, model):
-    from nanobot.backends.base import Message
-    from nanobot.tools.base import ToolContext
-    from nanobot.tools.templatecalls import TemplateCalls
-
-    agent = make_agent(home, model, call_format="template", enabled=["read_file", "edit_file"])
-    (agent.workspace / "deploy.yaml").write_text("service: api\nreplicas: 2\nregion: eu-north-1\n")
-    calls = TemplateCalls(agent.tool_runner)
-    tool, guess = agent.tool_runner.tools["edit_file"], EditFile.Args(path="deploy.yaml", old="two", new="four")
-    agent.provenance.said.append("deploy.yaml needs a fix")  # it mentions no line: the free old stays
-    assert tool.narrowed(guess, ToolContext.for_agent(agent)) is None
-    said = "the replicas and the region in deploy.yaml need a fix"
-    agent.provenance.said.append(said)
-    calls.narrow = ("edit_file", tool.narrowed(guess, ToolContext.for_agent(agent)))
-    raw, name, args, error = calls.generate(agent, [Message(role="user", content=said)], only="edit_file")
-    assert name == "edit_file" and not error and args.path == "deploy.yaml", raw
-    assert args.old in ("replicas: 2", "region: eu-north-1"), raw
 
 
 def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):

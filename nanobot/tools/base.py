@@ -102,11 +102,6 @@ class Tool:
     def schema(cls) -> dict:
         return {"name": cls.name, "description": cls.description, "parameters": cls.parameters()}
 
-    def narrowed(self, args: Any, ctx: ToolContext) -> dict | None:
-        """The schema of this tool's next call after the call with ``args`` failed, narrowed to values
-        that can work (edit_file: ``old`` one of the file's own lines); None keeps the tool's own."""
-        return None
-
     def grammar(self) -> str:
         """The GBNF its arguments are generated under (a tool with its own schema handling, e.g.
         an MCP tool, overrides this)."""

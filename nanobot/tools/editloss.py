@@ -61,12 +61,6 @@ def _mentioned(line: str, said: str, neutral: set[str]) -> bool:
     return line.lower() in said or any(w in said for w in _words(line) - neutral)
 
 
-def mentioned(text: str, asked: list[str], path: str = "") -> list[str]:
-    """The lines of ``text`` (of the file ``path``) the user's messages mention (``_mentioned``)."""
-    said, neutral = " ".join(asked).lower(), _words(path)
-    return [x for x in dict.fromkeys(y.strip() for y in text.splitlines()) if x and _mentioned(x, said, neutral)]
-
-
 def _dictated(old: str, new: str, said: str) -> bool:
     """``new`` brings words of its own (vs ``old``), and the request holds every one of them."""
     fresh = _words(new) - _words(old)

@@ -8,8 +8,7 @@ leave a Python file that no longer parses is refused with the file, line and err
 one that would remove lines the user did not ask to remove is refused too (``editloss``), and an
 edit_file that points a new Python function at an existing one adds it after that one (``pydefs.add_defs``),
 as it does a line the user dictated (``editloss.added_after``); a name the user asks to rename is renamed
-everywhere in the file (``renames``). After an ``old`` the file does not hold, the retry writes ``old`` as
-one of the file's lines (``EditFile.narrowed``).
+everywhere in the file (``renames``).
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from nanobot.base.pysyntax import broken_by, is_python
 from nanobot.base.regular import NotRegularFile, read_regular
 from nanobot.base.written import record_written
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.tools.editloss import added_after, lost, mentioned, refuse_loss
+from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
@@ -166,31 +165,6 @@ class EditFile(Tool):
         refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
         _write(path, new, args.path, ctx)
         return f"edited {display(path, ctx)}{where}"
-
-    def narrowed(self, args: EditArgs, ctx: ToolContext) -> dict | None:
-        return _narrowed(self, args, ctx)
-
-
-NARROW_LINES = 300  # more lines the request mentions than this keep edit_file's free ``old`` on a retry
-
-
-def _narrowed(tool: Tool, args: EditArgs, ctx: ToolContext) -> dict | None:
-    """After an ``old`` the file does not hold: the same path, and ``old`` one of the lines the file
-    holds once that the user's messages mention (``editloss.mentioned``: "take the cinema row out" ->
-    the row ``Feb cinema 46``), so the retry copies that line instead of guessing the same text again.
-    A request that mentions no line keeps the free ``old``: made to choose among all lines, a model that
-    could not say which one it meant changed lines nobody asked about."""
-    try:
-        text = _read_text(_writable(args.path, ctx), args.path, ctx)
-    except (ToolError, OSError):
-        return None
-    named = set(mentioned(text, _asked(ctx) or [], args.path))
-    lines = [x for x in dict.fromkeys(text.splitlines()) if x.strip() in named and text.count(x) == 1]
-    if args.old in text or not lines or len(lines) > NARROW_LINES:
-        return None
-    schema = tool.parameters()
-    schema["properties"] |= {"path": {"type": "string", "enum": [args.path]}, "old": {"type": "string", "enum": lines}}
-    return schema
 
 
 def _asked(ctx: ToolContext) -> list[str] | None:

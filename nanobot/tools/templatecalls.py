@@ -55,7 +55,6 @@ from nanobot.backends.base import Message
 from nanobot.backends.openban import MARKUP
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.provenance import unasked
-from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
 from nanobot.tools.effects import Effect, declared
@@ -125,14 +124,10 @@ class TemplateCalls:
         self.lean = runner.settings.tools.listing == "lean"  # ``tools.leancalls``
         self.specs = lean_specs(runner.tools) if self.lean else self.full  # what every render gets
         self._grammars: dict[str, str] = {}
-        self.narrow: tuple[str, dict | None] = ("", None)  # a failed call's tool and its narrowed schema
         self.picked: tuple[tuple, str] = ((), "")  # the last pick and the messages it was made on
 
     def grammar(self, only: str = "") -> str:
-        """The call grammar over every offered tool, or over ``only`` (a retry of that tool: under the
-        schema the tool narrowed after its failed call, ``Tool.narrowed``, when it did)."""
-        if only and self.narrow[0] == only and self.narrow[1] is not None:
-            return call_grammar({only: self.runner.tools[only].grammar_of(self.narrow[1])})
+        """The call grammar over every offered tool, or over ``only`` (a retry of that tool)."""
         if only not in self._grammars:
             tools = {only: self.runner.tools[only]} if only else self.runner.tools
             self._grammars[only] = call_grammar({n: self.arguments(t) for n, t in tools.items()})
@@ -225,7 +220,7 @@ class TemplateCalls:
     def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
-        self.narrow, self.picked = ("", None), ((), "")
+        self.picked = ((), "")
         unlure(msgs, agent, forced=bool(first))  # after a lured call, or before a forced one: without the lure
         seen: set[str] = set()
         failed = [first if first in runner.tools else ""]  # ``first``: called undecided
@@ -333,9 +328,6 @@ class TemplateCalls:
             seen.add(key)
             ok, text = yield from runner.run_valid(agent, name, args)
             runner._record(agent, "result", name, text, ok=ok)
-            narrowed = getattr(runner.tools[name], "narrowed", None)
-            failed = not ok and not runner.refused and narrowed  # a refusal is no guess to narrow
-            self.narrow = (name, narrowed(args, ToolContext.for_agent(agent)) if failed else None)
             if not ok and unasked(text):  # the user never asked for it: answered as if never made
                 msgs.pop()
                 unlure(msgs, agent)
