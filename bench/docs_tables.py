@@ -162,6 +162,8 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "line of the file, missing files and questions about this computer looked into (29695c1)",
               "assistant-dev2-qwen2.5-coder-1.5b-round16-29695c1.json"),
              ("qwen2.5-coder-1.5b, round 16: the edit retry only on lines the request mentions (ec41d0f)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round16-ec41d0f.json"),
+             ("qwen2.5-coder-1.5b, round 16 final: the narrowed retry taken back (3528028)",
               "assistant-dev2-qwen2.5-coder-1.5b-round16.json")]
 
 
@@ -202,7 +204,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 16, the edit retry narrowed to any line (29695c1)",
                "assistant-fresh-qwen2.5-coder-1.5b-round16-29695c1.json"),
               ("round 16, the edit retry narrowed to the lines the request mentions (ec41d0f)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round16.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round16-ec41d0f.json"),
+              ("round 16 final, the narrowed retry taken back (3528028)", "assistant-fresh-qwen2.5-coder-1.5b-round16.json")]
 
 
 def assistant_fresh() -> str:
