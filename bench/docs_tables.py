@@ -164,7 +164,8 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, round 16: the edit retry only on lines the request mentions (ec41d0f)",
               "assistant-dev2-qwen2.5-coder-1.5b-round16-ec41d0f.json"),
              ("qwen2.5-coder-1.5b, round 16 final: the narrowed retry taken back (3528028)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round16.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round16.json"),
+             ("smollm2, round 16 final (768d347)", "assistant-dev2-smollm2-round16.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -205,7 +206,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round16-29695c1.json"),
               ("round 16, the edit retry narrowed to the lines the request mentions (ec41d0f)",
                "assistant-fresh-qwen2.5-coder-1.5b-round16-ec41d0f.json"),
-              ("round 16 final, the narrowed retry taken back (3528028)", "assistant-fresh-qwen2.5-coder-1.5b-round16.json")]
+              ("round 16 final, the narrowed retry taken back (3528028)", "assistant-fresh-qwen2.5-coder-1.5b-round16.json"),
+              ("round 16 final (768d347)", "assistant-fresh-smollm2-round16.json")]
 
 
 def assistant_fresh() -> str:
