@@ -11,8 +11,8 @@ a line the user dictated a changed form of the one it replaced: an added line wh
 come from the request, over a line the request does not mention, is an addition ("add eggs to
 shopping.txt" that turned ``- buy milk`` into ``- buy eggs``). An edit that loses lines is refused with the lines
 and the way to keep them ("to add a line, keep old's text in new"), typed ``Refusal.LOSES_LINES``. An
-append is then an append: "add a line at the end" that replaced the last line is refused, and the
-model's next call keeps it. Facts of the text, no word list: a request in any language that names
+append is then an append: "add a line at the end" that replaced the last line is refused, or, where the
+request dictates the new line, the line goes after the last one and it stays (``added_after``). Facts of the text, no word list: a request in any language that names
 what it removes is allowed.
 
 >>> lost("a = 1\\nb = 2\\n", "a = 1\\nc = 3\\n", ["add c = 3 at the end"])
@@ -92,8 +92,7 @@ def added_after(before: str, old: str, new: str, asked: list[str]) -> str | None
     >>> added_after("passport\\nadapter\\n", "passport", "lampe frontale", ["Ajoute 'lampe frontale'"])
     'passport\\nlampe frontale\\nadapter\\n'
     """
-    said, words = " ".join(asked).lower(), _words(new)
-    if not words or not all(w in said for w in words) or before.count(old) != 1:
+    if not _dictated("", new, " ".join(asked).lower()) or before.count(old) != 1:
         return None
     end = before.find("\n", before.index(old) + len(old))
     end = len(before) if end < 0 else end
