@@ -10,6 +10,7 @@ template tool step (a message that asks to look makes its first step a call: ``t
 from __future__ import annotations
 
 import re
+import shutil
 
 _FILE = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
 _DIR = re.compile(r"(?:\b(?:list|ls|show|what(?:'s| is) in)\s+(?:the\s+)?(?:folder|directory|dir)?\s*)((?:~|\.{1,2})?/[\w./-]*|[\w.-]+/)")
@@ -21,11 +22,22 @@ _NOT_FILES = {"e.g", "i.e", "etc", "vs"}
 QUESTION = re.compile(r"[?\uff1f\u061f]\s*$")  # a message that ends as a question, in any script's question mark
 
 
+def runnable(command: str) -> bool:
+    """The command's first word is a program on this machine's PATH or a path ("./build.sh", "tools/x"):
+    a fact, so "deploy.yaml should run four replicas" asks to run nothing.
+
+    >>> runnable("git log --oneline"), runnable("four replicas instead of two.")
+    (True, False)
+    """
+    first = command.split()[0] if command.split() else ""
+    return bool(first) and ("/" in first or bool(re.search(r"\.\w+$", first)) or shutil.which(first) is not None)
+
+
 def looks_at(user_text: str) -> str:
     """The file, folder or command the user asks to see or run; "" for none."""
     if not _LOOK.search(user_text) and not _HERE.search(user_text):
         return ""
-    if m := _COMMAND.search(user_text):
+    if (m := _COMMAND.search(user_text)) and (m.group(2) or runnable(m.group(1))):
         return (m.group(1) or m.group(2)).strip()
     for m in _FILE.finditer(user_text):
         if m.group(1).lower() not in _NOT_FILES and not re.match(r"^\d", m.group(1)):
