@@ -44,8 +44,8 @@ def unseen_file(tool: Any, args: Any, msgs: list[Message], agent: Any) -> str:
 
 def _text(raw: str, agent: Any) -> str | None:
     """The named file's text, when it is a readable file in the roots (else None)."""
-    from nanobot.base.regular import read_regular
     from nanobot.base.errors import ToolError
+    from nanobot.base.regular import read_regular
     from nanobot.tools.base import ToolContext
     from nanobot.tools.paths import resolve_in_roots
 
