@@ -42,7 +42,7 @@ def test_the_childs_prompt_is_evaluated_in_chunks_that_wait_for_a_busy_chat(home
     while the chat's prefill shared the memory bandwidth; now a chat busy mid-prompt stops it at the
     next chunk until the chat is done."""
     model.llm.reset()
-    batches, real_eval = [], model.llm.eval
+    batches, real_eval, evaluated = [], model.llm.eval, []
     busy = None
 
     def eval_(tokens):
@@ -50,7 +50,9 @@ def test_the_childs_prompt_is_evaluated_in_chunks_that_wait_for_a_busy_chat(home
         batches.append(len(tokens))
         if busy is None:  # the chat gets busy while the first chunk runs
             busy = _mark(home, str(os.getppid()))
-        return real_eval(tokens)
+        result = real_eval(tokens)
+        evaluated.append(time.monotonic())
+        return result
 
     monkeypatch.setattr(model.llm, "eval", eval_)
     yielding = foreground.Yielding(model, home)
@@ -58,7 +60,10 @@ def test_the_childs_prompt_is_evaluated_in_chunks_that_wait_for_a_busy_chat(home
     worker = threading.Thread(target=lambda: out.extend(yielding.stream(
         [Message(role="user", content=LONG)], max_tokens=2, temperature=0)), daemon=True)
     worker.start()
-    time.sleep(1.5)
+    deadline = time.monotonic() + 60
+    while not evaluated and time.monotonic() < deadline:  # the first chunk's end, however loaded the machine
+        time.sleep(0.02)
+    time.sleep(1.5)  # the chat stays busy this long after it
     try:
         assert batches and batches[0] <= getattr(foreground, "CHUNK", 32), batches  # a chunk, not the whole prompt
         assert len(batches) == 1, "evaluated on while the chat was busy"
