@@ -170,6 +170,9 @@ def test_the_scrubber_holds_back_only_an_unclosed_bracket():
 
 def test_what_the_user_asks_to_look_at():
     assert looks_at("Run git log --oneline") == "git log --oneline"
+    assert looks_at("run the tests") == "the tests"  # a run asked for, whatever its words
+    # "run" as the verb of a file's sentence: no program "four" on PATH, and the message names a file
+    assert looks_at("We're scaling up: deploy.yaml should run four replicas instead of two.") == "deploy.yaml"
     assert looks_at("what's in src/app.py?") == "src/app.py"
     assert looks_at("What is 2+2?") == "" and looks_at("I like python 3.12") == ""
     assert looks_at("list the folder docs/") == "docs/"

@@ -24,7 +24,8 @@ QUESTION = re.compile(r"[?\uff1f\u061f]\s*$")  # a message that ends as a questi
 
 def runnable(command: str) -> bool:
     """The command's first word is a program on this machine's PATH or a path ("./build.sh", "tools/x"):
-    a fact, so "deploy.yaml should run four replicas" asks to run nothing.
+    a fact. A "run ..." that is no such command is a command to look at only where the message names no
+    file: "run the tests" asks for a run, "deploy.yaml should run four replicas" is about deploy.yaml.
 
     >>> runnable("git log --oneline"), runnable("four replicas instead of two.")
     (True, False)
@@ -37,7 +38,7 @@ def looks_at(user_text: str) -> str:
     """The file, folder or command the user asks to see or run; "" for none."""
     if not _LOOK.search(user_text) and not _HERE.search(user_text):
         return ""
-    if (m := _COMMAND.search(user_text)) and (m.group(2) or runnable(m.group(1))):
+    if (m := _COMMAND.search(user_text)) and (m.group(2) or runnable(m.group(1)) or not _FILE.search(user_text)):
         return (m.group(1) or m.group(2)).strip()
     for m in _FILE.finditer(user_text):
         if m.group(1).lower() not in _NOT_FILES and not re.match(r"^\d", m.group(1)):
