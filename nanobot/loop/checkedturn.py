@@ -22,6 +22,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     from nanobot.loop.callpolicy import asked_for_change
     from nanobot.loop.explicit import explicit
     from nanobot.loop.replycheck import Scrubber, check, remember, scrub, unfenced
+    from nanobot.loop.replycode import reply_edit
     from nanobot.loop.textcall import written
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
@@ -52,6 +53,15 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
             runs += 1
             yield Notice(text=f"reply check: the reply is a {call[0]} call written as text; running it", level="warning")
             agent.transcript.append("event", "reply check", problem="call written as text", attempt=runs - 1)
+            messages = yield from run_written_call(agent, call, messages, seen)
+            yield TextDelta(text="\n\n")
+            continue
+        if (runs < WRITTEN_RUNS and agent.tool_runner is not None
+                and (call := reply_edit(typed, reply, agent, seen, lambda: asked_for_change([typed], agent=agent)))):
+            runs += 1  # the change written as code in the reply (``nanobot.loop.replycode``)
+            yield Notice(text=f"reply check: the reply writes the change to {call[1]['path']} as code; making it",
+                         level="warning")
+            agent.transcript.append("event", "reply check", problem="change written as code", attempt=runs - 1)
             messages = yield from run_written_call(agent, call, messages, seen)
             yield TextDelta(text="\n\n")
             continue

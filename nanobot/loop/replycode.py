@@ -1,0 +1,76 @@
+"""A change written as code in the reply, made as the edit it describes.
+
+Asked "In calc.py, fix sub: it should return a - b", a small model often answers with the fixed
+function as its reply (``def sub(a, b):\\n    return a - b``) and no call, or with a call whose
+arguments are worse than its reply. When the user asked for a change, the message names one Python file
+that exists in the roots, nothing changed this turn, and the reply's code holds top-level definitions
+that the file defines under the same names in another form, the reply is that change: each such
+definition is put in place of the file's as one ``edit_file`` call (``old`` the file's whole
+definition, ``new`` the reply's), run like a call the model wrote as text (``loop/textcall.py``: the
+call policy and the loss guard included), and the reply is asked for again with the result in view.
+Only definitions the file already has are replaced: statements around them, and functions the file
+lacks, are not taken from a reply. These are facts (a named file, its parse tree, the reply's), in any
+language.
+
+>>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n"
+>>> _changed_defs(calc, "def sub(a, b):\\n    return a - b\\n\\nprint(sub(40, 2))")
+('def sub(a, b):\\n    return a + b', 'def sub(a, b):\\n    return a - b')
+>>> _changed_defs(calc, "def add(a, b):\\n    return a + b") is None  # the file's own code, explained
+True
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from nanobot.core.events import Event, ToolResult
+
+_FENCE = re.compile(r"```[\w+-]*\n(.*?)(?:```|$)", re.S)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def reply_edit(typed: str, reply: str, agent: Any, seen: list[Event], asked: Any) -> tuple[str, dict] | None:
+    """The ``edit_file`` call the reply's code describes, or None; ``asked()`` says whether the user
+    asked for a change (called last: it may ask the model)."""
+    if "edit_file" not in agent.tool_names() or any(isinstance(e, ToolResult) and e.ok and e.name != "read_file"
+                                                    for e in seen):
+        return None
+    from nanobot.tools.named import named, roots_of
+
+    files = [n for n in named(typed, roots_of(agent.settings)) if n.kind == "file" and n.path.endswith(".py")]
+    if len(files) != 1:
+        return None
+    from nanobot.base.errors import ToolError
+    from nanobot.tools.base import ToolContext
+    from nanobot.tools.paths import resolve_in_roots
+
+    try:
+        text = resolve_in_roots(files[0].path, ToolContext.for_agent(agent)).read_text(encoding="utf-8")
+    except (ToolError, OSError, UnicodeDecodeError):
+        return None
+    change = _changed_defs(text, reply)
+    if change is None or not asked():
+        return None
+    return "edit_file", {"path": files[0].path, "old": change[0], "new": change[1]}
+
+
+def _changed_defs(text: str, reply: str) -> tuple[str, str] | None:
+    """(the file's definition, the reply's) for the first top-level definition of the reply's code that
+    the file defines in another form; None when there is none."""
+    mine = _defs(text)
+    for code in [*_FENCE.findall(reply), reply]:
+        for name, source in (_defs(code) or {}).items():
+            if name in mine and " ".join(mine[name].split()) != " ".join(source.split()):
+                return mine[name], source
+    return None
+
+
+def _defs(code: str) -> dict[str, str] | None:
+    """Top-level definitions of ``code`` by name (their source), or None when it does not parse."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    return {n.name: ast.get_source_segment(code, n, padded=False) or "" for n in tree.body if isinstance(n, _DEFS)}

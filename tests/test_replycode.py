@@ -1,0 +1,66 @@
+"""A change written as code in the reply is made as the edit it describes (``nanobot.loop.replycode``):
+only where a change was asked, of definitions the one named Python file already has."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from nanobot.config import load_settings
+from nanobot.core.events import ToolCall, ToolResult
+from tests.qwen import SKIP_REASON, qwen_path
+from tests.test_doing_what_was_asked import make_agent, run
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n\n\nprint(add(40, 2))\n"
+FIXED = "def sub(a, b):\n    return a - b\n\nprint(sub(40, 2))"
+QWEN = qwen_path()
+
+
+def test_a_fix_the_reply_writes_as_code_is_made_in_the_named_file(home):
+    agent = make_agent(home, ["Answer:", FIXED, "Answer:", "Fixed: sub now returns a - b."])
+    (agent.workspace / "calc.py").write_text(CALC)
+    events, done = run(agent, "In calc.py, fix sub: it should return a - b")
+    calls = [e for e in events if isinstance(e, ToolCall)]
+    assert [c.name for c in calls] == ["edit_file"] and calls[0].arguments["old"] == "def sub(a, b):\n    return a + b"
+    assert [r.ok for r in events if isinstance(r, ToolResult)] == [True]
+    text = (agent.workspace / "calc.py").read_text()
+    assert "def sub(a, b):\n    return a - b" in text and "def add(a, b):\n    return a + b" in text
+    assert "print(sub(40, 2))" not in text  # statements around the definition are not taken
+    assert done.reply.endswith("Fixed: sub now returns a - b.")
+
+
+@pytest.mark.parametrize("ask, reply", [
+    ("What does sub in calc.py do?", "def sub(a, b):\n    return a + b"),  # the file's own code, shown
+    ("What would sub in calc.py look like if it subtracted?", FIXED),  # no change asked
+    ("In calc.py, add a function mul(a, b)", "def mul(a, b):\n    return a * b"),  # not a definition it has
+])
+def test_code_in_a_reply_changes_nothing_unless_it_is_an_asked_change_of_a_definition_the_file_has(home, ask, reply):
+    agent = make_agent(home, ["Answer:", reply, "Answer:", "ok"])
+    (agent.workspace / "calc.py").write_text(CALC)
+    events, _ = run(agent, ask)
+    assert not [e for e in events if isinstance(e, ToolCall) and e.name == "edit_file"]
+    assert (agent.workspace / "calc.py").read_text() == CALC
+
+
+@pytest.mark.realmodel
+@pytest.mark.skipif(QWEN is None, reason=SKIP_REASON)
+def test_the_assistants_fix_leaves_a_file_that_parses_with_every_definition_it_had(home):
+    """The 1.5B asked to fix a function, whichever way it answers (a call, code in its reply, words):
+    calc.py still parses, defines what it defined, and add is untouched."""
+    from nanobot.backends.llama import LlamaBackend
+    from nanobot.loop.agent import Agent
+    from nanobot.models import resolve_model
+    from nanobot.tools.feature import attach_tools
+    from nanobot.workspace import init_workspace
+
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False},
+                             chat={"temperature": 0, "max_tokens": 64})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, LlamaBackend(resolve_model(settings, str(QWEN))))
+    attach_tools(agent)
+    (agent.workspace / "calc.py").write_text(CALC)
+    list(agent.turn("In calc.py, fix sub: it should return a - b"))
+    tree = ast.parse((agent.workspace / "calc.py").read_text())
+    assert {n.name for n in tree.body if isinstance(n, ast.FunctionDef)} == {"add", "sub"}
+    assert "def add(a, b):\n    return a + b" in (agent.workspace / "calc.py").read_text()
