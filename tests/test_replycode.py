@@ -30,10 +30,21 @@ def test_a_fix_the_reply_writes_as_code_is_made_in_the_named_file(home):
     assert done.reply.endswith("Fixed: sub now returns a - b.")
 
 
+def test_a_new_function_the_message_names_and_the_reply_writes_is_added_at_the_end(home):
+    agent = make_agent(home, ["Answer:", "python\n```\ndef mul(a, b):\n    return a * b\n```", "Answer:", "Added."],
+                       enabled=["read_file", "edit_file", "append_file"])
+    (agent.workspace / "calc.py").write_text(CALC)
+    events, done = run(agent, "Add a function mul(a, b) returning a * b to calc.py")
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["append_file"]
+    text = (agent.workspace / "calc.py").read_text()
+    assert text.startswith(CALC) and text.endswith("def mul(a, b):\n    return a * b\n")
+    ast.parse(text)
+
+
 @pytest.mark.parametrize("ask, reply", [
     ("What does sub in calc.py do?", "def sub(a, b):\n    return a + b"),  # the file's own code, shown
     ("What would sub in calc.py look like if it subtracted?", FIXED),  # no change asked
-    ("In calc.py, add a function mul(a, b)", "def mul(a, b):\n    return a * b"),  # not a definition it has
+    ("In calc.py, add a function that multiplies", "def mul(a, b):\n    return a * b"),  # a name nobody gave
 ])
 def test_code_in_a_reply_changes_nothing_unless_it_is_an_asked_change_of_a_definition_the_file_has(home, ask, reply):
     agent = make_agent(home, ["Answer:", reply, "Answer:", "ok"])

@@ -8,8 +8,9 @@ that the file defines under the same names in another form, the reply is that ch
 definition is put in place of the file's as one ``edit_file`` call (``old`` the file's whole
 definition, ``new`` the reply's), run like a call the model wrote as text (``loop/textcall.py``: the
 call policy and the loss guard included), and the reply is asked for again with the result in view.
-Only definitions the file already has are replaced: statements around them, and functions the file
-lacks, are not taken from a reply. These are facts (a named file, its parse tree, the reply's), in any
+A definition the file lacks is added at its end (``append_file``) only when the user's message gives its
+name ("Add a function mul(a, b) ... to calc.py" answered with ``def mul(a, b): ...``). Statements
+around definitions are never taken from a reply. These are facts (a named file, its parse tree, the reply's), in any
 language.
 
 >>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n"
@@ -51,9 +52,27 @@ def reply_edit(typed: str, reply: str, agent: Any, seen: list[Event], asked: Any
     except (ToolError, OSError, UnicodeDecodeError):
         return None
     change = _changed_defs(text, reply)
-    if change is None or not asked():
-        return None
-    return "edit_file", {"path": files[0].path, "old": change[0], "new": change[1]}
+    if change is not None and asked():
+        return "edit_file", {"path": files[0].path, "old": change[0], "new": change[1]}
+    added = _named_new_def(text, reply, typed)
+    if change is None and added and "append_file" in agent.tool_names() and asked():
+        return "append_file", {"path": files[0].path, "text": added}
+    return None
+
+
+def _named_new_def(text: str, reply: str, typed: str) -> str:
+    """The source of a top-level definition in the reply's code that the file lacks and whose name the
+    user's message gives as a word ("Add a function mul(a, b) ..."); "" when there is none.
+
+    >>> _named_new_def("def add(a, b):\\n    return a + b\\n", "```\\ndef mul(a, b):\\n    return a * b\\n```", "add mul to calc.py")
+    'def mul(a, b):\\n    return a * b'
+    """
+    mine = _defs(text) or {}
+    for code in [*_FENCE.findall(reply), reply]:
+        for name, source in (_defs(code) or {}).items():
+            if name not in mine and re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", typed):
+                return source
+    return ""
 
 
 def _changed_defs(text: str, reply: str) -> tuple[str, str] | None:
