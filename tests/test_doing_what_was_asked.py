@@ -382,21 +382,6 @@ def test_a_claim_after_only_look_ups_is_false(home):
     assert done.reply.lower().endswith("nothing was changed.)")
 
 
-def test_a_blind_edit_reads_the_file_first_so_the_call_again_copies_the_real_text(home):
-    """An ``old`` the file lacks, on a file the context has not shown: the file is read (a visible step),
-    then the arguments are written again with it in view (``tools/seefirst.py``)."""
-    agent = make_agent(home, ["Tool: edit_file", '{"path": "calc.py", "old": "def add(a,b):", "new": "x"}',
-                              '{"path": "calc.py", "old": "    return a + b\\n", "new": "    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n"}',
-                              "Answer:", "Added mul."])
-    (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    events, done = run(agent, "Add a function mul(a, b) returning a * b to calc.py")
-    first = next(e for e in events if isinstance(e, ToolResult))
-    assert first.ok and first.name == "read_file" and "def add(a, b):\n    return a + b" in first.text
-    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file", "edit_file"]
-    assert "def mul(a, b):" in (agent.workspace / "calc.py").read_text()
-    assert "def add(a,b):" not in agent.model.calls[2]["messages"][-1].content  # the blind call is not in view
-
-
 def test_a_failed_edit_on_a_shown_file_shows_the_file_so_the_retry_copies_the_real_text(home):
     agent = make_agent(home, ["Tool: edit_file", '{"path": "calc.py", "old": "def add(a,b):", "new": "x"}',
                               "Tool: edit_file",

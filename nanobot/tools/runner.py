@@ -41,7 +41,6 @@ from nanobot.tools.grammar import (
 )
 from nanobot.tools.registry import enabled_tools
 from nanobot.tools.search import index_text
-from nanobot.tools.seefirst import READER, unseen_file
 from nanobot.tools.truncate import truncate
 from nanobot.tools.validate import validate
 
@@ -143,21 +142,14 @@ class ToolRunner:
         ``msgs``. Returns True (running nothing) when the same call already ran in ``seen``."""
         tool = self.tools[name]
         seen = set() if seen is None else seen
-        attempt, looked = 0, False
-        while attempt <= self.settings.tools.max_retries:
+        for attempt in range(self.settings.tools.max_retries + 1):
             raw, args, error = self.arguments(agent, msgs, tool)
             self._record(agent, "call", name, raw, attempt=attempt)
-            attempt += 1
             if args is None:
-                last = attempt > self.settings.tools.max_retries
+                last = attempt == self.settings.tools.max_retries
                 note = error if last else f"{error}; fix the arguments and try again"
                 yield ToolResult(name=name, ok=False, text=note)
                 self._note(agent, msgs, name, raw, False, note)
-                continue
-            if not looked and (path := self.unseen(agent, tool, args, msgs)):  # the file first, then again
-                looked, attempt = True, attempt - 1
-                read, ok, text = yield from self.read_first(agent, path, seen)
-                self._note(agent, msgs, READER, json.dumps(read), ok, text)
                 continue
             shown = args.model_dump(mode="json")
             key = f"{name} {json.dumps(shown, sort_keys=True)}"
@@ -168,19 +160,6 @@ class ToolRunner:
             self._note(agent, msgs, name, json.dumps(shown), ok, text)
             return False
         return False
-
-    def unseen(self, agent: Any, tool: Tool, args: BaseModel, msgs: list[Message]) -> str:
-        """The file to read before this call runs (``tools.seefirst``), "" when it runs as made."""
-        return unseen_file(tool, args, msgs, agent) if READER in self.tools else ""
-
-    def read_first(self, agent: Any, path: str, seen: set[str]) -> Generator[Event, None, tuple[dict, bool, str]]:
-        """Read ``path`` with the reader as a call of its own (events, record, policy): (its args, ok, text)."""
-        args = self.tools[READER].Args(path=path)
-        shown = args.model_dump(mode="json")
-        self._record(agent, "call", READER, json.dumps({"name": READER, "arguments": shown}), attempt=0)
-        seen.add(f"{READER} {json.dumps(shown, sort_keys=True)}")
-        ok, text = yield from self.run_valid(agent, READER, args)
-        return shown, ok, text
 
     def run_valid(self, agent: Any, name: str, args: BaseModel) -> Generator[Event, None, tuple[bool, str]]:
         """Run a validated call of ``name``, whichever path produced it (names, template, written

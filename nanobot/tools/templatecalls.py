@@ -62,7 +62,6 @@ from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, judged, scores, user_text
 from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
 from nanobot.tools.plain import plain
-from nanobot.tools.seefirst import READER
 from nanobot.tools.validate import validate
 
 # How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
@@ -311,26 +310,15 @@ class TemplateCalls:
         """Generate, validate (with retries) and run one call (of ``only``, when given); True when it
         repeats one already run."""
         runner, retries = self.runner, self.runner.settings.tools.max_retries
-        attempt, looked = 0, False
-        while attempt <= retries:
+        for attempt in range(retries + 1):
             raw, name, args, error = self.generate(agent, msgs, only)
             runner._record(agent, "call", name, raw, attempt=attempt)
             msgs.append(Message(role="assistant", content=f"{OPEN}\n{raw.removesuffix(CLOSE).strip()}\n{CLOSE}"))
-            attempt += 1
             if args is None:
-                note = error if attempt > retries else f"{error}; fix the call and try again"
+                note = error if attempt == retries else f"{error}; fix the call and try again"
                 yield ToolResult(name=name, ok=False, text=note)
                 msgs.append(Message(role="tool", content=note))
                 runner._record(agent, "result", name, note, ok=False)
-                continue
-            if not looked and (path := runner.unseen(agent, runner.tools[name], args, msgs)):
-                looked, attempt, only = True, attempt - 1, name  # the blind call leaves; the file, then again
-                msgs.pop()
-                read, ok, text = yield from runner.read_first(agent, path, seen)
-                call = json.dumps({"name": READER, "arguments": read})
-                msgs += [Message(role="assistant", content=f"{OPEN}\n{call}\n{CLOSE}"),
-                         Message(role="tool", content=text if ok else f"error: {text}")]
-                runner._record(agent, "result", READER, text, ok=ok)
                 continue
             shown = args.model_dump(mode="json")
             key = f"{name} {json.dumps(shown, sort_keys=True)}"
