@@ -165,7 +165,9 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "assistant-dev2-qwen2.5-coder-1.5b-round16-ec41d0f.json"),
              ("qwen2.5-coder-1.5b, round 16 final: the narrowed retry taken back (3528028)",
               "assistant-dev2-qwen2.5-coder-1.5b-round16.json"),
-             ("smollm2, round 16 final (768d347)", "assistant-dev2-smollm2-round16.json")]
+             ("smollm2, round 16 final (768d347)", "assistant-dev2-smollm2-round16.json"),
+             ("qwen2.5-coder-1.5b, round 17: a blind edit's file read first, taken back after the fresh set "
+              "(74c66e2, an Intel Xeon with AMX)", "assistant-dev2-qwen2.5-coder-1.5b-round17-74c66e2.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -207,7 +209,11 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 16, the edit retry narrowed to the lines the request mentions (ec41d0f)",
                "assistant-fresh-qwen2.5-coder-1.5b-round16-ec41d0f.json"),
               ("round 16 final, the narrowed retry taken back (3528028)", "assistant-fresh-qwen2.5-coder-1.5b-round16.json"),
-              ("round 16 final (768d347)", "assistant-fresh-smollm2-round16.json")]
+              ("round 16 final (768d347)", "assistant-fresh-smollm2-round16.json"),
+              ("round 17, a blind edit's file read first, taken back after this run (74c66e2, an Intel Xeon with AMX)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round17-74c66e2.json"),
+              ("round 17 final, the sessions `edits` and `repairs` only (a reply's code made as the edit; Intel Xeon)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round17-final-part.json")]
 
 
 def assistant_fresh() -> str:
