@@ -30,14 +30,15 @@ from nanobot.core.events import Event, ToolResult
 
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)(?:```|$)", re.S)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DEF_LINE = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+\w", re.M)
 
 
 def reply_edit(typed: str, reply: str, agent: Any, seen: list[Event], asked: Any) -> tuple[str, dict] | None:
     """The ``edit_file`` call the reply's code describes, or None; ``asked()`` says whether the user
     asked for a change (called last: it may ask the model)."""
-    if "edit_file" not in agent.tool_names() or any(isinstance(e, ToolResult) and e.ok and e.name != "read_file"
-                                                    for e in seen):
-        return None
+    if (not _DEF_LINE.search(reply) or "edit_file" not in agent.tool_names()
+            or any(isinstance(e, ToolResult) and e.ok and e.name != "read_file" for e in seen)):
+        return None  # no definition in the reply (most replies: no look at the roots), or a change ran
     from nanobot.tools.named import named, roots_of
 
     files = [n for n in named(typed, roots_of(agent.settings)) if n.kind == "file" and n.path.endswith(".py")]
