@@ -213,7 +213,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 17, a blind edit's file read first, taken back after this run (74c66e2, an Intel Xeon with AMX)",
                "assistant-fresh-qwen2.5-coder-1.5b-round17-74c66e2.json"),
               ("round 17 final, the sessions `edits` and `repairs` only (a reply's code made as the edit; Intel Xeon)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round17-final-part.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round17-final-part.json"),
+              ("round 17 final (ec00346, Intel Xeon)", "assistant-fresh-smollm2-round17.json")]
 
 
 def assistant_fresh() -> str:
