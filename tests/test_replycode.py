@@ -45,6 +45,7 @@ def test_a_new_function_the_message_names_and_the_reply_writes_is_added_at_the_e
     ("What does sub in calc.py do?", "def sub(a, b):\n    return a + b"),  # the file's own code, shown
     ("What would sub in calc.py look like if it subtracted?", FIXED),  # no change asked
     ("In calc.py, add a function that multiplies", "def mul(a, b):\n    return a * b"),  # a name nobody gave
+    ("In calc.py, rename sub to subtract", "def subtract(a, b):\n    return a + b"),  # a change of sub, no copy
 ])
 def test_code_in_a_reply_changes_nothing_unless_it_is_an_asked_change_of_a_definition_the_file_has(home, ask, reply):
     agent = make_agent(home, ["Answer:", reply, "Answer:", "ok"])

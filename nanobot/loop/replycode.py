@@ -9,7 +9,8 @@ definition is put in place of the file's as one ``edit_file`` call (``old`` the 
 definition, ``new`` the reply's), run like a call the model wrote as text (``loop/textcall.py``: the
 call policy and the loss guard included), and the reply is asked for again with the result in view.
 A definition the file lacks is added at its end (``append_file``) only when the user's message gives its
-name ("Add a function mul(a, b) ... to calc.py" answered with ``def mul(a, b): ...``). Statements
+name ("Add a function mul(a, b) ... to calc.py" answered with ``def mul(a, b): ...``) and its body is
+none of the file's (``def subtract`` with sub's body, for "rename sub to subtract", is no addition). Statements
 around definitions are never taken from a reply. These are facts (a named file, its parse tree, the reply's), in any
 language.
 
@@ -69,11 +70,21 @@ def _named_new_def(text: str, reply: str, typed: str) -> str:
     'def mul(a, b):\\n    return a * b'
     """
     mine = _defs(text) or {}
+    bodies = {_body(src) for src in mine.values()}
     for code in [*_FENCE.findall(reply), reply]:
         for name, source in (_defs(code) or {}).items():
-            if name not in mine and re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", typed):
+            if name not in mine and _says(typed, name) and _body(source) not in bodies:
                 return source
     return ""
+
+
+def _body(source: str) -> str:
+    """A definition's text after its first line, whitespace folded: a renamed copy has the same."""
+    return " ".join(source.split("\n", 1)[-1].split()) if "\n" in source else ""
+
+
+def _says(typed: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", typed) is not None
 
 
 def _changed_defs(text: str, reply: str) -> tuple[str, str] | None:
