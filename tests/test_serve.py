@@ -14,6 +14,7 @@ import pytest
 from nanobot.backends import repackspeed
 from nanobot.backends.batchprobe import cache_path, probe_key
 from nanobot.backends.repack import amx_build
+from nanobot.base.errors import ModelError
 from nanobot.config import ModelSettings
 from nanobot.models import ResolvedModel
 
@@ -62,7 +63,14 @@ def test_serve_loads_the_model_with_nanobots_repacking(bundled, probe_cache, mon
     model = ResolvedModel("smollm2", bundled, ModelSettings(repack=repack, n_ctx=512))
     _timings(model, on=FAST, off=SLOW)
     seen = _loads_seen(monkeypatch)
-    served = server_app(model, n_threads=1)
+    if repack is True and amx_build():  # forced on where repacking crashes a first batch (SIGSEGV, SIGILL)
+        try:
+            served = server_app(model, n_threads=1)
+        except ModelError as e:  # the one-line error that names the setting, and no load
+            assert "set repack = false under [models.smollm2]" in str(e) and not seen
+            return
+    else:
+        served = server_app(model, n_threads=1)
     want = (not amx_build()) if repack is None else repack
     assert seen == [want] and served.repack is want
     assert served.n_ctx == 512 and served.n_threads == 1 and served.alias == "smollm2"

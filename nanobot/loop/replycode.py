@@ -46,11 +46,12 @@ def reply_edit(typed: str, reply: str, agent: Any, seen: list[Event], asked: Any
     if len(files) != 1:
         return None
     from nanobot.base.errors import ToolError
+    from nanobot.base.regular import read_regular
     from nanobot.tools.base import ToolContext
     from nanobot.tools.paths import resolve_in_roots
 
     try:
-        text = resolve_in_roots(files[0].path, ToolContext.for_agent(agent)).read_text(encoding="utf-8")
+        text = read_regular(resolve_in_roots(files[0].path, ToolContext.for_agent(agent))).decode("utf-8")
     except (ToolError, OSError, UnicodeDecodeError):
         return None
     change = _changed_defs(text, reply)
