@@ -95,7 +95,7 @@ def test_a_false_success_claim_after_a_failed_edit_is_retried_then_corrected(hom
     agent = make_agent(home, ["Tool: edit_file", edit, "Answer:", "I have updated notes.txt successfully.",
                               "Tool: edit_file", edit, "Answer:", "The file has been updated."])
     (agent.workspace / "notes.txt").write_text("hello\n")
-    events, done = run(agent, "notes.txt says hello; edit it: change absent to x")  # shown: no read first
+    events, done = run(agent, "edit notes.txt: change absent to x")
     warnings = [e.text for e in events if isinstance(e, Notice) and e.level == "warning"]
     assert any("claims success but edit_file failed" in w for w in warnings)
     retry_prompt = agent.model.calls[4]["messages"][-1].content
@@ -112,7 +112,7 @@ def test_a_retried_reply_that_tells_the_truth_stands(home):
     agent = make_agent(home, ["Tool: edit_file", edit, "Answer:", "Done, I've edited it.",
                               "Answer:", "The edit failed: the text was not found."])
     (agent.workspace / "notes.txt").write_text("hello\n")
-    events, done = run(agent, "notes.txt says hello; edit it: change absent to x")  # shown: no read first
+    events, done = run(agent, "edit notes.txt: change absent to x")
     assert done.reply == "The edit failed: the text was not found."
     assert agent.history[-1].content == done.reply
 
@@ -382,13 +382,13 @@ def test_a_claim_after_only_look_ups_is_false(home):
     assert done.reply.lower().endswith("nothing was changed.)")
 
 
-def test_a_failed_edit_on_a_shown_file_shows_the_file_so_the_retry_copies_the_real_text(home):
+def test_a_failed_edit_shows_the_file_so_the_retry_copies_the_real_text(home):
     agent = make_agent(home, ["Tool: edit_file", '{"path": "calc.py", "old": "def add(a,b):", "new": "x"}',
                               "Tool: edit_file",
                               '{"path": "calc.py", "old": "    return a + b\\n", "new": "    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n"}',
                               "Answer:", "Added mul."])
     (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    events, done = run(agent, "calc.py holds def add(a, b):\n    return a + b\nAdd a function mul(a, b) returning a * b to it")
+    events, done = run(agent, "Add a function mul(a, b) returning a * b to calc.py")
     first = next(e for e in events if isinstance(e, ToolResult))
     assert not first.ok and "def add(a, b):\n    return a + b" in first.text  # the real text, to copy
     assert "def mul(a, b):" in (agent.workspace / "calc.py").read_text()

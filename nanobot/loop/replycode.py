@@ -28,9 +28,9 @@ import re
 from typing import Any
 
 from nanobot.core.events import Event, ToolResult
+from nanobot.tools.pydefs import _DEFS  # the definitions edit_file replaces whole
 
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)(?:```|$)", re.S)
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _DEF_LINE = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+\w", re.M)
 
 
