@@ -678,3 +678,17 @@ def test_a_reply_that_tells_of_a_tool_instead_of_calling_it_is_retried_with_that
     assert agent.model.calls[2]["prefill"].startswith("Tool: read_file")
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
     assert "read_file" not in done.reply and "flan" in done.reply
+
+
+def test_an_edit_of_a_definition_the_request_does_not_name_is_refused(home):
+    """"In calc.py, fix sub" once rewrote add as well (``return a + b`` -> ``return a - b``, a changed form
+    the loss guard allows): where the request names a definition of the file, the others stay as they are."""
+    both = ('{"path": "calc.py", "old": "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b", '
+            '"new": "def add(a, b):\\n    return a - b\\n\\n\\ndef sub(a, b):\\n    return a - b"}')
+    agent = make_agent(home, ["Tool: edit_file", both, "Answer:", "I could not."])
+    calc = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
+    (agent.workspace / "calc.py").write_text(calc)
+    events, _ = run(agent, "In calc.py, fix sub: it should return a - b")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "would change add in calc.py" in result.text
+    assert (agent.workspace / "calc.py").read_text() == calc

@@ -22,6 +22,7 @@ from nanobot.base.errors import ToolError
 from nanobot.base.pysyntax import broken_by, is_python
 from nanobot.base.regular import NotRegularFile, read_regular
 from nanobot.base.written import record_written
+from nanobot.core.provenance import PolicyError, Refusal, Refused
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
@@ -29,7 +30,7 @@ from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
-from nanobot.tools.pydefs import add_defs, replace_defs
+from nanobot.tools.pydefs import add_defs, replace_defs, unnamed_changes
 from nanobot.tools.renames import rename
 
 MAX_READ_LINES = 200
@@ -148,6 +149,7 @@ class EditFile(Tool):
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         path = _writable(args.path, ctx)
         text = _read_text(path, args.path, ctx)
+        renamed = None
         if is_python(args.path) and (whole := replace_defs(text, args.old, args.new)) is not None:
             new, where = whole[0], f": {', '.join(whole[1])} replaced whole"  # nanobot.tools.pydefs
         elif (renamed := rename(text, args.old, args.new, _asked(ctx))) is not None:
@@ -163,6 +165,11 @@ class EditFile(Tool):
                     new, where = kept, (": the new text added after the line old is on, which is kept "
                                         "(nothing the user did not name is removed)")
         refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
+        if is_python(args.path) and renamed is None and _asked(ctx) is not None and (
+                others := unnamed_changes(text, new, " ".join(_asked(ctx)))):
+            raise PolicyError(Refused(f"edit_file refused: it would change {', '.join(others)} in {args.path}, which "
+                                      "the user did not name; the file was not changed. Change only what was asked",
+                                      Refusal.LOSES_LINES))
         _write(path, new, args.path, ctx)
         return f"edited {display(path, ctx)}{where}"
 

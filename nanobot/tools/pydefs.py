@@ -38,6 +38,7 @@ True
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -131,3 +132,27 @@ def add_defs(text: str, old: str, new: str) -> tuple[str, list[str]] | None:
     except SyntaxError:
         return None
     return result, [n.name for n in given.body]
+
+
+def unnamed_changes(before: str, after: str, said: str) -> list[str]:
+    """The file's top-level definitions whose text an edit changes although the request names other
+    definitions of the file and not these: asked "fix sub", a model that also rewrote ``add`` (``return
+    a + b`` -> ``return a - b``, a changed form the loss guard lets through). A request that names no
+    definition ("fix the bug in calc.py") restricts nothing. Names are the parse tree's, read as words.
+
+    >>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n"
+    >>> unnamed_changes(calc, calc.replace("+", "-"), "in calc.py, fix sub: it should return a - b")
+    ['add']
+    >>> unnamed_changes(calc, calc.replace("+", "-"), "fix the bug in calc.py")
+    []
+    """
+    try:
+        old_tree, new_tree = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return []
+    old = {n.name: ast.get_source_segment(before, n) for n in old_tree.body if isinstance(n, _DEFS)}
+    new = {n.name: ast.get_source_segment(after, n) for n in new_tree.body if isinstance(n, _DEFS)}
+    words = set(re.findall(r"\w+", said))
+    if not any(name in words for name in old):
+        return []
+    return [name for name, src in old.items() if name in new and new[name] != src and name not in words]
