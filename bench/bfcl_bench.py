@@ -285,7 +285,7 @@ def run(opts) -> None:
         model = load_model(settings, opts.model)
     agent = SimpleNamespace(model=model, settings=settings, transcript=None)
     tag = Path(opts.model).stem.split("-")[0].lower() if opts.model else "smollm2"
-    out = RUNS / f"{tag}-{opts.path}-{opts.half}.jsonl"
+    out = RUNS / f"{tag}-{opts.path}-{opts.half}{opts.suffix}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {json.loads(line)["id"] for line in out.open()} if out.exists() else set()
     cats = opts.category.split(",") if opts.category else (LIVE if opts.half == "live" else CATEGORIES)
@@ -314,6 +314,7 @@ if __name__ == "__main__":
     r.add_argument("--limit", type=int, default=PER_HALF, help="items per category")
     r.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's choice)")
     r.add_argument("--category", help="comma-separated categories (default: all three)")
+    r.add_argument("--suffix", default="", help="records to <tag>-<path>-<half><suffix>.jsonl (a rerun beside a stored one)")
     s = sub.add_parser("sample")
     s.add_argument("src", type=Path)
     s.add_argument("--more", action="store_true", help="draw held2 and live (keeps sample.jsonl)")
