@@ -289,7 +289,8 @@ def run(opts) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {json.loads(line)["id"] for line in out.open()} if out.exists() else set()
     cats = opts.category.split(",") if opts.category else (LIVE if opts.half == "live" else CATEGORIES)
-    items = [i for i in load_sample() if i["half"] == opts.half and i["category"] in cats]
+    items = [i for i in load_sample() if i["half"] == opts.half and i["category"] in cats
+             and (not opts.ids or i["id"] in opts.ids.split(","))]
     per_cat: dict[str, int] = {}
     for item in items:
         per_cat[item["category"]] = per_cat.get(item["category"], 0) + 1
@@ -314,6 +315,7 @@ if __name__ == "__main__":
     r.add_argument("--limit", type=int, default=PER_HALF, help="items per category")
     r.add_argument("--threads", type=int, help="llama.cpp threads (default: nanobot's choice)")
     r.add_argument("--category", help="comma-separated categories (default: all three)")
+    r.add_argument("--ids", help="comma-separated item ids (default: every item of the categories)")
     r.add_argument("--suffix", default="", help="records to <tag>-<path>-<half><suffix>.jsonl (a rerun beside a stored one)")
     s = sub.add_parser("sample")
     s.add_argument("src", type=Path)

@@ -5,9 +5,9 @@ Schemas written for people declare a value's form in prose: "The start date in t
 "2023-10-1" or "San Jose". ``shaped`` returns the schema with such a form as the parameter's
 ``pattern``, read from the schema's own text, in any language of the description:
 
-- a date or time written in its letters (``YYYY-MM-DD``, ``MM/DD/YYYY``, ``HH:MM``, ``YYYY-MM-DDTHH:MM:SS``);
-  each two-letter field admits one or two digits and ``padded`` writes it with two afterwards, so a
-  model that meant "the 1st" is never forced on to a second digit it did not mean;
+- a date or time written in its letters (``YYYY-MM-DD``, ``MM/DD/YYYY``, ``HH:MM``, ``YYYY-MM-DDTHH:MM:SS``):
+  the grammar admits what a model writes when it means such a date (one-digit fields, an ISO date, a
+  12-hour time) and ``written`` puts the value in the declared form after the call (``dateforms``);
 - quoted examples split at ", " whose fields have a fixed form (two or three capitals, a run of
   digits) beside free text: 'Berkeley, CA' and 'New York, NY' give "free text, two capitals".
   Examples with no free field ('NEW, HOT') or none of fixed form ('Python, Java') declare nothing.
@@ -19,7 +19,7 @@ The description's quoted lowercase words ('today', 'dontcare') and the schema's 
 '^([0-9]{4}-[0-9]{1,2}-[0-9]{1,2})$'
 >>> shaped({"type": "string", "description": "City, such as 'Berkeley, CA' or 'New York, NY'."})["pattern"]
 '^([^,"]+, [A-Z]{2})$'
->>> padded({"properties": {"d": {"type": "string", "description": "In MM/DD/YYYY."}}}, {"d": "3/7/2024"})
+>>> written({"properties": {"d": {"type": "string", "description": "In MM/DD/YYYY."}}}, {"d": "2024-3-7"})
 {'d': '03/07/2024'}
 """
 
@@ -27,12 +27,8 @@ from __future__ import annotations
 
 import re
 
-_FIELDS = {"YYYY": "[0-9]{4}", "YY": "[0-9]{2}", "MM": "[0-9]{1,2}", "DD": "[0-9]{1,2}", "HH": "[0-9]{1,2}",
-           "SS": "[0-9]{1,2}"}
-# a date/time spelled in its field letters: at least two fields joined by - / : . T or a space, and
-# an ISO "Z"; taken whole or not at all ("YYYY-MM-DDTHH:MM:SSZ" is not "YYYY-MM-DDTHH:MM")
-_TOKEN = re.compile(r"(?<![A-Za-z])((?:YYYY|YY|MM|DD|HH|SS)(?:(?:[-/:.]|T| )(?:YYYY|YY|MM|DD|HH|SS))++Z?+)(?![A-Za-z])",
-                    re.I)
+from nanobot.tools.dateforms import Form
+
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"")
 _WORD = re.compile(r"[a-z_]+")
 _SKIP = {"enum", "const", "pattern", "format", "properties", "items", "anyOf", "oneOf", "$ref"}
@@ -66,17 +62,10 @@ def _example_shape(description: str) -> str | None:
     return ", ".join((f if free <= 1 else None) or '[^,"]+' for f in fields)
 
 
-def _tokens(description: str) -> list[str]:
-    out = []
-    for token in dict.fromkeys(t.upper() for t in _TOKEN.findall(description)):
-        out.append(re.sub(r"YYYY|YY|MM|DD|HH|SS", lambda m: _FIELDS[m.group(0)], token).replace(".", r"\."))
-    return out
-
-
 def pattern(prop: dict) -> str | None:
     """The ``pattern`` ``prop``'s description declares, None when it declares none."""
     description = prop.get("description") or ""
-    forms = _tokens(description) or [s for s in [_example_shape(description)] if s]
+    forms = [f.loose for f in Form.find(description)] or [s for s in [_example_shape(description)] if s]
     if not forms:
         return None
     words = [w for a, b in _QUOTED.findall(description) if _WORD.fullmatch(w := a or b)]
@@ -100,17 +89,16 @@ def shaped(schema: dict) -> dict:
     return out
 
 
-def padded(schema: dict, args: dict) -> dict:
-    """``args`` with each value of a declared date or time written with two-digit fields ("2023-10-1"
-    -> "2023-10-01"): the grammar admitted one digit so the model was never forced to a second."""
+def written(schema: dict, args: dict) -> dict:
+    """``args`` with each value of a declared date or time written in its declared form
+    (``dateforms.Form.written``: "2023-10-1" -> "2023-10-01", "2022-05-12" -> "05-12-2022" for MM-DD-YYYY)."""
     props = (schema or {}).get("properties") or {}
     out = dict(args)
     for key, value in args.items():
         prop = props.get(key) or {}
-        if not isinstance(value, str) or prop.get("type") != "string" or _SKIP & set(prop):
-            continue
-        for token in _tokens(prop.get("description") or ""):
-            if re.fullmatch(token, value):
-                out[key] = re.sub(r"(?<![0-9])([0-9])(?![0-9])", r"0\1", value)
-                break
+        if isinstance(value, str) and prop.get("type") == "string" and not _SKIP & set(prop):
+            for form in Form.find(prop.get("description") or ""):
+                if (new := form.written(value)) != value:
+                    out[key] = new
+                    break
     return out

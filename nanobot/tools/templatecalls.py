@@ -60,7 +60,7 @@ from nanobot.tools.choices import described
 from nanobot.tools.effects import Effect, declared
 from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged_look
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, judged, scores, user_text
-from nanobot.tools.formats import padded, shaped
+from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
 from nanobot.tools.plain import plain
 from nanobot.tools.validate import validate
@@ -202,7 +202,7 @@ class TemplateCalls:
             why = "was cut off before it was complete" if cut else "is not a valid call"
             return raw, parsed[0] if parsed else "", None, f"the tool call {why}"
         name, args = parsed
-        args = padded(self.runner.tools[name].parameters(), args)
+        args = written(self.runner.tools[name].parameters(), args)
         ok, error = validate(self.runner.tools[name], json.dumps(args), cut)
         return raw, name, ok, error
 
