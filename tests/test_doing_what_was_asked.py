@@ -513,7 +513,7 @@ def _ran(name, args, ok=True, text="done", refused=""):
 
 
 def test_an_empty_a_bare_fence_or_tool_response_markup_is_no_answer():
-    for reply in ("", "```", "```json\n```", "json: {", "<tool_response>\nhi\n</tool_response>"):
+    for reply in ("", "```", "```json\n```", "json: {", "`\n{", "<tool_response>\nhi\n</tool_response>"):
         assert "not an answer" in check("hello", reply, []).problem, reply
     assert not check("hello", "Hello! How can I help?", []).problem
 
@@ -680,15 +680,28 @@ def test_a_reply_that_tells_of_a_tool_instead_of_calling_it_is_retried_with_that
     assert "read_file" not in done.reply and "flan" in done.reply
 
 
-def test_an_edit_of_a_definition_the_request_does_not_name_is_refused(home):
+def test_an_edit_of_a_definition_the_request_does_not_name_is_kept_to_the_named_one(home):
     """"In calc.py, fix sub" once rewrote add as well (``return a + b`` -> ``return a - b``, a changed form
-    the loss guard allows): where the request names a definition of the file, the others stay as they are."""
+    the loss guard allows): where the request names a definition of the file, only the named ones take
+    the edit (``namedonly``) and the result says what was kept; an edit that changes only unnamed
+    definitions is refused and the file stays as it was."""
+    calc = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
     both = ('{"path": "calc.py", "old": "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b", '
             '"new": "def add(a, b):\\n    return a - b\\n\\n\\ndef sub(a, b):\\n    return a - b"}')
-    agent = make_agent(home, ["Tool: edit_file", both, "Answer:", "I could not."])
-    calc = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
+    agent = make_agent(home, ["Tool: edit_file", both, "Answer:", "Fixed sub."])
+    (agent.workspace / "calc.py").write_text(calc)
+    events, _ = run(agent, "In calc.py, fix sub: it should return a - b")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert result.ok and "add kept as it was" in result.text
+    assert (agent.workspace / "calc.py").read_text() == (
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
+    only_add = ('{"path": "calc.py", "old": "def add(a, b):\\n    return a + b", '
+                '"new": "def add(a, b):\\n    return a * b"}')
+    agent = make_agent(home, ["Tool: edit_file", only_add, "Answer:", "I could not."])
     (agent.workspace / "calc.py").write_text(calc)
     events, _ = run(agent, "In calc.py, fix sub: it should return a - b")
     result = next(e for e in events if isinstance(e, ToolResult))
     assert not result.ok and "would change add in calc.py" in result.text
     assert (agent.workspace / "calc.py").read_text() == calc
+
+

@@ -28,6 +28,7 @@ from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
+from nanobot.tools.namedonly import named_only
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs, unnamed_changes
@@ -166,10 +167,12 @@ class EditFile(Tool):
                                         "(nothing the user did not name is removed)")
         refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
         if is_python(args.path) and renamed is None and _asked(ctx) is not None and (
-                others := unnamed_changes(text, new, " ".join(_asked(ctx)))):
-            raise PolicyError(Refused(f"edit_file refused: it would change {', '.join(others)} in {args.path}, which "
-                                      "the user did not name; the file was not changed. Change only what was asked",
-                                      Refusal.LOSES_LINES))
+                others := unnamed_changes(text, new, said := " ".join(_asked(ctx)))):
+            if (kept := named_only(text, new, said)) is None:
+                raise PolicyError(Refused(f"edit_file refused: it would change {', '.join(others)} in {args.path}, "
+                                          "which the user did not name; the file was not changed. Change only what "
+                                          "was asked", Refusal.LOSES_LINES))
+            new, where = kept[0], f"{where}; {', '.join(kept[1])} kept as it was (the user did not name it)"
         _write(path, new, args.path, ctx)
         return f"edited {display(path, ctx)}{where}"
 
