@@ -267,8 +267,9 @@ def test_an_empty_reply_is_asked_for_once_more(home):
     assert "your reply was empty" in model.calls[1]["messages"][-1].content
 
 
-def test_after_a_call_an_opening_only_reply_is_asked_for_in_plain_text(home):
-    model = ToolTemplateModel(["{", body("read_file", {"path": "a.txt"}), "json: {", "a.txt says 1."], [0.01])
+@pytest.mark.parametrize("opening", ["json: {", "`\n{"])  # "`\n{": the 1.5B's reply after an edit
+def test_after_a_call_an_opening_only_reply_is_asked_for_in_plain_text(home, opening):
+    model = ToolTemplateModel(["{", body("read_file", {"path": "a.txt"}), opening, "a.txt says 1."], [0.01])
     agent = make_agent(home, model)
     (agent.workspace / "a.txt").write_text("1\n")
     events = list(agent.turn("a.txt, please"))

@@ -19,7 +19,7 @@ from nanobot.loop.wording import REPLY
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
 # "json ```json {", "plaintext", "<tool_call>") -- what a small model leaves when its reply, meant to
 # be a call, is stopped at the call
-_NO_ANSWER = re.compile(r"\s*(?:(?:json|plaintext|text|python|bash)\s*:?\s*)?(?:```[\w-]*\s*(?:```)?\s*)?"
+_NO_ANSWER = re.compile(r"\s*(?:(?:json|plaintext|text|python|bash)\s*:?\s*)?(?:`{1,3}[\w-]*\s*(?:`{1,3})?\s*)?"
                         r"(?:<tool_call>\s*)?[\[{]?\s*(?:`{1,3})?\s*", re.I)
 _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments|parameters)\"\s*:")
 

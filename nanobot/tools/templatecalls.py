@@ -80,11 +80,11 @@ DECLINE = ("Call a function only when the user's request needs one of the functi
 # the model meant to call. ``regex`` (not ``re``) for its partial matches: a reply is held back only
 # while it could still become one ("t", "tools: ex", "```js"), so "The capital..." shows at once.
 OPENING_ONLY = regex.compile(r"\s*(?:(?:tools?|functions?|call)\s*:\s*[\w.-]*\s*)?(?:json\s*:?\s*)?"
-                             r"(?:<tool_call>\s*)?(?:```[\w+-]*\s*)?\[?\s*\{?\s*", regex.I)
+                             r"(?:<tool_call>\s*)?(?:`{1,3}[\w+-]*\s*)?\[?\s*\{?\s*", regex.I)
 # ... or a short label of the model's own before the brace ("tools> {", "json object: {", "tools {{"): any
 # one or two words, then ":" or ">" or nothing, then opening braces. Held back only while the reply opens
 # lower case (a label), so prose ("The capital ...") shows at once. "tools {{" too: the label, then braces.
-LABELLED = regex.compile(r"\s*<?[\w.-]+(?:\s+[\w.-]+)?\s*[:>]?\s*(?:<tool_call>\s*)?(?:```[\w+-]*\s*)?\[?\s*(?:\{\s*)+")
+LABELLED = regex.compile(r"\s*<?[\w.-]+(?:\s+[\w.-]+)?\s*[:>]?\s*(?:<tool_call>\s*)?(?:`{1,3}[\w+-]*\s*)?\[?\s*(?:\{\s*)+")
 LOOKING = frozenset({Effect.LOOKS, Effect.RUNS})  # what a tool a question about this computer calls declares
 NAME_TOKENS = 48  # the longest offered name, in tokens, with room
 HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
@@ -100,6 +100,8 @@ def opening_only(text: str) -> bool:
     (True, True, False, False)
     >>> opening_only("tools> {"), opening_only("json object: {"), opening_only("tools {{"), opening_only("Yes: the file holds {}")
     (True, True, True, False)
+    >>> opening_only("`\\n{"), opening_only("`ls` lists files.")
+    (True, False)
     """
     return bool(text.strip()) and (OPENING_ONLY.fullmatch(text) is not None or LABELLED.fullmatch(text) is not None)
 
