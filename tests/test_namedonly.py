@@ -3,7 +3,7 @@ name is kept to the named ones, only where changing definitions is all it did.""
 
 from __future__ import annotations
 
-from nanobot.tools.namedonly import named_only
+from nanobot.tools.namedonly import named_occurrence, named_only
 
 CALC = "import math\n\n\ndef add(a, b):\n    return a + b\n\n\n@cache\ndef sub(a, b):\n    return a + b\n\n\nclass Box:\n    size = 1\n"
 
@@ -24,3 +24,11 @@ def test_an_edit_that_does_more_than_change_definitions_is_not_split():
     assert named_only(CALC, CALC.replace("def add(a, b):\n    return a + b\n\n\n", ""), "fix sub") is None
     assert named_only(CALC, CALC.replace("size = 1", "size = 2"), "fix sub") is None  # the named one unchanged
     assert named_only(CALC, "def sub(:", "fix sub") is None
+
+
+def test_of_several_occurrences_the_one_in_the_named_definition_is_picked():
+    calc = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
+    assert named_occurrence(calc, "return a + b", "In calc.py, fix sub: it should return a - b") == calc.rindex("return")
+    assert named_occurrence(calc, "return a + b", "fix add and sub") is None  # both named: still ambiguous
+    assert named_occurrence(calc, "return a + b", "fix the bug") is None
+    assert named_occurrence(calc, "a", "fix sub") is None  # two occurrences inside sub

@@ -28,7 +28,7 @@ from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
-from nanobot.tools.namedonly import named_only
+from nanobot.tools.namedonly import named_occurrence, named_only
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs, unnamed_changes
@@ -157,8 +157,8 @@ class EditFile(Tool):
             new, where = renamed[0], f": {args.old} renamed to {args.new} ({renamed[1]} places)"
             refuse_broken(text, new, args.path, "edit_file")
         else:
-            new, where = _replaced(text, args)
             asked = _asked(ctx)
+            new, where = _replaced(text, args, " ".join(asked or []) if is_python(args.path) else "")
             if asked is not None and lost(text, new, asked, args.path):  # old pointed at where new goes
                 if is_python(args.path) and (added := add_defs(text, args.old, args.new)) is not None:
                     new, where = added[0], f": {', '.join(added[1])} added after the code old pointed at, which is kept"
@@ -183,11 +183,16 @@ def _asked(ctx: ToolContext) -> list[str] | None:
     return list(prov.said[-2:]) if prov is not None else None
 
 
-def _replaced(text: str, args: EditArgs) -> tuple[str, str]:
-    """The file's text with ``old`` replaced once (as given, else with free whitespace), and where."""
+def _replaced(text: str, args: EditArgs, said: str = "") -> tuple[str, str]:
+    """The file's text with ``old`` replaced once (as given, else with free whitespace), and where; of
+    several occurrences, the one inside the one definition the request ``said`` names (``namedonly``)."""
     count, loose = text.count(args.old), None
     if count == 0 and (loose := loose_replace(text, args.old, args.new)) is None:
         raise ToolError(not_found(args.path, text))
+    if count > 1 and (at := named_occurrence(text, args.old, said)) is not None:
+        new = text[:at] + args.new + text[at + len(args.old):]
+        refuse_broken(text, new, args.path, "edit_file")
+        return new, f" at line {text[:at].count(chr(10)) + 1} (in the definition the request names)"
     if count > 1:
         raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is "
                         f"unique (the lines around it, e.g. the def line). The file's text is:\n{_shown(text)}")

@@ -6,7 +6,9 @@ makes the edit the user asked for out of it: each top-level definition the reque
 edit's text, every other one keeps the file's. It applies only where that is all the edit did --
 the same definitions in the same order, the statements between them unchanged -- and only when a
 named definition changed; else the edit is refused as before. Facts only: the two parse trees and
-the names the request holds as words, in any language.
+the names the request holds as words, in any language. ``named_occurrence`` picks, among the places
+a text to replace occurs, the one inside the one definition the request names ("fix sub": the
+``return a + b`` of ``sub``, not of ``add``).
 
 >>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n"
 >>> named_only(calc, calc.replace("+", "-"), "In calc.py, fix sub: it should return a - b")
@@ -57,3 +59,21 @@ def named_only(before: str, after: str, said: str) -> tuple[str, list[str]] | No
     except SyntaxError:
         return None
     return result, sorted(kept)
+
+
+def named_occurrence(text: str, old: str, said: str) -> int | None:
+    """The offset of the one occurrence of ``old`` inside a top-level definition the request names, when
+    ``old`` occurs more than once and exactly one occurrence is inside a named definition; else None."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    words = set(re.findall(r"\w+", said))
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    spans = [(starts[a], starts[min(b, len(starts) - 1)]) for n in tree.body
+             if isinstance(n, _DEFS) and n.name in words for a, b in [_span(n)]]
+    found = [m.start() for m in re.finditer(re.escape(old), text)] if old else []
+    inside = [at for at in found if any(a <= at and at + len(old) <= b for a, b in spans)]
+    return inside[0] if len(found) > 1 and len(inside) == 1 else None
