@@ -167,7 +167,11 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "assistant-dev2-qwen2.5-coder-1.5b-round16.json"),
              ("smollm2, round 16 final (768d347)", "assistant-dev2-smollm2-round16.json"),
              ("qwen2.5-coder-1.5b, round 17: a blind edit's file read first, taken back after the fresh set "
-              "(74c66e2, an Intel Xeon with AMX)", "assistant-dev2-qwen2.5-coder-1.5b-round17-74c66e2.json")]
+              "(74c66e2, an Intel Xeon with AMX)", "assistant-dev2-qwen2.5-coder-1.5b-round17-74c66e2.json"),
+             ("qwen2.5-coder-1.5b, round 17 final (d0d94a1), run again beside round 18's (Intel Xeon)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round18-edits-d0d94a1.json"),
+             ("qwen2.5-coder-1.5b, round 18: an edit kept to the definitions the request names (ba39584, Intel Xeon)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round18-edits-ba39584.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -214,7 +218,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round17-74c66e2.json"),
               ("round 17 final, the sessions `edits` and `repairs` only (a reply's code made as the edit; Intel Xeon)",
                "assistant-fresh-qwen2.5-coder-1.5b-round17-final-part.json"),
-              ("round 17 final (ec00346, Intel Xeon)", "assistant-fresh-smollm2-round17.json")]
+              ("round 17 final (ec00346, Intel Xeon)", "assistant-fresh-smollm2-round17.json"),
+              ("round 18, the sessions `edits` and `repairs` only (an edit kept to the named definitions; ba39584, "
+               "Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round18-part-ba39584.json")]
 
 
 def assistant_fresh() -> str:
