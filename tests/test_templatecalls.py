@@ -100,6 +100,26 @@ def test_a_message_naming_a_file_that_exists_calls_under_the_threshold_in_any_la
     assert not [e for e in absent.turn("¿Qué dice el archivo receta.md?") if isinstance(e, ToolCall)]
 
 
+def test_a_name_a_file_named_earlier_defines_is_a_look_at_that_file(home):
+    """"what does add do?" after a turn about calc.py (the 1.5B answered with the task board's "add"):
+    calc.py defines add, so the first step looks at it, under the threshold; a name nothing the user
+    named defines ("what does mul do?") stays text, and so does a file named in no earlier message."""
+    calc = "def add(a, b):\n    return a + b\n"
+    model = ToolTemplateModel(["Nice.", body("read_file", {"path": "calc.py"}), "It adds a and b."],
+                              [0.01, 0.2, 0.1])
+    agent = make_agent(home, model)
+    (agent.workspace / "calc.py").write_text(calc)
+    list(agent.turn("I have calc.py here."))
+    events = list(agent.turn("thanks. what does add do?"))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
+    assert agent.model.calls[1]["grammar"] is not None  # made by the call step, not run from text
+    quiet = make_agent(home, ToolTemplateModel(["ok", "I don't know."], [0.01, 0.2]))
+    list(quiet.turn("I have calc.py here."))
+    assert not [e for e in quiet.turn("what does mul do?") if isinstance(e, ToolCall)]
+    fresh = make_agent(home, ToolTemplateModel(["I don't know."], [0.2]))
+    assert not [e for e in fresh.turn("what does add do?") if isinstance(e, ToolCall)]
+
+
 class JudgingTemplateModel(ToolTemplateModel):
     """... whose yes/no judgements are fixed: "does this message ask for a change?" ``change``, "... to
     show, read, list, count or run something?" P(yes) ``look``."""

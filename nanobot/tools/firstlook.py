@@ -25,6 +25,8 @@ def asks_to_look(agent: Any) -> str | None:
     """Whether the user's last message (what they typed, not retrieved text) asks for a look, and with
     which tool: ``exec`` for a command ``exec_allow`` admits ("Führe bitte ls aus"), ``read_file`` /
     ``list_dir`` for a file / folder that exists in the roots (any language, a typo within one edit),
+    ``read_file`` for a name that a file the user named earlier defines (``tools.namedcode``) when
+    nothing else is named to look at and the model does not judge a change asked,
     ``read_file`` for a file-shaped name that is not there when the model judges no change is asked
     (the look tells the user it is missing, instead of a reply that invents it),
     "" (the model picks) for an ask in so many words ("show me ..."); None for no look. The facts
@@ -35,6 +37,7 @@ def asks_to_look(agent: Any) -> str | None:
     settings = getattr(agent, "settings", None)
     if settings is not None:
         from nanobot.tools.named import named, roots_of
+        from nanobot.tools.namedcode import defined_in
 
         if any(re.search(rf"(?<![\w-]){re.escape(c.strip())}(?![\w-])", said[-1])
                for c in settings.tools.exec_allow if c.strip()):
@@ -42,6 +45,8 @@ def asks_to_look(agent: Any) -> str | None:
         kinds = [n.kind for n in named(said[-1], roots_of(settings))]
         if "file" in kinds or "folder" in kinds:
             return "read_file" if "file" in kinds else "list_dir"
+        if not looks_at(said[-1]) and defined_in(said, roots_of(settings)) and _change_judged(agent) is not True:
+            return "read_file"  # "what does add do?" after "In calc.py, fix sub": a look at calc.py
         if "new" in kinds and _change_judged(agent) is False:  # a file that is not there, not to create:
             return "read_file"  # the look says it is missing ("do I have taxes_2023.pdf here?")
     return "" if looks_at(said[-1]) else None
