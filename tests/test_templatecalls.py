@@ -141,6 +141,29 @@ class JudgingTemplateModel(ToolTemplateModel):
         return (0.9, 0.1) if yes else (0.1, 0.9)
 
 
+def test_a_question_about_a_named_file_reads_it_where_the_pick_would_change_it(home):
+    """"What does the add function in calc.py do?": the 1.5B picked edit_file above the threshold (the
+    call policy refused it, the reply came with a correction). The model judges no change asked and the
+    facts name calc.py, so the first call is read_file; asked to change it, the pick stands."""
+    calc = "def add(a, b):\n    return a + b\n"
+    pick = '{"name": "edit_file", '
+    model = JudgingTemplateModel([pick, body("read_file", {"path": "calc.py"}), "add returns a + b."], [0.9, 0.1],
+                                 change=False)
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
+    (agent.workspace / "calc.py").write_text(calc)
+    events = list(agent.turn("What does the add function in calc.py do?"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
+    args_step = model.calls[1]["grammar"]  # the call was generated as read_file's, not edit_file's
+    assert "read_file" in args_step and "edit_file" not in args_step
+    edit = {"path": "calc.py", "old": "a + b", "new": "a * b"}
+    model = JudgingTemplateModel([pick, body("edit_file", edit), "Done."], [0.9, 0.1], change=True)
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
+    (agent.workspace / "calc.py").write_text(calc)
+    events = list(agent.turn("In calc.py, make add multiply a by b"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"]
+    assert "edit_file" in model.calls[1]["grammar"]
+
+
 def test_a_file_the_message_names_that_is_not_there_is_looked_for_unless_it_is_to_be_created(home):
     """"do I have taxes_2023.pdf here?" at P(call) 0.2 was answered "Yes, you have" with nothing
     looked at: the read tells the model the file is missing. A message the model judges asks for a

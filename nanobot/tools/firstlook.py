@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from nanobot.core.asks import QUESTION, looks_at
+from nanobot.tools.effects import changes
 
 # A message that names a file or folder that exists in the roots (``tools.named``: in any language, a
 # typo within one edit) or a command ``tools.exec_allow`` admits, or asks in so many words to see or run something (``core.asks.looks_at``),
@@ -95,3 +96,11 @@ def judged_look(agent: Any, look: str) -> bool:
         return False
     p = judge.probability(agent, "look")
     return p is not None and p >= LOOK_SURE
+
+
+def look_instead(agent: Any, look: str | None, tool: Any) -> bool:
+    """Whether a turn's first call of ``tool``, which changes something, is to be the look the facts name
+    (``look``: ``read_file`` for a file the message names) instead: the model judges that no change is
+    asked, so the call policy would refuse the change as nobody's ask. "What does the add function in
+    calc.py do?": the 1.5B picked edit_file, which was refused, and the reply came with a correction."""
+    return bool(look) and changes(tool, None) and _change_judged(agent) is False

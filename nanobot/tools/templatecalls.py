@@ -58,7 +58,7 @@ from nanobot.core.provenance import unasked
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
 from nanobot.tools.effects import Effect, declared
-from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged_look
+from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged_look, look_instead
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, judged, scores, user_text
 from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
@@ -239,6 +239,9 @@ class TemplateCalls:
             elif ((p := self.decide(agent, msgs, n == 0 and look is None))
                   >= (FIT_FLOOR if self.fit_on(agent, n) else settings.threshold)
                   and (only := self.fitting(agent, msgs, n, p)) is not None):
+                if n == 0 and self.lean and look in runner.tools and look_instead(
+                        agent, look, runner.tools[only or self.pick(agent, msgs)]):
+                    only = look  # a question about a file the message names: read, not changed
                 step = self.call(agent, msgs, seen, only=only)
             elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
