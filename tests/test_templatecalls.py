@@ -164,6 +164,22 @@ def test_a_question_about_a_named_file_reads_it_where_the_pick_would_change_it(h
     assert "edit_file" in model.calls[1]["grammar"]
 
 
+def test_a_change_word_in_a_question_the_model_judges_no_change_is_no_ask_to_the_reply_checks(home):
+    """"What does the add function in calc.py do?" holds "add": the 1.5B answered it right without a
+    tool, and the reply check, taking the word for an ask (``asked_for_change``), forced edit_file
+    (refused) and added "nothing was changed". For the checks (``checkedturn``: ``change_asked``) the
+    model's sure "no change" (P <= 0.2) stands over the word; its "yes" keeps the ask."""
+    from nanobot.loop.callpolicy import asked_for_change, change_asked
+
+    question = "What does the add function in calc.py do?"
+    for change in (False, True):
+        agent = make_agent(home, JudgingTemplateModel([], [], change=change), enabled=["read_file", "edit_file"])
+        (agent.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+        agent.judge.context(question, [])
+        assert asked_for_change([question], agent=agent)  # the word, as the call policy reads it
+        assert change_asked(question, agent) is change
+
+
 def test_a_file_the_message_names_that_is_not_there_is_looked_for_unless_it_is_to_be_created(home):
     """"do I have taxes_2023.pdf here?" at P(call) 0.2 was answered "Yes, you have" with nothing
     looked at: the read tells the model the file is missing. A message the model judges asks for a

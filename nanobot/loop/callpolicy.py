@@ -134,6 +134,19 @@ def _change_p(agent: Any, text: str) -> float:
     return 1.0 if p is None else p
 
 
+def change_asked(text: str, agent: Any) -> bool:
+    """What the reply checks take for "a change was asked": ``asked_for_change`` on the message, unless
+    the model's own judgement is a sure no (``refuted_change``)."""
+    return asked_for_change([text], agent=agent) and not refuted_change(agent, text)
+
+
+def refuted_change(agent: Any, text: str) -> bool:
+    """Whether the model's own judgement is a sure "no change asked" (P <= ``KEEP_TYPED``) for ``text``:
+    the reply checks then do not take a change word ("What does the add function in calc.py do?" holds
+    "add", P 0.18 on Qwen2.5-Coder-1.5B) for an ask to change the file. False when it cannot say."""
+    return agent is not None and _change_p(agent, text) <= KEEP_TYPED
+
+
 def _judged(agent: Any, kind: str, text: str) -> bool | None:
     from nanobot.loop.judge import asks
 

@@ -19,7 +19,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     """``Agent.respond`` under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
     stream; a reply that claims what did not happen, or states what it never looked at, is
     retried once with a note, then flagged with a correction."""
-    from nanobot.loop.callpolicy import asked_for_change
+    from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.explicit import explicit
     from nanobot.loop.replycheck import Scrubber, check, remember, scrub, unfenced
     from nanobot.loop.replycode import reply_edit
@@ -57,7 +57,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
             yield TextDelta(text="\n\n")
             continue
         if (runs < WRITTEN_RUNS and agent.tool_runner is not None
-                and (call := reply_edit(typed, reply, agent, seen, lambda: asked_for_change([typed], agent=agent)))):
+                and (call := reply_edit(typed, reply, agent, seen, lambda: change_asked(typed, agent)))):
             runs += 1  # the change written as code in the reply (``nanobot.loop.replycode``)
             yield Notice(text=f"reply check: the reply writes the change to {call[1]['path']} as code; making it",
                          level="warning")
@@ -67,7 +67,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
             continue
         # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
         agent.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
-        result = check(typed, reply, seen, asked_change=lambda: asked_for_change([typed], agent=agent) or remember(typed, agent),
+        result = check(typed, reply, seen, asked_change=lambda: change_asked(typed, agent) or remember(typed, agent),
                        offered=frozenset(agent.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
                        agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None)
         if not result.problem:
