@@ -220,7 +220,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round17-final-part.json"),
               ("round 17 final (ec00346, Intel Xeon)", "assistant-fresh-smollm2-round17.json"),
               ("round 18, the sessions `edits` and `repairs` only (an edit kept to the named definitions; ba39584, "
-               "Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round18-part-ba39584.json")]
+               "Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round18-part-ba39584.json"),
+              ("round 18 final, the sessions `edits` and `repairs` only (2320b86, Intel Xeon)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round18-part-2320b86.json")]
 
 
 def assistant_fresh() -> str:
