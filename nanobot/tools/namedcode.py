@@ -1,10 +1,10 @@
 """A name the user's message gives that a file named earlier in the session defines.
 
-After "In calc.py, fix sub: it should return a - b", the 1.5B answered "what does add do?" with the
-task board's action "add" ("Adds a new task to the task board."): the question is about ``add`` in
-calc.py, which the message does not name. ``defined_in`` finds such a file: one the user named in one
-of their last messages (a file that exists in the roots, ``tools.named``) whose text defines a word of
-the new message (``def``/``class``/``function``/``func``/``fn`` and the name, in any programming
+"what does add do?" after "In calc.py, fix sub: it should return a - b" is a question about ``add`` in
+calc.py, which the message does not name; a small model without the file in view answers with any
+"add" it knows (a tool's action). ``defined_in`` finds such a file: one the user named in one of their
+last messages (a file that exists in the roots, ``tools.named``: one walk of the roots for all of
+them) whose text defines a word of the new message (``def``/``class``/``function``/``func``/``fn`` and the name, in any programming
 language that spells a definition so). The first step is then a look at it (``firstlook``). Facts only:
 the files the user named and what they define; no word of the message is read as English.
 
@@ -35,11 +35,12 @@ def definitions(text: str) -> set[str]:
 def defined_in(said: list[str], roots: list[Path]) -> str | None:
     """The file (as named, relative to its root) that one of the user's ``EARLIER`` messages before the
     last named and that defines a word of the last message; None when there is none."""
-    words = set(_NAME.findall(said[-1])) if said else set()
-    for message in reversed(said[-1 - EARLIER:-1]):
-        for n in named(message, roots):
-            if n.kind != "file":
-                continue
+    earlier = said[-1 - EARLIER:-1]
+    if not earlier:
+        return None
+    words = set(_NAME.findall(said[-1]))
+    for n in reversed(named("\n".join(earlier), roots)):  # the latest message's files first
+        if n.kind == "file":
             for root in roots:
                 path = root / n.path
                 try:
