@@ -680,21 +680,25 @@ def test_a_reply_that_tells_of_a_tool_instead_of_calling_it_is_retried_with_that
     assert "read_file" not in done.reply and "flan" in done.reply
 
 
+CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
+
+
+def edit_calc(home, call: str, said: str, reply: str = "Done.") -> tuple[ToolResult, str]:
+    """One scripted edit_file ``call`` on CALC for the message ``said``: its result and the file after."""
+    agent = make_agent(home, ["Tool: edit_file", call, "Answer:", reply])
+    (agent.workspace / "calc.py").write_text(CALC)
+    events, _ = run(agent, said)
+    return next(e for e in events if isinstance(e, ToolResult)), (agent.workspace / "calc.py").read_text()
+
+
 def test_a_text_that_occurs_twice_is_replaced_in_the_definition_the_request_names(home):
     """"In calc.py, fix sub": the 1.5B's ``old`` "return a + b" occurs in add and in sub; the one in sub
     is replaced. Without a named definition the edit is still refused as ambiguous."""
-    calc = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
     edit = '{"path": "calc.py", "old": "return a + b", "new": "return a - b"}'
-    agent = make_agent(home, ["Tool: edit_file", edit, "Answer:", "Fixed sub."])
-    (agent.workspace / "calc.py").write_text(calc)
-    events, _ = run(agent, "In calc.py, fix sub: it should return a - b")
-    assert next(e for e in events if isinstance(e, ToolResult)).ok
-    assert (agent.workspace / "calc.py").read_text() == calc[::-1].replace("b + a", "b - a", 1)[::-1]
-    agent = make_agent(home, ["Tool: edit_file", edit, "Answer:", "I could not."])
-    (agent.workspace / "calc.py").write_text(calc)
-    events, _ = run(agent, "In calc.py, the function should return a - b")
-    result = next(e for e in events if isinstance(e, ToolResult))
-    assert not result.ok and "occurs 2 times" in result.text and (agent.workspace / "calc.py").read_text() == calc
+    result, text = edit_calc(home, edit, "In calc.py, fix sub: it should return a - b")
+    assert result.ok and text == "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    result, text = edit_calc(home, edit, "In calc.py, the function should return a - b", "I could not.")
+    assert not result.ok and "occurs 2 times" in result.text and text == CALC
 
 
 def test_an_edit_of_a_definition_the_request_does_not_name_is_kept_to_the_named_one(home):
@@ -702,23 +706,13 @@ def test_an_edit_of_a_definition_the_request_does_not_name_is_kept_to_the_named_
     the loss guard allows): where the request names a definition of the file, only the named ones take
     the edit (``namedonly``) and the result says what was kept; an edit that changes only unnamed
     definitions is refused and the file stays as it was."""
-    calc = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
     both = ('{"path": "calc.py", "old": "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b", '
             '"new": "def add(a, b):\\n    return a - b\\n\\n\\ndef sub(a, b):\\n    return a - b"}')
-    agent = make_agent(home, ["Tool: edit_file", both, "Answer:", "Fixed sub."])
-    (agent.workspace / "calc.py").write_text(calc)
-    events, _ = run(agent, "In calc.py, fix sub: it should return a - b")
-    result = next(e for e in events if isinstance(e, ToolResult))
+    result, text = edit_calc(home, both, "In calc.py, fix sub: it should return a - b")
     assert result.ok and "add kept as it was" in result.text
-    assert (agent.workspace / "calc.py").read_text() == (
-        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
-    only_add = ('{"path": "calc.py", "old": "def add(a, b):\\n    return a + b", '
-                '"new": "def add(a, b):\\n    return a * b"}')
-    agent = make_agent(home, ["Tool: edit_file", only_add, "Answer:", "I could not."])
-    (agent.workspace / "calc.py").write_text(calc)
-    events, _ = run(agent, "In calc.py, fix sub: it should return a - b")
-    result = next(e for e in events if isinstance(e, ToolResult))
-    assert not result.ok and "would change add in calc.py" in result.text
-    assert (agent.workspace / "calc.py").read_text() == calc
+    assert text == "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    only_add = '{"path": "calc.py", "old": "def add(a, b):\\n    return a + b", "new": "def add(a, b):\\n    return a * b"}'
+    result, text = edit_calc(home, only_add, "In calc.py, fix sub: it should return a - b", "I could not.")
+    assert not result.ok and "would change add in calc.py" in result.text and text == CALC
 
 
