@@ -101,6 +101,6 @@ def judged_look(agent: Any, look: str) -> bool:
 def look_instead(agent: Any, look: str | None, tool: Any) -> bool:
     """Whether a turn's first call of ``tool``, which changes something, is to be the look the facts name
     (``look``: ``read_file`` for a file the message names) instead: the model judges that no change is
-    asked, so the call policy would refuse the change as nobody's ask. "What does the add function in
-    calc.py do?": the 1.5B picked edit_file, which was refused, and the reply came with a correction."""
+    asked, so the call policy would refuse the change as nobody's ask ("What does the add function in
+    calc.py do?" is answered from the file, not with a refused edit_file and a correction)."""
     return bool(look) and changes(tool, None) and _change_judged(agent) is False
