@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import re
 
-from nanobot.tools.pydefs import _DEFS, _span
+from nanobot.tools.pydefs import _DEFS, _span, said_words
 
 
 def named_only(before: str, after: str, said: str) -> tuple[str, list[str]] | None:
@@ -35,7 +35,7 @@ def named_only(before: str, after: str, said: str) -> tuple[str, list[str]] | No
     others = [[ast.dump(n) for n in t.body if not isinstance(n, _DEFS)] for t in (old_tree, new_tree)]
     if [n.name for n in old] != [n.name for n in new] or others[0] != others[1]:
         return None
-    words = set(re.findall(r"\w+", said))
+    words = said_words(said)
     lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     taken, kept = [], []
     for a, b in reversed(list(zip(old, new))):
@@ -68,7 +68,7 @@ def named_occurrence(text: str, old: str, said: str) -> int | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    words = set(re.findall(r"\w+", said))
+    words = said_words(said)
     starts = [0]
     for line in text.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))

@@ -134,6 +134,11 @@ def add_defs(text: str, old: str, new: str) -> tuple[str, list[str]] | None:
     return result, [n.name for n in given.body]
 
 
+def said_words(said: str) -> set[str]:
+    """The words of a request, as a definition's name would be among them (any script)."""
+    return set(re.findall(r"\w+", said))
+
+
 def unnamed_changes(before: str, after: str, said: str) -> list[str]:
     """The file's top-level definitions whose text an edit changes although the request names other
     definitions of the file and not these: asked "fix sub", a model that also rewrote ``add`` (``return
@@ -152,7 +157,7 @@ def unnamed_changes(before: str, after: str, said: str) -> list[str]:
         return []
     old = {n.name: ast.get_source_segment(before, n) for n in old_tree.body if isinstance(n, _DEFS)}
     new = {n.name: ast.get_source_segment(after, n) for n in new_tree.body if isinstance(n, _DEFS)}
-    words = set(re.findall(r"\w+", said))
+    words = said_words(said)
     if not any(name in words for name in old):
         return []
     return [name for name, src in old.items() if name in new and new[name] != src and name not in words]
