@@ -66,6 +66,11 @@ class ToolContext:
                    model=agent.model, agent=agent)
 
 
+def can_ask(agent: Any) -> bool:
+    """Whether the user can be asked to confirm a call in ``agent``'s session (an interactive chat)."""
+    return getattr(agent, "confirm", None) is not None
+
+
 class Tool:
     """Subclass and set ``name``, ``description`` (one line) and ``Args``; implement ``run``.
     ``intent`` (optional, a few words) maps the user's wording to this tool in the prompt's index
@@ -101,6 +106,12 @@ class Tool:
     @classmethod
     def schema(cls) -> dict:
         return {"name": cls.name, "description": cls.description, "parameters": cls.parameters()}
+
+    def offered(self, settings: Any, can_ask: bool) -> dict:
+        """The argument schema a call is generated under in a session with ``settings`` (``can_ask``:
+        whether it can ask the user to confirm): ``parameters()``, or a tool's narrowing of it to what
+        can run there (``Exec``: only allowed commands where nobody can be asked)."""
+        return self.parameters()
 
     def grammar(self) -> str:
         """The GBNF its arguments are generated under (a tool with its own schema handling, e.g.

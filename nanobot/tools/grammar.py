@@ -118,6 +118,8 @@ def _value(prop: dict, name: str, rules: dict, defs: dict) -> str:
         alts = [_value(p, f"{name}{i}", rules, defs) for i, p in enumerate(prop["anyOf"])]
         return "(" + " | ".join(alts) + ")"
     kind = prop.get("type", "string")
+    if kind == "string" and prop.get("x-starts"):
+        return _started_string(prop["x-starts"], name, rules)
     if kind == "string" and ("maxLength" in prop or "minLength" in prop):
         return _bounded_string(prop, name, rules)
     if kind == "integer" and ("minimum" in prop or "maximum" in prop):
@@ -139,6 +141,16 @@ def _bounded_string(prop: dict, name: str, rules: dict) -> str:
     hi = prop.get("maxLength")
     reps = f"{{{lo},{int(hi)}}}" if hi is not None else f"{{{lo},}}"
     rules[name] = f'"\\"" char{reps} "\\"" space'
+    return name
+
+
+def _started_string(starts: list[str], name: str, rules: dict) -> str:
+    """A command line that is one of ``starts`` alone or followed by a space and more, without the
+    characters that chain or redirect (``shell.allowed`` refuses those): exec's command where only
+    the allowed commands run."""
+    alts = " | ".join(literal(json.dumps(s)[1:-1]) for s in starts)
+    rules[name] = f'"\\"" ({alts}) (" " command-char*)? "\\"" space'
+    rules["command-char"] = r'[^"\\\x00-\x1f;&|`$<>] | "\\" ["\\/]'
     return name
 
 

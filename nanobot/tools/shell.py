@@ -87,6 +87,17 @@ class Exec(Tool):
         """A command that writes changes what the user keeps; any other only runs."""
         return self.effects | ({Effect.CHANGES} if writes(str(arg(args, "command"))) else set())
 
+    def offered(self, settings, can_ask: bool) -> dict:
+        """Where nobody can be asked, a command ``tools.exec_allow`` refuses is not generated: the
+        command starts with an allowed one (a refused "python x.py" is "python3 x.py" where only
+        python3 is allowed). Where the user can be asked, any command line."""
+        schema = self.parameters()
+        starts = [a.strip() for a in settings.tools.exec_allow if a.strip()]
+        if can_ask or not starts:
+            return schema
+        command = schema["properties"]["command"] | {"x-starts": starts}
+        return schema | {"properties": schema["properties"] | {"command": command}}
+
     def run(self, args: ExecArgs, ctx: ToolContext) -> str:
         cwd = resolve_in_roots(args.cwd, ctx)
         if not cwd.is_dir():

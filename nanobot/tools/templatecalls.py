@@ -55,6 +55,7 @@ from nanobot.backends.base import Message
 from nanobot.backends.openban import MARKUP
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.provenance import unasked
+from nanobot.tools.base import can_ask
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
 from nanobot.tools.effects import Effect, declared
@@ -129,19 +130,21 @@ class TemplateCalls:
         self._grammars: dict[str, str] = {}
         self.picked: tuple[tuple, str] = ((), "")  # the last pick and the messages it was made on
 
-    def grammar(self, only: str = "") -> str:
-        """The call grammar over every offered tool, or over ``only`` (a retry of that tool)."""
-        if only not in self._grammars:
+    def grammar(self, only: str = "", ask: bool = True) -> str:
+        """The call grammar over every offered tool, or over ``only`` (a retry of that tool), in a
+        session that can ask the user (``ask``) or cannot (``Tool.offered``)."""
+        key = f"{only}\n{ask}"
+        if key not in self._grammars:
             tools = {only: self.runner.tools[only]} if only else self.runner.tools
-            self._grammars[only] = call_grammar({n: self.arguments(t) for n, t in tools.items()})
-        return self._grammars[only]
+            self._grammars[key] = call_grammar({n: self.arguments(t, ask) for n, t in tools.items()})
+        return self._grammars[key]
 
-    def arguments(self, tool: Any) -> str:
+    def arguments(self, tool: Any, ask: bool = True) -> str:
         """``tool``'s argument grammar, where a parameter's description lists its values
         (``choices.described``) admitting only those, or declares a form (``formats.shaped``) only that."""
-        schema = tool.parameters()
+        schema = tool.offered(self.runner.settings, ask)
         listed = shaped(described(schema))
-        return self.runner.grammar(tool) if listed == schema else tool.grammar_of(listed)
+        return self.runner.grammar(tool, ask) if listed == schema else tool.grammar_of(listed)
 
     @staticmethod
     def messages(msgs: list[Message]) -> list[Message]:
@@ -196,7 +199,7 @@ class TemplateCalls:
             only = only or self.pick(agent, msgs)
             spec = next(s for s in self.full if s["function"]["name"] == only)
             msgs = with_schema(msgs, spec)
-        raw = self.runner._generate(agent, msgs, self.grammar(only), f"{OPEN}\n", settings.args_tokens,
+        raw = self.runner._generate(agent, msgs, self.grammar(only, can_ask(agent)), f"{OPEN}\n", settings.args_tokens,
                                     "call", "", tools=self.specs)
         cut = agent.model.last.finish_reason == "length"
         parsed = parse_call(raw)

@@ -1,0 +1,64 @@
+"""Where nobody can be asked (piped chat, daemon, sub-agent), exec's command is generated under a grammar
+that starts it with a ``tools.exec_allow`` entry, so the call runs instead of being refused; where the
+user can be asked, any command line is admitted (and asked about)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
+from nanobot.tools.feature import attach_tools
+from nanobot.tools.runner import ToolRunner
+from nanobot.tools.shell import Exec
+from nanobot.tools.templatecalls import TemplateCalls
+from nanobot.workspace import init_workspace
+from tests.test_callgrammar import accepts
+
+ALLOW = ["python3", "git log", "ls"]
+
+
+def test_exec_offers_the_allowed_commands_only_where_nobody_can_be_asked(home):
+    settings = load_settings(home, tools={"exec_allow": ALLOW})
+    free, held = Exec().offered(settings, True), Exec().offered(settings, False)
+    assert free == Exec.parameters() and "x-starts" not in json.dumps(free)
+    assert held["properties"]["command"]["x-starts"] == ALLOW
+    assert Exec.parameters() == free  # a copy: the class's schema is untouched
+    nothing = load_settings(home, tools={"exec_allow": []})
+    assert Exec().offered(nothing, False) == Exec.parameters()
+
+
+@pytest.mark.parametrize("command, held", [
+    ("python3 pricing.py", True), ("python3 -c \"print(1)\"", True), ("git log --oneline", True), ("ls", True),
+    ("python pricing.py", False), ("pytest -q", False), ("lsblk", False), ("ls; rm -rf x", False),
+    ("ls > out.txt", False), ("git status", False), ("python3 x.py && rm y", False),
+])
+def test_the_template_call_grammar_holds_the_command_to_allowed_ones(model, home, command, held):
+    """Checked by llama.cpp's own grammar engine, on the template path's call grammar."""
+    settings = load_settings(home, tools={"exec_allow": ALLOW})
+    calls = TemplateCalls(ToolRunner(settings, tools={"exec": Exec()}))
+    text = json.dumps({"name": "exec", "arguments": {"command": command}}) + "\n</tool_call>"
+    assert accepts(model, calls.grammar("exec", ask=False), text) is held
+    assert accepts(model, calls.grammar("exec", ask=True), text)  # the user is asked about the rest
+
+
+def test_a_piped_session_runs_the_command_the_model_writes_for_a_refused_one(model, home):
+    """The real SmolLM2 writes exec's arguments for "run python hello.py" in a session that cannot ask,
+    with only python3 allowed: the command it writes runs (no "not in tools.exec_allow" refusal)."""
+    settings = load_settings(home, tools={"exec_allow": ["python3"], "enabled": ["exec", "read_file"]},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "hello.py").write_text("print('hello from hello.py')\n")
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    agent.start_session()
+    assert agent.confirm is None
+    runner = agent.tool_runner
+    msgs = agent.messages_for("run python hello.py")
+    raw, args, error = runner.arguments(agent, msgs, runner.tools["exec"])
+    assert args is not None, (raw, error)
+    assert args.command.split()[0] == "python3", raw
+    ok, text, _ = runner.execute(agent, runner.tools["exec"], args)
+    assert "not in tools.exec_allow" not in text
