@@ -294,3 +294,25 @@ def test_a_change_of_a_named_file_is_not_a_remember_request_whatever_the_remembe
     assert not remember(fix, agent) and not asks_to_keep(fix, agent)
     agent = SimpleNamespace(model=_Judged(table), judge=Judge())
     assert remember(note, agent) and asks_to_keep(note, agent)
+
+
+def test_a_reply_to_an_allowed_command_the_message_names_with_nothing_run_is_not_its_output(home):
+    """dev2, the 1.5B: "Lancia git log --oneline per favore" answered with invented commits and nothing run.
+    A command ``tools.exec_allow`` admits that the message names (any language) is what the user asked
+    to see: the reply check asks for exec. A one-word entry that is an ordinary word ("my cat is called
+    Miso", with ``cat`` allowed) names no command."""
+    from types import SimpleNamespace
+
+    from nanobot.config import load_settings
+    from nanobot.loop.judge import Judge
+
+    settings = load_settings(home, tools={"exec_allow": ["git log", "cat", "wc"]})
+    agent = SimpleNamespace(settings=settings, model=None, judge=Judge(), history=[])
+    invented = "The output of `git log --oneline` is:\n5b3c4d2 Update pricing to 44.98"
+    verdict = check("Lancia git log --oneline per favore", invented, [], agent=agent)
+    assert verdict.tool == "exec" and "git log" in verdict.problem
+    ran = [ToolCall(name="exec", arguments={"command": "git log --oneline"}),
+           ToolResult(name="exec", ok=True, text="exit 0\nd0ffc60 quokka: budget")]
+    assert not check("Lancia git log --oneline per favore", "d0ffc60 quokka: budget", ran, agent=agent).problem
+    assert check("conta le parole con wc -w letter.txt", "Ci sono 20 parole.", [], agent=agent).tool == "exec"
+    assert check("remember that my cat is called Miso", "Got it, Miso the cat.", [], agent=agent).tool != "exec"

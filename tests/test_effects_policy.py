@@ -364,6 +364,24 @@ def test_a_fact_kept_must_come_from_what_was_said_or_shown(home):
     assert refusal(MemoryAdd(), AddArgs(text="17"), said).kind is Refusal.UNSAID  # "7" is no "17"
 
 
+def test_a_fact_kept_comes_from_the_message_that_gives_it(home):
+    """A new user's SmolLM2 chat: "hi, I am Sam", "what is 12 times 7?", "remember that my cat is called
+    Miso" saved "12 * 7", grounded by the earlier question. A message that carries a fact of its own (a
+    name, a number, a quote) grounds what is kept; one that points back ("please remember what I just
+    told you") lets the earlier messages ground it."""
+    from nanobot.memory.tools import AddArgs, MemoryAdd
+
+    prov = Provenance(said=["hi, I am Sam", "what is 12 times 7?", "remember that my cat is called Miso"])
+    why = refusal(MemoryAdd(), AddArgs(text="12 * 7"), prov)
+    assert why.kind is Refusal.UNSAID and "12 * 7" in why
+    assert refusal(MemoryAdd(), AddArgs(text="The user's cat is called Miso."), prov) == ""
+    back = Provenance(said=["my cat is called Miso", "please remember what I just told you"])
+    assert refusal(MemoryAdd(), AddArgs(text="The user's cat is Miso"), back) == ""
+    german = Provenance(said=["Wie spät ist es?", "Merk dir: mein Zug fährt um 7"])
+    assert refusal(MemoryAdd(), AddArgs(text="Wie spät"), german).kind is Refusal.UNSAID
+    assert refusal(MemoryAdd(), AddArgs(text="Zug um 7"), german) == ""
+
+
 def test_a_message_naming_a_file_allows_changes_to_that_file_only_and_its_typed_text_is_asked(home):
     """dev2, the 1.5B: on "In units.js the function celsius should be called toCelsius", the forced edit went
     to garden.log, named the turn before (an unasked change, a destroyed line): a message that names files

@@ -118,6 +118,28 @@ class Provenance:
         return any(re.search(rf"(?<!\w){re.escape(w)}", hay) if w.isdigit() else w in hay
                    or not w.isascii() and any(w[i:i + 2] in hay for i in range(len(w) - 1)) for w in words)
 
+    def points_back(self) -> bool:
+        """Whether the user's last message may be about something said before, rather than carry a fact
+        of its own: it has no number, no word written with a capital inside a sentence and nothing
+        quoted ("remember that", "merk dir das bitte"; not "remember that my cat is called Miso").
+
+        >>> Provenance(said=["please remember what I just told you"]).points_back()
+        True
+        >>> Provenance(said=["remember that my cat is called Miso"]).points_back()
+        False
+        """
+        last = self.said[-1] if self.said else ""
+        inside = re.findall(r"(?<![.!?:]\s)(?<=\s)[^\W\d_][\w'-]*", last)  # words after a space, not after a full stop
+        return not (re.search(r"\d|(?<!\w)[\"'“«„‘][^\"'”»“’]+[\"'”»“’](?!\w)", last) or any(len(w) >= 2 and w[0].isupper() for w in inside))
+
+    def grounded_here(self, value: str) -> bool:
+        """Whether ``value`` is grounded (``grounded``) in the user's last message or what a tool showed,
+        or anywhere in the session where that message points back (``points_back``): a fact to keep is
+        the one the message that asks to keep it gives, not a number from an earlier question."""
+        if self.points_back():
+            return self.grounded(value)
+        return Provenance(said=self.said[-1:], looked=self.looked).grounded(value)
+
     def only_retrieved(self, value: str) -> bool:
         """True when ``value`` occurs in retrieved text but neither the user nor a tool brought it."""
         return (bool(value.strip()) and self._in(value, self.retrieved)

@@ -205,7 +205,7 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
             return Refused(f"{name} refused: the user asked to change {files[0]}, not to remember something; "
                            f"change {files[0]} with edit_file (or write_file for a new file)", Refusal.NOT_MEMORY)
         kept = str(getattr(args, "text", "") or (args.get("text", "") if isinstance(args, dict) else ""))
-        if kept.strip() and prov.said and not prov.grounded(kept):
+        if kept.strip() and prov.said and not prov.grounded_here(kept):
             return Refused(f"{name} refused: '{' '.join(kept.split())[:80]}' is nothing the user said or a tool "
                            "showed; write the fact in the user's own words", Refusal.UNSAID)
         return ""

@@ -25,8 +25,9 @@ _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments
 
 
 def looker(f: Facts) -> str:
-    """The tool that looks at what the user named: exec for a command, list_dir for a folder."""
-    if (m := _COMMAND.search(f.user_text)) and (m.group(1) or m.group(2)).strip() == f.target:
+    """The tool that looks at what the user named: exec for a command (one ``tools.exec_allow`` admits
+    that the message names: ``extra["command"]``), list_dir for a folder."""
+    if f.extra.get("command") or (m := _COMMAND.search(f.user_text)) and (m.group(1) or m.group(2)).strip() == f.target:
         return "exec"
     return "list_dir" if f.target == "this folder" or f.target.endswith("/") or f.target in f.extra.get("folders", ()) \
         else "read_file"

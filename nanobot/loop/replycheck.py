@@ -261,6 +261,15 @@ def named_run(user_text: str, done: list) -> str:
     return ""
 
 
+def allowed_named(user_text: str, agent: Any) -> str:
+    """A command ``tools.exec_allow`` admits that the user's message names (``shell.named_command``, in
+    any language); "" for none. A reply to it with nothing run this turn is not its output."""
+    from nanobot.tools.shell import named_command
+
+    settings = getattr(agent, "settings", None)
+    return named_command(user_text, settings.tools.exec_allow) if settings is not None else ""
+
+
 def _exchanges(agent: Any) -> list[tuple[str, str]]:
     """(user message, reply) of the session's history before this turn."""
     history = getattr(agent, "history", None) or []
@@ -283,12 +292,14 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
     if not target and agent is not None:
         target, folders = judged_target(user_text, agent, reply)
     target = target or named_run(user_text, done)
+    command = not target and allowed_named(user_text, agent)
+    target = target or command
     facts = Facts(user_text=user_text, reply=reply, done=done, asked_change=asked_change,
                   offered=offered, earlier=earlier, remembers=lambda: remember(user_text, agent), target=target,
                   keeps=lambda: asks_to_keep(user_text, agent),
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
-                  extra={"folders": folders, "before": _exchanges(agent)})
+                  extra={"folders": folders, "before": _exchanges(agent), "command": bool(command)})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict

@@ -55,6 +55,25 @@ def named_in(text: str, command: str) -> bool:
     return bool(words) and all(w in said for w in words)
 
 
+def named_command(text: str, allow: list[str]) -> str:
+    """The ``tools.exec_allow`` entry ``text`` names as a command, in any language, "" for none: an entry
+    of two or more words all in it (``named_in``: "Lancia git log --oneline per favore"), or a one-word
+    entry followed by an option or a path ("conta con wc -w letter.txt"), so "my cat is called Miso"
+    names no ``cat``.
+
+    >>> named_command("Lancia git log per favore", ["ls", "git log"]), named_command("my cat is Miso", ["cat"])
+    ('git log', '')
+    >>> named_command("zähl mit wc -w letter.txt", ["wc"])
+    'wc'
+    """
+    for entry in (a.strip() for a in allow if a.strip()):
+        if " " in entry and named_in(text, entry):
+            return entry
+        if " " not in entry and re.search(rf"(?<![\w./-]){re.escape(entry)}\s+(?:-\w|[\w-]*[./][\w/-])", text):
+            return entry
+    return ""
+
+
 class ExecArgs(ToolArgs):
     command: str = Field(description="shell command line", min_length=1, max_length=1000)
     cwd: str = Field(".", description="working directory, relative to the current directory", max_length=200)
