@@ -15,3 +15,39 @@ def test_the_file_named_earlier_that_defines_the_name(tmp_path):
     assert defined_in(["In calc.py, fix sub", "what does mul do?"], roots) is None
     assert defined_in(["what does add do?"], roots) is None  # no earlier message
     assert defined_in(["calc.py", "a", "b", "c", "what does add do?"], roots) is None  # named too long ago
+
+
+PRICING = ("def with_vat(net, rate=0.19):\n    return round(net * (1 + rate), 2)\n\n\n"
+           "def split_bill(total, people):\n    return round(total / people, 2)\n\n\n"
+           'if __name__ == "__main__":\n    print(split_bill(with_vat(151.2), 4))\n')
+
+
+def test_a_read_ends_with_the_definition_the_message_names(home):
+    """dev2, the 1.5B: "What does split_bill in pricing.py do?" was answered with with_vat, the file's first
+    function. A read of a file that defines several names ends with the one the message names (any
+    language, any file that spells a definition); a message naming none, or a one-definition file,
+    gets the file alone."""
+    from types import SimpleNamespace
+
+    from nanobot.config import load_settings
+    from nanobot.core.provenance import Provenance
+    from nanobot.tools.base import ToolContext
+    from nanobot.tools.files import ReadFile
+    from nanobot.workspace import init_workspace
+
+    settings = load_settings(home)
+    init_workspace(settings.workspace)
+    (settings.workspace / "pricing.py").write_text(PRICING)
+    (settings.workspace / "one.py").write_text("def split_bill(total, people):\n    return total / people\n")
+
+    def read(path: str, said: str) -> str:
+        ctx = ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said])))
+        return ReadFile().run(ReadFile.Args(path=path), ctx)
+
+    out = read("pricing.py", "¿Qué hace split_bill en pricing.py?")
+    assert out.endswith("[split_bill (named in the message) is lines 5-6:\ndef split_bill(total, people):\n"
+                        "    return round(total / people, 2)]")
+    assert out.startswith("pricing.py lines 1-10 of 10\ndef with_vat")
+    assert "named in the message" not in read("pricing.py", "what's in pricing.py?")
+    assert "named in the message" not in read("one.py", "what does split_bill do?")
+    assert "named in the message" not in ReadFile().run(ReadFile.Args(path="pricing.py"), ToolContext(settings=settings))

@@ -28,6 +28,7 @@ from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
+from nanobot.tools.namedcode import focus
 from nanobot.tools.namedonly import named_occurrence, named_only
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
@@ -105,7 +106,9 @@ class ReadFile(Tool):
         body = "\n".join(all_lines[args.start - 1:end])
         head = f"{args.path} lines {args.start}-{end} of {total}"
         more = f"\n[more: read_file start={end + 1}]" if end < total else ""
-        return f"{head}\n{body}{more}"
+        prov = getattr(ctx.agent, "provenance", None)
+        named = focus(text, prov.said[-1]) if prov is not None and prov.said else ""
+        return f"{head}\n{body}{more}" + (f"\n{named}" if named else "")
 
 
 class WriteArgs(PathArgs):

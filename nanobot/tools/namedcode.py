@@ -23,8 +23,54 @@ from nanobot.tools.named import named
 _DEF = re.compile(r"^[ \t]*(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|class|function|func|fn)\s+([A-Za-z_$][\w$]*)",
                   re.M)
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_WORD = re.compile(r"[\w$]+")
 MAX_BYTES = 200_000  # a file read for its definitions at most
 EARLIER = 3  # the user's messages before the last whose files count
+
+
+FOCUS_LINES = 40  # a named definition longer than this is pointed at, not repeated
+
+
+def focus(text: str, said: str) -> str:
+    """A note that points at the definitions of ``text`` that the user's message ``said`` names, when
+    the file defines others too: "[split_bill (named in the message) is lines 9-10:\\n...]", the
+    definition repeated after the file, where a small model answering about the file attends ("What
+    does split_bill in pricing.py do?" answered with the first function, with_vat); "" for none.
+
+    >>> print(focus("def a():\\n    return 1\\n\\n\\ndef b():\\n    return 2\\n", "what does b do?"))
+    [b (named in the message) is lines 5-6:
+    def b():
+        return 2]
+    >>> focus("def a():\\n    return 1\\n", "what does a do?")
+    ''
+    """
+    lines = text.splitlines()
+    found = [(m.group(1), text.count("\n", 0, m.start())) for m in _DEF.finditer(text)]
+    if len({name for name, _ in found}) < 2:
+        return ""
+    words = set(_WORD.findall(said))
+    notes = []
+    for name, at in found:
+        if name in words:
+            end = _end(lines, at)
+            body = "\n".join(lines[at:end + 1]) if end - at < FOCUS_LINES else ""
+            notes.append(f"[{name} (named in the message) is lines {at + 1}-{end + 1}" + (f":\n{body}]" if body else "]"))
+    return "\n".join(notes[:2])
+
+
+def _end(lines: list[str], at: int) -> int:
+    """The last line of the definition that starts on line ``at``: up to the next line indented no
+    deeper (a closing brace there included), blank lines at its end left out."""
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    end = at
+    for j in range(at + 1, len(lines)):
+        line = lines[j]
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) <= indent:
+            return j if line.strip()[0] in "})]" else end
+        end = j
+    return end
 
 
 def definitions(text: str) -> set[str]:
