@@ -28,6 +28,24 @@ def test_the_pipeline_is_the_named_checks_in_order():
         "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
 
 
+def test_a_repeated_reply_to_a_change_not_tried_is_retried_with_the_change():
+    """dev2, the 1.5B: "Add a function tip(total, pct) to pricing.py ..." read the file and replied as it had to
+    "What does split_bill do?"; the repeat's retry read again and nothing changed. A repeat where a change
+    was asked and none tried is retried with the change tool."""
+    ask = "Add a function tip(total, pct) to pricing.py that returns the tip amount rounded to 2 decimals"
+    said = "The `split_bill` function in pricing.py calculates the bill per person by dividing the total."
+    reply = "The `tip` function in pricing.py calculates the bill per person by dividing the total."
+    read = Outcome("read_file", {"path": "pricing.py"}, True, "pricing.py lines 1-2 of 2\ndef split_bill(t, p):",
+                   effects=READ, on_path=True)
+    before = [("What does split_bill in pricing.py do?", said)]
+    verdict = lc.repeated_reply(facts(ask, reply, [read], asked_change=True, change_sure=True, judged=True,
+                                      extra={"before": before}))
+    assert verdict is not None and verdict.tool == "edit_file" and "no tool ran" in verdict.problem
+    unsure = lc.repeated_reply(facts(ask, reply, [read], asked_change=True, change_sure=False, judged=True,
+                                     extra={"before": before}))
+    assert unsure is not None and "repeat" in unsure.problem  # after a look, only a sure change judgement asks
+
+
 def test_no_answer():
     assert lc.no_answer(facts("hi", "```json\n```")) and lc.no_answer(facts("hi", "Hello!")) is None
 

@@ -11,7 +11,7 @@ from pathlib import PurePath
 
 from nanobot.core.asks import _COMMAND
 from nanobot.loop.answered import _words, unanswered
-from nanobot.loop.claimchecks import failure
+from nanobot.loop.claimchecks import change_not_tried, failure
 from nanobot.loop.shown import imitates
 from nanobot.loop.verdict import CheckResult, Facts, Outcome
 from nanobot.loop.wording import REPLY
@@ -75,6 +75,8 @@ def repeated_reply(f: Facts) -> CheckResult | None:
             continue  # the same message again, or nearly: the same answer may stand
         head = " ".join(earlier.split())[: len(reply) + 40]
         if difflib.SequenceMatcher(None, reply[:400], head[:400], autojunk=False).ratio() >= REPEAT_RATIO:
+            if (untried := change_not_tried(f)) is not None:
+                return untried  # a change asked and not tried: the retry makes it, not another look
             shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
             result = f" {shown.name} returned:\n{shown.text[:1500]}\n" if shown else " "
             tool = looker(f) if f.target and not any(o.looks and _on(o, f) for o in f.done) else ""
