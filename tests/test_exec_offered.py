@@ -10,6 +10,7 @@ import pytest
 
 from nanobot.config import load_settings
 from nanobot.loop.agent import Agent
+from nanobot.tools.base import ToolContext
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.runner import ToolRunner
 from nanobot.tools.shell import Exec
@@ -22,12 +23,13 @@ ALLOW = ["python3", "git log", "ls"]
 
 def test_exec_offers_the_allowed_commands_only_where_nobody_can_be_asked(home):
     settings = load_settings(home, tools={"exec_allow": ALLOW})
-    free, held = Exec().offered(settings, True), Exec().offered(settings, False)
+    free = Exec().offered(ToolContext(settings=settings, confirm=lambda q: True))
+    held = Exec().offered(ToolContext(settings=settings))
     assert free == Exec.parameters() and "x-starts" not in json.dumps(free)
     assert held["properties"]["command"]["x-starts"] == ALLOW
     assert Exec.parameters() == free  # a copy: the class's schema is untouched
     nothing = load_settings(home, tools={"exec_allow": []})
-    assert Exec().offered(nothing, False) == Exec.parameters()
+    assert Exec().offered(ToolContext(settings=nothing)) == Exec.parameters()
 
 
 @pytest.mark.parametrize("command, held", [
@@ -40,8 +42,8 @@ def test_the_template_call_grammar_holds_the_command_to_allowed_ones(model, home
     settings = load_settings(home, tools={"exec_allow": ALLOW})
     calls = TemplateCalls(ToolRunner(settings, tools={"exec": Exec()}))
     text = json.dumps({"name": "exec", "arguments": {"command": command}}) + "\n</tool_call>"
-    assert accepts(model, calls.grammar("exec", ask=False), text) is held
-    assert accepts(model, calls.grammar("exec", ask=True), text)  # the user is asked about the rest
+    assert accepts(model, calls.grammar("exec", ToolContext(settings=settings)), text) is held
+    assert accepts(model, calls.grammar("exec", ToolContext(settings=settings, confirm=lambda q: True)), text)  # the user is asked about the rest
 
 
 def test_a_piped_session_runs_the_command_the_model_writes_for_a_refused_one(model, home):

@@ -66,11 +66,6 @@ class ToolContext:
                    model=agent.model, agent=agent)
 
 
-def can_ask(agent: Any) -> bool:
-    """Whether the user can be asked to confirm a call in ``agent``'s session (an interactive chat)."""
-    return getattr(agent, "confirm", None) is not None
-
-
 class Tool:
     """Subclass and set ``name``, ``description`` (one line) and ``Args``; implement ``run``.
     ``intent`` (optional, a few words) maps the user's wording to this tool in the prompt's index
@@ -107,10 +102,10 @@ class Tool:
     def schema(cls) -> dict:
         return {"name": cls.name, "description": cls.description, "parameters": cls.parameters()}
 
-    def offered(self, settings: Any, can_ask: bool) -> dict:
-        """The argument schema a call is generated under in a session with ``settings`` (``can_ask``:
-        whether it can ask the user to confirm): ``parameters()``, or a tool's narrowing of it to what
-        can run there (``Exec``: only allowed commands where nobody can be asked)."""
+    def offered(self, ctx: ToolContext) -> dict:
+        """The argument schema a call is generated under in the session of ``ctx``: ``parameters()``,
+        or a tool's narrowing of it to what can run there from facts of the session (``Exec``: only
+        allowed commands where nobody can be asked; ``EditFile``: text the named file holds)."""
         return self.parameters()
 
     def grammar(self) -> str:

@@ -31,7 +31,7 @@ from nanobot.backends.base import Message, abilities
 from nanobot.base.errors import NanobotError
 from nanobot.config import Settings
 from nanobot.core.events import Event, Notice, ToolCall, ToolResult
-from nanobot.tools.base import Tool, ToolContext, can_ask
+from nanobot.tools.base import Tool, ToolContext
 from nanobot.tools.grammar import (
     CALL,
     compact_schema,
@@ -177,7 +177,7 @@ class ToolRunner:
     def arguments(self, agent: Any, msgs: list[Message], tool: Tool) -> tuple[str, Any, str]:
         """(raw JSON, validated args or None, error message)."""
         prefill = args_prefill(tool)
-        raw = self._generate(agent, msgs, self.grammar(tool, can_ask(agent)), prefill, self.settings.tools.args_tokens,
+        raw = self._generate(agent, msgs, self.grammar(tool, tool.offered(ToolContext.for_agent(agent))), prefill, self.settings.tools.args_tokens,
                              "args", tool.name).strip()
         return (raw, *validate(tool, raw, agent.model.last.finish_reason == "length"))
 
@@ -190,12 +190,14 @@ class ToolRunner:
     def truncate(self, agent: Any, text: str) -> str:
         return truncate(text, self.settings.tools.output_tokens, agent.model.count_tokens)
 
-    def grammar(self, tool: Tool, ask: bool = True) -> str:
-        """``tool``'s argument grammar, built once per tool and session kind (an MCP tool builds its
-        own): under what it offers a session that can ask the user (``ask``) or cannot."""
-        key = f"{tool.name}\n{ask}"
+    def grammar(self, tool: Tool, schema: dict | None = None) -> str:
+        """``tool``'s argument grammar under ``schema`` (what it offers this call: ``Tool.offered``; its
+        ``parameters()`` when None), built once per tool and schema (an MCP tool builds its own)."""
+        schema = tool.parameters() if schema is None else schema
+        key = f"{tool.name}\n{json.dumps(schema, sort_keys=True)}"
         if key not in self._grammars:
-            schema = tool.offered(self.settings, ask)
+            if len(self._grammars) >= 64:  # schemas that follow a file's text change with it
+                self._grammars.clear()
             self._grammars[key] = tool.grammar() if schema == tool.parameters() else tool.grammar_of(schema)
         return self._grammars[key]
 

@@ -106,13 +106,13 @@ class Exec(Tool):
         """A command that writes changes what the user keeps; any other only runs."""
         return self.effects | ({Effect.CHANGES} if writes(str(arg(args, "command"))) else set())
 
-    def offered(self, settings, can_ask: bool) -> dict:
+    def offered(self, ctx: ToolContext) -> dict:
         """Where nobody can be asked, a command ``tools.exec_allow`` refuses is not generated: the
         command starts with an allowed one (a refused "python x.py" is "python3 x.py" where only
         python3 is allowed). Where the user can be asked, any command line."""
         schema = self.parameters()
-        starts = [a.strip() for a in settings.tools.exec_allow if a.strip()]
-        if can_ask or not starts:
+        starts = [a.strip() for a in ctx.settings.tools.exec_allow if a.strip()]
+        if ctx.confirm is not None or not starts:
             return schema
         command = schema["properties"]["command"] | {"x-starts": starts}
         return schema | {"properties": schema["properties"] | {"command": command}}

@@ -55,7 +55,7 @@ from nanobot.backends.base import Message
 from nanobot.backends.openban import MARKUP
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.provenance import unasked
-from nanobot.tools.base import can_ask
+from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
 from nanobot.tools.effects import Effect, declared
@@ -119,6 +119,9 @@ def may_open(text: str) -> bool:
     return not head.isupper() and LABELLED.fullmatch(text, partial=True) is not None
 
 
+GRAMMARS_KEPT = 32  # call grammars cached per runner (``Tool.offered`` schemas differ turn to turn)
+
+
 class TemplateCalls:
     """The template-tool step of a ``ToolRunner`` (which owns the tools, stats and settings)."""
 
@@ -130,21 +133,25 @@ class TemplateCalls:
         self._grammars: dict[str, str] = {}
         self.picked: tuple[tuple, str] = ((), "")  # the last pick and the messages it was made on
 
-    def grammar(self, only: str = "", ask: bool = True) -> str:
-        """The call grammar over every offered tool, or over ``only`` (a retry of that tool), in a
-        session that can ask the user (``ask``) or cannot (``Tool.offered``)."""
-        key = f"{only}\n{ask}"
+    def grammar(self, only: str = "", ctx: ToolContext | None = None) -> str:
+        """The call grammar over every offered tool, or over ``only`` (a retry of that tool), under what
+        each offers the session of ``ctx`` (``Tool.offered``; ``parameters()`` without one)."""
+        tools = {only: self.runner.tools[only]} if only else self.runner.tools
+        schemas = {n: t.offered(ctx) if ctx is not None else t.parameters() for n, t in tools.items()}
+        key = json.dumps(schemas, sort_keys=True)
         if key not in self._grammars:
-            tools = {only: self.runner.tools[only]} if only else self.runner.tools
-            self._grammars[key] = call_grammar({n: self.arguments(t, ask) for n, t in tools.items()})
+            if len(self._grammars) >= GRAMMARS_KEPT:  # schemas that follow a file's text change with it
+                self._grammars.clear()
+            self._grammars[key] = call_grammar({n: self.arguments(t, schemas[n]) for n, t in tools.items()})
         return self._grammars[key]
 
-    def arguments(self, tool: Any, ask: bool = True) -> str:
-        """``tool``'s argument grammar, where a parameter's description lists its values
-        (``choices.described``) admitting only those, or declares a form (``formats.shaped``) only that."""
-        schema = tool.offered(self.runner.settings, ask)
+    def arguments(self, tool: Any, schema: dict | None = None) -> str:
+        """``tool``'s argument grammar under ``schema`` (``parameters()`` when None), where a parameter's
+        description lists its values (``choices.described``) admitting only those, or declares a form
+        (``formats.shaped``) only that."""
+        schema = tool.parameters() if schema is None else schema
         listed = shaped(described(schema))
-        return self.runner.grammar(tool, ask) if listed == schema else tool.grammar_of(listed)
+        return self.runner.grammar(tool, schema) if listed == schema else tool.grammar_of(listed)
 
     @staticmethod
     def messages(msgs: list[Message]) -> list[Message]:
@@ -199,7 +206,7 @@ class TemplateCalls:
             only = only or self.pick(agent, msgs)
             spec = next(s for s in self.full if s["function"]["name"] == only)
             msgs = with_schema(msgs, spec)
-        raw = self.runner._generate(agent, msgs, self.grammar(only, can_ask(agent)), f"{OPEN}\n", settings.args_tokens,
+        raw = self.runner._generate(agent, msgs, self.grammar(only, ToolContext.for_agent(agent)), f"{OPEN}\n", settings.args_tokens,
                                     "call", "", tools=self.specs)
         cut = agent.model.last.finish_reason == "length"
         parsed = parse_call(raw)
