@@ -334,3 +334,9 @@ def test_a_reply_to_an_allowed_command_the_message_names_with_nothing_run_is_not
     assert not check("Lancia git log --oneline per favore", "d0ffc60 quokka: budget", ran, agent=agent).problem
     assert check("conta le parole con wc -w letter.txt", "Ci sono 20 parole.", [], agent=agent).tool == "exec"
     assert check("remember that my cat is called Miso", "Got it, Miso the cat.", [], agent=agent).tool != "exec"
+    written = 'json\n```json\n{\n  "name": "git_log",\n  "arguments": {"oneline": true}\n}\n```'
+    as_text = check("Lancia git log --oneline per favore", written, [], agent=agent, offered=frozenset({"exec", "read_file"}))
+    assert "written as text" in as_text.problem and as_text.tool == "exec" and "Call exec for git log" in as_text.note
+    offered = check("Lancia git log --oneline per favore", written.replace("git_log", "exec"), [], agent=agent,
+                    offered=frozenset({"exec"}))
+    assert offered.tool == ""  # a call of an offered tool written as text: the note asks for that call

@@ -131,14 +131,21 @@ def imitated_output(f: Facts) -> CheckResult | None:
 
 
 def call_as_text(f: Facts) -> CheckResult | None:
-    """A reply holding a call's JSON is no answer: nothing ran."""
+    """A reply holding a call's JSON is no answer: nothing ran. A call of a tool that is not offered
+    ("git_log" for "Lancia git log --oneline per favore") where the user named something nothing looked
+    at is retried as that look (``looker``: exec for an allowed command)."""
     if not (m := _CALL_TEXT.search(f.reply)):
         return None
+    name, tool = m.group(1), ""
+    if (f.offered is None or name not in f.offered) and f.target and not any(o.looks and _on(o, f) for o in f.done):
+        tool = looker(f) if f.can(looker(f)) else ""  # no such tool: the look at what the user named is meant
     return CheckResult(
-        problem=f"the reply is a {m.group(1)} call written as text, not an answer",
-        note="[nanobot: a call written in the reply does not run. Call the tool, or answer the user in plain "
-             "text, or say what you could not do.]",
-        correction=f"(nanobot: the reply above is a {m.group(1)} call written as text; it did not run.)")
+        problem=f"the reply is a {name} call written as text, not an answer", tool=tool,
+        note=(f"[nanobot: there is no {name} tool and a call written in the reply does not run. Call {tool} "
+              f"for {f.target} now.]" if tool else
+              "[nanobot: a call written in the reply does not run. Call the tool, or answer the user in plain "
+              "text, or say what you could not do.]"),
+        correction=f"(nanobot: the reply above is a {name} call written as text; it did not run.)")
 
 
 def told_of_tool(f: Facts) -> CheckResult | None:
