@@ -25,7 +25,7 @@ def facts(user, reply, done=(), **kw):
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
         "no_answer", "repeated_reply", "imitated_output", "failed_change_claimed", "failure_echoed", "failure_untold", "change_claimed_without_one", "asked_file_not_changed",
-        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked"]
+        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked", "absent_listed"]
 
 
 def test_a_repeated_reply_to_a_change_not_tried_is_retried_with_the_change():
@@ -340,3 +340,32 @@ def test_a_reply_to_an_allowed_command_the_message_names_with_nothing_run_is_not
     offered = check("Lancia git log --oneline per favore", written.replace("git_log", "exec"), [], agent=agent,
                     offered=frozenset({"exec"}))
     assert offered.tool == ""  # a call of an offered tool written as text: the note asks for that call
+
+
+def test_a_listing_of_files_that_are_not_there_with_nothing_looked_at_is_retried_with_list_dir(home):
+    """dev2, the 1.5B: "list every file at the top of this project" answered "README.md, LICENSE.md,
+    knowledge/README.md, ..." with no tool: names of files the roots do not have. Where the model is sure
+    the message asks to look, that is retried with list_dir; a reply naming files the user named, or one
+    after a look, or on a message the model does not judge a look, stands."""
+    from types import SimpleNamespace
+
+    from nanobot.config import load_settings
+    from nanobot.loop.judge import Judge
+    from nanobot.workspace import init_workspace
+
+    settings = load_settings(home)
+    init_workspace(settings.workspace)
+    (settings.workspace / "budget.tsv").write_text("a\t1\n")
+    ask, other = "list every file at the top of this project", "How should I lay out a Python package?"
+    agent = SimpleNamespace(settings=settings, model=_Judged({("look", ask): 0.92, ("look", other): 0.3}),
+                            judge=Judge(), history=[])
+    invented = "The files in this project are: LICENSE.md, setup.py, knowledge/README.md and budget.tsv."
+    verdict = check(ask, invented, [], agent=agent)
+    assert verdict.tool == "list_dir" and "LICENSE.md, setup.py" in verdict.problem and "budget.tsv" not in verdict.problem
+    assert not check(ask, "The files are budget.tsv and notes.md.", [], agent=agent).problem  # one absent name
+    assert "knowledge/README.md" not in verdict.problem  # the workspace has it
+    agent.judge = Judge()
+    assert not check(other, "Put the code in mypkg/__init__.py and the metadata in pyproject.toml.", [],
+                     agent=agent).problem  # the model does not judge a look asked
+    looked = [ToolCall(name="list_dir", arguments={"path": "."}), ToolResult(name="list_dir", ok=True, text="budget.tsv")]
+    assert "not there" not in check(ask, invented, looked, agent=agent).problem

@@ -253,6 +253,26 @@ def not_looked(f: Facts) -> CheckResult | None:
         correction=f"(nanobot: {f.target} was not read or run this turn; the reply above is not from it.)", tool=tool)
 
 
+ABSENT_MIN = 2  # file names the reply gives that are not there, at least, to be an invented listing
+
+
+def absent_listed(f: Facts) -> CheckResult | None:
+    """The reply names files that are not in the roots (``extra["absent"]``: file-shaped names there is no
+    such file for, ``tools.named``'s "new"), the user named none of them, nothing ran this turn and the
+    model is sure the message asks to look: an invented listing ("list every file at the top of this
+    project" answered "README.md, LICENSE.md, ..."). A fact of the roots, in any language: retried
+    with list_dir, then corrected."""
+    absent = [a for a in f.extra.get("absent", ()) if a.lower() not in f.user_text.lower()]
+    if f.done or len(absent) < ABSENT_MIN or not f.look_sure:
+        return None
+    shown = ", ".join(absent[:3])
+    return CheckResult(
+        problem=f"the reply names files that are not there ({shown}) and nothing was looked at",
+        tool="list_dir" if f.can("list_dir") else "",
+        note=f"[nanobot: there is no {shown} here; you have not looked. Call list_dir now, or say you do not know.]",
+        correction=f"(nanobot: {shown} are not in the workspace; nothing was looked at this turn.)")
+
+
 def only_asks(reply: str) -> bool:
     """The reply is a question back and states nothing first ("Which file do you mean?"); a reply that
     tells something and then asks "¿Tienes alguna otra pregunta?" states.

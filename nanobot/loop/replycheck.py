@@ -46,6 +46,7 @@ from nanobot.loop.claimchecks import (
 )
 from nanobot.loop.judge import asks
 from nanobot.loop.lookchecks import (
+    absent_listed,
     call_as_text,
     declined_without_look,
     imitated_output,
@@ -214,6 +215,7 @@ CHECKS: tuple[Check, ...] = (
     not_from_look,  # the look succeeded and the reply says nothing of it
     declined_without_look,  # declined with nothing tried
     not_looked,  # speaks of what it never looked at
+    absent_listed,  # names files that are not there, with nothing looked at
 )
 
 
@@ -270,6 +272,16 @@ def allowed_named(user_text: str, agent: Any) -> str:
     return named_command(user_text, settings.tools.exec_allow) if settings is not None else ""
 
 
+def absent_files(reply: str, agent: Any) -> list[str]:
+    """The file-shaped names ``reply`` gives that are not in the roots (``tools.named``), as written."""
+    settings = getattr(agent, "settings", None)
+    if settings is None:
+        return []
+    from nanobot.tools.named import named, roots_of
+
+    return list(dict.fromkeys(n.said for n in named(reply, roots_of(settings)) if n.kind == "new"))
+
+
 def _exchanges(agent: Any) -> list[tuple[str, str]]:
     """(user message, reply) of the session's history before this turn."""
     history = getattr(agent, "history", None) or []
@@ -299,7 +311,9 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   keeps=lambda: asks_to_keep(user_text, agent),
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
-                  extra={"folders": folders, "before": _exchanges(agent), "command": bool(command)})
+                  look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,
+                  extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
+                         "absent": absent_files(reply, agent)})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict

@@ -121,6 +121,7 @@ class Facts:
     target: str = ""  # what the user asks to see or run (``core.asks.looks_at``)
     judged: Lazy = Lazy()  # the model can judge whether the message asks for a change
     change_sure: Lazy = Lazy()  # the model's change judgement is a sure yes (not the wording)
+    look_sure: Lazy = Lazy()  # the model's look judgement is a sure yes
     extra: dict = field(default_factory=dict)
 
     def can(self, tool: str) -> bool:
