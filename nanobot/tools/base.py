@@ -105,7 +105,7 @@ class Tool:
     def offered(self, ctx: ToolContext) -> dict:
         """The argument schema a call is generated under in the session of ``ctx``: ``parameters()``,
         or a tool's narrowing of it to what can run there from facts of the session (``Exec``: only
-        allowed commands where nobody can be asked; ``EditFile``: text the named file holds)."""
+        allowed commands where nobody can be asked)."""
         return self.parameters()
 
     def grammar(self) -> str:

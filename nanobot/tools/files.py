@@ -26,7 +26,6 @@ from nanobot.core.provenance import PolicyError, Refusal, Refused
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
-from nanobot.tools.heldedit import held
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
 from nanobot.tools.namedcode import focus
@@ -150,10 +149,6 @@ class EditFile(Tool):
     description = "Replace one exact occurrence of a text in a file."
     intent = "change a file, only when asked to"
     Args = EditArgs
-
-    def offered(self, ctx: ToolContext) -> dict:
-        """Held to the one file the user's message names: its path, and text it holds (``tools.heldedit``)."""
-        return held(self.parameters(), ctx)
 
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         path = _writable(args.path, ctx)

@@ -118,8 +118,6 @@ def _value(prop: dict, name: str, rules: dict, defs: dict) -> str:
         alts = [_value(p, f"{name}{i}", rules, defs) for i, p in enumerate(prop["anyOf"])]
         return "(" + " | ".join(alts) + ")"
     kind = prop.get("type", "string")
-    if kind == "string" and (prop.get("x-lines") or prop.get("x-words")):
-        return _held_string(prop.get("x-lines", []), prop.get("x-words", []), name, rules)
     if kind == "string" and prop.get("x-starts"):
         return _started_string(prop["x-starts"], name, rules)
     if kind == "string" and ("maxLength" in prop or "minLength" in prop):
@@ -144,26 +142,6 @@ def _bounded_string(prop: dict, name: str, rules: dict) -> str:
     reps = f"{{{lo},{int(hi)}}}" if hi is not None else f"{{{lo},}}"
     rules[name] = f'"\\"" char{reps} "\\"" space'
     return name
-
-
-def _held_string(lines: list[str], words: list[str], name: str, rules: dict) -> str:
-    """A text a file holds (``tools.heldedit``): a run of its whole consecutive lines (starting at a line
-    that is not blank), or one of its ``words``. Rule ``name-L<i>`` is line i and, optionally, a newline
-    and the run from line i+1: one rule per line, however long the run."""
-    alts = []
-    for i, line in enumerate(lines):
-        rest = f' ("\\\\n" {name}-L{i + 1})?' if i + 1 < len(lines) else ""
-        rules[f"{name}-L{i}"] = f"{literal(_escaped(line))}{rest}"
-        if line.strip():
-            alts.append(f"{name}-L{i}")
-    alts += [literal(_escaped(w)) for w in dict.fromkeys(words) if w]
-    rules[name] = f'"\\"" ({" | ".join(alts)}) "\\"" space'
-    return name
-
-
-def _escaped(text: str) -> str:
-    """``text`` as it stands inside a JSON string."""
-    return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
 def _started_string(starts: list[str], name: str, rules: dict) -> str:
