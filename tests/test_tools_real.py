@@ -58,8 +58,8 @@ class ForcedRunner(ToolRunner):
         self.forced_text = self._generate(agent, msgs, grammar, "", 24, "decision", "")
         return parse_decision(self.forced_text, names)
 
-    def grammar(self, tool):
-        return self.pinned.get(tool.name) or super().grammar(tool)
+    def grammar(self, tool, schema=None):
+        return self.pinned.get(tool.name) or super().grammar(tool, schema)
 
 
 def write_grammar() -> str:
