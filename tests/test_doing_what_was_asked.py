@@ -716,3 +716,18 @@ def test_an_edit_of_a_definition_the_request_does_not_name_is_kept_to_the_named_
     assert not result.ok and "would change add in calc.py" in result.text and text == CALC
 
 
+
+
+def test_an_edit_for_a_new_function_that_rewrites_an_existing_one_is_refused(home):
+    """dev2, the 1.5B: "Add a function tip(total, pct) to pricing.py ..." was met by a forced edit that
+    replaced split_bill whole (its rounding dropped: a destroyed line). A request that writes a function
+    name as code the file does not have names none of its definitions: an edit that changes them is
+    refused and the file stays; adding the new function after them is made."""
+    rewrite = '{"path": "calc.py", "old": "add(a, b)", "new": "def add(a, b):\\n    return a * b"}'
+    result, text = edit_calc(home, rewrite, "Add a function mul(a, b) to calc.py that multiplies", "I could not.")
+    assert not result.ok and "would change add in calc.py" in result.text and text == CALC
+    added = '{"path": "calc.py", "old": "    return a + b\\n\\n\\ndef sub", "new": "    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n\\n\\ndef sub"}'
+    result, text = edit_calc(home, added, "Add a function mul(a, b) to calc.py that multiplies")
+    assert result.ok and "def mul(a, b):\n    return a * b" in text and text.count("return a + b") == 2
+    result, text = edit_calc(home, rewrite, "make the first function in calc.py multiply")  # names no code
+    assert result.ok and "return a * b" in text

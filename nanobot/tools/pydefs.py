@@ -150,6 +150,8 @@ def unnamed_changes(before: str, after: str, said: str) -> list[str]:
     ['add']
     >>> unnamed_changes(calc, calc.replace("+", "-"), "fix the bug in calc.py")
     []
+    >>> unnamed_changes(calc, calc.replace("a + b\\n", "a + b + 0\\n", 1), "Add mul(a, b) to calc.py")
+    ['add']
     """
     try:
         old_tree, new_tree = ast.parse(before), ast.parse(after)
@@ -158,6 +160,17 @@ def unnamed_changes(before: str, after: str, said: str) -> list[str]:
     old = {n.name: ast.get_source_segment(before, n) for n in old_tree.body if isinstance(n, _DEFS)}
     new = {n.name: ast.get_source_segment(after, n) for n in new_tree.body if isinstance(n, _DEFS)}
     words = said_words(said)
-    if not any(name in words for name in old):
+    if not any(name in words for name in old) and not (code_names(said) - set(old)):
         return []
     return [name for name, src in old.items() if name in new and new[name] != src and name not in words]
+
+
+def code_names(said: str) -> set[str]:
+    """Names a request writes as code: called (``tip(total, pct)``) or in backticks. A request that names
+    a function the file does not have ("Add a function tip(total, pct) to pricing.py") asks for nothing
+    in the file's other definitions.
+
+    >>> sorted(code_names("Add a function tip(total, pct) to `pricing.py` like `mul`; see the fix (below)"))
+    ['mul', 'tip']
+    """
+    return set(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\(", said)) | set(re.findall(r"`([A-Za-z_]\w*)(?:\(\))?`", said))
