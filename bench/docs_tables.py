@@ -576,6 +576,7 @@ def headline() -> str:
     import assistant_bench as ab
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
+    fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-round19-0478200.json") for k in ("fresh", "dev2")}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
@@ -590,6 +591,11 @@ def headline() -> str:
     rows = [
         ["43 turns a new user types: correct / unasked changes / false claims", "1.5B",
          f"{a['correct']} of {len(run['turns'])}; {a['unasked_changes']}; {a['false_claims']}", "[assistant](docs/benchmarks/assistant.md)"],
+        ["the same jobs on requests nobody here tuned on (fresh, kept out of sight) and on the second development "
+         "set: correct / unasked changes / destroyed lines / false claims", "1.5B",
+         "; ".join(f"{r['summary']['correct']} of {len(r['turns'])}, {r['summary']['unasked_changes']}, "
+                   f"{r['summary']['destroyed']}, {r['summary']['false_claims']}" for r in fresh.values()),
+         "[assistant](docs/benchmarks/assistant.md)"],
         ["BFCL v4 new held-back half (held2), the default lean listing and fit check: simple / multiple / irrelevance; calls valid", "1.5B",
          ", ".join(h2[c] for c in ("simple_python", "multiple", "irrelevance")) + f"; {h2['calls valid']}",
          "[BFCL](docs/benchmarks/bfcl.md)"],
