@@ -257,13 +257,15 @@ ABSENT_MIN = 2  # file names the reply gives that are not there, at least, to be
 
 
 def absent_listed(f: Facts) -> CheckResult | None:
-    """The reply names files that are not in the roots (``extra["absent"]``: file-shaped names there is no
-    such file for, ``tools.named``'s "new"), the user named none of them, nothing ran this turn and the
+    """The reply names files that are not in the roots (``extra["absent"]``: a function giving the file-shaped
+    names there is no such file for, ``tools.named``'s "new"), the user named none of them, nothing ran this turn and the
     model is sure the message asks to look: an invented listing ("list every file at the top of this
     project" answered "README.md, LICENSE.md, ..."). A fact of the roots, in any language: retried
     with list_dir, then corrected."""
-    absent = [a for a in f.extra.get("absent", ()) if a.lower() not in f.user_text.lower()]
-    if f.done or len(absent) < ABSENT_MIN or not f.look_sure:
+    if f.done or "absent" not in f.extra:
+        return None
+    absent = [a for a in f.extra["absent"]() if a.lower() not in f.user_text.lower()]  # a walk of the roots
+    if len(absent) < ABSENT_MIN or not f.look_sure:  # then the model's judgement
         return None
     shown = ", ".join(absent[:3])
     return CheckResult(

@@ -313,7 +313,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
                   look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,
                   extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
-                         "absent": absent_files(reply, agent)})
+                         "absent": lambda: absent_files(reply, agent)})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict

@@ -196,8 +196,6 @@ class ToolRunner:
         schema = tool.parameters() if schema is None else schema
         key = f"{tool.name}\n{json.dumps(schema, sort_keys=True)}"
         if key not in self._grammars:
-            if len(self._grammars) >= 64:  # schemas that follow a file's text change with it
-                self._grammars.clear()
             self._grammars[key] = tool.grammar() if schema == tool.parameters() else tool.grammar_of(schema)
         return self._grammars[key]
 

@@ -119,9 +119,6 @@ def may_open(text: str) -> bool:
     return not head.isupper() and LABELLED.fullmatch(text, partial=True) is not None
 
 
-GRAMMARS_KEPT = 32  # call grammars cached per runner (``Tool.offered`` schemas differ turn to turn)
-
-
 class TemplateCalls:
     """The template-tool step of a ``ToolRunner`` (which owns the tools, stats and settings)."""
 
@@ -140,8 +137,6 @@ class TemplateCalls:
         schemas = {n: t.offered(ctx) if ctx is not None else t.parameters() for n, t in tools.items()}
         key = json.dumps(schemas, sort_keys=True)
         if key not in self._grammars:
-            if len(self._grammars) >= GRAMMARS_KEPT:  # schemas that follow a file's text change with it
-                self._grammars.clear()
             self._grammars[key] = call_grammar({n: self.arguments(t, schemas[n]) for n, t in tools.items()})
         return self._grammars[key]
 
