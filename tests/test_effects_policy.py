@@ -371,9 +371,11 @@ def test_a_fact_kept_comes_from_the_message_that_gives_it(home):
     told you") lets the earlier messages ground it."""
     from nanobot.memory.tools import AddArgs, MemoryAdd
 
-    prov = Provenance(said=["hi, I am Sam", "what is 12 times 7?", "remember that my cat is called Miso"])
+    prov = Provenance(said=["hi, I am Sam", "what is 12 times 7?", "remember that my cat is called Miso"],
+                      looked=["12 * 7 = 84"])  # a new user's chat: spawn had answered the question
     why = refusal(MemoryAdd(), AddArgs(text="12 * 7"), prov)
     assert why.kind is Refusal.UNSAID and "12 * 7" in why
+    assert refusal(MemoryAdd(), AddArgs(text="12"), prov).kind is Refusal.UNSAID
     assert refusal(MemoryAdd(), AddArgs(text="The user's cat is called Miso."), prov) == ""
     back = Provenance(said=["my cat is called Miso", "please remember what I just told you"])
     assert refusal(MemoryAdd(), AddArgs(text="The user's cat is Miso"), back) == ""

@@ -133,12 +133,12 @@ class Provenance:
         return not (re.search(r"\d|(?<!\w)[\"'“«„‘][^\"'”»“’]+[\"'”»“’](?!\w)", last) or any(len(w) >= 2 and w[0].isupper() for w in inside))
 
     def grounded_here(self, value: str) -> bool:
-        """Whether ``value`` is grounded (``grounded``) in the user's last message or what a tool showed,
-        or anywhere in the session where that message points back (``points_back``): a fact to keep is
+        """Whether ``value`` is grounded (``grounded``) in the user's last message, or anywhere in the
+        session (what a tool showed included) where that message points back (``points_back``): a fact to keep is
         the one the message that asks to keep it gives, not a number from an earlier question."""
         if self.points_back():
             return self.grounded(value)
-        return Provenance(said=self.said[-1:], looked=self.looked).grounded(value)
+        return Provenance(said=self.said[-1:]).grounded(value)  # not an earlier turn's tool result either
 
     def only_retrieved(self, value: str) -> bool:
         """True when ``value`` occurs in retrieved text but neither the user nor a tool brought it."""
