@@ -290,10 +290,10 @@ class _Judged:
         self.table = table
 
     def yes_no_apart(self, msgs):
-        from nanobot.loop.judge import CALIBRATION
+        from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
 
         system, text = msgs[0].content, msgs[-1].content
-        kind = "change" if "change a file" in system else "remember" if "memory" in system else "look"
+        kind = next(k for k, (s, _) in CLASSIFIERS.items() if s == system)
         want = dict(CALIBRATION[kind]).get(text)
         p = (0.9 if want else 0.1) if want is not None else self.table.get((kind, text), 0.5)
         return p, 1 - p

@@ -731,3 +731,21 @@ def test_an_edit_for_a_new_function_that_rewrites_an_existing_one_is_refused(hom
     assert result.ok and "def mul(a, b):\n    return a * b" in text and text.count("return a + b") == 2
     result, text = edit_calc(home, rewrite, "make the first function in calc.py multiply")  # names no code
     assert result.ok and "return a * b" in text
+
+
+def test_a_new_function_may_not_take_the_place_of_one_an_earlier_message_named(home):
+    """dev2, the 1.5B: after "What does split_bill in pricing.py do?", "Add a function tip(total, pct)
+    to pricing.py ..." was met by old "split_bill" -> new "tip", applied in split_bill's def line (the
+    earlier question named it): split_bill renamed away. The message that writes a new function as code
+    is the one whose names count: the edit is not applied and the file is kept."""
+    stats = ("def subtotal(items):\n    return sum(items)\n\n\ndef average(items):\n    return sum(items) / len(items)\n"
+             "\n\nprint(subtotal([1, 2]))\n")
+    agent = make_agent(home, ["Tool: read_file", '{"path": "stats.py"}', "Answer:", "subtotal returns sum(items).",
+                              "Tool: edit_file", '{"path": "stats.py", "old": "subtotal", "new": "mean"}',
+                              "Answer:", "I could not."])
+    (agent.workspace / "stats.py").write_text(stats)
+    run(agent, "what does subtotal in stats.py do?")
+    events, _ = run(agent, "Add a function mean(items) to stats.py")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok, result.text
+    assert (agent.workspace / "stats.py").read_text() == stats

@@ -212,7 +212,7 @@ def test_a_question_about_this_computer_is_looked_into_when_the_model_judges_so(
     assert first_called("Do I have any uncommitted changes?", 0.2, 0.8)
     assert first_called("¿En qué rama estoy？", 0.2, 0.8)
     assert not first_called("Do I have any uncommitted changes?", 0.2, 0.6)
-    assert not first_called("Do I have any uncommitted changes?", 0.1, 0.9)
+    assert not first_called("Do I have any uncommitted changes?", 0.05, 0.9)
     assert not first_called("translate 'good night' to Italian", 0.2, 0.9)
     model = JudgingTemplateModel(['{"name": "write_file", ', "It is clean."], [0.2, 0.1], change=False, look=0.8)
     list(make_agent(home, model).turn("Do I have any uncommitted changes?"))

@@ -48,16 +48,23 @@ def test_read_errors(ctx):
         run(ReadFile(), ctx, path="bin.dat")
 
 
-def test_a_missing_path_a_typo_away_from_one_offers_it(ctx):
-    """The error names the one entry one edit away (a fact of the roots), in a configured root too."""
+def test_a_look_at_a_path_a_typo_away_from_one_entry_looks_at_that_entry(ctx):
+    """A look is turned to the one entry one edit away (a fact of the roots) and says so; a file
+    named without its folder is found there; a change is not turned: its error offers the entry."""
     (ctx.workspace / "inventory.csv").write_text("apples,3\n")
     (ctx.workspace / "reports").mkdir()
+    (ctx.workspace / "reports" / "q3.txt").write_text("sold 12\n")
+    read = run(ReadFile(), ctx, path="inventry.csv")
+    assert read.startswith("(file 'inventry.csv' does not exist; this is 'inventory.csv')") and "apples,3" in read
+    listed = run(ListDir(), ctx, path="reprots")
+    assert "this is 'reports'" in listed and "q3.txt" in listed
+    assert "sold 12" in run(ReadFile(), ctx, path="q3.txt")
     with pytest.raises(ToolError, match="did you mean 'inventory.csv'"):
-        run(ReadFile(), ctx, path="inventry.csv")
-    with pytest.raises(ToolError, match="did you mean 'reports'"):
-        run(ListDir(), ctx, path="reprots")
+        run(EditFile(), ctx, path="inventry.csv", old="apples", new="pears")
     with pytest.raises(ToolError, match="list_dir shows what is there"):  # nothing near: no guess
         run(ReadFile(), ctx, path="sales.csv")
+    with pytest.raises(ToolError, match="did you mean .inventory.csv."):  # a folder's look is not turned to a file
+        run(ListDir(), ctx, path="inventory.cs")
 
 
 def test_edit_exact_match(ctx):

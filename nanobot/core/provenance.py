@@ -92,6 +92,7 @@ class Provenance:
     retrieved: list[str] = field(default_factory=list)  # memory blocks and Context the runtime added
     looked: list[str] = field(default_factory=list)  # tool results shown this session
     lured: int = 0  # len(said) when a call was last refused as nobody's ask (``unlured``)
+    missed: tuple[int, str] | None = None  # (len(said), path) of this turn's edit whose old was not found (``tools.retryedit``)
 
     def _in(self, value: str, texts: list[str]) -> bool:
         hay = [_norm(t) for t in texts]

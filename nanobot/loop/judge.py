@@ -40,12 +40,21 @@ ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "n
                ("Füge in plan.md eine Zeile 'Montag: Sport' hinzu", "yes"), ("good morning!", "no"),
                ("Only change the title in index.html, leave everything else alone.", "yes"),
                ("Regarde config.json sans le modifier : quel est le port ?", "no"), ("delete old.log", "yes"))
-LOOK_SYSTEM = ("You classify messages to an assistant that can read files and run commands. Does the message "
-               "ask you to show, read, list, count or run something? Answer only yes or no.")
-LOOK_SHOTS = (("show me config.json", "yes"), ("Fix the typo in readme.md", "no"),
-              ("¿Cuántas líneas tiene datos.csv?", "yes"), ("good morning!", "no"), ("Was steht in plan.md?", "yes"),
-              ("delete old.log", "no"), ("Liste les fichiers du dossier images", "yes"),
-              ("I finished report.txt yesterday, finally!", "no"))
+# The look classifier asks whether a right answer needs something read or run on this computer now,
+# with examples of both kinds in four languages (a state of the repository asked, a how-to or small talk
+# not): asked only "does it ask you to show, read, list, count or run?", the 1.5B said yes to "thanks,
+# that helps" (0.93) and "How do I undo a commit in git?" (0.92). Chosen on look_dev.tsv, checked on
+# look_held.tsv (bench/judge_probe.py --kind look).
+LOOK_SYSTEM = ("You sort messages sent to an assistant that runs on the user's computer, next to their files, "
+               "folders and git repository. Answer yes when a right answer needs something read or run on that "
+               "computer now: a file, a folder, the repository's state, a program's output. Answer no when general "
+               "knowledge, the conversation or the assistant's memory answers it, or when it is small talk or asks "
+               "for a change. Answer only yes or no.")
+LOOK_SHOTS = (("show me config.json", "yes"), ("thanks, great!", "no"),
+              ("Hab ich noch Änderungen, die nicht committet sind?", "yes"), ("How do I delete a branch in git?", "no"),
+              ("¿Cuántas líneas tiene datos.csv?", "yes"), ("translate 'thank you' into Spanish", "no"),
+              ("what did the build log say about warnings?", "yes"), ("what's 12% of 250?", "no"),
+              ("Liste les fichiers du dossier images", "yes"), ("Fix the typo in readme.md", "no"))
 REMEMBER_SYSTEM = ("You classify messages to an assistant with a memory. Does the message ask you to remember or "
                    "keep a fact for later? Answer only yes or no.")
 REMEMBER_SHOTS = (("Keep in mind that my flight leaves at 9.", "yes"), ("what's in notes.txt?", "no"),
@@ -57,7 +66,7 @@ CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
-BOUNDS = {"change": (0.6, 0.6), "look": (0.4, 0.6), "remember": (0.7, 0.7)}
+BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7)}
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on

@@ -14,6 +14,7 @@ everywhere in the file (``renames``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -32,8 +33,9 @@ from nanobot.tools.namedcode import focus
 from nanobot.tools.namedonly import named_occurrence, named_only
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
-from nanobot.tools.pydefs import add_defs, replace_defs, unnamed_changes
+from nanobot.tools.pydefs import add_defs, replace_defs, request_of, unnamed_changes
 from nanobot.tools.renames import rename
+from nanobot.tools.retryedit import held, note_miss
 
 MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
@@ -44,6 +46,18 @@ def _missing(raw: str, ctx: ToolContext | None, what: str = "file") -> ToolError
     near = nearest(raw, roots(ctx)) if ctx is not None else ""
     return ToolError(f"{what} '{raw}' does not exist; " + (f"did you mean '{near}'?" if near else
                                                           "list_dir shows what is there"))
+
+
+def _typo_resolved(args: ToolArgs, ctx: ToolContext, what: str) -> tuple[Any, str]:
+    """A look at a path that is not there, turned to the one root entry a typo away (``tools.named``:
+    "keper_log.txt" is "keeper_log.txt", "radio.txt" is "crew/radio.txt"), and the line that says so;
+    ``args`` unchanged where the path exists or no single entry is near. Only looks are turned: a
+    change goes to the path it names."""
+    if resolve_in_roots(args.path, ctx).exists() or not (near := nearest(args.path, roots(ctx))):
+        return args, ""
+    if (resolve_in_roots(near, ctx).is_dir()) != (what == "directory"):
+        return args, ""
+    return args.model_copy(update={"path": near}), f"({what} '{args.path}' does not exist; this is '{near}')\n"
 
 
 def _read_text(path: Path, raw: str, ctx: ToolContext | None = None) -> str:
@@ -95,6 +109,7 @@ class ReadFile(Tool):
     Args = ReadArgs
 
     def run(self, args: ReadArgs, ctx: ToolContext) -> str:
+        args, was = _typo_resolved(args, ctx, "file")
         text = _read_text(resolve_in_roots(args.path, ctx), args.path, ctx)
         all_lines = text.splitlines()
         total = len(all_lines)
@@ -104,7 +119,7 @@ class ReadFile(Tool):
             raise ToolError(f"start={args.start} is past the end of '{args.path}' ({total} lines)")
         end = min(total, args.start + min(args.lines, MAX_READ_LINES) - 1)
         body = "\n".join(all_lines[args.start - 1:end])
-        head = f"{args.path} lines {args.start}-{end} of {total}"
+        head = f"{was}{args.path} lines {args.start}-{end} of {total}"
         more = f"\n[more: read_file start={end + 1}]" if end < total else ""
         prov = getattr(ctx.agent, "provenance", None)
         named = focus(text, prov.said[-1]) if prov is not None and prov.said else ""
@@ -150,7 +165,13 @@ class EditFile(Tool):
     intent = "change a file, only when asked to"
     Args = EditArgs
 
+    def offered(self, ctx: ToolContext) -> dict:
+        """After this turn's edit missed its text to replace, the retry's ``old`` is held to the lines
+        the request is about (``tools.retryedit``)."""
+        return held(self.parameters(), ctx)
+
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
+        note_miss(ctx, None)
         path = _writable(args.path, ctx)
         text = _read_text(path, args.path, ctx)
         renamed = None
@@ -161,7 +182,11 @@ class EditFile(Tool):
             refuse_broken(text, new, args.path, "edit_file")
         else:
             asked = _asked(ctx)
-            new, where = _replaced(text, args, " ".join(asked or []) if is_python(args.path) else "")
+            try:
+                new, where = _replaced(text, args, request_of(text, asked or []) if is_python(args.path) else "")
+            except NotFound:
+                note_miss(ctx, args.path)
+                raise
             if asked is not None and lost(text, new, asked, args.path):  # old pointed at where new goes
                 if is_python(args.path) and (added := add_defs(text, args.old, args.new)) is not None:
                     new, where = added[0], f": {', '.join(added[1])} added after the code old pointed at, which is kept"
@@ -170,7 +195,7 @@ class EditFile(Tool):
                                         "(nothing the user did not name is removed)")
         refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
         if is_python(args.path) and renamed is None and _asked(ctx) is not None and (
-                others := unnamed_changes(text, new, said := " ".join(_asked(ctx)))):
+                others := unnamed_changes(text, new, said := request_of(text, _asked(ctx)))):
             if (kept := named_only(text, new, said)) is None:
                 raise PolicyError(Refused(f"edit_file refused: it would change {', '.join(others)} in {args.path}, "
                                           "which the user did not name; the file was not changed. Change only what "
@@ -191,7 +216,7 @@ def _replaced(text: str, args: EditArgs, said: str = "") -> tuple[str, str]:
     several occurrences, the one inside the one definition the request ``said`` names (``namedonly``)."""
     count, loose = text.count(args.old), None
     if count == 0 and (loose := loose_replace(text, args.old, args.new)) is None:
-        raise ToolError(not_found(args.path, text))
+        raise NotFound(not_found(args.path, text))
     if count > 1 and (at := named_occurrence(text, args.old, said)) is not None:
         new = text[:at] + args.new + text[at + len(args.old):]
         refuse_broken(text, new, args.path, "edit_file")
@@ -203,6 +228,10 @@ def _replaced(text: str, args: EditArgs, said: str = "") -> tuple[str, str]:
     refuse_broken(text, new, args.path, "edit_file")
     how = " (old matched with other whitespace)" if loose else ""
     return new, f" at line {text[:at].count(chr(10)) + 1}{how}"
+
+
+class NotFound(ToolError):
+    """edit_file's text to replace is not in the file."""
 
 
 SHOWN_CHARS = 1500  # of the file, in edit_file's "not found" error
@@ -268,6 +297,7 @@ class ListDir(Tool):
     limit = 200
 
     def run(self, args: ListArgs, ctx: ToolContext) -> str:
+        args, was = _typo_resolved(args, ctx, "directory")
         path = resolve_in_roots(args.path, ctx)
         if not path.exists():
             raise _missing(args.path, ctx, "directory")
@@ -278,5 +308,5 @@ class ListDir(Tool):
         entries = sorted(inside, key=lambda p: (not (inside[p] and p.is_dir()), p.name))
         lines = [_entry(p) if inside[p] else f"{p.name} -> (link)" for p in entries[: self.limit]]
         more = f"\n[{len(entries) - self.limit} more not shown]" if len(entries) > self.limit else ""
-        return f"{display(path, ctx)}: {len(entries)} entries\n" + "\n".join(lines) + more if entries \
-            else f"{display(path, ctx)}: empty directory"
+        return f"{was}{display(path, ctx)}: {len(entries)} entries\n" + "\n".join(lines) + more if entries \
+            else f"{was}{display(path, ctx)}: empty directory"

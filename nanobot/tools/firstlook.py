@@ -59,8 +59,8 @@ def asks_to_look(agent: Any) -> str | None:
 # a judgement standing alone needs) gives it ASK_SURE or more: either alone does not separate such questions
 # from "what's 17 times 23?" or "translate ... to Italian" on Qwen2.5-Coder-1.5B; both numbers were
 # chosen on bench/data/judge/look_dev.tsv and checked on look_held.tsv (bench/ask_probe.py).
-ASK_FLOOR = 0.15
-ASK_SURE = 0.75
+ASK_FLOOR = 0.1
+ASK_SURE = 0.65
 
 
 def asked_here(agent: Any, p: float) -> bool:

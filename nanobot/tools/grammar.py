@@ -118,6 +118,8 @@ def _value(prop: dict, name: str, rules: dict, defs: dict) -> str:
         alts = [_value(p, f"{name}{i}", rules, defs) for i, p in enumerate(prop["anyOf"])]
         return "(" + " | ".join(alts) + ")"
     kind = prop.get("type", "string")
+    if kind == "string" and prop.get("x-from"):
+        return _held_lines(prop.get("x-lines", []), prop["x-from"], name, rules)
     if kind == "string" and prop.get("x-starts"):
         return _started_string(prop["x-starts"], name, rules)
     if kind == "string" and ("maxLength" in prop or "minLength" in prop):
@@ -141,6 +143,17 @@ def _bounded_string(prop: dict, name: str, rules: dict) -> str:
     hi = prop.get("maxLength")
     reps = f"{{{lo},{int(hi)}}}" if hi is not None else f"{{{lo},}}"
     rules[name] = f'"\\"" char{reps} "\\"" space'
+    return name
+
+
+def _held_lines(lines: list[str], starts: list[int], name: str, rules: dict) -> str:
+    """A run of a file's whole consecutive lines that starts at one of the line indexes ``starts``
+    (``tools.retryedit``). Rule ``name-L<i>`` is line i and, optionally, a newline and the run from
+    line i+1: one rule per line, however long the run."""
+    for i in range(min(starts), len(lines)):
+        rest = f' ("\\\\n" {name}-L{i + 1})?' if i + 1 < len(lines) else ""
+        rules[f"{name}-L{i}"] = f"{literal(json.dumps(lines[i], ensure_ascii=False)[1:-1])}{rest}"
+    rules[name] = f'"\\"" ({" | ".join(f"{name}-L{i}" for i in starts)}) "\\"" space'
     return name
 
 

@@ -152,6 +152,8 @@ def unnamed_changes(before: str, after: str, said: str) -> list[str]:
     []
     >>> unnamed_changes(calc, calc.replace("a + b\\n", "a + b + 0\\n", 1), "Add mul(a, b) to calc.py")
     ['add']
+    >>> unnamed_changes(calc, calc.replace("def add", "def mul"), "Add mul(a, b) to calc.py")  # add is gone
+    ['add']
     """
     try:
         old_tree, new_tree = ast.parse(before), ast.parse(after)
@@ -162,7 +164,20 @@ def unnamed_changes(before: str, after: str, said: str) -> list[str]:
     words = said_words(said)
     if not any(name in words for name in old) and not (code_names(said) - set(old)):
         return []
-    return [name for name, src in old.items() if name in new and new[name] != src and name not in words]
+    return [name for name, src in old.items() if new.get(name) != src and name not in words]
+
+
+def request_of(text: str, asked: list[str]) -> str:
+    """What an edit of the Python file ``text`` was asked in, for which definitions it names: the user's
+    last message where it names one of the file's definitions or writes a name as code, else the last
+    two (an agreement, "yes, do that", names nothing). A definition an earlier question named ("What
+    does split_bill do?") is not asked to change by "Add a function tip(total, pct)"."""
+    last = asked[-1] if asked else ""
+    try:
+        defined = {n.name for n in ast.parse(text).body if isinstance(n, _DEFS)}
+    except (SyntaxError, ValueError):
+        defined = set()
+    return last if code_names(last) or defined & said_words(last) else " ".join(asked)
 
 
 def code_names(said: str) -> set[str]:
