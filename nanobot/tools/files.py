@@ -30,6 +30,7 @@ from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
 from nanobot.tools.namedcode import focus
+from nanobot.tools.namedlook import held as looked_at
 from nanobot.tools.namedonly import named_occurrence, named_only
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
@@ -107,6 +108,10 @@ class ReadFile(Tool):
     description = "Read a text file, a range of lines at a time."
     intent = "read or show a file the user names"
     Args = ReadArgs
+
+    def offered(self, ctx: ToolContext) -> dict:
+        """``path`` held to the files the user's message names, where it names any (``tools.namedlook``)."""
+        return looked_at(self.parameters(), ctx, "file")
 
     def run(self, args: ReadArgs, ctx: ToolContext) -> str:
         args, was = _typo_resolved(args, ctx, "file")
@@ -295,6 +300,10 @@ class ListDir(Tool):
     intent = "list the files in a folder"
     Args = ListArgs
     limit = 200
+
+    def offered(self, ctx: ToolContext) -> dict:
+        """``path`` held to the folders the user's message names, where it names any (``tools.namedlook``)."""
+        return looked_at(self.parameters(), ctx, "folder")
 
     def run(self, args: ListArgs, ctx: ToolContext) -> str:
         args, was = _typo_resolved(args, ctx, "directory")
