@@ -171,7 +171,18 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, round 17 final (d0d94a1), run again beside round 18's (Intel Xeon)",
               "assistant-dev2-qwen2.5-coder-1.5b-round18-edits-d0d94a1.json"),
              ("qwen2.5-coder-1.5b, round 18: an edit kept to the definitions the request names (ba39584, Intel Xeon)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round18-edits-ba39584.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round18-edits-ba39584.json"),
+             ("qwen2.5-coder-1.5b, round 19: exec held to what runs (7ba99c9, Intel Xeon)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round19-7ba99c9.json"),
+             ("qwen2.5-coder-1.5b, round 19: an edit held to the named file's lines and words, taken back (213483c, Intel Xeon)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round19-heldedit-213483c.json"),
+             ("qwen2.5-coder-1.5b, round 19 final but the code-names rule (0478200, Intel Xeon)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round19-0478200.json"),
+             ("qwen2.5-coder-1.5b, round 20: the sessions `edits` and `pricing` only, a retried edit held to the lines "
+              "the request is about and typo'd looks made, nothing else of 69cba45 (Intel Xeon)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round20-edits.json"),
+             ("qwen2.5-coder-1.5b, round 20 final: looks held to the named paths, typo'd looks made, the look classifier "
+              "reframed, a retried edit held to its lines (4d06ec6, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round20.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -222,7 +233,15 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 18, the sessions `edits` and `repairs` only (an edit kept to the named definitions; ba39584, "
                "Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round18-part-ba39584.json"),
               ("round 18 final, the sessions `edits` and `repairs` only (2320b86, Intel Xeon)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round18-part-2320b86.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round18-part-2320b86.json"),
+              ("round 19, exec held to what runs (7ba99c9, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round19-7ba99c9.json"),
+              ("round 19, an edit held to the named file's lines and words, taken back; `edits` and `repairs` only "
+               "(213483c, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round19-heldedit-213483c.json"),
+              ("round 19 final but the code-names rule (0478200, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round19-0478200.json"),
+              ("round 19 (0478200, Intel Xeon)", "assistant-fresh-smollm2-round19.json"),
+              ("round 20 final: looks held to the named paths, typo'd looks made, the look classifier reframed, a "
+               "retried edit held to its lines (4d06ec6, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round20.json"),
+              ("round 20 final (4d06ec6, Intel Xeon)", "assistant-fresh-smollm2-round20.json")]
 
 
 def assistant_fresh() -> str:
@@ -576,7 +595,7 @@ def headline() -> str:
     import assistant_bench as ab
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
-    fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-round19-0478200.json") for k in ("fresh", "dev2")}
+    fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-round20.json") for k in ("fresh", "dev2")}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
