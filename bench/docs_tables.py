@@ -241,7 +241,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 19 (0478200, Intel Xeon)", "assistant-fresh-smollm2-round19.json"),
               ("round 20 final: looks held to the named paths, typo'd looks made, the look classifier reframed, a "
                "retried edit held to its lines (4d06ec6, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round20.json"),
-              ("round 20 final (4d06ec6, Intel Xeon)", "assistant-fresh-smollm2-round20.json")]
+              ("round 20 final (4d06ec6, Intel Xeon)", "assistant-fresh-smollm2-round20.json"),
+              ("round 20 final again, the sessions `edits` and `repairs` only (4d06ec6, Intel Xeon, alone)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round20-part.json")]
 
 
 def assistant_fresh() -> str:
