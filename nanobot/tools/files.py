@@ -51,7 +51,7 @@ def _missing(raw: str, ctx: ToolContext | None, what: str = "file") -> ToolError
 
 def _typo_resolved(args: ToolArgs, ctx: ToolContext, what: str) -> tuple[Any, str]:
     """A look at a path that is not there, turned to the one root entry a typo away (``tools.named``:
-    "keper_log.txt" is "keeper_log.txt", "radio.txt" is "crew/radio.txt"), and the line that says so;
+    "inventry.csv" is "inventory.csv", "q3.txt" is "reports/q3.txt"), and the line that says so;
     ``args`` unchanged where the path exists or no single entry is near. Only looks are turned: a
     change goes to the path it names."""
     if resolve_in_roots(args.path, ctx).exists() or not (near := nearest(args.path, roots(ctx))):
