@@ -26,8 +26,8 @@ sys.path.insert(0, str(HERE))
 import assistant_bench as ab  # noqa: E402
 from judge_probe import labelled  # noqa: E402
 
-from nanobot.core.asks import QUESTION  # noqa: E402
 from nanobot.loop.judge import classifier_prompt  # noqa: E402
+from nanobot.loop.judge import trusted as judge_trusted  # noqa: E402
 from nanobot.tools import firstlook as fl  # noqa: E402
 from nanobot.tools import templatecalls as tc  # noqa: E402
 
@@ -69,9 +69,11 @@ def main() -> None:
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
     a = ap.parse_args()
-    t0, result = time.time(), {"model": Path(a.model).stem, "ask_floor": fl.ASK_FLOOR, "ask_sure": fl.ASK_SURE}
+    t0, result = time.time(), {"model": Path(a.model).stem, "ask_floor": fl.ASK_FLOOR, "ask_sure": fl.ASK_SURE,
+                                   "look_certain": fl.LOOK_CERTAIN}
     sets = {"dev": labelled("look_dev.tsv"), "held": labelled("look_held.tsv")}
     ps, model = first_decisions(a.model, [t for rows in sets.values() for _, t in rows])
+    trusted = judge_trusted(model, "look")  # LOOK_CERTAIN decides alone only on a calibrated classifier
     for split, rows in sets.items():
         out = []
         for want, text in rows:
@@ -79,7 +81,7 @@ def main() -> None:
             y, n = model.yes_no_apart(classifier_prompt("look", text))
             look = y / (y + n) if y + n else 0.0
             alone = p >= 0.3
-            rule = alone or (p >= fl.ASK_FLOOR and bool(QUESTION.search(text)) and look >= fl.ASK_SURE)
+            rule = alone or (p >= fl.ASK_FLOOR and look >= fl.ASK_SURE) or (trusted and look >= fl.LOOK_CERTAIN)
             out.append({"text": text, "want": want, "p_call": round(p, 3), "p_look": round(look, 3),
                         "threshold": alone, "asked_here": rule})
         asks, others = [r for r in out if r["want"]], [r for r in out if not r["want"]]

@@ -171,6 +171,23 @@ def test_a_judgement_apart_leaves_the_conversations_kv_cache_as_it_was(model):
     assert model.cached_prefix(tokens) == held
 
 
+def test_each_classifier_keeps_its_own_prompt_state_apart(model, monkeypatch):
+    """Two classifiers asked in turn (real SmolLM2): each judgement after the first of its kind evaluates
+    only what differs from its own last prompt (the message), not its whole few-shot prompt again."""
+    from nanobot.loop.judge import allow_prompt, classifier_prompt
+
+    evaluated: list[int] = []
+    real = model.llm.eval
+    monkeypatch.setattr(model.llm, "eval", lambda tokens: (evaluated.append(len(tokens)), real(tokens))[1])
+    model.yes_no_apart(allow_prompt("read notes.txt but do not change it"))
+    model.yes_no_apart(classifier_prompt("look", "what is in notes.txt?"))
+    whole = sum(evaluated)
+    evaluated.clear()
+    model.yes_no_apart(allow_prompt("show me todo.md but leave it as it is"))
+    model.yes_no_apart(classifier_prompt("look", "how many lines does todo.md have?"))
+    assert 0 < sum(evaluated) < whole / 4
+
+
 def test_every_builtin_tool_declares_its_effects():
     from nanobot.memory.tools import MemoryAdd, MemorySearch
     from nanobot.tools.registry import all_tools

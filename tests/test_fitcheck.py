@@ -138,3 +138,22 @@ def test_a_pick_declined_under_the_threshold_is_the_looks_pick_not_a_second_one(
     events = list(agent.turn("Is there anything new here?"))
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
     assert len(model.calls) == 3  # one pick, the arguments, the reply
+
+
+@pytest.mark.realmodel
+@pytest.mark.skipif(QWEN is None, reason=SKIP_REASON)
+def test_qwen_sends_a_repository_question_to_exec_and_a_folder_question_to_list_dir(home):
+    """``best_fit`` over nanobot's three looking tools, as the lean pick's names alone did not: the
+    1.5B's name pick sent "Do I have any uncommitted changes?" to list_dir."""
+    from nanobot.backends.llama import LlamaBackend
+    from nanobot.models import resolve_model
+    from nanobot.tools.callgrammar import tool_specs
+    from nanobot.tools.fitcheck import best_fit
+
+    settings = load_settings(home, tools={"enabled": ["read_file", "list_dir", "exec"]})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, LlamaBackend(resolve_model(settings, str(QWEN))))
+    attach_tools(agent)
+    looks = [s["function"] for s in tool_specs(agent.tool_runner.tools)]
+    assert best_fit(agent.model, looks, "Do I have any uncommitted changes?") == "exec"
+    assert best_fit(agent.model, looks, "¿qué hay en la carpeta docs?") == "list_dir"

@@ -121,21 +121,26 @@ def test_a_name_a_file_named_earlier_defines_is_a_look_at_that_file(home):
 
 
 class JudgingTemplateModel(ToolTemplateModel):
-    """... whose yes/no judgements are fixed: "does this message ask for a change?" ``change``, "... to
-    show, read, list, count or run something?" P(yes) ``look``."""
+    """... whose yes/no judgements are fixed: "does this message ask for a change?" ``change``, "does a
+    right answer need something read or run on this computer now?" P(yes) ``look`` (the calibration's
+    own messages answered right when ``calibrated``), a tool's fit ``fit[name]`` (0.5 when unset)."""
 
-    def __init__(self, replies, probs, change: bool, look: float = 0.5):
+    def __init__(self, replies, probs, change: bool, look: float = 0.5, calibrated: bool = False, fit=None):
         super().__init__(replies, probs)
-        self.change, self.look = change, look
+        self.change, self.look, self.calibrated, self.fit = change, look, calibrated, fit or {}
 
     def yes_no(self, messages, tools=None):  # a question appended to the conversation: the change
         return (0.9, 0.1) if self.change else (0.1, 0.9)
 
     def yes_no_apart(self, messages):  # a classifier of its own (the change one answers its calibration)
         from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
+        from nanobot.tools.fitcheck import SYSTEM
 
+        if messages[0].content == SYSTEM:  # the fit check: "Tool: NAME(...) - ...\nMessage: ..."
+            fit = self.fit.get(messages[-1].content.split("(")[0].removeprefix("Tool: "), 0.5)
+            return fit, 1 - fit
         kind = next(k for k, (system, _) in CLASSIFIERS.items() if system == messages[0].content)
-        if kind == "look":
+        if kind == "look" and not (self.calibrated and messages[-1].content in dict(CALIBRATION["look"])):
             return self.look, 1 - self.look
         yes = dict(CALIBRATION[kind]).get(messages[-1].content, self.change and kind == "change")
         return (0.9, 0.1) if yes else (0.1, 0.9)
@@ -198,25 +203,43 @@ def test_a_file_the_message_names_that_is_not_there_is_looked_for_unless_it_is_t
 
 def test_a_question_about_this_computer_is_looked_into_when_the_model_judges_so(home):
     """"Do I have any uncommitted changes?" names no file or command: at P(call) 0.2 the 1.5B answered
-    "No" from nothing. The look classifier's sure yes makes the first step a call; an unsure one, a
-    message that is no question, or a P(call) under ``ASK_FLOOR`` does not; nor a pick of a tool that
-    does not look or run (a question is no ask to write)."""
-    def first_called(text, p, look):
-        """The first step called: its first generation was the pick, under the names grammar (a declined
-        step's first generation is the reply, under none)."""
-        model = JudgingTemplateModel(['{"name": "read_file", ', body("read_file", {"path": "x.txt"}), "ok", "ok"],
-                                     [p, 0.1, 0.1, 0.1], change=False, look=look)
+    "No" from nothing. The look classifier's sure yes makes the first step a call, in any mood ("Zeig
+    mir ..."); an unsure one or a P(call) under ``ASK_FLOOR`` does not, unless the classifier, answering
+    its calibration right, is certain (``LOOK_CERTAIN``): after replies made without tools P(call) of
+    such a question falls to 0. The call is a look even where the model's pick would write."""
+    def first_called(text, p, look, calibrated=False):
+        """The first step called: its first generation was under a call grammar (a declined step's first
+        generation is the reply, under none)."""
+        model = JudgingTemplateModel([body("read_file", {"path": "x.txt"}), "ok", "ok"],
+                                     [p] + [0.1] * 8, change=False, look=look, calibrated=calibrated)
         list(make_agent(home, model).turn(text))
         return model.calls[0]["grammar"] is not None
 
     assert first_called("Do I have any uncommitted changes?", 0.2, 0.8)
     assert first_called("¿En qué rama estoy？", 0.2, 0.8)
+    assert first_called("Zeig mir die letzten drei Commits", 0.2, 0.8)
     assert not first_called("Do I have any uncommitted changes?", 0.2, 0.6)
-    assert not first_called("Do I have any uncommitted changes?", 0.05, 0.9)
-    assert not first_called("translate 'good night' to Italian", 0.2, 0.9)
-    model = JudgingTemplateModel(['{"name": "write_file", ', "It is clean."], [0.2, 0.1], change=False, look=0.8)
-    list(make_agent(home, model).turn("Do I have any uncommitted changes?"))
-    assert model.calls[1]["grammar"] is None  # picked write_file, which neither looks nor runs: the reply
+    assert not first_called("Do I have any uncommitted changes?", 0.05, 0.8)
+    assert not first_called("Do I have any uncommitted changes?", 0.0, 0.95)  # uncalibrated: not alone
+    assert first_called("Do I have any uncommitted changes?", 0.0, 0.95, calibrated=True)
+    assert not first_called("Do I have any uncommitted changes?", 0.0, 0.85, calibrated=True)
+    model = JudgingTemplateModel([body("read_file", {"path": "x.txt"}), "It is clean.", "It is clean."],
+                                 [0.2] + [0.1] * 8, change=False, look=0.8)
+    list(make_agent(home, model).turn("Do I have any uncommitted changes?"))  # write_file is offered too
+    assert "read_file" in model.calls[0]["grammar"] and "write_file" not in model.calls[0]["grammar"]
+
+
+def test_the_look_goes_to_the_looking_tool_whose_description_fits_the_ask(home):
+    """Among the looking tools the model's fit judgement picks (``fitcheck.best_fit``): on the second
+    assistant set the name alone sent "Do I have any uncommitted changes?" to list_dir."""
+    model = JudgingTemplateModel([body("exec", {"command": "git status"}), "It is clean.", "It is clean."],
+                                 [0.2] + [0.1] * 8,
+                                 change=False, look=0.8, fit={"exec": 0.3, "list_dir": 0.1, "read_file": 0.05})
+    agent = make_agent(home, model, enabled=["read_file", "list_dir", "exec", "write_file"],
+                       exec_allow=["git status"], listing="lean")
+    events = list(agent.turn("Do I have any uncommitted changes?"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["exec"]
+    assert not any("list_dir" in (c["grammar"] or "") for c in model.calls)  # no name pick generated
 
 
 def test_a_message_naming_an_allowed_command_calls_under_the_threshold(home):

@@ -28,6 +28,7 @@ from nanobot.base.errors import MissingDependency, ModelError
 from nanobot.config import KV_TYPES, ModelSettings
 from nanobot.models import ResolvedModel
 
+APART_SLOTS = 4  # classifier prompts whose KV state ``yes_no_apart`` keeps (~10 MB each on a 1.5B)
 CHATML = (
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content']"
     " + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
@@ -158,7 +159,7 @@ class LlamaBackend:
         except (ValueError, RuntimeError) as e:
             raise ModelError(f"llama.cpp could not load {model.path}: {e}; check the file and its settings") from None
         self.n_ctx = model.settings.n_ctx
-        self._apart: tuple[list[int], bytes] | None = None  # ``yes_no_apart``'s prompt and its state
+        self._apart: dict[str, tuple[list[int], bytes]] = {}  # ``yes_no_apart``'s prompts and states, by system
         self.last = Generation()
         self.tool_template = False  # set from the GGUF's chat template by _make_formatter
         self._texts: list[str] | None = None
@@ -268,20 +269,25 @@ class LlamaBackend:
     def yes_no_apart(self, messages: list[Message]) -> tuple[float, float]:
         """``yes_no`` of a prompt of its own (a classifier's few-shot prompt), the conversation's KV
         state set aside and put back: the next turn reuses it as if nothing was asked. The prompt's
-        own state is kept too, so the next judgement evaluates only what differs (the message)."""
+        own state is kept too, one per system prompt (the last ``APART_SLOTS``), so the next judgement of
+        the same classifier evaluates only what differs (the message, the tool it is asked about) even
+        when another classifier was asked in between."""
         from nanobot.backends.kvstate import StateError, restore, seq_state
 
         llm = self.llm
         n = llm.n_tokens
         kept = (list(llm.input_ids[:n]), seq_state(llm, n)) if n else None
+        key = messages[0].content if messages else ""
         try:
-            if self._apart is not None:
-                restore(llm, *self._apart)
+            if key in self._apart:
+                restore(llm, *self._apart.pop(key))
             answer = self.yes_no(messages)
-            self._apart = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
+            self._apart[key] = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
+            while len(self._apart) > APART_SLOTS:
+                self._apart.pop(next(iter(self._apart)))
             return answer
         except StateError:
-            self._apart = None
+            self._apart.clear()
             raise ModelError("llama.cpp could not set the conversation's state aside for a judgement") from None
         finally:
             if kept is not None:

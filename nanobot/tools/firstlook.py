@@ -3,7 +3,7 @@ file-shaped name that is not there) and the model's own judgements lower the bar
 decision must reach (``tools.templatecalls``), and pick the looking tool, so a look made under the
 threshold never edits.
 
->>> ASK_FLOOR < 0.3 and LOOK_FLOOR < ASK_FLOOR
+>>> ASK_FLOOR < 0.3 and LOOK_FLOOR < ASK_FLOOR and ASK_SURE < LOOK_CERTAIN
 True
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nanobot.core.asks import QUESTION, looks_at
+from nanobot.core.asks import looks_at
 from nanobot.tools.effects import changes
 
 # A message that names a file or folder that exists in the roots (``tools.named``: in any language, a
@@ -53,25 +53,32 @@ def asks_to_look(agent: Any) -> str | None:
     return "" if looks_at(said[-1]) else None
 
 
-# A question that names no file, folder or command the facts know ("Do I have any uncommitted changes?",
-# "¿En qué rama estoy?") is looked into when P(call) is at least ASK_FLOOR and the model's own look
-# classifier (``loop.judge``, ``Judge.classified``: weighed here with P(call), so without the calibration
-# a judgement standing alone needs) gives it ASK_SURE or more: either alone does not separate such questions
-# from "what's 17 times 23?" or "translate ... to Italian" on Qwen2.5-Coder-1.5B; both numbers were
-# chosen on bench/data/judge/look_dev.tsv and checked on look_held.tsv (bench/ask_probe.py).
+# A message that names no file, folder or command the facts know ("Do I have any uncommitted changes?",
+# "Zeig mir die letzten drei Commits") is looked into when P(call) is at least ASK_FLOOR and the model's
+# own look classifier (``loop.judge``, ``Judge.classified``: weighed here with P(call), so without the
+# calibration a judgement standing alone needs) gives it ASK_SURE or more: either alone does not separate
+# such asks from "what's 17 times 23?" or "translate ... to Italian" on Qwen2.5-Coder-1.5B. A classifier
+# that passes its calibration (``Judge.probability``) and gives LOOK_CERTAIN or more decides alone: after
+# a few replies made without tools, P(call) of such an ask falls to ~0 however plain the ask. The numbers
+# were chosen on bench/data/judge/look_dev.tsv and checked on look_held.tsv (bench/ask_probe.py).
 ASK_FLOOR = 0.1
 ASK_SURE = 0.65
+LOOK_CERTAIN = 0.9
 
 
 def asked_here(agent: Any, p: float) -> bool:
-    """Whether the user's last message is a question the model judges is answered on this computer,
+    """Whether the user's last message asks something the model judges is answered on this computer,
     at a P(call) of ``p`` (see ``ASK_FLOOR``)."""
     said = agent.provenance.said
-    if p < ASK_FLOOR or not said or not QUESTION.search(said[-1]):
-        return False
     judge = getattr(agent, "judge", None)
-    look = judge.classified(agent, "look") if callable(getattr(judge, "classified", None)) else None
-    return look is not None and look >= ASK_SURE
+    if not said or judge is None:
+        return False
+    if p >= ASK_FLOOR and callable(getattr(judge, "classified", None)):
+        look = judge.classified(agent, "look")
+        if look is not None and look >= ASK_SURE:
+            return True
+    sure = judge.probability(agent, "look") if callable(getattr(judge, "probability", None)) else None
+    return sure is not None and sure >= LOOK_CERTAIN
 
 
 def _change_judged(agent: Any) -> bool | None:

@@ -87,3 +87,14 @@ def user_text(agent: Any, msgs: list[Message]) -> str:
     else the last user message of ``msgs``."""
     text = getattr(getattr(agent, "judge", None), "text", "")
     return text or next((m.content for m in reversed(msgs) if m.role == "user"), "")
+
+
+def best_fit(model: Any, functions: list[dict], message: str) -> str | None:
+    """The name of the function (OpenAI-style specs' ``function``s) the model judges fits ``message``
+    best; None when it cannot score. Picks among tools the facts already narrowed to one effect (a look:
+    ``git status`` runs, a folder is listed), where the name alone, picked after a listing of names,
+    sends "Do I have any uncommitted changes?" to list_dir: the descriptions decide."""
+    scored = {f["name"]: fits(model, f, message) for f in functions}
+    if not scored or any(v is None for v in scored.values()):
+        return None
+    return max(scored, key=lambda name: scored[name] or 0.0)

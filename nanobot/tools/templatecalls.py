@@ -60,7 +60,7 @@ from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, too
 from nanobot.tools.choices import described
 from nanobot.tools.effects import Effect, declared
 from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged_look, look_instead
-from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, fits, judged, scores, user_text
+from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, best_fit, fits, judged, scores, user_text
 from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
 from nanobot.tools.plain import plain
@@ -213,13 +213,18 @@ class TemplateCalls:
         ok, error = validate(self.runner.tools[name], json.dumps(args), cut)
         return raw, name, ok, error
 
-    def pick(self, agent: Any, msgs: list[Message]) -> str:
-        """The tool a call opens with (``leancalls.name_grammar``), from the lean prompt; the same
-        messages pick once (the fit check's pick, declined under the threshold, is the look's)."""
-        names = list(self.runner.tools)
+    def pick(self, agent: Any, msgs: list[Message], among: frozenset = frozenset()) -> str:
+        """The tool a call opens with (``leancalls.name_grammar``), from the lean prompt, of the tools
+        declaring one of the effects ``among`` (any, when empty); the same messages pick once (the fit
+        check's pick, declined under the threshold, is the look's)."""
+        names = [n for n, t in self.runner.tools.items() if not among or declared(t) & among]
         if len(names) == 1:
             return names[0]
-        key = (len(msgs), msgs[-1].content if msgs else "")
+        key = (len(msgs), msgs[-1].content if msgs else "", among)
+        if self.picked[0] != key and among and scores(agent.model):  # the descriptions decide between them
+            best = best_fit(agent.model, [s["function"] for s in self.full if s["function"]["name"] in names],
+                            user_text(agent, msgs))
+            self.picked = (key, best) if best else self.picked
         if self.picked[0] != key:
             text = self.runner._generate(agent, msgs, name_grammar(names), f"{OPEN}\n", NAME_TOKENS, "name", "",
                                          tools=self.specs)
@@ -250,9 +255,9 @@ class TemplateCalls:
                 step = self.call(agent, msgs, seen, only=only)
             elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
-            elif (n == 0 and look is None and asked_here(agent, p)  # a question about this computer,
-                  and declared(runner.tools[only := self.pick(agent, msgs)]) & LOOKING):  # to a looking tool
-                step = self.call(agent, msgs, seen, only=only)
+            elif n == 0 and look is None and asked_here(agent, p) and any(
+                    declared(t) & LOOKING for t in runner.tools.values()):  # an ask about this computer:
+                step = self.call(agent, msgs, seen, only=self.pick(agent, msgs, LOOKING))  # a looking tool
             else:
                 break
             if (yield from watch(step, failed)):
