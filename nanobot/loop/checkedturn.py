@@ -22,7 +22,6 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.explicit import explicit
     from nanobot.loop.replycheck import Scrubber, check, remember, scrub, unfenced
-    from nanobot.loop.replycode import reply_edit
     from nanobot.loop.textcall import written
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
@@ -56,12 +55,11 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
             messages = yield from run_written_call(agent, call, messages, seen)
             yield TextDelta(text="\n\n")
             continue
-        if (runs < WRITTEN_RUNS and agent.tool_runner is not None
-                and (call := reply_edit(typed, reply, agent, seen, lambda: change_asked(typed, agent)))):
-            runs += 1  # the change written as code in the reply (``nanobot.loop.replycode``)
-            yield Notice(text=f"reply check: the reply writes the change to {call[1]['path']} as code; making it",
+        if runs < WRITTEN_RUNS and agent.tool_runner is not None and (made := written_change(typed, reply, agent, seen)):
+            runs, (call, how) = runs + 1, made
+            yield Notice(text=f"reply check: the reply writes the change to {call[1]['path']} {how}; making it",
                          level="warning")
-            agent.transcript.append("event", "reply check", problem="change written as code", attempt=runs - 1)
+            agent.transcript.append("event", "reply check", problem=f"change written {how}", attempt=runs - 1)
             messages = yield from run_written_call(agent, call, messages, seen)
             yield TextDelta(text="\n\n")
             continue
@@ -88,6 +86,22 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     yield TextDelta(text=f"\n\n{result.correction}" if reply else result.correction)  # no blank line first
     yield Notice(text=f"reply check: {result.problem}", level="warning")
     yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}".strip(), "corrected": True})
+
+
+def written_change(typed: str, reply: str, agent: Any, seen: list[Event]) -> tuple[tuple[str, dict], str] | None:
+    """The change the reply writes instead of calling, and how: its code (``loop.replycode``: a
+    definition of the named Python file in another form) or the file's own lines, changed
+    (``loop.replylines``); None when it writes none or the user asked for none."""
+    from nanobot.loop.callpolicy import change_asked
+    from nanobot.loop.replycode import reply_edit
+    from nanobot.loop.replylines import lines_edit
+
+    def asked() -> bool:
+        return change_asked(typed, agent)
+
+    if call := reply_edit(typed, reply, agent, seen, asked):
+        return call, "as code"
+    return (call, "as its lines") if (call := lines_edit(typed, reply, agent, seen, asked)) else None
 
 
 def run_written_call(agent: Any, call: tuple[str, dict], messages: list[Message], seen: list[Event],
