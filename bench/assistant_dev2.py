@@ -89,7 +89,7 @@ SESSIONS = [
         Turn("We're scaling up: deploy.yaml should run four replicas instead of two.", EDIT,
              change={"deploy.yaml": "replicas: 4"}, drops=("replicas",), kind="change"),
         Turn("Take the cinema row out of budget.tsv, that was a one-off.", EDIT, change={"budget.tsv": "groceries"},
-             gone={"budget.tsv": "cinema"}, drops=("cinema",), kind="change"),
+             gone={"budget.tsv": "\t46"}, drops=("cinema",), kind="change"),
         Turn("Log today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries", EDIT,
              change={"garden.log": "2024-06-08 picked the first strawberries"}, kind="change"),
         Turn("make me a new file ideas.md with the line: learn to sail", ("write_file",),

@@ -314,6 +314,27 @@ def test_a_change_of_a_named_file_is_not_a_remember_request_whatever_the_remembe
     assert remember(note, agent) and asks_to_keep(note, agent)
 
 
+def test_a_message_naming_a_file_that_exists_is_no_remember_request_when_the_change_judgement_is_unsure(home):
+    """dev2, the 1.5B: "Log today's harvest at the bottom of garden.log: ..." (remember 0.9, change 0.59,
+    unsure) was retried as memory_add, and the log never got the line. garden.log exists in the roots (a
+    fact): the change is to it. Where the named file is not there, the remember judgement stands."""
+    from types import SimpleNamespace
+
+    from nanobot.config import load_settings
+    from nanobot.loop.judge import Judge
+    from nanobot.loop.replycheck import remember
+
+    log = "Log today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries"
+    table = {("remember", log): 0.9, ("change", log): 0.59}
+    settings = load_settings(home)
+    settings.workspace.mkdir(parents=True, exist_ok=True)
+    agent = SimpleNamespace(settings=settings, model=_Judged(table), judge=Judge())
+    assert remember(log, agent)  # no garden.log here
+    (settings.workspace / "garden.log").write_text("2024-05-02 moved the basil\n")
+    agent = SimpleNamespace(settings=settings, model=_Judged(table), judge=Judge())
+    assert not remember(log, agent)
+
+
 def test_a_reply_to_an_allowed_command_the_message_names_with_nothing_run_is_not_its_output(home):
     """dev2, the 1.5B: "Lancia git log --oneline per favore" answered with invented commits and nothing run.
     A command ``tools.exec_allow`` admits that the message names (any language) is what the user asked

@@ -177,9 +177,20 @@ def remember(user_text: str, agent: Any = None) -> bool:
         return True
     if agent is None or asks(agent, "remember", user_text) is not True:
         return False
-    # the remember classifier also says yes to "fix the typo in letter.txt" (the 1.5B: 0.93); where the
-    # message names a file and the change classifier is sure it asks for a change, the change stands
-    return not (_FILE.search(user_text) and asks(agent, "change", user_text) is True)
+    # the remember classifier also says yes to "fix the typo in letter.txt" (the 1.5B: 0.93) and "Log
+    # today's harvest at the bottom of garden.log: ..."; where the message names a file that exists in the
+    # roots (a fact), or names a file and the change classifier is sure it asks for a change, the change stands
+    return not (_FILE.search(user_text) and (asks(agent, "change", user_text) is True or names_a_file(user_text, agent)))
+
+
+def names_a_file(user_text: str, agent: Any) -> bool:
+    """Whether the message names a file that exists in the agent's roots (``tools.named``)."""
+    settings = getattr(agent, "settings", None)
+    if settings is None:
+        return False
+    from nanobot.tools.named import named, roots_of
+
+    return any(n.kind == "file" for n in named(user_text, roots_of(settings)))
 
 
 def asks_to_keep(user_text: str, agent: Any = None) -> bool:
