@@ -19,3 +19,20 @@ def qwen_path() -> Path | None:
     env = os.environ.get("NANOBOT_QWEN_GGUF")
     path = Path(env).expanduser() if env else _HOME / "models" / ENTRY.file
     return path if path.is_file() else None
+
+
+def qwen_agent(home: Path, max_tokens: int = 64, **settings):
+    """An Agent on the real 1.5B with nanobot's tools, memory and the observer off, temperature 0."""
+    from nanobot.backends.llama import LlamaBackend
+    from nanobot.config import load_settings
+    from nanobot.loop.agent import Agent
+    from nanobot.models import resolve_model
+    from nanobot.tools.feature import attach_tools
+    from nanobot.workspace import init_workspace
+
+    loaded = load_settings(home, memory={"enabled": False}, observer={"enabled": False},
+                           chat={"temperature": 0, "max_tokens": max_tokens}, **settings)
+    init_workspace(loaded.workspace)
+    agent = Agent(loaded, LlamaBackend(resolve_model(loaded, str(qwen_path()))))
+    attach_tools(agent)
+    return agent

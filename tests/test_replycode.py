@@ -7,9 +7,8 @@ import ast
 
 import pytest
 
-from nanobot.config import load_settings
 from nanobot.core.events import ToolCall, ToolResult
-from tests.qwen import SKIP_REASON, qwen_path
+from tests.qwen import SKIP_REASON, qwen_agent, qwen_path
 from tests.test_doing_what_was_asked import make_agent, run
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n\n\nprint(add(40, 2))\n"
@@ -60,17 +59,7 @@ def test_code_in_a_reply_changes_nothing_unless_it_is_an_asked_change_of_a_defin
 def test_the_assistants_fix_leaves_a_file_that_parses_with_every_definition_it_had(home):
     """The 1.5B asked to fix a function, whichever way it answers (a call, code in its reply, words):
     calc.py still parses, defines what it defined, and add is untouched."""
-    from nanobot.backends.llama import LlamaBackend
-    from nanobot.loop.agent import Agent
-    from nanobot.models import resolve_model
-    from nanobot.tools.feature import attach_tools
-    from nanobot.workspace import init_workspace
-
-    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False},
-                             chat={"temperature": 0, "max_tokens": 64})
-    init_workspace(settings.workspace)
-    agent = Agent(settings, LlamaBackend(resolve_model(settings, str(QWEN))))
-    attach_tools(agent)
+    agent = qwen_agent(home)
     (agent.workspace / "calc.py").write_text(CALC)
     list(agent.turn("In calc.py, fix sub: it should return a - b"))
     tree = ast.parse((agent.workspace / "calc.py").read_text())

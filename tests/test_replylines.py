@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from nanobot.config import load_settings
 from nanobot.core.events import ToolCall, ToolResult
-from tests.qwen import SKIP_REASON, qwen_path
+from tests.qwen import SKIP_REASON, qwen_agent, qwen_path
 from tests.test_doing_what_was_asked import make_agent, run
 
 LETTER = ("Dear Mr Okafor,\nthank you for the quick reply.\nThe parcel arrived on Wendesday in perfect condition.\n"
@@ -69,17 +68,7 @@ def test_a_copy_that_also_drops_a_line_nobody_named_is_refused_by_the_loss_guard
 def test_the_assistants_weekday_fix_keeps_every_other_line(home):
     """The 1.5B asked to fix a typo described in words, whichever way it answers (a call, the corrected
     text in its reply, words): the letter's other lines stay as they were."""
-    from nanobot.backends.llama import LlamaBackend
-    from nanobot.loop.agent import Agent
-    from nanobot.models import resolve_model
-    from nanobot.tools.feature import attach_tools
-    from nanobot.workspace import init_workspace
-
-    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False},
-                             chat={"temperature": 0, "max_tokens": 96})
-    init_workspace(settings.workspace)
-    agent = Agent(settings, LlamaBackend(resolve_model(settings, str(QWEN))))
-    attach_tools(agent)
+    agent = qwen_agent(home, max_tokens=96)
     (agent.workspace / "letter.txt").write_text(LETTER)
     list(agent.turn("I misspelled a weekday in letter.txt, could you fix that?"))
     kept = (agent.workspace / "letter.txt").read_text().splitlines()
