@@ -13,6 +13,7 @@ from pydantic import Field
 
 from nanobot.backends.base import Message
 from nanobot.backends.scripted import ScriptedModel
+from nanobot.base.errors import ToolError
 from nanobot.config import load_settings
 from nanobot.core.events import ToolResult
 from nanobot.core.provenance import PolicyError, Provenance, Refusal
@@ -79,6 +80,29 @@ def test_adding_a_function_pointed_at_an_existing_one_keeps_it_and_the_tests_pas
     assert "kept" in out
     check = "import utils; assert utils.slugify('A B') == 'a-b'; assert utils.reverse_words('a b') == 'b a'"
     subprocess.run([sys.executable, "-c", check], cwd=ws, check=True)
+
+
+def test_a_new_function_pointed_at_a_fragment_of_a_def_line_is_added_not_refused(home):
+    """dev2, the 1.5B: "Add a function tip(total, pct) to pricing.py ..." written as ``old:
+    "split_bill(total, people)"``, ``new: "def tip(total, pct): ..."``. Replaced as given it puts a def
+    inside split_bill's def line (a syntax error: refused, and the retry rewrote split_bill). New whole
+    definitions pointed at existing code are an addition after it; split_bill stays as it was."""
+    pricing = "def split_bill(total, people):\n    return round(total / people, 2)\n\n\nprint(split_bill(90, 4))\n"
+    ctx, ws = _ctx(home, ["Add a function tip(total, pct) to pricing.py that returns the tip rounded to 2 decimals"])
+    (ws / "pricing.py").write_text(pricing)
+    out = EditFile().run(EditFile.Args(path="pricing.py", old="split_bill(total, people)",
+                                       new="def tip(total, pct):\n    return round(total * pct / 100, 2)"), ctx)
+    assert "tip added" in out and "kept" in out
+    check = "import pricing; assert pricing.split_bill(90, 4) == 22.5; assert pricing.tip(200, 10) == 20"
+    subprocess.run([sys.executable, "-c", check], cwd=ws, check=True, capture_output=True)
+    with pytest.raises(ToolError):  # not new definitions: the broken replacement is refused as before
+        EditFile().run(EditFile.Args(path="pricing.py", old="split_bill(total, people)", new="def (x"), ctx)
+    ctx, ws = _ctx(home, ["split_bill in pricing.py should round up"])  # a definition nobody asked for
+    (ws / "pricing.py").write_text(pricing)
+    with pytest.raises(ToolError):
+        EditFile().run(EditFile.Args(path="pricing.py", old="split_bill(total, people)",
+                                     new="def ceil_split(total, people):\n    return -(-total // people)"), ctx)
+    assert (ws / "pricing.py").read_text() == pricing
 
 
 def test_a_line_added_at_the_end_never_replaces_the_last_line(home):

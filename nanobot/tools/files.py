@@ -34,7 +34,7 @@ from nanobot.tools.namedlook import held as looked_at
 from nanobot.tools.namedonly import named_occurrence, named_only
 from nanobot.tools.paths import display, resolve_in_roots, roots
 from nanobot.tools.protected import check_writable
-from nanobot.tools.pydefs import add_defs, replace_defs, request_of, unnamed_changes
+from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words, unnamed_changes
 from nanobot.tools.renames import rename
 from nanobot.tools.retryedit import held, note_miss
 
@@ -192,6 +192,11 @@ class EditFile(Tool):
             except NotFound:
                 note_miss(ctx, args.path)
                 raise
+            except ToolError:  # the plain replacement breaks the file: new definitions the request names,
+                if (not is_python(args.path) or (added := add_defs(text, args.old, args.new)) is None  # pointed at
+                        or not set(added[1]) <= said_words(" ".join(asked or []))):  # a fragment of existing code
+                    raise
+                new, where = added[0], f": {', '.join(added[1])} added after the code old pointed at, which is kept"
             if asked is not None and lost(text, new, asked, args.path):  # old pointed at where new goes
                 if is_python(args.path) and (added := add_defs(text, args.old, args.new)) is not None:
                     new, where = added[0], f": {', '.join(added[1])} added after the code old pointed at, which is kept"
