@@ -6,7 +6,8 @@ something run later (VCS metadata, nanobot's own config and state: ``protected.p
 symlink that leaves the roots as ``name -> (link)`` and never follows it. A write or edit that would
 leave a Python file that no longer parses is refused with the file, line and error (``refuse_broken``);
 one that would remove lines the user did not ask to remove is refused too (``editloss``), and an
-edit_file that points a new Python function at an existing one adds it after that one (``pydefs.add_defs``),
+edit_file that points a new Python function at an existing one adds it after that one (``pydefs.add_defs``;
+also where it points at a fragment, a def line's name, and the request names the new one),
 as it does a line the user dictated (``editloss.added_after``); a name the user asks to rename is renamed
 everywhere in the file (``renames``).
 """
