@@ -335,6 +335,31 @@ def test_a_message_naming_a_file_that_exists_is_no_remember_request_when_the_cha
     assert not remember(log, agent)
 
 
+def test_a_note_for_a_file_that_exists_claimed_without_a_call_is_made_in_that_file(home):
+    """dev2, the 1.5B: "Log today's harvest at the bottom of garden.log: ..." answered "The garden log now
+    includes the harvest" with nothing run (remember 0.9, change 0.59: unsure). A note the model judges
+    the user asks to keep, for a file that exists, is a change to that file: the retry calls edit_file,
+    and the dictated line is added after the last one (``editloss.added_after``), which stays."""
+    from tests.test_templatecalls import ToolTemplateModel, body, make_agent
+
+    ask = "Log today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries"
+
+    class Noting(ToolTemplateModel):
+        def yes_no_apart(self, msgs):
+            return _Judged({("remember", ask): 0.9, ("change", ask): 0.59}).yes_no_apart(msgs)
+
+    edit = {"path": "garden.log", "old": "2024-05-19 slugs ate half the lettuce",
+            "new": "2024-06-08 picked the first strawberries"}
+    model = Noting(["The garden log now includes the harvest of strawberries.", body("edit_file", edit), "Added."],
+                   [0.1] * 8)
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"])
+    log = "2024-05-02 moved the basil\n2024-05-19 slugs ate half the lettuce\n"
+    (agent.workspace / "garden.log").write_text(log)
+    events = list(agent.turn(ask))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"]
+    assert (agent.workspace / "garden.log").read_text() == log + "2024-06-08 picked the first strawberries\n"
+
+
 def test_a_reply_to_an_allowed_command_the_message_names_with_nothing_run_is_not_its_output(home):
     """dev2, the 1.5B: "Lancia git log --oneline per favore" answered with invented commits and nothing run.
     A command ``tools.exec_allow`` admits that the message names (any language) is what the user asked

@@ -21,7 +21,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     retried once with a note, then flagged with a correction."""
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.explicit import explicit
-    from nanobot.loop.replycheck import Scrubber, check, remember, scrub, unfenced
+    from nanobot.loop.replycheck import Scrubber, check, kept_in_file, remember, scrub, unfenced
     from nanobot.loop.textcall import written
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
@@ -65,7 +65,8 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
             continue
         # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
         agent.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
-        result = check(typed, reply, seen, asked_change=lambda: change_asked(typed, agent) or remember(typed, agent),
+        result = check(typed, reply, seen, asked_change=lambda: change_asked(typed, agent) or remember(typed, agent)
+                       or kept_in_file(typed, agent),
                        offered=frozenset(agent.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
                        agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None)
         if not result.problem:
@@ -97,7 +98,9 @@ def written_change(typed: str, reply: str, agent: Any, seen: list[Event]) -> tup
     from nanobot.loop.replylines import lines_edit
 
     def asked() -> bool:
-        return change_asked(typed, agent)
+        from nanobot.loop.replycheck import kept_in_file
+
+        return change_asked(typed, agent) or kept_in_file(typed, agent)
 
     if call := reply_edit(typed, reply, agent, seen, asked):
         return call, "as code"

@@ -183,6 +183,13 @@ def remember(user_text: str, agent: Any = None) -> bool:
     return not (_FILE.search(user_text) and (asks(agent, "change", user_text) is True or names_a_file(user_text, agent)))
 
 
+def kept_in_file(user_text: str, agent: Any = None) -> bool:
+    """The model judges the user asks to note something down (its sure remember judgement) and the
+    message names a file that exists in the roots: a note for that file, a change to it ("Log today's
+    harvest at the bottom of garden.log: ..."), where ``remember`` says it is no memory."""
+    return agent is not None and asks(agent, "remember", user_text) is True and names_a_file(user_text, agent)
+
+
 def names_a_file(user_text: str, agent: Any) -> bool:
     """Whether the message names a file that exists in the agent's roots (``tools.named``)."""
     settings = getattr(agent, "settings", None)
