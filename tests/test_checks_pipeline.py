@@ -351,7 +351,7 @@ def test_a_note_for_a_file_that_exists_claimed_without_a_call_is_made_in_that_fi
     edit = {"path": "garden.log", "old": "2024-05-19 slugs ate half the lettuce",
             "new": "2024-06-08 picked the first strawberries"}
     model = Noting(["The garden log now includes the harvest of strawberries.", body("edit_file", edit), "Added."],
-                   [0.1] * 8)
+                   [0.01] * 8)  # under every floor: the reply comes first
     agent = make_agent(home, model, enabled=["read_file", "edit_file"])
     log = "2024-05-02 moved the basil\n2024-05-19 slugs ate half the lettuce\n"
     (agent.workspace / "garden.log").write_text(log)
