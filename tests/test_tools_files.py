@@ -88,6 +88,16 @@ def test_list_dir(ctx):
     assert run(ListDir(), ctx, path="sub") == "sub: empty directory"
 
 
+def test_a_listing_of_a_file_shows_its_entry_and_its_text(ctx):
+    """The fresh set, the 1.5B: list_dir on a file failed ("is a file; use read_file"), and the reply
+    invented what the user asked. A look at a file through the listing tool is still a look at it."""
+    (ctx.workspace / "notes").mkdir()
+    (ctx.workspace / "notes" / "plan.md").write_text("# Plan\nship it\n")
+    out = run(ListDir(), ctx, path="notes/plan.md")
+    assert out.splitlines()[0] == "plan.md (15 B): a file, not a folder"
+    assert out.splitlines()[1:] == ["notes/plan.md lines 1-2 of 2", "# Plan", "ship it"]
+
+
 @pytest.mark.parametrize("path,why", [
     ("../outside.txt", "contains '..'"),
     ("notes/../../x", "contains '..'"),

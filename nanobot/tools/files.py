@@ -316,8 +316,8 @@ class ListDir(Tool):
         path = resolve_in_roots(args.path, ctx)
         if not path.exists():
             raise _missing(args.path, ctx, "directory")
-        if not path.is_dir():
-            raise ToolError(f"'{args.path}' is a file; use read_file")
+        if not path.is_dir():  # a look at a file through the listing tool: the file's entry, then its text
+            return f"{was}{_entry(path)}: a file, not a folder\n" + ReadFile().run(ReadArgs(path=args.path), ctx)
         allowed = roots(ctx)
         inside = {p: not p.is_symlink() or _within(p, allowed) for p in path.iterdir()}
         entries = sorted(inside, key=lambda p: (not (inside[p] and p.is_dir()), p.name))
