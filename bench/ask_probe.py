@@ -27,7 +27,6 @@ import assistant_bench as ab  # noqa: E402
 from judge_probe import labelled  # noqa: E402
 
 from nanobot.loop.judge import classifier_prompt  # noqa: E402
-from nanobot.loop.judge import trusted as judge_trusted  # noqa: E402
 from nanobot.tools import firstlook as fl  # noqa: E402
 from nanobot.tools import templatecalls as tc  # noqa: E402
 
@@ -73,7 +72,6 @@ def main() -> None:
                                    "look_certain": fl.LOOK_CERTAIN}
     sets = {"dev": labelled("look_dev.tsv"), "held": labelled("look_held.tsv")}
     ps, model = first_decisions(a.model, [t for rows in sets.values() for _, t in rows])
-    trusted = judge_trusted(model, "look")  # LOOK_CERTAIN decides alone only on a calibrated classifier
     for split, rows in sets.items():
         out = []
         for want, text in rows:
@@ -81,7 +79,7 @@ def main() -> None:
             y, n = model.yes_no_apart(classifier_prompt("look", text))
             look = y / (y + n) if y + n else 0.0
             alone = p >= 0.3
-            rule = alone or (p >= fl.ASK_FLOOR and look >= fl.ASK_SURE) or (trusted and look >= fl.LOOK_CERTAIN)
+            rule = alone or (p >= fl.ASK_FLOOR and look >= fl.ASK_SURE)  # LOOK_CERTAIN: not on a first message
             out.append({"text": text, "want": want, "p_call": round(p, 3), "p_look": round(look, 3),
                         "threshold": alone, "asked_here": rule})
         asks, others = [r for r in out if r["want"]], [r for r in out if not r["want"]]

@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round20.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round21.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -182,7 +182,13 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "the request is about and typo'd looks made, nothing else of 69cba45 (Intel Xeon)",
               "assistant-dev2-qwen2.5-coder-1.5b-round20-edits.json"),
              ("qwen2.5-coder-1.5b, round 20 final: looks held to the named paths, typo'd looks made, the look classifier "
-              "reframed, a retried edit held to its lines (4d06ec6, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round20.json")]
+              "reframed, a retried edit held to its lines (4d06ec6, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round20.json"),
+             ("qwen2.5-coder-1.5b, round 21: an ask about this computer looked into by the looking tool whose "
+              "description fits, a change written as the file's lines made (65a8ce8, Intel Xeon; from this run on the "
+              "cinema row must be gone, not renamed)", "assistant-dev2-qwen2.5-coder-1.5b-round21-65a8ce8.json"),
+             ("qwen2.5-coder-1.5b, round 21 final: and a new function pointed at a def line's fragment added, a note "
+              "for a named file made in it, list_dir on a file shows it (8993293, Intel Xeon)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round21.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -243,7 +249,12 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "retried edit held to its lines (4d06ec6, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round20.json"),
               ("round 20 final (4d06ec6, Intel Xeon)", "assistant-fresh-smollm2-round20.json"),
               ("round 20 final again, the sessions `edits` and `repairs` only (4d06ec6, Intel Xeon, alone)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round20-part.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round20-part.json"),
+              ("round 21: an ask about this computer looked into by the looking tool whose description fits, a change "
+               "written as the file's lines made (65a8ce8, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round21-65a8ce8.json"),
+              ("round 21 final: and a new function pointed at a def line's fragment added, a note for a named file "
+               "made in it, list_dir on a file shows it (8993293, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round21.json"),
+              ("round 21 final (8993293, Intel Xeon)", "assistant-fresh-smollm2-round21.json")]
 
 
 def assistant_fresh() -> str:

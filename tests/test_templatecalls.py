@@ -206,23 +206,29 @@ def test_a_question_about_this_computer_is_looked_into_when_the_model_judges_so(
     "No" from nothing. The look classifier's sure yes makes the first step a call, in any mood ("Zeig
     mir ..."); an unsure one or a P(call) under ``ASK_FLOOR`` does not, unless the classifier, answering
     its calibration right, is certain (``LOOK_CERTAIN``): after replies made without tools P(call) of
-    such a question falls to 0. The call is a look even where the model's pick would write."""
-    def first_called(text, p, look, calibrated=False):
+    such a question falls to 0 (after the session's first message: on the first, P(call) still tells).
+    The call is a look even where the model's pick would write."""
+    def first_called(text, p, look, calibrated=False, after=""):
         """The first step called: its first generation was under a call grammar (a declined step's first
-        generation is the reply, under none)."""
-        model = JudgingTemplateModel([body("read_file", {"path": "x.txt"}), "ok", "ok"],
-                                     [p] + [0.1] * 8, change=False, look=look, calibrated=calibrated)
-        list(make_agent(home, model).turn(text))
-        return model.calls[0]["grammar"] is not None
+        generation is the reply, under none); ``after``: a message the session had first."""
+        model = JudgingTemplateModel(["Hello!"] * bool(after) + [body("read_file", {"path": "x.txt"}), "ok", "ok"],
+                                     [0.0] * bool(after) + [p] + [0.1] * 8, change=False, look=look,
+                                     calibrated=calibrated)
+        agent = make_agent(home, model)
+        if after:
+            list(agent.turn(after))
+        list(agent.turn(text))
+        return model.calls[bool(after)]["grammar"] is not None
 
     assert first_called("Do I have any uncommitted changes?", 0.2, 0.8)
     assert first_called("¿En qué rama estoy？", 0.2, 0.8)
     assert first_called("Zeig mir die letzten drei Commits", 0.2, 0.8)
     assert not first_called("Do I have any uncommitted changes?", 0.2, 0.6)
     assert not first_called("Do I have any uncommitted changes?", 0.05, 0.8)
-    assert not first_called("Do I have any uncommitted changes?", 0.0, 0.95)  # uncalibrated: not alone
-    assert first_called("Do I have any uncommitted changes?", 0.0, 0.95, calibrated=True)
-    assert not first_called("Do I have any uncommitted changes?", 0.0, 0.85, calibrated=True)
+    assert not first_called("Do I have any uncommitted changes?", 0.0, 0.95, after="hi")  # uncalibrated
+    assert first_called("Do I have any uncommitted changes?", 0.0, 0.95, calibrated=True, after="hi")
+    assert not first_called("Do I have any uncommitted changes?", 0.0, 0.85, calibrated=True, after="hi")
+    assert not first_called("Do I have any uncommitted changes?", 0.0, 0.95, calibrated=True)  # P(call) tells
     model = JudgingTemplateModel([body("read_file", {"path": "x.txt"}), "It is clean.", "It is clean."],
                                  [0.2] + [0.1] * 8, change=False, look=0.8)
     list(make_agent(home, model).turn("Do I have any uncommitted changes?"))  # write_file is offered too

@@ -57,10 +57,12 @@ def asks_to_look(agent: Any) -> str | None:
 # "Zeig mir die letzten drei Commits") is looked into when P(call) is at least ASK_FLOOR and the model's
 # own look classifier (``loop.judge``, ``Judge.classified``: weighed here with P(call), so without the
 # calibration a judgement standing alone needs) gives it ASK_SURE or more: either alone does not separate
-# such asks from "what's 17 times 23?" or "translate ... to Italian" on Qwen2.5-Coder-1.5B. A classifier
-# that passes its calibration (``Judge.probability``) and gives LOOK_CERTAIN or more decides alone: after
-# a few replies made without tools, P(call) of such an ask falls to ~0 however plain the ask. The numbers
-# were chosen on bench/data/judge/look_dev.tsv and checked on look_held.tsv (bench/ask_probe.py).
+# such asks from "what's 17 times 23?" or "translate ... to Italian" on Qwen2.5-Coder-1.5B. After the
+# session's first message a classifier that passes its calibration (``Judge.probability``) and gives
+# LOOK_CERTAIN or more decides alone: after a few replies made without tools, P(call) of such an ask falls
+# to ~0 however plain the ask (a session's first message keeps the cheaper rule: its P(call) still tells,
+# and a declined first question is not made to wait for a classifier). The numbers were chosen on
+# bench/data/judge/look_dev.tsv and checked on look_held.tsv (bench/ask_probe.py).
 ASK_FLOOR = 0.1
 ASK_SURE = 0.65
 LOOK_CERTAIN = 0.9
@@ -77,7 +79,9 @@ def asked_here(agent: Any, p: float) -> bool:
         look = judge.classified(agent, "look")
         if look is not None and look >= ASK_SURE:
             return True
-    sure = judge.probability(agent, "look") if callable(getattr(judge, "probability", None)) else None
+    if len(said) < 2 or not callable(getattr(judge, "probability", None)):
+        return False
+    sure = judge.probability(agent, "look")
     return sure is not None and sure >= LOOK_CERTAIN
 
 

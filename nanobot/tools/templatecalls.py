@@ -215,8 +215,9 @@ class TemplateCalls:
 
     def pick(self, agent: Any, msgs: list[Message], among: frozenset = frozenset()) -> str:
         """The tool a call opens with (``leancalls.name_grammar``), from the lean prompt, of the tools
-        declaring one of the effects ``among`` (any, when empty); the same messages pick once (the fit
-        check's pick, declined under the threshold, is the look's)."""
+        declaring one of the effects ``among`` (any, when empty; among several, the model's fit judgement
+        picks by their descriptions where it scores one, ``fitcheck.best_fit``); the same messages pick
+        once (the fit check's pick, declined under the threshold, is the look's)."""
         names = [n for n, t in self.runner.tools.items() if not among or declared(t) & among]
         if len(names) == 1:
             return names[0]
