@@ -185,10 +185,7 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "reframed, a retried edit held to its lines (4d06ec6, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round20.json"),
              ("qwen2.5-coder-1.5b, round 21: an ask about this computer looked into by the looking tool whose "
               "description fits, a change written as the file's lines made (65a8ce8, Intel Xeon; from this run on the "
-              "cinema row must be gone, not renamed)", "assistant-dev2-qwen2.5-coder-1.5b-round21-65a8ce8.json"),
-             ("qwen2.5-coder-1.5b, round 21 final: and a new function pointed at a def line's fragment added, a note "
-              "for a named file made in it, list_dir on a file shows it (8993293, Intel Xeon)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round21.json")]
+              "cinema row must be gone, not renamed)", "assistant-dev2-qwen2.5-coder-1.5b-round21-65a8ce8.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -252,8 +249,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round20-part.json"),
               ("round 21: an ask about this computer looked into by the looking tool whose description fits, a change "
                "written as the file's lines made (65a8ce8, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round21-65a8ce8.json"),
-              ("round 21 final: and a new function pointed at a def line's fragment added, a note for a named file "
-               "made in it, list_dir on a file shows it (8993293, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round21.json"),
+              ("round 21 final but replylines took changed lines: and a new function pointed at a def line's fragment "
+               "added, a note for a named file made in it, list_dir on a file shows it (6113021, Intel Xeon)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round21.json"),
               ("round 21 final (8993293, Intel Xeon)", "assistant-fresh-smollm2-round21.json")]
 
 
@@ -608,7 +606,8 @@ def headline() -> str:
     import assistant_bench as ab
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
-    fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-round20.json") for k in ("fresh", "dev2")}
+    fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
+             for k, run in (("fresh", "round21"), ("dev2", "round21-65a8ce8"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]

@@ -1,6 +1,6 @@
-"""A change written as the file's own lines in the reply is made as the edit it describes
-(``nanobot.loop.replylines``): only where a change was asked, of lines the reply quotes around it, and
-under the loss guard like any call."""
+"""Lines the reply adds to its copy of a file are made as the edit it describes
+(``nanobot.loop.replylines``): only where a change was asked, only lines added among quoted ones (a
+changed or dropped line is never taken), under the call policy and the loss guard like any call."""
 
 from __future__ import annotations
 
@@ -17,16 +17,17 @@ LOG = "2024-04-03 sowed tomatoes\n2024-05-02 moved the basil\n2024-05-19 slugs a
 QWEN = qwen_path()
 
 
-def test_a_fix_the_reply_writes_as_the_files_corrected_text_is_made(home):
-    agent = make_agent(home, ["Answer:", f"Here is the corrected letter:\n\n{FIXED}", "Answer:", "Fixed the weekday."])
+def test_a_line_the_reply_adds_among_the_files_quoted_lines_is_added(home):
+    added = LETTER.replace("reply.\n", "reply.\nBest wishes to the whole team.\n").strip()
+    agent = make_agent(home, ["Answer:", f"Here is the letter with the line:\n\n{added}", "Answer:", "Added."])
     (agent.workspace / "letter.txt").write_text(LETTER)
-    events, done = run(agent, "I misspelled a weekday in letter.txt, could you fix that?")
+    events, done = run(agent, "Add the line 'Best wishes to the whole team.' after the thank-you line in letter.txt")
     calls = [e for e in events if isinstance(e, ToolCall)]
     assert [c.name for c in calls] == ["edit_file"]
-    assert calls[0].arguments["old"] == "The parcel arrived on Wendesday in perfect condition."
+    assert calls[0].arguments["old"] == "thank you for the quick reply."
     assert [r.ok for r in events if isinstance(r, ToolResult)] == [True]
-    assert (agent.workspace / "letter.txt").read_text() == LETTER.replace("Wendesday", "Wednesday")
-    assert done.reply.endswith("Fixed the weekday.")
+    assert (agent.workspace / "letter.txt").read_text() == added + "\n"
+    assert done.reply.endswith("Added.")
 
 
 def test_a_line_a_fenced_copy_adds_at_the_end_is_appended(home):
@@ -43,6 +44,9 @@ def test_a_line_a_fenced_copy_adds_at_the_end_is_appended(home):
     ("What does letter.txt say?", LETTER),  # the file's text, shown
     ("How would letter.txt read with the weekday spelled right?", FIXED),  # no change asked
     ("I misspelled a weekday in letter.txt, could you fix that?", "Dear Mr Okafor,\n...\nKind regards,\nLinnea"),
+    ("I misspelled a weekday in letter.txt, could you fix that?", FIXED),  # a line changed: not taken
+    ("I misspelled a weekday in letter.txt, could you fix that?",  # a line dropped and one changed
+     FIXED.replace("thank you for the quick reply.\n", "")),
     ("Fix the weekday in letter.txt", "The parcel arrived on Wednesday."),  # too little quoted to place it
 ])
 def test_the_files_lines_in_a_reply_change_nothing_unless_they_are_an_asked_change_around_quoted_lines(home, ask, reply):
@@ -50,16 +54,6 @@ def test_the_files_lines_in_a_reply_change_nothing_unless_they_are_an_asked_chan
     (agent.workspace / "letter.txt").write_text(LETTER)
     events, _ = run(agent, ask)
     assert not [e for e in events if isinstance(e, ToolCall) and e.name in ("edit_file", "write_file")]
-    assert (agent.workspace / "letter.txt").read_text() == LETTER
-
-
-def test_a_copy_that_also_drops_a_line_nobody_named_is_refused_by_the_loss_guard(home):
-    dropped = FIXED.replace("thank you for the quick reply.\n", "")
-    agent = make_agent(home, ["Answer:", dropped, "Answer:", "ok", "Answer:", "ok"])
-    (agent.workspace / "letter.txt").write_text(LETTER)
-    events, _ = run(agent, "I misspelled a weekday in letter.txt, could you fix that?")
-    results = [r for r in events if isinstance(r, ToolResult) and r.name == "edit_file"]
-    assert results and not any(r.ok for r in results)
     assert (agent.workspace / "letter.txt").read_text() == LETTER
 
 

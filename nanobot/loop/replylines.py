@@ -1,21 +1,21 @@
-"""A change written as the file's own lines in the reply, made as the edit it describes.
+"""Lines added in the reply's copy of a file, made as the edit it describes.
 
-Asked "I misspelled a weekday in letter.txt, could you fix that?", a small model often reads the file
-and answers with its text, corrected, and no call. When the user asked for a change, the message names
-one file that exists in the roots (or one file was read this turn), nothing changed this turn, and the
-reply quotes at least ``ANCHORS`` of the file's lines word for word with a few lines changed among or
-beside them, the reply is that change: one ``edit_file`` call whose ``old`` is the file's changed run
-of lines (with the line before it, for lines only added) and ``new`` the reply's, or ``append_file``
-for lines a fenced copy of the file adds at its end. It runs like a call the model wrote as text
-(``loop/textcall.py``: the call policy and the loss guard included, so a quote that leaves lines out
-removes nothing unasked). Prose around the quote is not taken: only lines between quoted ones, or a
-changed line that is still like the one it replaces at either end of the quote. These are facts (a
-named file, its lines, the reply's) in any language.
+Asked to add a line to a file, a small model often answers with the file's text, the line added, and
+no call. When the user asked for a change, the message names one file that exists in the roots (or one
+file was read this turn), nothing changed this turn, and the reply quotes at least ``ANCHORS`` of the
+file's lines word for word with a few lines added among them, the reply is that change: one
+``edit_file`` call whose ``old`` is the line before the added ones and ``new`` that line and them, or
+``append_file`` for lines a fenced copy of the file adds at its end. It runs like a call the model wrote
+as text (``loop/textcall.py``: the call policy and the loss guard included). Only added lines are taken:
+a copy with a line changed ("Wendesday" corrected in a letter) is no edit here, because on requests
+nobody here had seen, a line the 1.5B rewrote this way was a wrong rewrite that lost what the line held.
+Prose around the quote is not taken: only lines between quoted ones, or lines after the end of a fenced
+copy. These are facts (a named file, its lines, the reply's) in any language.
 
->>> letter = "Dear Mr Okafor,\\nthe parcel came on Wendesday.\\nKind regards,\\nLinnea\\n"
->>> rewrite(letter, "Sure:\\nDear Mr Okafor,\\nthe parcel came on Wednesday.\\nKind regards,\\nLinnea")
-('edit_file', 'the parcel came on Wendesday.', 'the parcel came on Wednesday.')
->>> rewrite(letter, "Dear Mr Okafor,\\nthe parcel came on Wendesday.\\nKind regards,") is None  # quoted, unchanged
+>>> log = "2024-05-02 basil out\\n2024-05-19 slugs\\n2024-05-30 rain\\n"
+>>> rewrite(log, "Sure:\\n2024-05-02 basil out\\n2024-05-19 slugs\\n2024-05-25 beans in\\n2024-05-30 rain")
+('edit_file', '2024-05-19 slugs', '2024-05-19 slugs\\n2024-05-25 beans in')
+>>> rewrite(log, "2024-05-02 basil out\\n2024-05-19 slugs eaten\\n2024-05-30 rain") is None  # a line changed
 True
 """
 
@@ -29,7 +29,6 @@ from nanobot.core.events import Event, ToolCall, ToolResult
 
 ANCHORS = 2  # the file's non-blank lines the reply must quote word for word
 MOST = 6  # the most lines a reply's change may touch: more is a rewrite, not an edit
-LIKE = 0.6  # how alike (difflib's ratio) a changed line at the quote's edge must be to the one it replaces
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)(?:```|$)", re.S)
 
 
@@ -75,9 +74,9 @@ def _the_file(typed: str, agent: Any, seen: list[Event]) -> str:
 
 
 def rewrite(text: str, reply: str) -> tuple[str, str, str] | None:
-    """("edit_file", the file's lines, the reply's) or ("append_file", "", the lines added at the end)
-    for the change the reply's copy of ``text`` makes (see the module); None when it quotes too little,
-    changes nothing, or changes too much."""
+    """("edit_file", the line before the added ones, it and them) or ("append_file", "", the lines added
+    at the end) for the lines the reply's copy of ``text`` adds (see the module); None when it quotes too
+    little, adds nothing, changes or drops a line, or adds too much."""
     fences = _FENCE.findall(reply)
     fenced = len(fences) == 1  # a fenced copy is the file whole: lines after its end are added lines
     mine, theirs = text.splitlines(), (fences[0] if fenced else reply).strip("\n").splitlines()
@@ -86,28 +85,26 @@ def rewrite(text: str, reply: str) -> tuple[str, str, str] | None:
     if sum(1 for _, i1, i2, _, _ in equal for line in mine[i1:i2] if line.strip()) < ANCHORS:
         return None
     first, last = ops.index(equal[0]), ops.index(equal[-1])
-    kept = [op for k, op in enumerate(ops) if op[0] != "equal" and (first < k < last or _edge(op, mine, theirs, fenced, k > last))]
+    kept = [op for k, op in enumerate(ops) if op[0] != "equal" and (first < k < last or _edge(op, mine, fenced, k > last))]
     kept = [op for op in kept if _words(mine[op[1]:op[2]]) != _words(theirs[op[3]:op[4]])]
+    if any(op[0] != "insert" for op in kept):
+        return None  # only lines added: a rewritten line can be a wrong rewrite of what it had to keep
     if not kept or sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in kept) > MOST or any(
             op[3] < op[4] and not any(re.search(r"\w", line) for line in theirs[op[3]:op[4]]) for op in kept):
         return None  # none, a rewrite, or lines left out of the quote ("...")
     i1, j1, i2, j2 = kept[0][1], kept[0][3], kept[-1][2], kept[-1][4]
     if i1 == len(mine) and fenced and len(kept) == 1:  # lines only added after the file's last
         return "append_file", "", "\n".join(theirs[j1:j2])
-    if (i1 == i2 or j1 == j2) and len(kept) == 1 and i1 > 0:  # lines only added or removed: and the line before
+    if len(kept) == 1 and i1 > 0:  # lines added after a quoted line: that line, kept, and them
         i1, j1 = i1 - 1, j1 - 1
     old, new = "\n".join(mine[i1:i2]), "\n".join(theirs[j1:j2])
     return ("edit_file", old, new) if old.strip() and text.count(old) == 1 else None
 
 
-def _edge(op: tuple, mine: list[str], theirs: list[str], fenced: bool, after: bool) -> bool:
-    """Whether a change before the quote's first line or after its last is the reply's (a line still
-    like the one it replaces; in a fenced copy, lines added at the file's end) and not prose around it."""
-    tag, i1, i2, j1, j2 = op
-    if tag == "insert":
-        return fenced and after and i1 == len(mine)
-    return tag == "replace" and i2 - i1 == j2 - j1 and all(
-        difflib.SequenceMatcher(a=a, b=b).ratio() >= LIKE for a, b in zip(mine[i1:i2], theirs[j1:j2]))
+def _edge(op: tuple, mine: list[str], fenced: bool, after: bool) -> bool:
+    """Whether lines the reply adds before the quote's first line or after its last are the reply's
+    (in a fenced copy, lines added at the file's end) and not prose around it."""
+    return op[0] == "insert" and fenced and after and op[1] == len(mine)
 
 
 def _words(lines: list[str]) -> list[str]:
