@@ -252,7 +252,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 21 final but replylines took changed lines: and a new function pointed at a def line's fragment "
                "added, a note for a named file made in it, list_dir on a file shows it (6113021, Intel Xeon)",
                "assistant-fresh-qwen2.5-coder-1.5b-round21.json"),
-              ("round 21 final (8993293, Intel Xeon)", "assistant-fresh-smollm2-round21.json")]
+              ("round 21 final (8993293, Intel Xeon)", "assistant-fresh-smollm2-round21.json"),
+              ("round 21 final, replylines taking added lines only; the sessions `edits` and `repairs` only "
+               "(b0ae28e, Intel Xeon, alone)", "assistant-fresh-qwen2.5-coder-1.5b-round21-part.json")]
 
 
 def assistant_fresh() -> str:
