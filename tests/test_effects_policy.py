@@ -200,12 +200,14 @@ def test_each_classifier_keeps_its_own_prompt_state_apart(model, monkeypatch):
     only what differs from its own last prompt (the message), not its whole few-shot prompt again."""
     from nanobot.loop.judge import allow_prompt, classifier_prompt
 
+    monkeypatch.setattr(model, "_apart", {})  # no state an earlier test on this worker left
     evaluated: list[int] = []
     real = model.llm.eval
     monkeypatch.setattr(model.llm, "eval", lambda tokens: (evaluated.append(len(tokens)), real(tokens))[1])
     model.yes_no_apart(allow_prompt("read notes.txt but do not change it"))
     model.yes_no_apart(classifier_prompt("look", "what is in notes.txt?"))
     whole = sum(evaluated)
+    assert whole > 100  # both few-shot prompts evaluated whole the first time
     evaluated.clear()
     model.yes_no_apart(allow_prompt("show me todo.md but leave it as it is"))
     model.yes_no_apart(classifier_prompt("look", "how many lines does todo.md have?"))
