@@ -268,27 +268,46 @@ class LlamaBackend:
 
     def yes_no_apart(self, messages: list[Message]) -> tuple[float, float]:
         """``yes_no`` of a prompt of its own (a classifier's few-shot prompt), the conversation's KV
-        state set aside and put back: the next turn reuses it as if nothing was asked. The prompt's
-        own state is kept too, one per system prompt (the last ``APART_SLOTS``), so the next judgement of
-        the same classifier evaluates only what differs (the message, the tool it is asked about) even
-        when another classifier was asked in between."""
+        state set aside and put back (``_set_aside``): the next turn reuses it as if nothing was asked. The
+        prompt's own state is kept too, one per system prompt (the last ``APART_SLOTS``), so the next
+        judgement of the same classifier evaluates only what differs (the message, the tool it is asked
+        about) even when another classifier was asked in between."""
+        from nanobot.backends.kvstate import StateError, restore, seq_state
+
+        llm = self.llm
+        key = messages[0].content if messages else ""
+        with self._set_aside():
+            try:
+                if key in self._apart:
+                    restore(llm, *self._apart.pop(key))
+                answer = self.yes_no(messages)
+                self._apart[key] = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
+            except StateError:
+                self._apart.clear()
+                raise ModelError("llama.cpp could not set the conversation's state aside for a judgement") from None
+            while len(self._apart) > APART_SLOTS:
+                self._apart.pop(next(iter(self._apart)))
+            return answer
+
+    def generate_apart(self, messages: list[Message], *, prefill: str = "", **sample: Any) -> str:
+        """The text ``stream`` generates from a prompt of its own (a file's rewrite, ``tools.rewrite``),
+        the conversation's KV state set aside and put back, so the turn's next step reuses all of it."""
+        with self._set_aside():
+            return "".join(self.stream(messages, prefill=prefill, **sample))
+
+    @contextlib.contextmanager
+    def _set_aside(self):
+        """The conversation's KV state (what the context holds now) saved, and put back on leaving."""
         from nanobot.backends.kvstate import StateError, restore, seq_state
 
         llm = self.llm
         n = llm.n_tokens
-        kept = (list(llm.input_ids[:n]), seq_state(llm, n)) if n else None
-        key = messages[0].content if messages else ""
         try:
-            if key in self._apart:
-                restore(llm, *self._apart.pop(key))
-            answer = self.yes_no(messages)
-            self._apart[key] = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
-            while len(self._apart) > APART_SLOTS:
-                self._apart.pop(next(iter(self._apart)))
-            return answer
+            kept = (list(llm.input_ids[:n]), seq_state(llm, n)) if n else None
         except StateError:
-            self._apart.clear()
-            raise ModelError("llama.cpp could not set the conversation's state aside for a judgement") from None
+            raise ModelError("llama.cpp could not set the conversation's state aside") from None
+        try:
+            yield
         finally:
             if kept is not None:
                 try:

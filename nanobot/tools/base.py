@@ -80,6 +80,7 @@ class Tool:
     Args: ClassVar[type[BaseModel]] = NoArgs
     effects: frozenset[Effect] = UNDECLARED  # what a call does (``effects_for`` when its action decides)
     target_args: ClassVar[dict[str, str]] = {}  # argument -> what it names ("path", "command", ...)
+    rewrites: ClassVar[bool] = False  # its call made from the model's rewrite of a short file (``tools.rewrite``)
 
     def effects_for(self, args: Any) -> frozenset[Effect]:
         """The effects of one call; a tool whose action argument decides them overrides this."""

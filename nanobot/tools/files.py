@@ -169,6 +169,7 @@ class EditFile(Tool):
     target_args = {"path": "path", "old": "text to replace"}
     description = "Replace one exact occurrence of a text in a file."
     intent = "change a file, only when asked to"
+    rewrites = True  # a template-tool model's call is made from its rewrite of a short file (``tools.rewrite``)
     Args = EditArgs
 
     def offered(self, ctx: ToolContext) -> dict:

@@ -205,13 +205,18 @@ class ToolRunner:
         need = 128 + self.settings.tools.args_tokens + self.settings.tools.output_tokens
         return agent.model.prompt_tokens(msgs, **render) + need + self.settings.chat.max_tokens <= agent.model.n_ctx
 
-    def _generate(self, agent: Any, msgs: list[Message], grammar: str, prefill: str,
-                  max_tokens: int, kind: str, tool: str, **extra: Any) -> str:
+    def _generate(self, agent: Any, msgs: list[Message], grammar: str | None, prefill: str,
+                  max_tokens: int, kind: str, tool: str, apart: bool = False, **extra: Any) -> str:
+        """Generate at temperature 0 (``apart``: from a prompt of its own, the conversation's KV state
+        put back after it where the backend can), recording the step's ``StepStats``."""
         opts: dict = dict(max_tokens=max_tokens, temperature=0.0, grammar=grammar, prefill=prefill, **extra)
         if abilities(agent.model).sampling:
             opts["repeat_penalty"] = agent.settings.chat.repeat_penalty
         start = time.perf_counter()
-        text = "".join(agent.model.stream(msgs, **opts))
+        if apart and callable(getattr(agent.model, "generate_apart", None)):
+            text = agent.model.generate_apart(msgs, **opts)
+        else:
+            text = "".join(agent.model.stream(msgs, **opts))
         last = agent.model.last
         self.stats.append(StepStats(kind=kind, tool=tool, seconds=time.perf_counter() - start,
                                     ttft_s=last.ttft_s, tokens=last.completion_tokens, evaluated_tokens=last.evaluated_tokens,

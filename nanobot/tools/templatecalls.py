@@ -64,6 +64,7 @@ from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, best_fit, fits, judged, s
 from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
 from nanobot.tools.plain import plain
+from nanobot.tools.rewrite import rewritten
 from nanobot.tools.validate import validate
 
 # How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
@@ -199,6 +200,11 @@ class TemplateCalls:
         settings = self.runner.settings.tools
         if self.lean:  # the tool first, on the decision's prompt; then its arguments with its schema
             only = only or self.pick(agent, msgs)
+        if getattr(self.runner.tools.get(only), "rewrites", False) and (
+                args := rewritten(self.runner, agent, msgs, user_text(agent, msgs))):
+            ok, error = validate(self.runner.tools[only], json.dumps(args), False)
+            return json.dumps({"name": only, "arguments": args}, ensure_ascii=False), only, ok, error
+        if self.lean:
             spec = next(s for s in self.full if s["function"]["name"] == only)
             msgs = with_schema(msgs, spec)
         raw = self.runner._generate(agent, msgs, self.grammar(only, ToolContext.for_agent(agent)), f"{OPEN}\n", settings.args_tokens,
