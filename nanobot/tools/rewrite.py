@@ -11,8 +11,8 @@ back around it (``generate_apart``); a backend without that leaves the call to t
 ``old`` is the first to the last line that differ, widened by lines both sides hold until it occurs
 once, and ``new`` what the rewrite has there (``call_from``). The call then runs as any other: the call
 policy (was a change asked?), the loss guard (``tools.editloss``) and the syntax check. A rewrite that
-changes nothing, is cut off, or replaces more than ``MOST_LINES`` of the file's lines leaves the call's
-arguments to the model.
+changes nothing, is cut off, replaces more than ``MOST_LINES`` of the file's lines, or keeps none of
+several leaves the call's arguments to the model.
 
 >>> call_from("a\\nb\\nc\\n", "a\\nB\\nc\\n")
 ('b', 'B')
@@ -40,10 +40,11 @@ def call_from(text: str, new_text: str) -> tuple[str, str] | None:
     differ in nothing but blank lines, replace or drop more than ``MOST_LINES`` lines, or no unique
     ``old`` holds the change."""
     mine, theirs = text.splitlines(), new_text.splitlines()
-    ops = [op for op in difflib.SequenceMatcher(a=mine, b=theirs, autojunk=False).get_opcodes() if op[0] != "equal"]
-    ops = [op for op in ops if any(x.strip() for x in mine[op[1]:op[2]] + theirs[op[3]:op[4]])]
-    if not ops or sum(i2 - i1 for _, i1, i2, _, _ in ops) > MOST_LINES:
-        return None
+    every = difflib.SequenceMatcher(a=mine, b=theirs, autojunk=False).get_opcodes()
+    kept = sum(1 for tag, i1, i2, _, _ in every if tag == "equal" for x in mine[i1:i2] if x.strip())
+    ops = [op for op in every if op[0] != "equal" and any(x.strip() for x in mine[op[1]:op[2]] + theirs[op[3]:op[4]])]
+    if not ops or sum(i2 - i1 for _, i1, i2, _, _ in ops) > MOST_LINES or (not kept and sum(1 for x in mine if x.strip()) > 1):
+        return None  # nothing, or more than an edit: a file of several lines with none of them kept is new
     a, b, j1, j2 = ops[0][1], ops[-1][2], ops[0][3], ops[-1][4]
     while a > 0 or b < len(mine):
         old = "\n".join(mine[a:b])
