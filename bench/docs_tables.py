@@ -185,7 +185,9 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "reframed, a retried edit held to its lines (4d06ec6, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round20.json"),
              ("qwen2.5-coder-1.5b, round 21: an ask about this computer looked into by the looking tool whose "
               "description fits, a change written as the file's lines made (65a8ce8, Intel Xeon; from this run on the "
-              "cinema row must be gone, not renamed)", "assistant-dev2-qwen2.5-coder-1.5b-round21-65a8ce8.json")]
+              "cinema row must be gone, not renamed)", "assistant-dev2-qwen2.5-coder-1.5b-round21-65a8ce8.json"),
+             ("qwen2.5-coder-1.5b, round 22: an edit_file call on a short file made from the model's rewrite of it "
+              "(8b5802d, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round22.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -254,7 +256,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round21.json"),
               ("round 21 final (8993293, Intel Xeon)", "assistant-fresh-smollm2-round21.json"),
               ("round 21 final, replylines taking added lines only; the sessions `edits` and `repairs` only "
-               "(b0ae28e, Intel Xeon, alone)", "assistant-fresh-qwen2.5-coder-1.5b-round21-part.json")]
+               "(b0ae28e, Intel Xeon, alone)", "assistant-fresh-qwen2.5-coder-1.5b-round21-part.json"),
+              ("round 22: an edit_file call on a short file made from the model's rewrite of it (8b5802d, Intel Xeon)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round22.json")]
 
 
 def assistant_fresh() -> str:
@@ -609,7 +613,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round21"), ("dev2", "round21-65a8ce8"))}
+             for k, run in (("fresh", "round22"), ("dev2", "round22"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
