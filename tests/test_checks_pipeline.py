@@ -415,30 +415,3 @@ def test_a_listing_of_files_that_are_not_there_with_nothing_looked_at_is_retried
                      agent=agent).problem  # the model does not judge a look asked
     looked = [ToolCall(name="list_dir", arguments={"path": "."}), ToolResult(name="list_dir", ok=True, text="budget.tsv")]
     assert "not there" not in check(ask, invented, looked, agent=agent).problem
-
-
-def test_a_command_that_changed_no_file_the_message_names_is_no_try_of_an_asked_change():
-    """"Take the cinema row out of budget.tsv" answered by ``cat budget.tsv`` (dev2, the 1.5B): a command
-    may change anything, so it counted as a try; the named file holds what it held, so it was none."""
-    cat = Outcome("exec", {"command": "cat budget.tsv"}, True, "month\tcategory\tamount", effects=frozenset({Effect.RUNS}))
-    ask = "Take the cinema row out of budget.tsv, that was a one-off."
-    same = facts(ask, "The cinema row was 46.", [cat], asked_change=True, change_sure=True,
-                 extra={"unchanged": lambda: True})
-    assert (result := cc.change_not_tried(same)) is not None and result.tool == "edit_file"
-    changed = facts(ask, "The cinema row was 46.", [cat], asked_change=True, change_sure=True,
-                    extra={"unchanged": lambda: False})
-    assert cc.change_not_tried(changed) is None
-
-
-def test_the_files_a_message_names_are_read_before_the_turn_to_tell_a_change(home):
-    from nanobot.backends.scripted import ScriptedModel
-    from nanobot.loop.checkedturn import named_texts
-    from tests.test_templatecalls import make_agent
-
-    agent = make_agent(home, ScriptedModel([]))
-    (agent.workspace / "budget.tsv").write_text("a\t1\nb\t2\n")
-    before = named_texts("take row b out of budget.tsv", agent)
-    assert list(before) == ["budget.tsv"] and named_texts("take row b out of budget.tsv", agent) == before
-    (agent.workspace / "budget.tsv").write_text("a\t1\n")
-    assert named_texts("take row b out of budget.tsv", agent) != before
-    assert named_texts("hello there", agent) == {}

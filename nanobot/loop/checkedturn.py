@@ -12,7 +12,6 @@ from nanobot.backends.base import Generation, Message
 from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.loop.shown import direct
 
-NAMED_BYTES = 65536  # a named file larger than this is not compared (``named_texts``)
 WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.textcall``)
 
 
@@ -26,7 +25,6 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     from nanobot.loop.textcall import written
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
-    before = named_texts(typed, agent)  # the files the message names, as the turn found them
     agent.judge.context(typed, messages)
     if agent.tool_runner is not None and (spelled := explicit(typed, agent.tool_names())):
         messages = yield from run_written_call(agent, spelled, messages, seen, "the call the user asked for ran")
@@ -70,8 +68,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         result = check(typed, reply, seen, asked_change=lambda: change_asked(typed, agent) or remember(typed, agent)
                        or kept_in_file(typed, agent),
                        offered=frozenset(agent.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
-                       agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None,
-                       unchanged=lambda: bool(before) and named_texts(typed, agent) == before)
+                       agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None)
         if not result.problem:
             yield ev.model_copy(update={"reply": reply})
             return
@@ -90,32 +87,6 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     yield TextDelta(text=f"\n\n{result.correction}" if reply else result.correction)  # no blank line first
     yield Notice(text=f"reply check: {result.problem}", level="warning")
     yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}".strip(), "corrected": True})
-
-
-def named_texts(typed: str, agent: Any) -> dict[str, bytes]:
-    """The bytes of each file the message names in the roots (``tools.named``), up to ``NAMED_BYTES`` each:
-    compared after the turn, they tell whether a command changed any of them."""
-    from nanobot.tools.named import named, roots_of
-
-    out: dict[str, bytes] = {}
-    for n in named(typed, roots_of(agent.settings)):
-        try:
-            if n.kind == "file" and (path := _in_roots(n.path, agent)).stat().st_size <= NAMED_BYTES:
-                out[n.path] = path.read_bytes()
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-def _in_roots(raw: str, agent: Any) -> Any:
-    from nanobot.base.errors import ToolError
-    from nanobot.tools.base import ToolContext
-    from nanobot.tools.paths import resolve_in_roots
-
-    try:
-        return resolve_in_roots(raw, ToolContext.for_agent(agent))
-    except ToolError as e:
-        raise ValueError(str(e)) from None
 
 
 def written_change(typed: str, reply: str, agent: Any, seen: list[Event]) -> tuple[tuple[str, dict], str] | None:

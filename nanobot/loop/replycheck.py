@@ -309,15 +309,14 @@ def _exchanges(agent: Any) -> list[tuple[str, str]]:
 
 def check(user_text: str, reply: str, events: list, asked_change: bool | Callable[[], bool] = False,
           offered: frozenset[str] | None = None, earlier: str = "", agent: Any = None,
-          tools: dict[str, Any] | None = None, unchanged: Callable[[], bool] | None = None) -> CheckResult:
+          tools: dict[str, Any] | None = None) -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``), through ``CHECKS``;
     ``asked_change``: the user asked for a change (then a bare "created." or "Done." is a claim too), or
     a function that says so, called only when a check needs it (it may ask the model);
     ``offered``: the tools this chat has (None: any): not trying a change or a look is a fault only when
     the tool for it is offered. ``earlier``: what the model was shown before the user's message (the
     retrieved block): a look's reply copied from it is not from the look. ``agent``: for the model's
-    judgements; ``tools``: the chat's tools, whose declared effects say what each call did; ``unchanged``:
-    whether every file the message names holds what it held when the turn began (None: not known)."""
+    judgements; ``tools``: the chat's tools, whose declared effects say what each call did."""
     done = outcomes(events, tools)
     target, folders = looks_at(user_text), ()
     if not target and agent is not None:
@@ -332,7 +331,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
                   look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,
                   extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
-                         "absent": lambda: absent_files(reply, agent), "unchanged": unchanged or (lambda: False)})
+                         "absent": lambda: absent_files(reply, agent)})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict
