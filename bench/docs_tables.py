@@ -258,7 +258,10 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 21 final, replylines taking added lines only; the sessions `edits` and `repairs` only "
                "(b0ae28e, Intel Xeon, alone)", "assistant-fresh-qwen2.5-coder-1.5b-round21-part.json"),
               ("round 22: an edit_file call on a short file made from the model's rewrite of it (8b5802d, Intel Xeon)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round22.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round22.json"),
+              ("round 22 with a command that changed no named file counted as no try of a change, taken back after "
+               "this run (808ea2c, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round22-808ea2c.json"),
+              ("round 22 (8845586, Intel Xeon; the rewrite does not apply to SmolLM2)", "assistant-fresh-smollm2-round22.json")]
 
 
 def assistant_fresh() -> str:
