@@ -682,8 +682,9 @@ def first_reply() -> str:
 def judge_classifiers() -> str:
     """The model's own change judgement on labelled messages (bench/judge_probe.py)."""
     d = _j("judge-allow-qwen2.5-coder-1.5b.json")
-    rows = [[split, d[split]["n"], d[split]["right"], d[split]["unsure"], d[split]["wrong"]] for split in ("dev", "held")]
-    return _table(["set (dev: tuned on; held: only checked)", "messages", "right", "unsure", "wrong"], rows)
+    rows = [[split, d[split]["n"], d[split]["right"], d[split]["unsure"], d[split]["wrong"], d[split].get("auc", "-")]
+            for split in ("dev", "dev2", "held", "held2") if split in d]
+    return _table(["set (dev: tuned on; held: only checked)", "messages", "right", "unsure", "wrong", "AUC"], rows)
 
 
 TABLES: dict[str, Callable[[], str]] = {

@@ -2,7 +2,9 @@
 messages: P(yes) per message and how many fall on the right side of ``judge.BOUNDS``.
 
 ``bench/data/judge/allow_dev.tsv`` is tuned on (hand-written messages and the assistant bench's
-requests); ``allow_held.tsv`` is only checked (other files, other wording, four languages).
+requests), and ``allow_dev2.tsv`` too (indirect asks: a state wanted, an entry to write down, seven
+languages); ``allow_held.tsv`` and ``allow_held2.tsv`` are only checked (other files, other wording; held2
+was written apart from the classifier's prompt, 60 indirect asks and look-only questions in seven languages).
 ``--kind remember``: "does the message ask to remember something?" on ``remember_dev.tsv``;
 ``--kind look``: "does the message ask to show, list, count or run something?" on ``look_dev.tsv`` and
 ``look_held.tsv`` (indirect asks with nothing named -- "did my last commit go through?" -- against
@@ -44,7 +46,10 @@ def score(model, rows: list[tuple[bool, str]], kind: str = "change") -> dict:
         right += said is want
         unsure += said is None
         out.append({"text": text, "want": want, "p": round(p, 3), "said": said})
-    return {"n": len(rows), "right": right, "unsure": unsure, "wrong": len(rows) - right - unsure, "rows": out}
+    pos, neg = [r["p"] for r in out if r["want"]], [r["p"] for r in out if not r["want"]]
+    auc = sum((a > b) + 0.5 * (a == b) for a in pos for b in neg) / max(1, len(pos) * len(neg))
+    return {"n": len(rows), "right": right, "unsure": unsure, "wrong": len(rows) - right - unsure,
+            "auc": round(auc, 3), "rows": out}
 
 
 def main() -> None:
@@ -55,12 +60,13 @@ def main() -> None:
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
-    sets = {"change": (("dev", "allow_dev.tsv"), ("held", "allow_held.tsv")), "remember": (("dev", "remember_dev.tsv"),),
+    sets = {"change": (("dev", "allow_dev.tsv"), ("dev2", "allow_dev2.tsv"), ("held", "allow_held.tsv"),
+                       ("held2", "allow_held2.tsv")), "remember": (("dev", "remember_dev.tsv"),),
             "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv"))}
     for split, name in sets[a.kind]:
         result[split] = score(model, labelled(name), a.kind)
         r = result[split]
-        print(f"{split}: {r['right']}/{r['n']} right, {r['unsure']} unsure, {r['wrong']} wrong", flush=True)
+        print(f"{split}: {r['right']}/{r['n']} right, {r['unsure']} unsure, {r['wrong']} wrong, AUC {r['auc']}", flush=True)
     result["seconds"] = round(time.time() - t0, 1)
     if a.json:
         Path(a.json).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
