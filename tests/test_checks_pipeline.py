@@ -415,3 +415,35 @@ def test_a_listing_of_files_that_are_not_there_with_nothing_looked_at_is_retried
                      agent=agent).problem  # the model does not judge a look asked
     looked = [ToolCall(name="list_dir", arguments={"path": "."}), ToolResult(name="list_dir", ok=True, text="budget.tsv")]
     assert "not there" not in check(ask, invented, looked, agent=agent).problem
+
+
+def test_a_script_run_by_its_path_is_the_target_not_the_rest_of_the_sentence():
+    user = "run hello.py with python3 and tell me what it prints"
+    ran = Outcome("exec", {"command": "python3 hello.py"}, True, "hello, world", effects=frozenset({Effect.RUNS}))
+    assert lc.not_looked(facts(user, "It prints hello, world.", [ran])) is None
+    assert lc.looker(facts(user, "It prints hello, world.")) == "exec"
+    assert lc.not_looked(facts(user, "It prints hello, world.")) is not None  # nothing ran: still caught
+
+
+def test_a_message_about_a_folder_that_exists_is_no_remember_request(home):
+    """The remember classifier's yes does not make a message about a folder in the roots (a fact) a
+    request to remember: no memory_add is forced after the listing. Where no such folder is there, it stands."""
+    from types import SimpleNamespace
+
+    from nanobot.config import load_settings
+    from nanobot.loop.judge import Judge
+    from nanobot.loop.replycheck import asks_to_keep
+
+    ask = "Tell me which files sit in the recipes folder, I keep forgetting"
+    table = {("remember", ask): 0.9, ("change", ask): 0.2}
+    settings = load_settings(home)
+    settings.workspace.mkdir(parents=True, exist_ok=True)
+    agent = SimpleNamespace(settings=settings, model=_Judged(table), judge=Judge())
+    assert asks_to_keep(ask, agent)  # no recipes/ here
+    (settings.workspace / "recipes").mkdir()
+    (settings.workspace / "recipes" / "soup.md").write_text("leeks\n")
+    agent = SimpleNamespace(settings=settings, model=_Judged(table), judge=Judge())
+    assert not asks_to_keep(ask, agent)
+    listed = Outcome("list_dir", {"path": "recipes"}, True, "soup.md", effects=READ, on_path=True)
+    f = facts(ask, "recipes holds soup.md.", [listed], keeps=lambda: asks_to_keep(ask, agent))
+    assert cc.remember_not_tried(f) is None

@@ -34,12 +34,29 @@ def runnable(command: str) -> bool:
     return bool(first) and ("/" in first or bool(re.search(r"\.\w+$", first)) or shutil.which(first) is not None)
 
 
+def command_of(m: re.Match) -> str:
+    """The command a ``_COMMAND`` match names. A script named by its path ("run hello.py with python3 and
+    tell me what it prints") is the script alone: the words after a path that is no program on PATH are
+    the sentence's, not the command's.
+
+    >>> command_of(_COMMAND.search("run hello.py with python3 and tell me what it prints"))
+    'hello.py'
+    >>> command_of(_COMMAND.search("run git log --oneline")), command_of(_COMMAND.search("run the tests"))
+    ('git log --oneline', 'the tests')
+    """
+    text = (m.group(1) or m.group(2) or "").strip()
+    first = text.split()[0] if text.split() else ""
+    if m.group(1) and re.search(r"\.[A-Za-z]\w*$", first) and shutil.which(first) is None:
+        return first
+    return text
+
+
 def looks_at(user_text: str) -> str:
     """The file, folder or command the user asks to see or run; "" for none."""
     if not _LOOK.search(user_text) and not _HERE.search(user_text):
         return ""
     if (m := _COMMAND.search(user_text)) and (m.group(2) or runnable(m.group(1)) or not _FILE.search(user_text)):
-        return (m.group(1) or m.group(2)).strip()
+        return command_of(m)
     for m in _FILE.finditer(user_text):
         if m.group(1).lower() not in _NOT_FILES and not re.match(r"^\d", m.group(1)):
             return m.group(1)

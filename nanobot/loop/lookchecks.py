@@ -9,7 +9,7 @@ import difflib
 import re
 from pathlib import PurePath
 
-from nanobot.core.asks import _COMMAND
+from nanobot.core.asks import _COMMAND, command_of
 from nanobot.loop.answered import _words, unanswered
 from nanobot.loop.claimchecks import change_not_tried, failure
 from nanobot.loop.shown import imitates
@@ -27,7 +27,7 @@ _CALL_TEXT = re.compile(r"\{\s*\"name\"\s*:\s*\"([\w.-]+)\"\s*,\s*\"(?:arguments
 def looker(f: Facts) -> str:
     """The tool that looks at what the user named: exec for a command (one ``tools.exec_allow`` admits
     that the message names: ``extra["command"]``), list_dir for a folder."""
-    if f.extra.get("command") or (m := _COMMAND.search(f.user_text)) and (m.group(1) or m.group(2)).strip() == f.target:
+    if f.extra.get("command") or (m := _COMMAND.search(f.user_text)) and command_of(m) == f.target:
         return "exec"
     return "list_dir" if f.target == "this folder" or f.target.endswith("/") or f.target in f.extra.get("folders", ()) \
         else "read_file"

@@ -190,14 +190,15 @@ def kept_in_file(user_text: str, agent: Any = None) -> bool:
     return agent is not None and asks(agent, "remember", user_text) is True and names_a_file(user_text, agent)
 
 
-def names_a_file(user_text: str, agent: Any) -> bool:
-    """Whether the message names a file that exists in the agent's roots (``tools.named``)."""
+def names_a_file(user_text: str, agent: Any, kinds: tuple[str, ...] = ("file",)) -> bool:
+    """Whether the message names a file (or another of ``kinds``: "folder") that exists in the agent's
+    roots (``tools.named``)."""
     settings = getattr(agent, "settings", None)
     if settings is None:
         return False
     from nanobot.tools.named import named, roots_of
 
-    return any(n.kind == "file" for n in named(user_text, roots_of(settings)))
+    return any(n.kind in kinds for n in named(user_text, roots_of(settings)))
 
 
 def asks_to_keep(user_text: str, agent: Any = None) -> bool:
@@ -209,8 +210,11 @@ def asks_to_keep(user_text: str, agent: Any = None) -> bool:
     (True, False)
     """
     judged = asks(agent, "remember", user_text) if agent is not None else None
-    if judged is not None:  # and not a change: the remember classifier says yes to "fix that" too
-        return judged and asks(agent, "change", user_text) is not True
+    if judged is not None:  # and not a change: the remember classifier says yes to "fix that" too; and
+        # not a message about a folder or file that exists in the roots (a fact: "tell me what the
+        # trips folder holds" is about trips/, whatever the remember classifier says)
+        return judged and asks(agent, "change", user_text) is not True and not names_a_file(
+            user_text, agent, ("file", "folder"))
     return wording.says("remember", user_text) and not _FILE.search(user_text)
 
 
