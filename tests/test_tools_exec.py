@@ -86,3 +86,16 @@ def test_interactive_chat_sets_the_confirm_seam_and_piped_does_not(home, monkeyp
     answers = iter(["y", "", "no"])
     monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
     assert [agent.confirm("Run `ls`?") for _ in range(3)] == [True, False, False]
+
+
+def test_a_command_that_fails_on_a_path_that_is_not_there_is_an_error_naming_the_close_names(repo_ctx):
+    """A failed run whose script is not there is a tool error (so the next step calls again) that names
+    the entries near it; a script that is there and fails is its output, as is a run that succeeds."""
+    ctx = repo_ctx(exec_allow=["python3"])
+    (ctx.settings.workspace / "proj" / "boom.py").write_text("raise SystemExit(3)\n")
+    with pytest.raises(ToolError) as err:
+        Exec().run(Exec.Args(command="python3 hello_script.py", cwd="proj"), ctx)
+    assert str(err.value).startswith("'hello_script.py' does not exist") and "'hello.py'" in str(err.value)
+    assert "exit 2" in str(err.value)  # the run's own output is kept
+    assert Exec().run(Exec.Args(command="python3 boom.py", cwd="proj"), ctx).startswith("exit 3")
+    assert Exec().run(Exec.Args(command="python3 hello.py", cwd="proj"), ctx) == "exit 0\nhi"

@@ -6,7 +6,8 @@ a way to ask (piped chat, daemon, sub-agent) the command is refused. An allow-li
 held to ``tools/gitexec.py`` (read-only subcommands and options, paths inside the roots) and runs
 without a shell through ``gitsafe.run_git``, so it cannot run a repository's programs or touch files
 outside the roots; other allow-listed commands run with the hardened git environment. The confirmation shows control characters escaped
-(``nanobot/base/safe_text.py``): the command the user approves is the command that runs.
+(``nanobot/base/safe_text.py``): the command the user approves is the command that runs. A command that fails on a path that is not
+there is a tool error naming the close names (``tools/missingpath.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pydantic import Field
 from nanobot.base.errors import ToolError
 from nanobot.base.gitsafe import git_env
 from nanobot.base.safe_text import printable
-from nanobot.tools import gitexec
+from nanobot.tools import gitexec, missingpath
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.effects import Effect, arg
 from nanobot.tools.paths import resolve_in_roots, roots
@@ -141,8 +142,17 @@ class Exec(Tool):
                 raise ToolError(f"the user declined to run '{args.command}'")
         elif words and words[0] == "git":
             code, out = gitexec.run(words, cwd, ctx.settings.tools.exec_timeout)
-            return _shown(code, out)
-        return run_command(args.command, cwd, ctx.settings.tools.exec_timeout, hardened=listed)
+            return _failed_on_missing(args.command, cwd, _shown(code, out))
+        return _failed_on_missing(args.command, cwd,
+                                  run_command(args.command, cwd, ctx.settings.tools.exec_timeout, hardened=listed))
+
+
+def _failed_on_missing(command: str, cwd, shown: str) -> str:
+    """``shown`` (a run's "exit N" and output), or a tool error when the command failed and a path it
+    names is not there (``tools.missingpath``): the next step calls again with a path that is."""
+    if not shown.startswith("exit 0") and (gone := missingpath.missing(command, cwd)):
+        raise ToolError(f"{missingpath.note(gone, cwd)} The run:\n{shown}")
+    return shown
 
 
 def question(command: str, cwd: str) -> str:
