@@ -92,7 +92,17 @@ NAME_TOKENS = 48  # the longest offered name, in tokens, with room
 HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
 FORCED = 2  # calls made under the grammar from opening-only replies, per turn
 REASK = "[nanobot: your reply was empty. Answer the user in plain text now.]"
+ASKED_CHARS = 300  # of the user's message, in the note after the last result (``answer_note``)
 AFTER_CALL = "[nanobot: the call ran; answer the user in plain text from its result above, without another call.]"
+
+
+def answer_note(agent: Any) -> str:
+    """The note after a turn's last result: the user's message again, where a small model reads it
+    last, so the reply answers it from the result rather than retelling the result."""
+    said = getattr(getattr(agent, "provenance", None), "said", None) or [""]
+    asked = " ".join(str(said[-1]).split())
+    asked = asked if len(asked) <= ASKED_CHARS else asked[:ASKED_CHARS].rsplit(" ", 1)[0] + " ..."
+    return f'[nanobot: the user asked: "{asked}" Answer that from the result above, in plain sentences.]'
 
 
 def opening_only(text: str) -> bool:
@@ -274,6 +284,8 @@ class TemplateCalls:
                          level="warning")
         if first and seen:  # a reply check's retry: its note said to call; now the answer is wanted
             self._add_note(msgs, AFTER_CALL)
+        elif seen and msgs[-1].role == "tool" and not msgs[-1].content.startswith("error: "):
+            self._add_note(msgs, answer_note(agent))  # the question again, next to the result it is answered from
         forced, reasked = 0, False
         while True:
             done, held = yield from self.reply(agent, msgs)
