@@ -557,3 +557,16 @@ def test_a_question_about_a_file_that_exists_is_answered_from_it_whatever_the_lo
     agent.judge.text, agent.judge.cache = said, {"look": 0.05}
     events = list(agent.turn(said))
     assert not [e for e in events if isinstance(e, ToolCall)] and events[-1].reply == "Noted."
+
+
+def test_the_reply_after_a_look_reads_the_users_message_again_next_to_the_result(home):
+    """After the turn's last successful result, the reply's prompt ends with the user's message again
+    (``answer_note``), so a small model answers it from the result instead of retelling the result."""
+    model = ToolTemplateModel([body("read_file", {"path": "todo.md"}), "Two things: milk and eggs."], [0.9, 0.1])
+    agent = make_agent(home, model)
+    (agent.workspace / "todo.md").write_text("- buy milk\n- buy eggs\n")
+    events = list(agent.turn("How many things are on todo.md?"))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
+    last = model.calls[-1]["messages"][-1]
+    assert last.role == "tool" and '"How many things are on todo.md?"' in last.content
+    assert events[-1].reply == "Two things: milk and eggs."
