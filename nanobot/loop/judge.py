@@ -32,16 +32,13 @@ QUESTIONS = {
 # conversation (``LlamaBackend.yes_no_apart``, which puts the conversation's KV state back), because a
 # small model's yes/no on a question appended to the conversation barely moves with the message (the
 # 1.5B: 0.40 for "hi", 0.59 for "Change the port ..."), while with examples it separates them (0.18 vs
-# 0.91; bench/judge_probe.py). The examples are in three languages and none is a bench request; a how-to
-# ("no": the user makes the change) and an entry to write down ("yes") lift the AUC on indirect requests
-# (allow_dev2.tsv) and on the held sets.
+# 0.91; bench/judge_probe.py). The examples are in three languages and none is a bench request.
 ALLOW_SYSTEM = ("You classify messages to an assistant that can edit files. Does the message allow you to "
                 "change a file? Answer only yes or no.")
 ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "no"),
                ("Open report.txt and tell me the total, but don't edit it.", "no"),
-               ("Füge in plan.md eine Zeile 'Montag: Sport' hinzu", "yes"), ("How do I rename a file in Linux?", "no"),
-               ("good morning!", "no"), ("Only change the title in index.html, leave everything else alone.", "yes"),
-               ("Schreib ins journal.txt: heute Fenster geputzt", "yes"),
+               ("Füge in plan.md eine Zeile 'Montag: Sport' hinzu", "yes"), ("good morning!", "no"),
+               ("Only change the title in index.html, leave everything else alone.", "yes"),
                ("Regarde config.json sans le modifier : quel est le port ?", "no"), ("delete old.log", "yes"))
 # The look classifier asks whether a right answer needs something read or run on this computer now,
 # with examples of both kinds in four languages (a state of the repository asked, a how-to or small talk
