@@ -187,7 +187,11 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "description fits, a change written as the file's lines made (65a8ce8, Intel Xeon; from this run on the "
               "cinema row must be gone, not renamed)", "assistant-dev2-qwen2.5-coder-1.5b-round21-65a8ce8.json"),
              ("qwen2.5-coder-1.5b, round 22: an edit_file call on a short file made from the model's rewrite of it "
-              "(8b5802d, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round22.json")]
+              "(8b5802d, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round22.json"),
+             ("qwen2.5-coder-1.5b, round 23 with two change-classifier examples taken back after this run (a forced "
+              "edit lost a line) (60a9da3, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round23-60a9da3.json"),
+             ("qwen2.5-coder-1.5b, round 23: the user's message again next to the result, a command's missing path "
+              "named (de74994, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round23.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -261,7 +265,11 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round22.json"),
               ("round 22 with a command that changed no named file counted as no try of a change, taken back after "
                "this run (808ea2c, Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round22-808ea2c.json"),
-              ("round 22 (8845586, Intel Xeon; the rewrite does not apply to SmolLM2)", "assistant-fresh-smollm2-round22.json")]
+              ("round 22 (8845586, Intel Xeon; the rewrite does not apply to SmolLM2)", "assistant-fresh-smollm2-round22.json"),
+              ("round 23 with two change-classifier examples taken back after the dev2 run (60a9da3, Intel Xeon)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round23-60a9da3.json"),
+              ("round 23: the user's message again next to the result, a command's missing path named (de74994, "
+               "Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round23.json")]
 
 
 def assistant_fresh() -> str:
@@ -616,7 +624,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round22"), ("dev2", "round22"))}
+             for k, run in (("fresh", "round23"), ("dev2", "round23"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
