@@ -71,10 +71,11 @@ _HEADER_LINE = re.compile(r"^\s*(?:#+\s*)?(?:Relevant Memory|Related Context):\s
 _CUT_SOURCE = re.compile(r"\s*\((?:said:|observations/|knowledge/|MEMORY\.md|USER\.md|[\w./-]+\.md:)[^)]*$")  # cut by max_tokens
 HOLD_MAX = 240  # an unclosed "(" or "[" older than this is released as it is
 
-# nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK, textcall.run_written), echoed without
-# their brackets ("The call ran; answer the user in plain text ..."): removed from the reply
+# nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK/answer_note, textcall.run_written), echoed
+# without their brackets ("The call ran; answer the user in plain text ..."): removed from the reply
 _ECHOED = (r"(?:the call(?: the user asked for| you wrote)? ran; answer the user in plain text from its result "
-           r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?)")
+           r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?"
+           r"|answer that from the result above, in plain sentences\.?)")
 _ECHO = re.compile(rf"\s*{_ECHOED}", re.I)
 _ECHO_START = regex.compile(_ECHOED, regex.I)  # its partial matches: the stream holds a note's start back
 

@@ -53,6 +53,7 @@ import regex
 
 from nanobot.backends.base import Message
 from nanobot.backends.openban import MARKUP
+from nanobot.base.shorten import shorten
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.provenance import unasked
 from nanobot.tools.base import ToolContext
@@ -100,8 +101,7 @@ def answer_note(agent: Any) -> str:
     """The note after a turn's last result: the user's message again, where a small model reads it
     last, so the reply answers it from the result rather than retelling the result."""
     said = getattr(getattr(agent, "provenance", None), "said", None) or [""]
-    asked = " ".join(str(said[-1]).split())
-    asked = asked if len(asked) <= ASKED_CHARS else asked[:ASKED_CHARS].rsplit(" ", 1)[0] + " ..."
+    asked = shorten(" ".join(str(said[-1]).split()), ASKED_CHARS)
     return f'[nanobot: the user asked: "{asked}" Answer that from the result above, in plain sentences.]'
 
 
