@@ -134,6 +134,20 @@ def test_an_entry_logged_at_the_bottom_never_replaces_the_entry_before_it(home):
     assert lost("- buy bread\n- buy milk\n", "- buy bread\n- buy eggs\n", ["add eggs to shopping.txt"]) == ["- buy milk"]
 
 
+def test_a_definition_the_request_names_outside_the_files_name_may_be_replaced(home):
+    """A def line is mentioned by its whole name, the file's own name left out: "greet" in greet.py
+    names nothing, "greet" as a word of the request names ``def greet``."""
+    ctx, ws = _ctx(home, ["In greet.py, change greet so it is called welcome"])
+    (ws / "greet.py").write_text("def greet(n):\n    return 'hi ' + n\n")
+    EditFile().run(EditFile.Args(path="greet.py", old="def greet(n):", new="def welcome(n):"), ctx)
+    assert (ws / "greet.py").read_text().startswith("def welcome(n):")
+    ctx, ws = _ctx(home, ["add a welcome function to greet.py"])
+    (ws / "greet.py").write_text("def greet(n):\n    return 'hi ' + n\n")
+    with pytest.raises(PolicyError) as err:
+        EditFile().run(EditFile.Args(path="greet.py", old="def greet(n):", new="def welcome(n):"), ctx)
+    assert err.value.kind is Refusal.LOSES_LINES and (ws / "greet.py").read_text().startswith("def greet(n):")
+
+
 def test_a_removal_or_change_the_request_names_runs_in_any_language(home):
     ctx, ws = _ctx(home, ["Supprime la ligne du budget de meeting.txt"])
     (ws / "meeting.txt").write_text("Meeting on Tuesday.\nBudget: 3200 EUR.\n")

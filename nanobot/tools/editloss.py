@@ -4,8 +4,9 @@ checked against what the user asked, before anything is written.
 A removed line is **lost** when no added line is a changed form of it (``similar``: a value set, a
 typo fixed, ``return a + b`` become ``return a - b``; a definition line only by its own name) and the
 user's last two messages do not mention it (its text, or a word of it of 4+ letters: "remove the line
-about the budget" mentions ``Budget: 3200 EUR.``). A word that names the edited file, or that the
-added lines hold, mentions nothing: "log the strawberries at the bottom of garden.log" names the file
+about the budget" mentions ``Budget: 3200 EUR.``; a definition line also by its whole name outside
+the file's name: "rename greet to welcome in greet.py" mentions ``def greet(n):``, "add welcome to
+greet.py" does not). A word that names the edited file, or that the added lines hold, mentions nothing: "log the strawberries at the bottom of garden.log" names the file
 and supplies the new line's words, and neither names ``2024-06-01 garden: picked radishes``. Nor is
 a line the user dictated a changed form of the one it replaced: an added line whose new words all
 come from the request, over a line the request does not mention, is an addition ("add eggs to
@@ -25,6 +26,10 @@ what it removes is allowed.
 ['- buy milk']
 >>> lost("def slugify(s):\\n    return s\\n", "def reverse_words(s):\\n    return s\\n", ["add reverse_words"])
 ['def slugify(s):']
+>>> lost("def greet(n):\\n", "def welcome(n):\\n", ["in greet.py rename greet to welcome"], "greet.py")
+[]
+>>> lost("def greet(n):\\n", "def welcome(n):\\n", ["add welcome to greet.py"], "greet.py")
+['def greet(n):']
 """
 
 from __future__ import annotations
@@ -57,8 +62,17 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
 
-def _mentioned(line: str, said: str, neutral: set[str]) -> bool:
-    return line.lower() in said or any(w in said for w in _words(line) - neutral)
+def _mentioned(line: str, said: str, neutral: set[str], path: str = "") -> bool:
+    return line.lower() in said or any(w in said for w in _words(line) - neutral) or _named_def(line, said, path)
+
+
+def _named_def(line: str, said: str, path: str) -> bool:
+    """``line`` defines a name that ``said`` holds as a whole name, the file's own name left out."""
+    if not (m := _DEF.match(line)):
+        return False
+    for name in sorted({path.lower(), path.lower().rsplit("/", 1)[-1]} - {""}, key=len, reverse=True):
+        said = said.replace(name, " ")
+    return re.search(rf"(?<![\w$]){re.escape(m.group(1).lower())}(?![\w$])", said) is not None
 
 
 def _dictated(old: str, new: str, said: str) -> bool:
@@ -77,7 +91,7 @@ def lost(before: str, after: str, asked: list[str], path: str = "") -> list[str]
     said, neutral = " ".join(asked).lower(), _words(path) | _words("\n".join(added))
     out = []
     for line in dict.fromkeys(x.strip() for x in before.splitlines() if x.strip()):
-        if removed[line] > 0 and not _mentioned(line, said, neutral) and not any(
+        if removed[line] > 0 and not _mentioned(line, said, neutral, path) and not any(
                 similar(line, a, said) for a in added):
             out.append(line)
     return out
