@@ -309,6 +309,10 @@ def test_a_line_the_user_dictates_into_the_file_they_name_is_vetoed_only_by_a_su
     agent, _ = _judged_agent(home, change=0.59)
     agent.provenance.said.append("Log today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries")
     assert refusal(AppendFile(), line, agent.provenance, agent=agent) == ""
+    kept = "2024-06-01 picked radishes"  # an edit that writes the line after the last line it keeps
+    after = {"path": "garden.log", "old": kept, "new": f"{kept}\n{line['text']}"}
+    assert refusal(EditFile(), after, agent.provenance, agent=agent) == ""
+    assert refusal(EditFile(), after | {"new": f"{kept}\n{line['text']}\nand more"}, agent.provenance, agent=agent)
     agent, _ = _judged_agent(home, change=0.59)  # the text not typed: refused as before
     agent.provenance.said.append("Log today's harvest at the bottom of garden.log")
     assert refusal(AppendFile(), line, agent.provenance, agent=agent)

@@ -241,13 +241,18 @@ def _same_path(path: str, named: str) -> bool:
 
 
 def _gives_text(args: Any, message: str) -> bool:
-    """Whether the text a call writes (``text``, ``content`` or ``new``; three words or more) is in the
-    user's message word for word: "Log today's harvest at the bottom of garden.log: 2024-06-08 picked the
-    first strawberries" gives the line, as a typed command gives the command."""
+    """Whether the text a call writes (``text``, ``content`` or ``new``, of an edit only what ``new``
+    adds to the ``old`` it keeps; three words or more) is in the user's message word for word: "Log
+    today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries" gives the
+    line, as a typed command gives the command, whether the edit writes the line alone or after the
+    last line it keeps."""
     said = " ".join(message.split()).lower()
+    get = (lambda k: args.get(k)) if isinstance(args, dict) else (lambda k: getattr(args, k, None))
+    old = str(get("old") or "")
     for key in ("text", "content", "new"):
-        value = getattr(args, key, None) if not isinstance(args, dict) else args.get(key)
-        value = " ".join(str(value or "").split()).lower()
+        value = str(get(key) or "")
+        value = value.replace(old, " ", 1) if key == "new" and old.strip() and old in value else value
+        value = " ".join(value.split()).lower()
         if len(value.split()) >= 3 and value in said:
             return True
     return False
