@@ -1,6 +1,7 @@
 """One turn's reply under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
-stream; a call the user spelled out, or the model wrote as text, run; a reply that claims what did not
-happen, or states what it never looked at, retried once with a note, then flagged with a correction.
+stream; a call the user spelled out, or the model wrote as text, run; a command the reply proposes for
+an ask to run something, run; a reply that claims what did not happen, or states what it never looked
+at, retried once with a note, then flagged with a correction.
 ``Agent._checked`` is ``checked``; the agent's history and transcript stay the agent's (``Agent.turn``)."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.explicit import explicit
     from nanobot.loop.replycheck import Scrubber, check, kept_in_file, remember, scrub, unfenced
+    from nanobot.loop.replycommand import reply_command
     from nanobot.loop.textcall import written
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
@@ -61,6 +63,14 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
                          level="warning")
             agent.transcript.append("event", "reply check", problem=f"change written {how}", attempt=runs - 1)
             messages = yield from run_written_call(agent, call, messages, seen)
+            yield TextDelta(text="\n\n")
+            continue
+        if runs < WRITTEN_RUNS and agent.tool_runner is not None and (call := reply_command(scrub(ev.reply), agent, seen)):
+            runs += 1  # the reply tells the user to run what they asked nanobot to do (``loop.replycommand``)
+            yield Notice(text=f"reply check: the reply proposes '{call[1]['command']}' for the user to run; running it",
+                         level="warning")
+            agent.transcript.append("event", "reply check", problem="command proposed, not run", attempt=runs - 1)
+            messages = yield from run_written_call(agent, call, messages, seen, "the command your reply proposed ran")
             yield TextDelta(text="\n\n")
             continue
         # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
