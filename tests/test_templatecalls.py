@@ -381,20 +381,18 @@ def test_after_a_tool_error_the_same_tool_is_called_again_without_a_decision(hom
     assert events[-1].reply == "Done."
 
 
-def test_an_edit_of_a_file_that_is_not_there_is_retried_as_the_write_that_creates_it(home):
-    """edit_file only changes a file that exists: its error on a path with nothing near points to
-    write_file (``ToolError.instead``), and the retry is a write_file call, which creates the file."""
-    edit = {"path": "todo.txt", "old": "- call the bank", "new": "- call the bank"}
-    write = {"path": "todo.txt", "content": "- call the bank\n"}
-    model = ToolTemplateModel([body("edit_file", edit), body("write_file", write), "Created."], [0.9, 0.1])
+def test_an_edit_of_a_file_that_is_not_there_never_creates_it(home):
+    """"Change the port in deploy.yml" where there is no deploy.yml is answered, not made into a new
+    file: the retry after edit_file's "does not exist" is held to edit_file's grammar, never write_file's
+    (a retry that created the file counted as an unasked change on the fresh set)."""
+    edit = {"path": "deploy.yml", "old": "port: 80", "new": "port: 8080"}
+    model = ToolTemplateModel([body("edit_file", edit), body("edit_file", edit), "There is no deploy.yml."],
+                              [0.9, 0.1])
     agent = make_agent(home, model, enabled=["read_file", "write_file", "edit_file"])
-    events = list(agent.turn("Create todo.txt with one line: - call the bank"))
-    results = [r for r in events if isinstance(r, ToolResult)]
-    assert [(r.name, r.ok, r.instead) for r in results] == [("edit_file", False, "write_file"), ("write_file", True, "")]
-    assert "write_file" in results[0].text and "Nothing was changed" in results[0].text
-    assert (agent.workspace / "todo.txt").read_text() == "- call the bank\n"
-    retry = model.calls[1]
-    assert retry["prefill"] == f"{OPEN}\n" and "write_file" in retry["grammar"] and "edit_file" not in retry["grammar"]
+    events = list(agent.turn("Change the port in deploy.yml to 8080"))
+    assert not (agent.workspace / "deploy.yml").exists()
+    assert [r.ok for r in events if isinstance(r, ToolResult)] == [False]  # the same call again: not run
+    assert "edit_file" in model.calls[1]["grammar"] and "write_file" not in model.calls[1]["grammar"]
 
 
 def test_retries_are_bounded(home):

@@ -63,7 +63,7 @@ class ToolRunner:
     def __init__(self, settings: Settings, tools: dict[str, Tool] | None = None):
         self.settings = settings
         self.tools = tools if tools is not None else enabled_tools(settings)
-        self.refused = self.instead = ""  # the call policy's rule and the error's pointed-to tool for the last call run (``execute``)
+        self.refused = ""  # the call policy's rule for the last call run (``execute``)
         self._grammars: dict[str, str] = {}
         self.stats: list[StepStats] = []  # every constrained step, oldest first
 
@@ -166,13 +166,12 @@ class ToolRunner:
         as text): yields the call, the tool's notices and its result (cut to ``tools.output_tokens``);
         returns (ok, the result as the model sees it)."""
         yield ToolCall(name=name, arguments=args.model_dump(mode="json"))
-        self.refused = self.instead = ""
+        self.refused = ""
         ok, text, notices = self.execute(agent, self.tools[name], args)
         for n in notices:
             yield Notice(text=n)
         text = self.truncate(agent, text)
-        instead = self.instead if self.instead in self.tools else ""
-        yield ToolResult(name=name, ok=ok, text=text, refused=self.refused, instead=instead)
+        yield ToolResult(name=name, ok=ok, text=text, refused=self.refused)
         return ok, text
 
     def arguments(self, agent: Any, msgs: list[Message], tool: Tool) -> tuple[str, Any, str]:
@@ -185,7 +184,7 @@ class ToolRunner:
     def execute(self, agent: Any, tool: Tool, args: BaseModel) -> tuple[bool, str, list[str]]:
         ctx = ToolContext.for_agent(agent)
         out = execute(tool, args, ctx)
-        self.refused, self.instead = ctx.refused, ctx.instead  # for the ToolResult (``run_valid``)
+        self.refused = ctx.refused  # the policy's rule, for the ToolResult (``run_valid``)
         return out
 
     def truncate(self, agent: Any, text: str) -> str:
@@ -256,7 +255,6 @@ def execute(tool: Tool, args: BaseModel, ctx: ToolContext) -> tuple[bool, str, l
     except NanobotError as e:
         kind = getattr(e, "kind", None)  # a call-policy refusal (``loop.callpolicy.PolicyError``)
         ctx.refused = getattr(kind, "value", "") if kind is not None else ""
-        ctx.instead = getattr(e, "instead", "")
         return False, str(e), ctx.notices
     except Exception as e:  # a tool bug must not kill the chat
         return False, f"{tool.name} failed: {type(e).__name__}: {e}", ctx.notices
