@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round22.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round24.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -191,7 +191,12 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, round 23 with two change-classifier examples taken back after this run (a forced "
               "edit lost a line) (60a9da3, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round23-60a9da3.json"),
              ("qwen2.5-coder-1.5b, round 23: the user's message again next to the result, a command's missing path "
-              "named (de74994, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round23.json")]
+              "named (de74994, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round23.json"),
+             ("qwen2.5-coder-1.5b, round 24 with edit_file's retry on a missing file made a write_file, taken back after "
+              "the fresh run (3372f67, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round24-3372f67.json"),
+             ("qwen2.5-coder-1.5b, round 24: a definition named outside the file's name may be replaced, the dictated "
+              "line of an edit that keeps the line before it, a command the reply proposes run (3b28be8, Intel Xeon)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round24.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -269,7 +274,13 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 23 with two change-classifier examples taken back after the dev2 run (60a9da3, Intel Xeon)",
                "assistant-fresh-qwen2.5-coder-1.5b-round23-60a9da3.json"),
               ("round 23: the user's message again next to the result, a command's missing path named (de74994, "
-               "Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round23.json")]
+               "Intel Xeon)", "assistant-fresh-qwen2.5-coder-1.5b-round23.json"),
+              ("round 24 with edit_file's retry on a missing file made a write_file, taken back after this run (it "
+               "created a file a turn asked to change) (3372f67, Intel Xeon)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round24-3372f67.json"),
+              ("round 24: a definition named outside the file's name may be replaced, the dictated line of an edit that "
+               "keeps the line before it, a command the reply proposes run (3b28be8, Intel Xeon)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round24.json")]
 
 
 def assistant_fresh() -> str:
@@ -624,7 +635,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round23"), ("dev2", "round23"))}
+             for k, run in (("fresh", "round24"), ("dev2", "round24"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
