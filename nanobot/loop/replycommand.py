@@ -6,8 +6,8 @@ ran this turn, the model's own look judgement says the message asks for somethin
 this computer (``loop.judge``: a sure yes), and the reply's code holds one command line that ``exec``
 runs without asking (``tools.exec_allow``, read-only: ``tools.shell.writes``), that command runs as
 an ``exec`` call (``textcall.run_written``: the call policy and the exec permission applied) and the
-reply is asked for again with its output in view. A first word the allow list only has in a longer
-form is that form ("python" where "python3" is allowed, as the exec grammar offers it). A how-to
+reply is asked for again with its output in view. A first word the allow list only has with a
+version is that form ("python" where "python3" is allowed, as the exec grammar offers it). A how-to
 question ("How do I run the tests?") is judged no look and keeps its answer. Facts of the reply and
 the allow list, and the model's probabilities; no word list.
 
@@ -15,6 +15,8 @@ the allow list, and the model's probabilities; no word list.
 'python3 -m unittest discover'
 >>> proposed("```bash\\n$ git status\\n```", ["git status"]), proposed("```sh\\nrm -rf build\\n```", ["rm"])
 ('git status', '')
+>>> proposed("```sh\\npy calc.py\\n```", ["python3"]), proposed("```sh\\nc a.txt\\n```", ["cat"])  # no version: no form
+('', '')
 >>> proposed("```\\ngit status\\ngit log\\n```", ["git status", "git log"])  # two commands: which one?
 ''
 >>> proposed("Run:\\n```sh\\ngit status\\n", ["git status"]), proposed("Run:\\n```sh\\ngit sta", ["git"])  # cut short
@@ -51,7 +53,8 @@ def proposed(reply: str, allow: list[str]) -> str:
         first = shlex.split(command)[0]
     except (ValueError, IndexError):
         return ""
-    longer = sorted({a.split()[0] for a in allow if a.strip() and a.split()[0].startswith(first)}, key=len)
+    longer = sorted({a.split()[0] for a in allow if a.strip() and re.fullmatch(rf"{re.escape(first)}[\d.]+", a.split()[0])},
+                    key=len)  # the same program with a version: "python" is "python3", "p" is nothing
     fixed = f"{longer[0]}{command[len(first):]}" if longer and command.startswith(first) else ""
     return fixed if fixed and allowed(fixed, allow) else ""
 
