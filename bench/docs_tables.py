@@ -280,7 +280,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round24-3372f67.json"),
               ("round 24: a definition named outside the file's name may be replaced, the dictated line of an edit that "
                "keeps the line before it, a command the reply proposes run (3b28be8, Intel Xeon)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round24.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round24.json"),
+              ("round 24 (3b28be8, Intel Xeon, beside a fresh-clone CI run)", "assistant-fresh-smollm2-round24.json")]
 
 
 def assistant_fresh() -> str:
