@@ -23,8 +23,6 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.explicit import explicit
     from nanobot.loop.replycheck import Scrubber, check, kept_in_file, remember, scrub, unfenced
-    from nanobot.loop.replycommand import reply_command
-    from nanobot.loop.textcall import written
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
     agent.judge.context(typed, messages)
@@ -50,27 +48,12 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
             seen.append(ev)
             yield ev
         reply = unfenced(scrub(ev.reply)).strip()  # as the stream showed it
-        if runs < WRITTEN_RUNS and agent.tool_runner is not None and (call := written(reply, agent.tool_names())):
-            runs += 1
-            yield Notice(text=f"reply check: the reply is a {call[0]} call written as text; running it", level="warning")
-            agent.transcript.append("event", "reply check", problem="call written as text", attempt=runs - 1)
-            messages = yield from run_written_call(agent, call, messages, seen)
-            yield TextDelta(text="\n\n")
-            continue
-        if runs < WRITTEN_RUNS and agent.tool_runner is not None and (made := written_change(typed, reply, agent, seen)):
-            runs, (call, how) = runs + 1, made
-            yield Notice(text=f"reply check: the reply writes the change to {call[1]['path']} {how}; making it",
-                         level="warning")
-            agent.transcript.append("event", "reply check", problem=f"change written {how}", attempt=runs - 1)
-            messages = yield from run_written_call(agent, call, messages, seen)
-            yield TextDelta(text="\n\n")
-            continue
-        if runs < WRITTEN_RUNS and agent.tool_runner is not None and (call := reply_command(scrub(ev.reply), agent, seen)):
-            runs += 1  # the reply tells the user to run what they asked nanobot to do (``loop.replycommand``)
-            yield Notice(text=f"reply check: the reply proposes '{call[1]['command']}' for the user to run; running it",
-                         level="warning")
-            agent.transcript.append("event", "reply check", problem="command proposed, not run", attempt=runs - 1)
-            messages = yield from run_written_call(agent, call, messages, seen, "the command your reply proposed ran")
+        if runs < WRITTEN_RUNS and agent.tool_runner is not None and (found := call_in_reply(typed, ev.reply, reply,
+                                                                                              agent, seen)):
+            runs, (call, notice, problem, ran) = runs + 1, found
+            yield Notice(text=f"reply check: {notice}", level="warning")
+            agent.transcript.append("event", "reply check", problem=problem, attempt=runs - 1)
+            messages = yield from run_written_call(agent, call, messages, seen, ran)
             yield TextDelta(text="\n\n")
             continue
         # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
@@ -97,6 +80,26 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     yield TextDelta(text=f"\n\n{result.correction}" if reply else result.correction)  # no blank line first
     yield Notice(text=f"reply check: {result.problem}", level="warning")
     yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}".strip(), "corrected": True})
+
+
+def call_in_reply(typed: str, raw: str, reply: str, agent: Any,
+                  seen: list[Event]) -> tuple[tuple[str, dict], str, str, str] | None:
+    """The call a reply holds instead of making it -- a call written as text (``loop.textcall``), a change
+    written out (``written_change``), a command proposed for the user to run (``loop.replycommand``) --
+    with the notice, the transcript's problem and how the note to the model says where it came from."""
+    from nanobot.loop.replycheck import scrub
+    from nanobot.loop.replycommand import reply_command
+    from nanobot.loop.textcall import RAN, written
+
+    if call := written(reply, agent.tool_names()):
+        return call, f"the reply is a {call[0]} call written as text; running it", "call written as text", RAN
+    if made := written_change(typed, reply, agent, seen):
+        (call, how) = made
+        return call, f"the reply writes the change to {call[1]['path']} {how}; making it", f"change written {how}", RAN
+    if call := reply_command(scrub(raw), agent, seen):
+        return (call, f"the reply proposes '{call[1]['command']}' for the user to run; running it",
+                "command proposed, not run", "the command your reply proposed ran")
+    return None
 
 
 def written_change(typed: str, reply: str, agent: Any, seen: list[Event]) -> tuple[tuple[str, dict], str] | None:

@@ -73,8 +73,8 @@ HOLD_MAX = 240  # an unclosed "(" or "[" older than this is released as it is
 
 # nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK/answer_note, textcall.run_written), echoed
 # without their brackets ("The call ran; answer the user in plain text ..."): removed from the reply
-_ECHOED = (r"(?:(?:the call(?: the user asked for| you wrote)?|the command your reply proposed) ran; answer the user in plain text from its result "
-           r"above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?"
+_ECHOED = (r"(?:(?:the call(?: the user asked for| you wrote)?|the command your reply proposed) ran; answer the user "
+           r"in plain text from its result above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?"
            r"|answer that from the result above, in plain sentences\.?)")
 _ECHO = re.compile(rf"\s*{_ECHOED}", re.I)
 _ECHO_START = regex.compile(_ECHOED, regex.I)  # its partial matches: the stream holds a note's start back

@@ -17,6 +17,8 @@ the allow list, and the model's probabilities; no word list.
 ('git status', '')
 >>> proposed("```sh\\npy calc.py\\n```", ["python3"]), proposed("```sh\\nc a.txt\\n```", ["cat"])  # no version: no form
 ('', '')
+>>> proposed("```python\\nprint(2 + 2)\\n```", ["python3"])  # code, not a command the allow list has
+''
 >>> proposed("```\\ngit status\\ngit log\\n```", ["git status", "git log"])  # two commands: which one?
 ''
 >>> proposed("Run:\\n```sh\\ngit status\\n", ["git status"]), proposed("Run:\\n```sh\\ngit sta", ["git"])  # cut short
@@ -26,12 +28,11 @@ the allow list, and the model's probabilities; no word list.
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any
 
 from nanobot.core.events import Event, ToolCall
 
-_FENCE = re.compile(r"```(?:sh|bash|shell|console|zsh|terminal)?[ \t]*\n(.*?)(```|\Z)", re.S)
+_FENCE = re.compile(r"```[\w+-]*[ \t]*\n(.*?)(```|\Z)", re.S)  # any language: the allow list decides
 
 
 def proposed(reply: str, allow: list[str]) -> str:
@@ -49,13 +50,9 @@ def proposed(reply: str, allow: list[str]) -> str:
     command = lines[0]
     if allowed(command, allow):
         return command
-    try:
-        first = shlex.split(command)[0]
-    except (ValueError, IndexError):
-        return ""
-    longer = sorted({a.split()[0] for a in allow if a.strip() and re.fullmatch(rf"{re.escape(first)}[\d.]+", a.split()[0])},
-                    key=len)  # the same program with a version: "python" is "python3", "p" is nothing
-    fixed = f"{longer[0]}{command[len(first):]}" if longer and command.startswith(first) else ""
+    first = command.split()[0]  # the same program with a version: "python" is "python3", "p" is nothing
+    versions = sorted(e.split()[0] for e in allow if e.strip() and re.fullmatch(rf"{re.escape(first)}[\d.]+", e.split()[0]))
+    fixed = f"{versions[0]}{command[len(first):]}" if versions else ""
     return fixed if fixed and allowed(fixed, allow) else ""
 
 
