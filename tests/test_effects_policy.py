@@ -445,6 +445,21 @@ def test_a_fact_kept_comes_from_the_message_that_gives_it(home):
     assert refusal(MemoryAdd(), AddArgs(text="Zug um 7"), german) == ""
 
 
+def test_a_fact_kept_shares_a_content_word_not_a_stop_word_or_a_piece_of_one(home):
+    """A new user's SmolLM2 chat kept "This is a fact, and it's not just any fact" after "remember that
+    my cat is called Miso": words every sentence has ("this", "that", "and") and a word found inside
+    another ("cat" in "bobcat") ground nothing; a word the user gave, in another form, does."""
+    from nanobot.memory.tools import AddArgs, MemoryAdd
+
+    said = Provenance(said=["what files are in this folder?", "remember that my cat is called Miso"])
+    why = refusal(MemoryAdd(), AddArgs(text="This is a fact, and it's not just any fact that is here."), said)
+    assert why.kind is Refusal.UNSAID
+    bobcat = Provenance(said=["remember the bobcat is blue"])
+    assert refusal(MemoryAdd(), AddArgs(text="a cat"), bobcat).kind is Refusal.UNSAID
+    assert refusal(MemoryAdd(), AddArgs(text="The user's cat: Miso"), said) == ""
+    assert refusal(MemoryAdd(), AddArgs(text="my train leave time"), Provenance(said=["remember my train leaves at 7"])) == ""
+
+
 def test_a_message_naming_a_file_allows_changes_to_that_file_only_and_its_typed_text_is_asked(home):
     """dev2, the 1.5B: on "In units.js the function celsius should be called toCelsius", the forced edit went
     to garden.log, named the turn before (an unasked change, a destroyed line): a message that names files

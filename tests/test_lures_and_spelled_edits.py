@@ -79,6 +79,24 @@ def test_an_echoed_note_never_reaches_the_stream():
     assert "".join(scrubber.feed(c) for c in plain) + scrubber.finish() == plain
 
 
+def test_a_reply_check_note_echoed_in_the_retry_never_reaches_the_user(home):
+    """A retried reply that copies the note it was retried with ("you have not looked at notes this
+    turn. Call list_dir for it now, or say you cannot.") shows the user only its own words, in the
+    stream and in the history: the notes a check sends are scrubbed as the fixed ones are."""
+    echo = "You have not looked at notes this turn.  Call list_dir for it now, or say you cannot."
+    agent = make_agent(home, ["Answer:", "It holds todo.txt and ideas.txt.", '{"path": "notes"}', "Answer:",
+                              f"{echo} It holds a.txt."])
+    (agent.workspace / "notes").mkdir()
+    (agent.workspace / "notes" / "a.txt").write_text("x\n")
+    events, done = run(agent, "what files are in notes?")
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["list_dir"]
+    streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert "It holds a.txt." in streamed and "this turn" not in streamed and "say you cannot" not in streamed
+    assert done.reply == "It holds a.txt."
+    scrubber = Scrubber()  # without the note it was sent, the same words are the model's own
+    assert "this turn" in "".join(scrubber.feed(c) for c in echo) + scrubber.finish()
+
+
 def test_a_correction_after_an_empty_reply_starts_on_the_first_line(home):
     agent = make_agent(home, ["Answer:", "", "Answer:", ""])
     events, done = run(agent, "hello")

@@ -18,6 +18,7 @@ from pathlib import PurePath
 
 from nanobot.base.errors import ToolError
 from nanobot.core.asks import _FILE
+from nanobot.core.grounding import STOP
 
 _WS = re.compile(r"\s+")
 _REF = re.compile(r"\((?:sessions/|observations/|knowledge/)?[\w./-]+:\d+(?:-\d+)?\)")  # a memory line's source
@@ -105,18 +106,23 @@ class Provenance:
         return self._in(value, self.looked)
 
     def grounded(self, value: str) -> bool:
-        """Whether ``value`` shares a word (3+ letters, or any number) with what the user said or a
-        tool showed this session: a fact to keep comes from the conversation, not from nowhere. A word
-        in a script without spaces ("我的火车七点出发") is matched by any two characters of it.
+        """Whether ``value`` shares a content word with what the user said or a tool showed this
+        session: a fact to keep comes from the conversation, not from nowhere. A content word is a
+        number, or a word of 3+ letters that is no stop word (``core.grounding.STOP``: "that" and "this"
+        are in every sentence), found at the start of a word there ("cat" is not in "bobcat"; "leave"
+        is in "leaves"). A word in a script without spaces ("我的火车七点出发") is matched by any two
+        characters of it.
 
         >>> Provenance(said=["remember that my train leaves at 7"]).grounded("12345")
         False
         >>> Provenance(said=["remember that my train leaves at 7"]).grounded("The user's train: 7 am")
         True
+        >>> Provenance(said=["remember that my cat is called Miso"]).grounded("This is a fact, and that is all.")
+        False
         """
         hay = " ".join(_norm(t) for t in [*self.said, *self.looked])
-        words = {w for w in re.findall(r"\w+", _norm(value)) if w.isdigit() or len(w) >= 3}
-        return any(re.search(rf"(?<!\w){re.escape(w)}", hay) if w.isdigit() else w in hay
+        words = {w for w in re.findall(r"\w+", _norm(value)) if w.isdigit() or len(w) >= 3 and w not in STOP}
+        return any(re.search(rf"(?<!\w){re.escape(w)}" + (r"(?!\d)" if w.isdigit() else ""), hay)
                    or not w.isascii() and any(w[i:i + 2] in hay for i in range(len(w) - 1)) for w in words)
 
     def points_back(self) -> bool:

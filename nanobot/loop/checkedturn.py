@@ -21,6 +21,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     stream; a reply that claims what did not happen, or states what it never looked at, is
     retried once with a note, then flagged with a correction."""
     from nanobot.loop.callpolicy import change_asked
+    from nanobot.loop.echo import Echoes
     from nanobot.loop.explicit import explicit
     from nanobot.loop.replycheck import Scrubber, check, kept_in_file, remember, scrub, unfenced
 
@@ -31,9 +32,10 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         if shown := direct(typed, spelled, seen):  # the whole message was the look: its output is the reply
             return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))
     runs = attempt = 0  # calls run from written replies; retries after a failed check
+    echoes = Echoes()  # the notes sent this turn, which the reply may echo
     tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
     while True:
-        stream = Scrubber()
+        stream = Scrubber(echoes)
         for ev in agent.respond(messages) if not tool else agent.tool_runner.retry_tool(agent, messages, tool):
             if isinstance(ev, TextDelta):
                 if shown := stream.feed(ev.text):
@@ -47,7 +49,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
                 agent.provenance.looked.append(ev.text)
             seen.append(ev)
             yield ev
-        reply = unfenced(scrub(ev.reply)).strip()  # as the stream showed it
+        reply = unfenced(scrub(ev.reply, echoes)).strip()  # as the stream showed it
         if runs < WRITTEN_RUNS and agent.tool_runner is not None and (found := call_in_reply(typed, ev.reply, reply,
                                                                                               agent, seen)):
             runs, (call, notice, problem, ran) = runs + 1, found
@@ -76,6 +78,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
         last = messages[-1]
         messages = [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
+        echoes = Echoes([result.note])
         yield TextDelta(text="\n\n" if reply else "")  # nothing shown yet: no blank line
     yield TextDelta(text=f"\n\n{result.correction}" if reply else result.correction)  # no blank line first
     yield Notice(text=f"reply check: {result.problem}", level="warning")

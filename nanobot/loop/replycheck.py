@@ -31,8 +31,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import regex
-
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, QUESTION, looks_at  # noqa: F401 (re-exported)
 from nanobot.loop import wording
 from nanobot.loop.claimchecks import (
@@ -44,6 +42,7 @@ from nanobot.loop.claimchecks import (
     failure_untold,
     remember_not_tried,
 )
+from nanobot.loop.echo import Echoes
 from nanobot.loop.judge import asks
 from nanobot.loop.lookchecks import (
     absent_listed,
@@ -70,51 +69,42 @@ _TOOL_NOTE = re.compile(r"^\s*\[tool [\w.-]+ .*\b(?:result|error)\]\s*$", re.M)
 _HEADER_LINE = re.compile(r"^\s*(?:#+\s*)?(?:Relevant Memory|Related Context):\s*$\n?", re.M)
 _CUT_SOURCE = re.compile(r"\s*\((?:said:|observations/|knowledge/|MEMORY\.md|USER\.md|[\w./-]+\.md:)[^)]*$")  # cut by max_tokens
 HOLD_MAX = 240  # an unclosed "(" or "[" older than this is released as it is
-
-# nanobot's own notes to the model (templatecalls.AFTER_CALL/REASK/answer_note, textcall.run_written), echoed
-# without their brackets ("The call ran; answer the user in plain text ..."): removed from the reply
-_ECHOED = (r"(?:(?:the call(?: the user asked for| you wrote)?|the command your reply proposed) ran; answer the user "
-           r"in plain text from its result above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?"
-           r"|answer that from the result above, in plain sentences\.?)")
-_ECHO = re.compile(rf"\s*{_ECHOED}", re.I)
-_ECHO_START = regex.compile(_ECHOED, regex.I)  # its partial matches: the stream holds a note's start back
+_FIXED = Echoes()
 
 
-def scrub(text: str) -> str:
-    """``text`` without nanobot's markup (see the module docstring)."""
+def scrub(text: str, echoes: Echoes | None = None) -> str:
+    """``text`` without nanobot's markup (see the module docstring) and without the notes it sent,
+    echoed (``nanobot.loop.echo``: the fixed ones, and those of ``echoes``)."""
     text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", _NANOBOT.sub("", text)))))
-    text = _ECHO.sub("", text)
+    text = (echoes or _FIXED).sub(text)
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
 class Scrubber:
     """``scrub`` over a stream: ``feed(piece)`` returns what is safe to show now, ``finish()`` the rest."""
 
-    def __init__(self) -> None:
+    def __init__(self, echoes: Echoes | None = None) -> None:
         self.pending = ""
+        self.echoes = echoes or _FIXED
 
     def feed(self, piece: str) -> str:
         self.pending += piece
         cut = self._hold(self.pending)
         out, self.pending = self.pending[:cut], self.pending[cut:]
-        return scrub(out)
+        return scrub(out, self.echoes)
 
     def finish(self) -> str:
         out, self.pending = self.pending, ""
-        return scrub(unfenced(out))
+        return scrub(unfenced(out), self.echoes)
 
-    @staticmethod
-    def _hold(text: str) -> int:
+    def _hold(self, text: str) -> int:
         cut = len(text)
         for open_, close in (("(", ")"), ("[", "]")):
             i = text.rfind(open_)
             if i >= 0 and close not in text[i:] and len(text) - i < HOLD_MAX:
                 cut = min(cut, len(text[:i].rstrip(" ")))  # with the space a removed source takes along
-        for m in re.finditer(r"(?<![^\s.!?])[TtYy]", text[max(0, len(text) - HOLD_MAX):]):
-            start = max(0, len(text) - HOLD_MAX) + m.start()  # a sentence that may be an echoed note
-            if _ECHO_START.fullmatch(text, pos=start, partial=True):
-                cut = min(cut, len(text[:start].rstrip()))
-                break
+        if (start := self.echoes.start(text)) < len(text):  # a sentence that may be an echoed note
+            cut = min(cut, len(text[:start].rstrip()))
         if (fence := _open_fence(text)) >= 0:  # a fence that so far holds only a call's opening
             cut = min(cut, len(text[:fence].rstrip()))
         line = text.rfind("\n") + 1
