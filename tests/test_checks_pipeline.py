@@ -238,6 +238,22 @@ def test_not_from_look():
     assert lc.not_from_look(facts("show me todo.md", "You need to buy milk.", [shown])) is None
 
 
+def test_a_reply_after_the_change_of_the_file_read_first_is_not_held_to_the_read():
+    """A new user's first coding request on the 1.5B: "add a function called reverse_words to utils.py"
+    read utils.py, then edited it; "reverse_words has been added" was corrected with "the reply above is
+    not from utils.py" and the file as it was before the edit. The reply speaks of the change."""
+    ask = "add a function called reverse_words to utils.py that reverses the order of words in a string"
+    read = Outcome("read_file", {"path": "utils.py"}, True, "utils.py lines 1-2 of 2\ndef slugify(s):\n    return s",
+                   effects=READ, on_path=True)
+    edit = Outcome("edit_file", {"path": "utils.py", "old": "x", "new": "y"}, True, "edited utils.py at line 2",
+                   effects=frozenset({Effect.CHANGES}), on_path=True)
+    reply = "The reverse_words function has been added to reverse the order of words in a string."
+    assert lc.not_from_look(facts(ask, reply, [read], target="utils.py")) is not None  # a read alone: the reply is held to it
+    assert lc.not_from_look(facts(ask, reply, [read, edit], target="utils.py")) is None
+    failed = edit._replace(ok=False, text="old text not found")
+    assert lc.not_from_look(facts(ask, reply, [read, failed], target="utils.py")) is not None
+
+
 def test_declined_without_look():
     assert lc.declined_without_look(facts("read notes.txt", "Sorry, I can't help with that.")).tool == "read_file"
     assert lc.declined_without_look(facts("read notes.txt", "It says call Bob.")) is None

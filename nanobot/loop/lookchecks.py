@@ -213,9 +213,10 @@ def look_failed(f: Facts) -> CheckResult | None:
 
 
 def not_from_look(f: Facts) -> CheckResult | None:
-    """The look succeeded and the reply shares no word with it, or copies the retrieved block."""
+    """The look succeeded and the reply shares no word with it, or copies the retrieved block; a
+    reply after a change of the target that succeeded speaks of the change, not of the look before it."""
     shown = [o for o in f.done if o.looks and o.ok and not o.changes and _on(o, f)]
-    if not f.target or not shown:
+    if not f.target or not shown or any(o.changes and o.ok and _on(o, f) for o in f.done):
         return None
     flat = " ".join(f.reply.lower().split())
     copied = (len(flat) >= 24 and flat in " ".join(f.earlier.lower().split())
