@@ -238,20 +238,36 @@ def test_not_from_look():
     assert lc.not_from_look(facts("show me todo.md", "You need to buy milk.", [shown])) is None
 
 
-def test_a_reply_after_the_change_of_the_file_read_first_is_not_held_to_the_read():
+def test_a_reply_after_the_change_of_the_file_read_first_is_held_to_the_change_not_the_read():
     """A new user's first coding request on the 1.5B: "add a function called reverse_words to utils.py"
-    read utils.py, then edited it; "reverse_words has been added" was corrected with "the reply above is
-    not from utils.py" and the file as it was before the edit. The reply speaks of the change."""
+    read utils.py, then edited it; "reverse_words has been updated to reverse the order of words" was
+    corrected with "the reply above is not from utils.py" and the file as it was before the edit. After
+    a change that succeeded the reply is held to what the change added: dev2's "I misspelled a weekday
+    in letter.txt" answered "The word count of letter.txt is 10." after the fix, which is not about it."""
     ask = "add a function called reverse_words to utils.py that reverses the order of words in a string"
     read = Outcome("read_file", {"path": "utils.py"}, True, "utils.py lines 1-2 of 2\ndef slugify(s):\n    return s",
                    effects=READ, on_path=True)
-    edit = Outcome("edit_file", {"path": "utils.py", "old": "x", "new": "y"}, True, "edited utils.py at line 2",
-                   effects=frozenset({Effect.CHANGES}), on_path=True)
-    reply = "The reverse_words function has been added to reverse the order of words in a string."
-    assert lc.not_from_look(facts(ask, reply, [read], target="utils.py")) is not None  # a read alone: the reply is held to it
+    old = '    return s.lower().replace(" ", "-")'
+    new = f"{old}\n\ndef reverse_words(s):\n    reversed_words = s.split()[::-1]\n    return ' '.join(reversed_words)"
+    edit = Outcome("edit_file", {"path": "utils.py", "old": old, "new": new}, True, "edited utils.py at line 2",
+                   effects=EDIT, on_path=True)
+    reply = "The reverse_words function in utils.py has been updated to reverse the order of words in a string."
+    assert lc.not_from_look(facts(ask, reply, [read], target="utils.py")) is not None  # a read alone: held to it
     assert lc.not_from_look(facts(ask, reply, [read, edit], target="utils.py")) is None
     failed = edit._replace(ok=False, text="old text not found")
     assert lc.not_from_look(facts(ask, reply, [read, failed], target="utils.py")) is not None
+    fix = "I misspelled a weekday in letter.txt, could you fix that?"
+    letter = Outcome("read_file", {"path": "letter.txt"}, True, "letter.txt lines 1-2 of 2\nDear Mr Okafor,\n"
+                     "The parcel arrived on Wendesday.", effects=READ, on_path=True)
+    fixed = Outcome("edit_file", {"path": "letter.txt", "old": "arrived on Wendesday.", "new": "arrived on Wednesday."},
+                    True, "edited letter.txt at line 2", effects=EDIT, on_path=True)
+    wrong = lc.not_from_look(facts(fix, "The word count of letter.txt is 10.", [letter, fixed], target="letter.txt"))
+    assert "change" in wrong.problem and "Wednesday" in wrong.correction and "Okafor" not in wrong.correction
+    told = "Fixed: letter.txt now says the parcel arrived on Wednesday."
+    assert lc.not_from_look(facts(fix, told, [letter, fixed], target="letter.txt")) is None
+    dictated = fixed._replace(args={"path": "letter.txt", "old": "Dear Mr Okafor,", "new": "Dear Mr Okafor,\nP.S. thanks"})
+    said = "add 'P.S. thanks' after the greeting in letter.txt"
+    assert lc.not_from_look(facts(said, "Done.", [letter, dictated], target="letter.txt")) is None  # it adds only what was said
 
 
 def test_declined_without_look():

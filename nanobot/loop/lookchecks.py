@@ -213,11 +213,13 @@ def look_failed(f: Facts) -> CheckResult | None:
 
 
 def not_from_look(f: Facts) -> CheckResult | None:
-    """The look succeeded and the reply shares no word with it, or copies the retrieved block; a
-    reply after a change of the target that succeeded speaks of the change, not of the look before it."""
+    """The look succeeded and the reply shares no word with it, or copies the retrieved block. After a
+    change of the target that succeeded, the reply is held to the change instead (``not_of_change``)."""
     shown = [o for o in f.done if o.looks and o.ok and not o.changes and _on(o, f)]
-    if not f.target or not shown or any(o.changes and o.ok and _on(o, f) for o in f.done):
+    if not f.target or not shown:
         return None
+    if changed := [o for o in f.done if o.changes and o.ok and _on(o, f)]:
+        return not_of_change(f, changed[-1])
     flat = " ".join(f.reply.lower().split())
     copied = (len(flat) >= 24 and flat in " ".join(f.earlier.lower().split())
               and all(_foreign(f.reply, o.text) for o in shown))  # copied, and mostly not the result's words
@@ -230,6 +232,25 @@ def not_from_look(f: Facts) -> CheckResult | None:
         note=f"[nanobot: your reply did not use what {name} returned:\n{body[:1500]}\nAnswer the user's "
              "message now from this result, in plain sentences.]",
         correction=f"(nanobot: the reply above is not from {f.target}; {name} returned:\n{body[:800]})")
+
+
+def not_of_change(f: Facts, o: Outcome) -> CheckResult | None:
+    """A change of the target succeeded and the reply says nothing of it: no word of what the change
+    added beyond what it replaced and what the user said (an edit's ``new`` less its ``old``), nor, for
+    a change that replaces nothing (a write), the file's name. "The word count of letter.txt is 10."
+    after a weekday's spelling was fixed is not about the fix."""
+    args = o.args or {}
+    old, new = str(args.get("old", "")), str(args.get("new", args.get("content", "")))
+    added = _words(new) - _words(old) - _words(f.user_text)
+    if not added or not unanswered("", f.reply, " ".join(sorted(added))):
+        return None
+    if "old" not in args and PurePath(str(args.get("path", ""))).name.lower() in f.reply.lower():
+        return None
+    what = f"{o.text}: {old.strip()[:120]!r} -> {new.strip()[:120]!r}" if old else o.text
+    return CheckResult(
+        problem=f"the reply says nothing of the change {o.name} made",
+        note=f"[nanobot: {o.name} made the change ({what}). Tell the user what changed, in plain sentences.]",
+        correction=f"(nanobot: the reply above is not about the change; {o.name}: {what})")
 
 
 def declined_without_look(f: Facts) -> CheckResult | None:
