@@ -589,3 +589,20 @@ def test_the_reply_after_a_look_reads_the_users_message_again_next_to_the_result
     )
 
     assert scrub("Two things. Answer that from the result above, in plain sentences.") == "Two things."
+
+
+def test_a_reply_checks_retry_reads_the_users_message_again_next_to_its_result(home):
+    """dev2 on the 1.5B: after a retry's forced edit_file, the fixed note "the call ran; answer the user
+    in plain text from its result above" was echoed as the whole reply (scrubbed, then "the model gave
+    no answer"). The retry's reply gets the user's message again next to the result (``answer_note``),
+    as every turn's last successful result does."""
+    said = "fix the typo in todo.md: eggz should be eggs"
+    model = ToolTemplateModel(["I have fixed todo.md.", body("edit_file", {"path": "todo.md", "old": "eggz", "new": "eggs"}),
+                               "Fixed: todo.md now says eggs."], [0.0, 0.0, 0.0])
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"])
+    (agent.workspace / "todo.md").write_text("- buy eggz\n")
+    events = list(agent.turn(said))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["edit_file"]
+    last = model.calls[-1]["messages"][-1]
+    assert last.role == "tool" and f'"{said}"' in last.content and "the call ran" not in last.content
+    assert events[-1].reply == "Fixed: todo.md now says eggs." and not events[-1].corrected

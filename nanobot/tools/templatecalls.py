@@ -31,8 +31,9 @@ is made into a call under the call grammar when no call ran yet this turn (at mo
 After a call it is mostly the result rewritten as JSON: it is asked for once more in plain text
 (``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal) the next
 step calls that tool again under its own grammar (``watch``), once a turn, a retry's forced call too,
-so the model fixes its call rather than explaining the error to the user. A reply check's retry that
-calls a tool (``first``) also gets ``AFTER_CALL`` after the result, so the reply answers from it.
+so the model fixes its call rather than explaining the error to the user. After a turn's last
+successful result, a reply check's retry's included, the user's message comes again (``answer_note``),
+so the reply answers it from the result; a retry whose last step failed gets ``AFTER_CALL``.
 
 A call the call policy refuses because nobody asked for it (its path or text came only from retrieved
 memory, or no change was asked: ``core.provenance.unasked``) leaves the model's context (the events
@@ -282,10 +283,10 @@ class TemplateCalls:
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")
-        if first and seen:  # a reply check's retry: its note said to call; now the answer is wanted
-            self._add_note(msgs, AFTER_CALL)
-        elif seen and msgs[-1].role == "tool" and not msgs[-1].content.startswith("error: "):
+        if seen and msgs[-1].role == "tool" and not msgs[-1].content.startswith("error: "):
             self._add_note(msgs, answer_note(agent))  # the question again, next to the result it is answered from
+        elif first and seen:  # a reply check's retry: its note said to call; now the answer is wanted
+            self._add_note(msgs, AFTER_CALL)
         forced, reasked = 0, False
         while True:
             done, held = yield from self.reply(agent, msgs)
