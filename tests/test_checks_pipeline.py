@@ -265,6 +265,12 @@ def test_a_reply_after_the_change_of_the_file_read_first_is_held_to_the_change_n
     assert "change" in wrong.problem and "Wednesday" in wrong.correction and "Okafor" not in wrong.correction
     told = "Fixed: letter.txt now says the parcel arrived on Wednesday."
     assert lc.not_from_look(facts(fix, told, [letter, fixed], target="letter.txt")) is None
+    tip = Outcome("edit_file", {"path": "pricing.py", "old": "    return round(total / people, 2)\n", "new": "    return "
+                  "round(total / people, 2)\n\n\ndef tip(total, pct):\n    return round(total * pct / 100, 2)\n"}, True,
+                  "edited pricing.py at line 10", effects=EDIT, on_path=True)  # told in the user's own words:
+    add = "Add a function tip(total, pct) to pricing.py that returns the tip amount rounded to 2 decimals"
+    assert lc.not_from_look(facts(add, "The tip function takes total and pct and returns the tip.",
+                                  [read._replace(args={"path": "pricing.py"}), tip], target="pricing.py")) is None
     dictated = fixed._replace(args={"path": "letter.txt", "old": "Dear Mr Okafor,", "new": "Dear Mr Okafor,\nP.S. thanks"})
     said = "add 'P.S. thanks' after the greeting in letter.txt"
     assert lc.not_from_look(facts(said, "Done.", [letter, dictated], target="letter.txt")) is None  # it adds only what was said

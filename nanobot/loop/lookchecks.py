@@ -236,14 +236,14 @@ def not_from_look(f: Facts) -> CheckResult | None:
 
 def not_of_change(f: Facts, o: Outcome) -> CheckResult | None:
     """A change of the target succeeded and the reply says nothing of it: no word of what the change
-    added beyond what it replaced and what the user said (an edit's ``new`` less its ``old``), nor, for
-    a change that replaces nothing (a write), the file's name. "The word count of letter.txt is 10."
+    added beyond what it replaced (an edit's ``new`` less its ``old``), where that is more than the
+    user's own words, nor, for a change that replaces nothing (a write), the file's name. "The word count of letter.txt is 10."
     after a weekday's spelling was fixed is not about the fix."""
     args = o.args or {}
     old, new = str(args.get("old", "")), str(args.get("new", args.get("content", "")))
-    added = _words(new) - _words(old) - _words(f.user_text)
-    if not added or not unanswered("", f.reply, " ".join(sorted(added))):
-        return None
+    added = _words(new) - _words(old)
+    if added <= _words(f.user_text) or not unanswered("", f.reply, " ".join(sorted(added))):
+        return None  # the change writes only the user's own words (any reply will do), or the reply tells it
     if "old" not in args and PurePath(str(args.get("path", ""))).name.lower() in f.reply.lower():
         return None
     what = f"{o.text}: {old.strip()[:120]!r} -> {new.strip()[:120]!r}" if old else o.text
