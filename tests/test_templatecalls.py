@@ -523,7 +523,7 @@ def test_qwen_never_answers_with_only_a_calls_opening(home):
 def test_a_reply_checks_retry_that_calls_is_then_asked_for_the_answer(home):
     """The retry of a reply that described notes.txt unread calls read_file (its note: "Call read_file
     for it now"); the 1.5B then answered the result with "Done." -- after the call the note asks for
-    the answer from its result."""
+    the answer to the user's message again (``answer_note``) from its result."""
     model = ToolTemplateModel(["notes.txt says: buy eggs.", body("read_file", {"path": "notes.txt"}),
                                "It says: call Bob."], [0.01, 0.01])
     agent = make_agent(home, model)
@@ -531,7 +531,7 @@ def test_a_reply_checks_retry_that_calls_is_then_asked_for_the_answer(home):
     events = list(agent.turn("What is in notes.txt?"))
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
     last = model.calls[-1]["messages"]
-    assert last[-1].role == "tool" and "answer the user in plain text from its result" in last[-1].content
+    assert last[-1].role == "tool" and '"What is in notes.txt?" Answer that from the result' in last[-1].content
     assert events[-1].reply == "It says: call Bob."
 
 
@@ -606,3 +606,19 @@ def test_a_reply_checks_retry_reads_the_users_message_again_next_to_its_result(h
     last = model.calls[-1]["messages"][-1]
     assert last.role == "tool" and f'"{said}"' in last.content and "the call ran" not in last.content
     assert events[-1].reply == "Fixed: todo.md now says eggs." and not events[-1].corrected
+
+
+def test_a_decline_of_a_look_the_model_judges_asked_is_retried_with_a_looking_tool(home):
+    """dev2 on the 1.5B: "now make sure the tests still pass" (nothing named) was answered "I'm sorry,
+    but I don't have the ability to run tests" with the look judgement a sure yes. The retry calls the
+    looking tool the model picks (``ANY_LOOK``); with the judgement unsure the decline stands."""
+    ask = "now make sure the tests still pass"
+    for sure, calls in ((0.9, ["list_dir"]), (0.3, [])):
+        model = ToolTemplateModel(["I'm sorry, but I don't have the ability to look at files.", '{"name": "list_dir",',
+                                   body("list_dir", {"path": "."}), "It holds notes.txt."], [0.01, 0.01, 0.01])
+        agent = make_agent(home, model, enabled=["read_file", "list_dir"], listing="lean")
+        (agent.workspace / "notes.txt").write_text("call Bob\n")
+        agent.judge.text, agent.judge.cache = ask, {"look": sure}
+        events = list(agent.turn(ask))
+        assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == calls, sure
+        assert (events[-1].reply == "It holds notes.txt.") == bool(calls)

@@ -56,8 +56,9 @@ def unanswered(user_text: str, reply: str, result: str) -> str:
     """The result's body (what the look showed) when ``reply`` says nothing of it; "" when it does,
     or when there was nothing to show."""
     body = _HEADER.sub("", result, count=1).strip()
-    total = _TOTAL.match(result)  # how many lines or entries the look holds: a count asked is answered by it
-    shown = (_words(body) | ({total.group(1) or total.group(2)} if total else set())) - _words(user_text)
+    shown = _words(body) - _words(user_text)
     if not shown or body == "(no output)":
         return ""
+    if total := _TOTAL.match(result):  # how many lines or entries the look holds: a count asked is answered by it
+        shown |= {total.group(1) or total.group(2)}
     return "" if _shares(_words(reply), shown) else body

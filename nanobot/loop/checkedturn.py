@@ -24,6 +24,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     from nanobot.loop.echo import Echoes
     from nanobot.loop.explicit import explicit
     from nanobot.loop.replycheck import Scrubber, check, kept_in_file, remember, scrub, unfenced
+    from nanobot.loop.verdict import ANY_LOOK
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
     agent.judge.context(typed, messages)
@@ -74,7 +75,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         if attempt == 1:
             break
         attempt = 1
-        tool = result.tool if result.tool in agent.tool_names() else ""
+        tool = result.tool if result.tool in agent.tool_names() or result.tool == ANY_LOOK else ""
         yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
         last = messages[-1]
         messages = [*messages[:-1], Message(role=last.role, content=f"{last.content}\n\n{result.note}")]

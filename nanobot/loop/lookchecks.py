@@ -13,7 +13,7 @@ from nanobot.core.asks import _COMMAND, command_of
 from nanobot.loop.answered import _words, unanswered
 from nanobot.loop.claimchecks import change_not_tried, failure
 from nanobot.loop.shown import imitates
-from nanobot.loop.verdict import CheckResult, Facts, Outcome
+from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts, Outcome
 from nanobot.loop.wording import REPLY
 
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
@@ -254,9 +254,18 @@ def not_of_change(f: Facts, o: Outcome) -> CheckResult | None:
 
 
 def declined_without_look(f: Facts) -> CheckResult | None:
-    """"I'm sorry, but I can't help with that." with nothing tried: retried with the look; stands after."""
-    if (not f.target or f.done or not REPLY["denial"].search(f.reply) or REPLY["absent"].search(f.reply)
-            or not f.can(looker(f))):
+    """"I'm sorry, but I can't help with that." with nothing tried: retried with the look; stands after.
+    A message that names nothing to look at is retried so when the model's own look judgement is a sure
+    yes ("now make sure the tests still pass": "I don't have the ability to run tests"), with the
+    looking tool the runner picks (``ANY_LOOK``)."""
+    if f.done or not REPLY["denial"].search(f.reply) or REPLY["absent"].search(f.reply):
+        return None
+    if not f.target:
+        if f.offered is not None and not f.offered or not f.look_sure:
+            return None
+        return CheckResult(problem="the reply declines a look the model judges asked, untried", tool=ANY_LOOK,
+                           note="[nanobot: you have not tried. Look it up on this computer with a tool now.]")
+    if not f.can(looker(f)):
         return None
     tool = looker(f)
     return CheckResult(problem=f"the reply declines {f.target} without looking", tool=tool,

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from nanobot.core.events import ToolCall, ToolResult
 from nanobot.core.provenance import Refusal
-from nanobot.tools.effects import Effect, effects_of
+from nanobot.tools.effects import ANY_LOOK, Effect, effects_of  # noqa: F401 (ANY_LOOK re-exported)
 
 
 @dataclass

@@ -42,6 +42,9 @@ def effects_of(tool: Any, args: Any = None) -> frozenset[Effect]:
     return declared(tool)
 
 
+ANY_LOOK = "(a looking tool)"  # a reply check's retry tool (``CheckResult.tool``): the one the runner picks
+
+
 def declared(tool: Any) -> frozenset[Effect]:
     """The tool's own declaration, whatever the call; a tool with none that says it is read-only (an
     MCP tool's ``readOnlyHint``) searches, any other is ``UNDECLARED``."""

@@ -32,6 +32,7 @@ from nanobot.base.errors import NanobotError
 from nanobot.config import Settings
 from nanobot.core.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.base import Tool, ToolContext
+from nanobot.tools.effects import ANY_LOOK, declared
 from nanobot.tools.grammar import (
     CALL,
     compact_schema,
@@ -127,7 +128,22 @@ class ToolRunner:
         """A reply check's retry whose note names a tool (``CheckResult.tool``: read_file for a file the
         reply described unread): that tool is called directly, under its argument grammar, instead
         of a decision, so the model makes the call rather than repeating the note to the user."""
+        if name == ANY_LOOK:
+            name = self.looking_tool(agent, messages)
         yield from self.respond(agent, messages, first=name)
+
+    def looking_tool(self, agent: Any, messages: list[Message]) -> str:
+        """The tool that looks or runs (``templatecalls.LOOKING``) the model picks for the messages (its
+        fit judgement or its name step, ``TemplateCalls.pick``; the decision grammar among them on the
+        other path); "" when none is offered or it picks none."""
+        from nanobot.tools.templatecalls import LOOKING, TemplateCalls
+
+        names = [n for n, t in self.tools.items() if declared(t) & LOOKING]
+        if not names:
+            return ""
+        if self.template_calls(agent):
+            return TemplateCalls(self).pick_among(agent, messages, LOOKING)
+        return self.decide(agent, list(messages), names) or ""
 
     # -- steps -------------------------------------------------------------------------------
     def decide(self, agent: Any, msgs: list[Message], names: list[str]) -> str | None:

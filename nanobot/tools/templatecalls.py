@@ -249,6 +249,11 @@ class TemplateCalls:
             self.picked = (key, next((n for n in names if text.strip().endswith(f"{json.dumps(n)},")), names[0]))
         return self.picked[1]
 
+    def pick_among(self, agent: Any, messages: list[Message], among: frozenset) -> str:
+        """``pick`` for a turn's messages as the agent keeps them (a reply check's retry)."""
+        self.picked = ((), "")
+        return self.pick(agent, self.messages(messages), among)
+
     def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
