@@ -238,6 +238,21 @@ def test_not_from_look():
     assert lc.not_from_look(facts("show me todo.md", "You need to buy milk.", [shown])) is None
 
 
+def test_an_earlier_answer_copied_from_the_retrieved_block_with_a_word_in_front_is_not_from_the_look():
+    """dev2 on the 1.5B: "Lancia git log --oneline per favore" ran git log, and the reply was a past
+    session's listing from the retrieved block with "Yes, " in front; copied word for word it was caught
+    already, with a word in front it was not."""
+    listing = "The top 4 files in the project are: - budget.tsv - deploy.yaml - garden.log - letter.txt"
+    earlier = f"Related Context:\n- [assistant] {listing} (sessions/20261128.jsonl:4)\n\n"
+    log = Outcome("exec", {"command": "git log --oneline"}, True, "exit 0\n1a2b3c quokka api\n4d5e6f trip notes\n7a8b9c garden log",
+                  effects=frozenset({Effect.RUNS}))
+    ask = "Lancia git log --oneline per favore"
+    for reply in (listing, f"Yes, {listing[0].lower()}{listing[1:]}"):
+        assert lc.not_from_look(facts(ask, reply, [log], target="git log --oneline", earlier=earlier)) is not None
+    told = "The last commits are quokka api and trip notes."
+    assert lc.not_from_look(facts(ask, told, [log], target="git log --oneline", earlier=earlier)) is None
+
+
 def test_a_reply_after_the_change_of_the_file_read_first_is_held_to_the_change_not_the_read():
     """A new user's first coding request on the 1.5B: "add a function called reverse_words to utils.py"
     read utils.py, then edited it; "reverse_words has been updated to reverse the order of words" was

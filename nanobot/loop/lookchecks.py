@@ -221,7 +221,7 @@ def not_from_look(f: Facts) -> CheckResult | None:
     if changed := [o for o in f.done if o.changes and o.ok and _on(o, f)]:
         return not_of_change(f, changed[-1])
     flat = " ".join(f.reply.lower().split())
-    copied = (len(flat) >= 24 and flat in " ".join(f.earlier.lower().split())
+    copied = (copied_from(flat, " ".join(f.earlier.lower().split()))
               and all(_foreign(f.reply, o.text) for o in shown))  # copied, and mostly not the result's words
     missed = [unanswered(f.user_text, f.reply, o.text) for o in shown]
     if not (all(missed) or copied):
@@ -315,6 +315,25 @@ def only_asks(reply: str) -> bool:
     """
     body = reply.strip()
     return body.endswith("?") and not re.search(r"[.!:;](?:\s|$)", body[:-1])
+
+
+COPY_MIN = 24  # characters a reply copied from the retrieved block holds at least
+COPY_SHARE = 0.8  # of the reply, in one piece of the retrieved block
+
+
+def copied_from(reply: str, earlier: str) -> bool:
+    """Whether most of ``reply`` (``COPY_SHARE``, at least ``COPY_MIN`` characters) is one piece of
+    ``earlier``: an earlier answer copied, a word or two put in front ("Yes, the top 21 files ...").
+
+    >>> copied_from("yes, the top 3 files are: a.md, b.md, c.md", "- the top 3 files are: a.md, b.md, c.md (sessions/x:2)")
+    True
+    >>> copied_from("the log shows 3 commits: quokka, trip notes, garden log", "- the top 3 files are: a.md, b.md")
+    False
+    """
+    if len(reply) < COPY_MIN or not earlier:
+        return False
+    m = difflib.SequenceMatcher(None, reply, earlier, autojunk=False).find_longest_match(0, len(reply), 0, len(earlier))
+    return m.size >= max(COPY_MIN, COPY_SHARE * len(reply))
 
 
 def _foreign(reply: str, result: str) -> bool:
