@@ -409,6 +409,9 @@ def test_a_repeated_reply_about_a_file_not_looked_at_is_retried_with_the_look(ho
     assert any("repeats an earlier reply" in e.text for e in events if isinstance(e, Notice))
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
     assert done.reply == "The guide says: step one, unpack the box." and not done.corrected
+    last = agent.model.calls[-1]["messages"]  # the retry is asked without the answer it copied
+    assert not any(m.role == "assistant" and earlier in m.content for m in last)
+    assert any(m.role == "assistant" and earlier in m.content for m in agent.model.calls[2]["messages"])
 
 
 def test_an_earlier_reads_result_copied_as_the_reply_is_imitated_output(home):

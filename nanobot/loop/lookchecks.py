@@ -84,11 +84,25 @@ def repeated_reply(f: Facts) -> CheckResult | None:
                 result = f" You have not looked at {f.target} this turn. Call {tool} for it now. "
             return CheckResult(
                 problem="the reply repeats an earlier reply to another message", tool=tool if tool and f.can(tool) else "",
+                alone=True,  # the retry does not see the answer it copied
                 note=f"[nanobot: your reply repeated your answer to an earlier message.{result}Answer this "
                      f"message now, in plain sentences: {f.user_text}]",
                 correction="(nanobot: the reply above repeats an earlier answer; it does not answer this message."
                            + (f" {shown.name} returned:\n{shown.text[:800]})" if shown else ")"))
     return None
+
+
+def said_before(f: Facts) -> bool:
+    """Whether the reply is, word for word or nearly, one the session gave before (``REPEAT_RATIO``):
+    its retry is asked without the earlier turns, or it copies the same again.
+
+    >>> said_before(Facts("run the tests", "Yes, your last commit went through.", [],
+    ...                   extra={"before": [("did my last commit go through?", "Yes, your last commit went through.")]}))
+    True
+    """
+    reply = " ".join(f.reply.split())
+    return bool(reply) and any(difflib.SequenceMatcher(None, reply, " ".join(earlier.split()), autojunk=False).ratio()
+                               >= REPEAT_RATIO for _, earlier in f.extra.get("before", ()))
 
 
 PARROT_MIN = 20  # characters: a reply that copies an earlier message of the user this long is no answer
@@ -228,7 +242,7 @@ def not_from_look(f: Facts) -> CheckResult | None:
         return None
     name, body = shown[-1].name, missed[-1] or shown[-1].text
     return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
-        problem=f"the reply says nothing of what {name} showed",
+        problem=f"the reply says nothing of what {name} showed", alone=said_before(f),
         note=f"[nanobot: your reply did not use what {name} returned:\n{body[:1500]}\nAnswer the user's "
              "message now from this result, in plain sentences.]",
         correction=f"(nanobot: the reply above is not from {f.target}; {name} returned:\n{body[:800]})")
