@@ -682,7 +682,8 @@ def first_reply() -> str:
     for name, when in (("first-reply-qwen2.5-coder-1.5b-round13.json", "round 13"),
                        ("first-reply-qwen2.5-coder-1.5b-round15-before.json", "round 14's code (43306d3), run beside round 15's"),
                        ("first-reply-qwen2.5-coder-1.5b-round15.json", "round 15"),
-                       ("first-reply-qwen2.5-coder-1.5b-round18-amx.json", "round 18, on the Intel Xeon VM with AMX")):
+                       ("first-reply-qwen2.5-coder-1.5b-round18-amx.json", "round 18, on the Intel Xeon VM with AMX"),
+                       ("first-reply-qwen2.5-coder-1.5b-round25-amd.json", "round 25, on a 2-core AMD EPYC VM")):
         f = _j(name)
         for lst, r in f["runs"].items():
             again = r["second_start"].get("all_s")
