@@ -411,6 +411,7 @@ def test_a_repeated_reply_about_a_file_not_looked_at_is_retried_with_the_look(ho
     assert done.reply == "The guide says: step one, unpack the box." and not done.corrected
     last = agent.model.calls[-1]["messages"]  # the retry is asked without the answer it copied
     assert not any(m.role == "assistant" and earlier in m.content for m in last)
+    assert any(m.role == "user" and m.content == "Which files do you know about?" for m in last)  # what the user said stays
     assert any(m.role == "assistant" and earlier in m.content for m in agent.model.calls[2]["messages"])
 
 

@@ -78,7 +78,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         tool = result.tool if result.tool in agent.tool_names() or result.tool == ANY_LOOK else ""
         yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
         last = messages[-1]
-        earlier = messages[:-1] if not result.alone else [m for m in messages[:1] if m.role == "system"]
+        earlier = [m for m in messages[:-1] if not result.alone or m.role in ("system", "user")]  # alone: no reply to copy
         messages = [*earlier, Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
         echoes = Echoes([result.note])
         yield TextDelta(text="\n\n" if reply else "")  # nothing shown yet: no blank line
