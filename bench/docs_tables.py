@@ -196,7 +196,9 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "the fresh run (3372f67, Intel Xeon)", "assistant-dev2-qwen2.5-coder-1.5b-round24-3372f67.json"),
              ("qwen2.5-coder-1.5b, round 24: a definition named outside the file's name may be replaced, the dictated "
               "line of an edit that keeps the line before it, a command the reply proposes run (3b28be8, Intel Xeon)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round24.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round24.json"),
+             ("qwen2.5-coder-1.5b, round 25: notes echoed scrubbed, replies held to the change, a retry's answer note, "
+              "retries without the replies they copy (719a59f, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round25.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -281,7 +283,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 24: a definition named outside the file's name may be replaced, the dictated line of an edit that "
                "keeps the line before it, a command the reply proposes run (3b28be8, Intel Xeon)",
                "assistant-fresh-qwen2.5-coder-1.5b-round24.json"),
-              ("round 24 (3b28be8, Intel Xeon, beside a fresh-clone CI run)", "assistant-fresh-smollm2-round24.json")]
+              ("round 24 (3b28be8, Intel Xeon, beside a fresh-clone CI run)", "assistant-fresh-smollm2-round24.json"),
+              ("round 25: notes echoed scrubbed, replies held to the change, a retry's answer note, retries without the "
+               "replies they copy (719a59f, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round25.json")]
 
 
 def assistant_fresh() -> str:
@@ -636,7 +640,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round24"), ("dev2", "round24"))}
+             for k, run in (("fresh", "round25"), ("dev2", "round25"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
