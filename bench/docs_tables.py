@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round24.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round25.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -285,7 +285,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round24.json"),
               ("round 24 (3b28be8, Intel Xeon, beside a fresh-clone CI run)", "assistant-fresh-smollm2-round24.json"),
               ("round 25: notes echoed scrubbed, replies held to the change, a retry's answer note, retries without the "
-               "replies they copy (719a59f, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round25.json")]
+               "replies they copy (719a59f, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round25.json"),
+              ("round 25 (719a59f, AMD EPYC, beside the project bench)", "assistant-fresh-smollm2-round25.json")]
 
 
 def assistant_fresh() -> str:
