@@ -33,7 +33,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         if shown := direct(typed, spelled, seen):  # the whole message was the look: its output is the reply
             return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))
     runs = attempt = 0  # calls run from written replies; retries after a failed check
-    echoes = Echoes()  # the notes sent this turn, which the reply may echo
+    echoes = None  # the notes a check sent this turn, which the reply may echo (None: the fixed ones)
     tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
     while True:
         stream = Scrubber(echoes)

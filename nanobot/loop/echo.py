@@ -43,7 +43,9 @@ class Echoes:
     """The echoes of the fixed notes and of ``notes`` (each as sent, brackets and all)."""
 
     def __init__(self, notes: Iterable[str] = ()) -> None:
-        alts = [FIXED, *(r"\s+".join(map(regex.escape, s.split())) for n in notes for s in sentences(n))]
+        said = [s for n in notes for s in sentences(n)]
+        alts = [FIXED, *(r"\s+".join(map(regex.escape, s.split())) for s in said)]
+        self._firsts = {"t", "y", "a", *(s[0].lower() for s in said)}  # the letters an echo can begin with
         self._start = regex.compile("(?:" + "|".join(alts) + ")", regex.I)
         self._sub = regex.compile(r"\s*(?:" + "|".join(alts) + ")", regex.I)
 
@@ -55,7 +57,7 @@ class Echoes:
         """Where, in the last ``HOLD_MAX`` characters of ``text``, a word begins that starts what may
         still become an echo by its end; ``len(text)`` when none does."""
         base = max(0, len(text) - HOLD_MAX)
-        for m in re.finditer(r"(?<![^\s.!?…])\w", text[base:]):
-            if self._start.fullmatch(text, pos=base + m.start(), partial=True):
+        for m in re.finditer(r"(?<![^\s.!?…])\w", text[base:]):  # a word's start: tried where an echo may begin
+            if m.group(0).lower() in self._firsts and self._start.fullmatch(text, pos=base + m.start(), partial=True):
                 return base + m.start()
         return len(text)

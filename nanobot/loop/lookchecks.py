@@ -73,8 +73,7 @@ def repeated_reply(f: Facts) -> CheckResult | None:
         said = " ".join(user.split()).lower()[-(len(asked) + 20):]  # its end: a memory block may come first
         if said.endswith(asked) or difflib.SequenceMatcher(None, asked, said, autojunk=False).ratio() >= SAME_ASK:
             continue  # the same message again, or nearly: the same answer may stand
-        head = " ".join(earlier.split())[: len(reply) + 40]
-        if difflib.SequenceMatcher(None, reply[:400], head[:400], autojunk=False).ratio() >= REPEAT_RATIO:
+        if repeats(reply, earlier):
             if (untried := change_not_tried(f)) is not None:
                 return untried  # a change asked and not tried: the retry makes it, not another look
             shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
@@ -101,8 +100,14 @@ def said_before(f: Facts) -> bool:
     True
     """
     reply = " ".join(f.reply.split())
-    return bool(reply) and any(difflib.SequenceMatcher(None, reply, " ".join(earlier.split()), autojunk=False).ratio()
-                               >= REPEAT_RATIO for _, earlier in f.extra.get("before", ()))
+    return bool(reply) and any(repeats(reply, earlier) for _, earlier in f.extra.get("before", ()))
+
+
+def repeats(reply: str, earlier: str) -> bool:
+    """Whether ``reply`` (spaces normalised) is ``earlier`` again, word for word or nearly: difflib's
+    ratio over their starts is ``REPEAT_RATIO`` or more."""
+    head = " ".join(earlier.split())[: len(reply) + 40]
+    return difflib.SequenceMatcher(None, reply[:400], head[:400], autojunk=False).ratio() >= REPEAT_RATIO
 
 
 PARROT_MIN = 20  # characters: a reply that copies an earlier message of the user this long is no answer
