@@ -14,7 +14,7 @@ from nanobot.backends.openban import MARKUP
 from nanobot.core.events import TextDelta, ToolCall, ToolResult
 from nanobot.tools.callgrammar import OPEN
 from nanobot.tools.templatecalls import NO_OPENING, TemplateCalls
-from tests.qwen import SKIP_REASON, qwen_path
+from tests.qwen import SKIP_REASON, fixed_clock, qwen_path
 from tests.realmodel import Recorder
 from tests.test_templatecalls import ToolTemplateModel, _check_calls, body, make_agent
 
@@ -76,7 +76,8 @@ def test_qwen_calls_from_the_lean_block_and_never_samples_markup(home):
 
     qwen = LlamaBackend(resolve_model(load_settings(home), str(QWEN)))
     rec = Recorder(qwen)
-    agent = make_agent(home, rec, listing="lean", enabled=["read_file", "write_file", "list_dir", "exec"])
+    agent = make_agent(home, rec, clock=fixed_clock, listing="lean",
+                       enabled=["read_file", "write_file", "list_dir", "exec"])
     (agent.workspace / "notes.txt").write_text("call Bob at 5\n")
     events = list(agent.turn("What does notes.txt say?"))  # under the threshold, the fact picks read_file
     assert [e.name for e in events if isinstance(e, ToolCall)][:1] == ["read_file"]

@@ -48,6 +48,9 @@ def test_external_changes_in_context_md_and_time_section(home, tmp_path):
     (repo / "main.rs").write_text("fn main() { println!(); }")
     (repo / "notes.txt").write_text("todo")
     (agent.workspace / "USER.md").write_text("# User\n- Name: Ada\n")
+    later = (datetime.now() + timedelta(seconds=2)).timestamp()  # the file system's clock is coarse: a
+    for f in (repo / "main.rs", repo / "notes.txt", agent.workspace / "USER.md"):  # write just after the
+        os.utime(f, (later, later))  # session's end can be stamped a tick before it
     agent2, hook2 = agent_for(home, project_dirs=[str(repo)], reflect_on_start=False)
     agent2.start_session()
     text = agent2.system_prompt().text

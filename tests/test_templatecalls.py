@@ -18,7 +18,7 @@ from nanobot.tools.feature import attach_tools
 from nanobot.tools.runner import validate
 from nanobot.tools.templatecalls import NO_OPENING
 from nanobot.workspace import init_workspace
-from tests.qwen import SKIP_REASON, qwen_path
+from tests.qwen import SKIP_REASON, fixed_clock, qwen_path
 from tests.realmodel import Recorder
 
 QWEN = qwen_path()
@@ -50,12 +50,12 @@ class ToolTemplateModel(ScriptedModel):
         self.calls[-1] |= {"tools": tools, "stop": stop, "no_opening": no_opening}
 
 
-def make_agent(home, model, **tools):
+def make_agent(home, model, clock=None, **tools):
     tools = {"listing": "full", **tools}  # the loop with one generation a call; lean: tests below
     settings = load_settings(home, tools={"enabled": ["read_file", "write_file"], **tools},
                              memory={"enabled": False}, observer={"enabled": False})
     init_workspace(settings.workspace)
-    agent = Agent(settings, model)
+    agent = Agent(settings, model, **({"clock": clock} if clock else {}))
     attach_tools(agent)
     return agent
 
@@ -469,7 +469,7 @@ def test_qwen_answers_a_question_without_a_tool_or_call_text(home, ask):
     from nanobot.backends.llama import LlamaBackend
     from nanobot.models import resolve_model
 
-    agent = make_agent(home, LlamaBackend(resolve_model(load_settings(home), str(QWEN))),
+    agent = make_agent(home, LlamaBackend(resolve_model(load_settings(home), str(QWEN))), clock=fixed_clock,
                        enabled=["read_file", "write_file", "exec"])
     assert agent.tool_runner.template_calls(agent) and "exec" in agent.tool_runner.tools
     assert _no_call_text(list(agent.turn(ask)))
@@ -485,7 +485,7 @@ def test_qwen_declines_hello_and_emits_only_valid_calls(home):
     qwen = LlamaBackend(resolve_model(settings, str(QWEN)))
     assert qwen.tool_template
     rec = Recorder(qwen)
-    agent = make_agent(home, rec, max_steps=2)
+    agent = make_agent(home, rec, clock=fixed_clock, max_steps=2)
     assert agent.tool_runner.template_calls(agent)
     (agent.workspace / "notes.txt").write_text("buy milk\n")
     hello = list(agent.turn("hello"))
@@ -508,7 +508,7 @@ def test_qwen_never_answers_with_only_a_calls_opening(home):
     from nanobot.tools.templatecalls import opening_only
 
     rec = Recorder(LlamaBackend(resolve_model(load_settings(home), str(QWEN))))
-    agent = make_agent(home, rec, enabled=["read_file", "write_file", "list_dir"])
+    agent = make_agent(home, rec, clock=fixed_clock, enabled=["read_file", "write_file", "list_dir"])
     agent.settings.chat.max_tokens = 64  # as the assistant bench runs it
     (agent.workspace / "notes.txt").write_text("Call Bob at 5pm about the invoice.\n")
     (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")
