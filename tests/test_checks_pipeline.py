@@ -256,16 +256,17 @@ def test_an_earlier_answer_copied_from_the_retrieved_block_with_a_word_in_front_
 def test_a_reply_not_from_the_look_that_an_earlier_turn_gave_is_retried_without_the_earlier_turns():
     """dev2 on the 1.5B: every command of a session after "did my last commit go through?" was answered
     "Yes, your last commit went through.", the retry too; that reply is retried without the turns
-    before, so the answer it copies is not there to copy again (``CheckResult.alone``)."""
+    before, so the answer it copies is not there to copy again, nor the question it answered
+    (``CheckResult.bare``)."""
     log = Outcome("exec", {"command": "git log --oneline"}, True, "exit 0\na8b83ef quokka: budget and trip notes",
                   effects=frozenset({Effect.RUNS}))
     before = [("did my last commit go through?", "Yes, your last commit went through.")]
     ask = "Lancia git log --oneline per favore"
     again = lc.not_from_look(facts(ask, "Yes, your last commit went through.", [log], target="git log --oneline",
                                    extra={"before": before}))
-    assert again.alone
+    assert again.bare
     other = lc.not_from_look(facts(ask, "Done.", [log], target="git log --oneline", extra={"before": before}))
-    assert other is not None and not other.alone
+    assert other is not None and not other.bare
 
 
 def test_a_reply_after_the_change_of_the_file_read_first_is_held_to_the_change_not_the_read():

@@ -415,6 +415,26 @@ def test_a_repeated_reply_about_a_file_not_looked_at_is_retried_with_the_look(ho
     assert any(m.role == "assistant" and earlier in m.content for m in agent.model.calls[2]["messages"])
 
 
+def test_an_earlier_reply_given_again_after_a_look_is_retried_on_this_message_alone(home):
+    """dev2 on the 1.5B: after "did my last commit go through?", "run the pricing script" ran and was
+    answered "Yes, your last commit went through." again, and so was the retry that kept the user's
+    earlier messages (it answered the first of them). The retry sees this message, its note and the
+    result, and nothing of the session before."""
+    said = "The plants are watered."
+    agent = make_agent(home, ["Tool: read_file", '{"path": "a.txt"}', "Answer:", said,
+                              "Tool: read_file", '{"path": "b.txt"}', "Answer:", said,
+                              "Answer:", "b.txt says the cat is fed."])
+    (agent.workspace / "a.txt").write_text("the plants are watered\n")
+    (agent.workspace / "b.txt").write_text("the cat is fed\n")
+    run(agent, "What does a.txt say?")
+    events, done = run(agent, "What does b.txt say?")
+    assert any("says nothing of what read_file showed; asking again" in e.text for e in events if isinstance(e, Notice))
+    assert done.reply == "b.txt says the cat is fed." and not done.corrected
+    last = agent.model.calls[-1]["messages"]
+    assert [m.role for m in last] == ["system", "user"] and "the cat is fed" in last[-1].content
+    assert last[-1].content.startswith("What does b.txt say?")
+
+
 def test_an_earlier_reads_result_copied_as_the_reply_is_imitated_output(home):
     """The first dev set, the 1.5B: "bob: What is 7 times 6?" answered "notes.txt lines 1-1 of 1 Call Bob
     at 5pm about the invoice.", an earlier turn's read_file result copied from the history, no tool run."""

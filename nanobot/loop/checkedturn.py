@@ -78,7 +78,8 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         tool = result.tool if result.tool in agent.tool_names() or result.tool == ANY_LOOK else ""
         yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
         last = messages[-1]
-        earlier = [m for m in messages[:-1] if not result.alone or m.role in ("system", "user")]  # alone: no reply to copy
+        earlier = [m for m in messages[:-1] if not (result.alone or result.bare) or m.role == "system"
+                   or (m.role == "user" and not result.bare)]  # no earlier reply to copy, nor a question to answer
         messages = [*earlier, Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
         echoes = Echoes([result.note])
         yield TextDelta(text="\n\n" if reply else "")  # nothing shown yet: no blank line

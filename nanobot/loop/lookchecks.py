@@ -247,7 +247,7 @@ def not_from_look(f: Facts) -> CheckResult | None:
         return None
     name, body = shown[-1].name, missed[-1] or shown[-1].text
     return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
-        problem=f"the reply says nothing of what {name} showed", alone=said_before(f),
+        problem=f"the reply says nothing of what {name} showed", bare=said_before(f),
         note=f"[nanobot: your reply did not use what {name} returned:\n{body[:1500]}\nAnswer the user's "
              "message now from this result, in plain sentences.]",
         correction=f"(nanobot: the reply above is not from {f.target}; {name} returned:\n{body[:800]})")
