@@ -56,13 +56,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
-    ap.add_argument("--kind", default="change", choices=["change", "remember", "look"])
+    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
     sets = {"change": (("dev", "allow_dev.tsv"), ("dev2", "allow_dev2.tsv"), ("held", "allow_held.tsv"),
                        ("held2", "allow_held2.tsv")), "remember": (("dev", "remember_dev.tsv"),),
-            "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv"))}
+            "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv")),
+            "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv"))}
     for split, name in sets[a.kind]:
         result[split] = score(model, labelled(name), a.kind)
         r = result[split]

@@ -13,6 +13,7 @@ from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.core.events import TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.loop.agent import Agent
+from nanobot.loop.judge import Judge
 from nanobot.tools.callgrammar import CLOSE, OPEN, parse_call
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.runner import validate
@@ -381,18 +382,66 @@ def test_after_a_tool_error_the_same_tool_is_called_again_without_a_decision(hom
     assert events[-1].reply == "Done."
 
 
+class Judged(Judge):
+    """A judge whose probabilities are given (``kind`` -> P(yes)); None for any other kind."""
+
+    def __init__(self, ps):
+        super().__init__()
+        self.ps = ps
+
+    def probability(self, agent, kind):
+        return self.ps.get(kind)
+
+
 def test_an_edit_of_a_file_that_is_not_there_never_creates_it(home):
     """"Change the port in deploy.yml" where there is no deploy.yml is answered, not made into a new
     file: the retry after edit_file's "does not exist" is held to edit_file's grammar, never write_file's
-    (a retry that created the file counted as an unasked change on the fresh set)."""
+    (a retry that created the file counted as an unasked change on the fresh set), whether the model
+    cannot judge (a scripted model) or judges no new file asked."""
     edit = {"path": "deploy.yml", "old": "port: 80", "new": "port: 8080"}
-    model = ToolTemplateModel([body("edit_file", edit), body("edit_file", edit), "There is no deploy.yml."],
-                              [0.9, 0.1])
+    for judge in (None, Judged({"create": 0.47})):
+        model = ToolTemplateModel([body("edit_file", edit), body("edit_file", edit), "There is no deploy.yml."],
+                                  [0.9, 0.1])
+        agent = make_agent(home, model, enabled=["read_file", "write_file", "edit_file"])
+        agent.judge = judge or agent.judge
+        events = list(agent.turn("Change the port in deploy.yml to 8080"))
+        assert not (agent.workspace / "deploy.yml").exists()
+        assert [r.ok for r in events if isinstance(r, ToolResult)] == [False]  # the same call again: not run
+        assert "edit_file" in model.calls[1]["grammar"] and "write_file" not in model.calls[1]["grammar"]
+
+
+def test_an_edit_of_a_file_that_is_not_there_is_the_write_the_model_judges_asked(home):
+    """edit_file only changes a file that exists: where the model's create classifier (``loop.judge``)
+    is sure the message asks for a new file, its error on a path with nothing near points to write_file
+    (``ToolError.instead``), and the retry is a write_file call, which creates the file."""
+    edit = {"path": "todo.txt", "old": "- call the bank", "new": "- call the bank"}
+    write = {"path": "todo.txt", "content": "- call the bank\n"}
+    model = ToolTemplateModel([body("edit_file", edit), body("write_file", write), "Created."], [0.9, 0.1])
     agent = make_agent(home, model, enabled=["read_file", "write_file", "edit_file"])
-    events = list(agent.turn("Change the port in deploy.yml to 8080"))
-    assert not (agent.workspace / "deploy.yml").exists()
-    assert [r.ok for r in events if isinstance(r, ToolResult)] == [False]  # the same call again: not run
-    assert "edit_file" in model.calls[1]["grammar"] and "write_file" not in model.calls[1]["grammar"]
+    agent.judge = Judged({"create": 0.97})
+    events = list(agent.turn("Create todo.txt with one line: - call the bank"))
+    results = [r for r in events if isinstance(r, ToolResult)]
+    assert [(r.name, r.ok, r.instead) for r in results] == [("edit_file", False, "write_file"), ("write_file", True, "")]
+    assert "write_file" in results[0].text and "Nothing was changed" in results[0].text
+    assert (agent.workspace / "todo.txt").read_text() == "- call the bank\n"
+    retry = model.calls[1]
+    assert retry["prefill"] == f"{OPEN}\n" and "write_file" in retry["grammar"] and "edit_file" not in retry["grammar"]
+
+
+@pytest.mark.realmodel
+@pytest.mark.skipif(QWEN is None, reason=SKIP_REASON)
+def test_qwen_judges_a_new_file_asked_and_a_change_of_one_not(home):
+    """The create classifier on the 1.5B (``judge.CLASSIFIERS["create"]``), through ``Judge.sure`` as
+    edit_file reads it: messages that are in neither its examples nor bench/data/judge's sets."""
+    from nanobot.backends.llama import LlamaBackend
+    from nanobot.models import resolve_model
+
+    agent = make_agent(home, LlamaBackend(resolve_model(load_settings(home), str(QWEN))), clock=fixed_clock)
+    for text, want in (("Write a new file birthdays.txt listing Ana on 3 May", True),
+                       ("Crea un archivo nuevo recetas.md con el título Sopas", True),
+                       ("In deploy.yml set the port to 8080", False), ("Fix the spelling mistake in letter.md", False)):
+        agent.judge.context(text, [])
+        assert agent.judge.sure(agent, "create") is want, text
 
 
 def test_retries_are_bounded(home):

@@ -28,7 +28,13 @@ class WorkspaceError(NanobotError):
 
 
 class ToolError(NanobotError):
-    """A tool was called with bad arguments or failed; the message goes back to the model."""
+    """A tool was called with bad arguments or failed; the message goes back to the model. ``instead``
+    names the tool the message points to (an edit of a file that is not there: ``write_file``), which
+    a retry then calls in place of the failed one."""
+
+    def __init__(self, message: str = "", instead: str = "") -> None:
+        super().__init__(message)
+        self.instead = instead
 
 
 class MissingDependency(NanobotError):

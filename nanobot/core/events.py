@@ -26,6 +26,7 @@ class ToolResult(BaseModel):
     ok: bool
     text: str
     refused: str = ""  # the call policy's rule when it refused the call (``core.provenance.Refusal``)
+    instead: str = ""  # the tool a failed call's error points to (``ToolError.instead``)
 
 
 class Notice(BaseModel):

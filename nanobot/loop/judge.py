@@ -61,12 +61,24 @@ REMEMBER_SHOTS = (("Keep in mind that my flight leaves at 9.", "yes"), ("what's 
                   ("Notiere dir: Oma hat am 5. Mai Geburtstag", "yes"), ("good morning!", "no"),
                   ("N'oublie pas que je suis végétarien.", "yes"), ("What did I tell you about my flight?", "no"),
                   ("My dog is named Rex, please don't forget it.", "yes"), ("Fix the typo in readme.md", "no"))
+# The create classifier is asked only where edit_file met a path that is not there: a request to make a
+# new file is then written (``tools.files``), a change of a file that is missing is not. Chosen on
+# create_dev.tsv, checked on create_held.tsv (bench/judge_probe.py --kind create).
+CREATE_SYSTEM = ("You classify messages to an assistant that can write files. Does the message ask you to make a "
+                 "new file, one that is not there yet? Answer yes only for a new file; a change to a file is no. "
+                 "Answer only yes or no.")
+CREATE_SHOTS = (("Create a file shopping.txt with eggs and bread", "yes"), ("Fix the spelling in report.md", "no"),
+                ("Erstelle eine neue Datei notizen.md mit der Überschrift Ideen", "yes"),
+                ("Change the colour in theme.css to blue", "no"),
+                ("Écris un nouveau script bonjour.py qui affiche bonjour", "yes"),
+                ("Add 'call mum' to the end of todo.txt", "no"), ("Save this recipe as pancakes.md", "yes"),
+                ("what's in budget.csv?", "no"))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
-               "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS)}
+               "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
-BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7)}
+BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9)}
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -79,6 +91,8 @@ CALIBRATION = {
              ("Replace 'foo' with 'bar' in data.txt", False), ("hello there", False)),
     "remember": (("Remember that my locker number is 42.", True), ("Merk dir bitte: die Katze heißt Mia.", True),
                  ("What is my locker number?", False), ("Show me log.md", False)),
+    "create": (("Make a new file called plan.txt that says hi", True), ("Crea un file vuoto chiamato note.txt", True),
+               ("Replace 'foo' with 'bar' in data.txt", False), ("Append a line 'done' to log.md", False)),
 }
 
 
@@ -135,6 +149,12 @@ class Judge:
                 yes = no = 0.0
             self.cache[key] = yes / (yes + no) if yes + no > 0 else None
         return self.cache[key]
+
+    def sure(self, agent: Any, kind: str) -> bool | None:
+        """The judgement where it counts (``BOUNDS``): True, False, or None when unsure or unscored."""
+        p = self.probability(agent, kind)
+        no, yes = BOUNDS.get(kind, (1 - SURE, SURE))
+        return None if p is None or no < p < yes else p >= yes
 
     def probability(self, agent: Any, kind: str) -> float | None:
         """P(yes) / (P(yes) + P(no)) for ``QUESTIONS[kind]``; None when the backend cannot score."""
@@ -199,8 +219,4 @@ def asks(agent: Any, kind: str, text: str | None = None) -> bool | None:
     judge = judge_of(agent)
     if text is not None and text != judge.text:
         judge.context(text, [])
-    p = judge.probability(agent, kind)
-    no, yes = BOUNDS.get(kind, (1 - SURE, SURE))
-    if p is None or no < p < yes:
-        return None
-    return p >= yes
+    return judge.sure(agent, kind)

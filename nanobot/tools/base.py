@@ -54,6 +54,7 @@ class ToolContext:
     agent: Any = None
     notices: list[str] = field(default_factory=list)  # messages for the user (become Notice events)
     refused: str = ""  # set by ``execute`` when the call policy refused the call (its ``Refusal``)
+    instead: str = ""  # set by ``execute``: the tool a failed call's error points to (``ToolError.instead``)
 
     @property
     def workspace(self) -> Path:

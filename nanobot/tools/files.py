@@ -43,11 +43,24 @@ MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
 
 
-def _missing(raw: str, ctx: ToolContext | None, what: str = "file") -> ToolError:
-    """A missing path's error, offering the one entry a typo away when there is one (``tools.named``)."""
+def _missing(raw: str, ctx: ToolContext | None, what: str = "file", create: bool = False) -> ToolError:
+    """A missing path's error, offering the one entry a typo away when there is one (``tools.named``);
+    with ``create`` (an edit the model judges a request for a new file) and none near, pointing to
+    ``write_file``, which a retry then calls."""
     near = nearest(raw, roots(ctx)) if ctx is not None else ""
+    if create and not near:
+        return ToolError(f"{what} '{raw}' does not exist, and edit_file only changes a file that exists; to create "
+                         "it, call write_file with the file's whole text. Nothing was changed", instead="write_file")
     return ToolError(f"{what} '{raw}' does not exist; " + (f"did you mean '{near}'?" if near else
                                                           "list_dir shows what is there"))
+
+
+def _new_file_asked(ctx: ToolContext) -> bool:
+    """Whether the model judges that the user's message asks for a new file (``loop.judge``'s create
+    classifier, read through ``agent.judge``, a layer above): a change of a file that is missing is not
+    made into a new one. False where it cannot say (a server, a scripted model) or is unsure."""
+    judge = getattr(ctx.agent, "judge", None)
+    return callable(getattr(judge, "sure", None)) and judge.sure(ctx.agent, "create") is True
 
 
 def _typo_resolved(args: ToolArgs, ctx: ToolContext, what: str) -> tuple[Any, str]:
@@ -180,6 +193,8 @@ class EditFile(Tool):
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         note_miss(ctx, None)
         path = _writable(args.path, ctx)
+        if not path.exists():
+            raise _missing(args.path, ctx, create=_new_file_asked(ctx))
         text = _read_text(path, args.path, ctx)
         renamed = None
         if is_python(args.path) and (whole := replace_defs(text, args.old, args.new)) is not None:

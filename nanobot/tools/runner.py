@@ -64,7 +64,7 @@ class ToolRunner:
     def __init__(self, settings: Settings, tools: dict[str, Tool] | None = None):
         self.settings = settings
         self.tools = tools if tools is not None else enabled_tools(settings)
-        self.refused = ""  # the call policy's rule for the last call run (``execute``)
+        self.refused = self.instead = ""  # the call policy's rule and the error's pointed-to tool for the last call run (``execute``)
         self._grammars: dict[str, str] = {}
         self.stats: list[StepStats] = []  # every constrained step, oldest first
 
@@ -182,12 +182,13 @@ class ToolRunner:
         as text): yields the call, the tool's notices and its result (cut to ``tools.output_tokens``);
         returns (ok, the result as the model sees it)."""
         yield ToolCall(name=name, arguments=args.model_dump(mode="json"))
-        self.refused = ""
+        self.refused = self.instead = ""
         ok, text, notices = self.execute(agent, self.tools[name], args)
         for n in notices:
             yield Notice(text=n)
         text = self.truncate(agent, text)
-        yield ToolResult(name=name, ok=ok, text=text, refused=self.refused)
+        instead = self.instead if self.instead in self.tools else ""
+        yield ToolResult(name=name, ok=ok, text=text, refused=self.refused, instead=instead)
         return ok, text
 
     def arguments(self, agent: Any, msgs: list[Message], tool: Tool) -> tuple[str, Any, str]:
@@ -200,7 +201,7 @@ class ToolRunner:
     def execute(self, agent: Any, tool: Tool, args: BaseModel) -> tuple[bool, str, list[str]]:
         ctx = ToolContext.for_agent(agent)
         out = execute(tool, args, ctx)
-        self.refused = ctx.refused  # the policy's rule, for the ToolResult (``run_valid``)
+        self.refused, self.instead = ctx.refused, ctx.instead  # for the ToolResult (``run_valid``)
         return out
 
     def truncate(self, agent: Any, text: str) -> str:
@@ -271,6 +272,7 @@ def execute(tool: Tool, args: BaseModel, ctx: ToolContext) -> tuple[bool, str, l
     except NanobotError as e:
         kind = getattr(e, "kind", None)  # a call-policy refusal (``loop.callpolicy.PolicyError``)
         ctx.refused = getattr(kind, "value", "") if kind is not None else ""
+        ctx.instead = getattr(e, "instead", "")
         return False, str(e), ctx.notices
     except Exception as e:  # a tool bug must not kill the chat
         return False, f"{tool.name} failed: {type(e).__name__}: {e}", ctx.notices

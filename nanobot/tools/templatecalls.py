@@ -393,7 +393,7 @@ def unlure(msgs: list[Message], agent: Any, forced: bool = False) -> None:
 
 def watch(step: Generator[Event, None, bool], failed: list[str]) -> Generator[Event, None, bool]:
     """``step``'s events, passed on; ``failed[0]``: the tool whose run failed (not a refusal by the call
-    policy: asking again would not help), "" when none did."""
+    policy: asking again would not help), or the offered tool its error points to instead, "" when none did."""
     failed[0] = ran = ""
     while True:
         try:
@@ -403,5 +403,5 @@ def watch(step: Generator[Event, None, bool], failed: list[str]) -> Generator[Ev
         if isinstance(ev, ToolCall):
             ran = ev.name
         elif isinstance(ev, ToolResult):
-            failed[0] = ev.name if not ev.ok and ev.name == ran and " refused: " not in ev.text else ""
+            failed[0] = (ev.instead or ev.name) if not ev.ok and ev.name == ran and " refused: " not in ev.text else ""
         yield ev
