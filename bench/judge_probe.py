@@ -5,7 +5,10 @@ messages: P(yes) per message and how many fall on the right side of ``judge.BOUN
 requests), and ``allow_dev2.tsv`` too (indirect asks: a state wanted, an entry to write down, seven
 languages); ``allow_held.tsv`` and ``allow_held2.tsv`` are only checked (other files, other wording; held2
 was written apart from the classifier's prompt, 60 indirect asks and look-only questions in seven languages).
-``--kind remember``: "does the message ask to remember something?" on ``remember_dev.tsv``;
+``--kind remember``: "does the message ask to remember something?" on ``remember_dev.tsv`` and
+``remember_dev2.tsv`` (indirect asks, "for the record", six languages), checked on ``remember_held.tsv``;
+``--kind create``: "does the message ask for a new file?" on ``create_dev.tsv`` and ``create_dev2.tsv``,
+checked on ``create_held.tsv`` (adding to a file in six languages among the no's);
 ``--kind look``: "does the message ask to show, list, count or run something?" on ``look_dev.tsv`` and
 ``look_held.tsv`` (indirect asks with nothing named -- "did my last commit go through?" -- against
 questions a look does not answer -- "How do I undo a commit in git?").
@@ -61,7 +64,8 @@ def main() -> None:
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
     sets = {"change": (("dev", "allow_dev.tsv"), ("dev2", "allow_dev2.tsv"), ("held", "allow_held.tsv"),
-                       ("held2", "allow_held2.tsv")), "remember": (("dev", "remember_dev.tsv"),),
+                       ("held2", "allow_held2.tsv")),
+            "remember": (("dev", "remember_dev.tsv"), ("dev2", "remember_dev2.tsv"), ("held", "remember_held.tsv")),
             "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv")),
             "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv"))}
     for split, name in sets[a.kind]:

@@ -55,12 +55,15 @@ LOOK_SHOTS = (("show me config.json", "yes"), ("thanks, great!", "no"),
               ("¿Cuántas líneas tiene datos.csv?", "yes"), ("translate 'thank you' into Spanish", "no"),
               ("what did the build log say about warnings?", "yes"), ("what's 12% of 250?", "no"),
               ("Liste les fichiers du dossier images", "yes"), ("Fix the typo in readme.md", "no"))
+# Remember: chosen on remember_dev.tsv and remember_dev2.tsv (indirect asks, "for the record"), checked on
+# remember_held.tsv (bench/judge_probe.py --kind remember).
 REMEMBER_SYSTEM = ("You classify messages to an assistant with a memory. Does the message ask you to remember or "
                    "keep a fact for later? Answer only yes or no.")
 REMEMBER_SHOTS = (("Keep in mind that my flight leaves at 9.", "yes"), ("what's in notes.txt?", "no"),
                   ("Notiere dir: Oma hat am 5. Mai Geburtstag", "yes"), ("good morning!", "no"),
                   ("N'oublie pas que je suis végétarien.", "yes"), ("What did I tell you about my flight?", "no"),
-                  ("My dog is named Rex, please don't forget it.", "yes"), ("Fix the typo in readme.md", "no"))
+                  ("My dog is named Rex, please don't forget it.", "yes"), ("Fix the typo in readme.md", "no"),
+                  ("Just so you're aware, I work night shifts.", "yes"), ("Put 'eggs' on shopping.md", "no"))
 # The create classifier is asked only where edit_file met a path that is not there: a request to make a
 # new file is then written (``tools.files``), a change of a file that is missing is not. Chosen on
 # create_dev.tsv, checked on create_held.tsv (bench/judge_probe.py --kind create).
