@@ -47,6 +47,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -284,6 +285,9 @@ def main() -> None:
                     help="llama.cpp weight repacking (auto: nanobot's choice for this machine); the kernels "
                          "change the logits a little, so decisions near a threshold can differ")
     ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2: development sets, may be tuned on; heldout: only checked; fresh: only checked, never read by developers)")
+    ap.add_argument("--at", help="run at this moment ('2026-03-02 10:00'): the prompt's Time section changes each "
+                                 "minute and a decision near its threshold can follow it, so A/B runs pin it "
+                                 "(default: the clock, as a user meets it)")
     opts = ap.parse_args()
     use(opts.set)
     if opts.table:
@@ -296,6 +300,9 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
     print(f"home: {home}", file=sys.stderr, flush=True)  # its sessions/ keep every turn's tool steps
     agent, ws = setup(home, opts.model, opts.max_tokens, opts.threads, opts.repack)
+    if opts.at:
+        at = datetime.fromisoformat(opts.at).astimezone()
+        agent.clock = lambda: at
     turns: list[dict] = []
     start = time.perf_counter()
     for session in REQ.SESSIONS:
@@ -318,7 +325,7 @@ def main() -> None:
         "model": agent.model.name, "set": opts.set, "turns": len(turns), **_totals(turns),
         "max_tokens": opts.max_tokens, "wall_s": round(time.perf_counter() - start),
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
-        "cpus": os.cpu_count(), "repack": getattr(agent.model, "repack", None),
+        "cpus": os.cpu_count(), "repack": getattr(agent.model, "repack", None), "at": opts.at or "the clock",
     }
     summary["by_kind"] = _by_kind(turns)
     print(json.dumps(summary, indent=2))
