@@ -400,19 +400,22 @@ def test_a_repeated_reply_about_a_file_not_looked_at_is_retried_with_the_look(ho
     """The first dev set, the 1.5B: "What is in docs/guide.md?" answered with the turn before's reply
     twice, nothing read. The file exists and nothing looked at it: the retry reads it."""
     earlier = "The files in this folder are README.md and todo.md, and nothing else is here."
-    agent = make_agent(home, ["Answer:", earlier, "Answer:", earlier,
+    agent = make_agent(home, ["Answer:", "Hello Ada!", "Answer:", earlier, "Answer:", earlier,
                               '{"path": "docs/guide.md"}', "Answer:", "The guide says: step one, unpack the box."])
     (agent.workspace / "docs").mkdir()
     (agent.workspace / "docs" / "guide.md").write_text("# Guide\nStep one: unpack the box.\n")
+    run(agent, "Hi, I'm Ada")
     run(agent, "Which files do you know about?")
     events, done = run(agent, "What is in docs/guide.md?")
     assert any("repeats an earlier reply" in e.text for e in events if isinstance(e, Notice))
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]
     assert done.reply == "The guide says: step one, unpack the box." and not done.corrected
-    last = agent.model.calls[-1]["messages"]  # the retry is asked without the answer it copied
+    last = agent.model.calls[-1]["messages"]  # the retry is asked without the answer it copied and its question
     assert not any(m.role == "assistant" and earlier in m.content for m in last)
-    assert any(m.role == "user" and m.content == "Which files do you know about?" for m in last)  # what the user said stays
-    assert any(m.role == "assistant" and earlier in m.content for m in agent.model.calls[2]["messages"])
+    assert not any(m.role == "user" and m.content == "Which files do you know about?" for m in last)
+    assert [(m.role, m.content) for m in last[1:3]] == [("user", "Hi, I'm Ada"), ("assistant", "Hello Ada!")]
+    assert [m.role for m in last][-2:] == ["assistant", "user"]  # the turns left alternate
+    assert any(m.role == "assistant" and earlier in m.content for m in agent.model.calls[4]["messages"])
 
 
 def test_an_earlier_reply_given_again_after_a_look_is_retried_on_this_message_alone(home):

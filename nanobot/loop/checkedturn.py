@@ -78,14 +78,32 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         tool = result.tool if result.tool in agent.tool_names() or result.tool == ANY_LOOK else ""
         yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
         last = messages[-1]
-        earlier = [m for m in messages[:-1] if not (result.alone or result.bare) or m.role == "system"
-                   or (m.role == "user" and not result.bare)]  # no earlier reply to copy, nor a question to answer
+        earlier = without(messages[:-1], result)
         messages = [*earlier, Message(role=last.role, content=f"{last.content}\n\n{result.note}")]
         echoes = Echoes([result.note])
         yield TextDelta(text="\n\n" if reply else "")  # nothing shown yet: no blank line
     yield TextDelta(text=f"\n\n{result.correction}" if reply else result.correction)  # no blank line first
     yield Notice(text=f"reply check: {result.problem}", level="warning")
     yield ev.model_copy(update={"reply": f"{reply}\n\n{result.correction}".strip(), "corrected": True})
+
+
+def without(earlier: list[Message], result: Any) -> list[Message]:
+    """The session a retry sees: with ``result.bare`` the system message alone (the note holds the
+    result); with ``result.copied``, without that reply and the message it answered, so the turns left
+    still alternate (stacked user messages made the 1.5B answer the first of them, or repeat it)."""
+    if result.bare:
+        return [m for m in earlier if m.role == "system"]
+    if not result.copied:
+        return earlier
+    same = " ".join(result.copied.split())
+    out: list[Message] = []
+    for m in earlier:
+        if m.role == "assistant" and " ".join(m.content.split()) == same:
+            if out and out[-1].role == "user":
+                out.pop()
+            continue
+        out.append(m)
+    return out
 
 
 def call_in_reply(typed: str, raw: str, reply: str, agent: Any,

@@ -83,7 +83,7 @@ def repeated_reply(f: Facts) -> CheckResult | None:
                 result = f" You have not looked at {f.target} this turn. Call {tool} for it now. "
             return CheckResult(
                 problem="the reply repeats an earlier reply to another message", tool=tool if tool and f.can(tool) else "",
-                alone=True,  # the retry does not see the answer it copied
+                copied=earlier,  # the retry does not see the answer it copied
                 note=f"[nanobot: your reply repeated your answer to an earlier message.{result}Answer this "
                      f"message now, in plain sentences: {f.user_text}]",
                 correction="(nanobot: the reply above repeats an earlier answer; it does not answer this message."

@@ -20,7 +20,7 @@ class CheckResult:
     note: str = ""  # for the model, on a retry
     correction: str = ""  # for the user, when the retry did not help ("": the retried reply stands)
     tool: str = ""  # the tool the note asks for: the retry calls it directly (``ToolRunner.retry_tool``)
-    alone: bool = False  # the retry sees the session without its earlier replies (it copied one); the user's messages stay
+    copied: str = ""  # an earlier reply the reply repeats: the retry sees the session without it and its question
     bare: bool = False  # the retry sees this message alone: the note holds the result it is answered from
 
 
