@@ -198,7 +198,11 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "line of an edit that keeps the line before it, a command the reply proposes run (3b28be8, Intel Xeon)",
               "assistant-dev2-qwen2.5-coder-1.5b-round24.json"),
              ("qwen2.5-coder-1.5b, round 25: notes echoed scrubbed, replies held to the change, a retry's answer note, "
-              "retries without the replies they copy (719a59f, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round25.json")]
+              "retries without the replies they copy (719a59f, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round25.json"),
+             ("qwen2.5-coder-1.5b, round 26 with a new file written where the model's create classifier is sure, a copied "
+              "reply's retry on the message alone (ff86466, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round26-ff86466.json"),
+             ("qwen2.5-coder-1.5b, round 26: + the remember classifier's two examples, a repeated reply's retry without "
+              "that exchange (43b4bbb, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round26.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -286,7 +290,15 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 24 (3b28be8, Intel Xeon, beside a fresh-clone CI run)", "assistant-fresh-smollm2-round24.json"),
               ("round 25: notes echoed scrubbed, replies held to the change, a retry's answer note, retries without the "
                "replies they copy (719a59f, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round25.json"),
-              ("round 25 (719a59f, AMD EPYC, beside the project bench)", "assistant-fresh-smollm2-round25.json")]
+              ("round 25 (719a59f, AMD EPYC, beside the project bench)", "assistant-fresh-smollm2-round25.json"),
+              ("round 26 with a new file written where the model's create classifier is sure, a copied reply's retry on "
+               "the message alone (ff86466, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round26-ff86466.json"),
+              ("round 26: + the remember classifier's two examples, a repeated reply's retry without that exchange "
+               "(43b4bbb, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round26.json"),
+              ("round 25's code, A/B at one moment (--at 2026-11-25 09:30) (719a59f, AMD EPYC)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round25-at.json"),
+              ("round 26's code, A/B at the same moment (43b4bbb, AMD EPYC)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round26-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -641,7 +653,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round25"), ("dev2", "round25"))}
+             for k, run in (("fresh", "round26"), ("dev2", "round26"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
