@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round25.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round26.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -298,7 +298,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 25's code, A/B at one moment (--at 2026-11-25 09:30) (719a59f, AMD EPYC)",
                "assistant-fresh-qwen2.5-coder-1.5b-round25-at.json"),
               ("round 26's code, A/B at the same moment (43b4bbb, AMD EPYC)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round26-at.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round26-at.json"),
+              ("round 26 (43b4bbb, AMD EPYC, beside the project bench)", "assistant-fresh-smollm2-round26.json")]
 
 
 def assistant_fresh() -> str:
