@@ -66,7 +66,7 @@ REMEMBER_SHOTS = (("Keep in mind that my flight leaves at 9.", "yes"), ("what's 
                   ("Just so you're aware, I work night shifts.", "yes"), ("Put 'eggs' on shopping.md", "no"))
 # The create classifier is asked only where edit_file met a path that is not there: a request to make a
 # new file is then written (``tools.files``), a change of a file that is missing is not. Chosen on
-# create_dev.tsv, checked on create_held.tsv (bench/judge_probe.py --kind create).
+# create_dev.tsv and create_dev2.tsv, checked on create_held.tsv (bench/judge_probe.py --kind create).
 CREATE_SYSTEM = ("You classify messages to an assistant that can write files. Does the message ask you to make a "
                  "new file, one that is not there yet? Answer yes only for a new file; a change to a file is no. "
                  "Answer only yes or no.")

@@ -45,10 +45,10 @@ MAX_FILE_BYTES = 5_000_000
 
 def _missing(raw: str, ctx: ToolContext | None, what: str = "file", create: bool = False) -> ToolError:
     """A missing path's error, offering the one entry a typo away when there is one (``tools.named``);
-    with ``create`` (an edit the model judges a request for a new file) and none near, pointing to
-    ``write_file``, which a retry then calls."""
+    with ``create`` (an edit) and none near, where the model judges the message asks for a new file,
+    pointing to ``write_file``, which a retry then calls (the judgement is asked only then)."""
     near = nearest(raw, roots(ctx)) if ctx is not None else ""
-    if create and not near:
+    if create and not near and _new_file_asked(ctx):
         return ToolError(f"{what} '{raw}' does not exist, and edit_file only changes a file that exists; to create "
                          "it, call write_file with the file's whole text. Nothing was changed", instead="write_file")
     return ToolError(f"{what} '{raw}' does not exist; " + (f"did you mean '{near}'?" if near else
@@ -194,7 +194,7 @@ class EditFile(Tool):
         note_miss(ctx, None)
         path = _writable(args.path, ctx)
         if not path.exists():
-            raise _missing(args.path, ctx, create=_new_file_asked(ctx))
+            raise _missing(args.path, ctx, create=True)
         text = _read_text(path, args.path, ctx)
         renamed = None
         if is_python(args.path) and (whole := replace_defs(text, args.old, args.new)) is not None:
