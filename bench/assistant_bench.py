@@ -145,6 +145,7 @@ def setup(home: Path, model_path: str | None, max_tokens: int, threads: int | No
                         "GIT_COMMITTER_EMAIL": "u@x"}
     for cmd in (["init", "-q"], ["add", *REQ.FILES], ["commit", "-qm", REQ.COMMIT]):
         subprocess.run(["git", *cmd], cwd=ws, check=True, env=env, capture_output=True)
+    os.chdir(ws)  # the user works where the files are: "." is this folder, as it is for a chat started there
     return agent, ws
 
 

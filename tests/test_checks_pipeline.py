@@ -66,6 +66,13 @@ def test_repeated_reply_to_another_message():
     assert lc.repeated_reply(facts("thanks", "Done.", extra={"before": [("fix a.py", "Done.")]})) is None  # short
     look = Outcome("read_file", {}, True, "budget.tsv lines 1-2 of 2\n" + budget, effects=READ, on_path=True)
     assert lc.repeated_reply(facts("show budget.tsv again", budget, [look], extra={"before": before})) is None
+    outside = "The file /home/me/proj/utils.py is outside the workspace; the allowed roots are /home/me/.nanobot/workspace."
+    refused = Outcome("edit_file", {"path": "/home/me/proj/utils.py"}, False, "path '/home/me/proj/utils.py' is outside "
+                      "the workspace; allowed roots: /home/me/.nanobot/workspace", effects=EDIT, on_path=True)
+    ask = "add a function called reverse_words to utils.py"
+    told = facts(ask, outside, [refused], extra={"before": [("what does utils.py do?", outside)]})
+    assert lc.repeated_reply(told) is None  # this turn's own failure, told again: the same refusal reads the same
+    assert lc.repeated_reply(facts(ask, outside, extra={"before": [("what does utils.py do?", outside)]})) is not None
 
 
 def test_a_reply_that_is_an_earlier_message_of_the_user_is_no_answer():
@@ -215,6 +222,12 @@ def test_look_failed():
     failed = Outcome("read_file", {}, False, "file 'a.txt' does not exist", effects=READ, on_path=True)
     assert lc.look_failed(facts("read a.txt", "It says hello.", [failed])) is not None
     assert lc.look_failed(facts("read a.txt", "That file does not exist.", [failed])) is None
+    refused = Outcome("exec", {"command": "python3 -m pytest -q"}, False, "exec refused: 'python3 -m pytest -q' is "
+                      "not in tools.exec_allow; add it to exec_allow in config.toml", effects=frozenset({Effect.RUNS}))
+    user = "run the tests with python3 -m pytest -q"
+    passed_on = "The command is not allowed yet: put it in exec_allow in your config.toml."  # no denial word
+    assert lc.look_failed(facts(user, passed_on, [refused])) is None  # the reply passes the failure on
+    assert lc.look_failed(facts(user, "All 3 tests passed with python3 -m pytest -q.", [refused])) is not None
 
 
 def test_told_of_tool_in_any_language():
@@ -460,8 +473,9 @@ def test_a_reply_to_an_allowed_command_the_message_names_with_nothing_run_is_not
 def test_a_listing_of_files_that_are_not_there_with_nothing_looked_at_is_retried_with_list_dir(home):
     """dev2, the 1.5B: "list every file at the top of this project" answered "README.md, LICENSE.md,
     knowledge/README.md, ..." with no tool: names of files the roots do not have. Where the model is sure
-    the message asks to look, that is retried with list_dir; a reply naming files the user named, or one
-    after a look, or on a message the model does not judge a look, stands."""
+    the message asks to look, that is retried with list_dir, also after a look that failed; a reply naming
+    files the user named, or one after a look that succeeded, or on a message the model does not judge a
+    look, stands."""
     from types import SimpleNamespace
 
     from nanobot.config import load_settings
@@ -484,6 +498,10 @@ def test_a_listing_of_files_that_are_not_there_with_nothing_looked_at_is_retried
                      agent=agent).problem  # the model does not judge a look asked
     looked = [ToolCall(name="list_dir", arguments={"path": "."}), ToolResult(name="list_dir", ok=True, text="budget.tsv")]
     assert "not there" not in check(ask, invented, looked, agent=agent).problem
+    failed = [ToolCall(name="read_file", arguments={"path": "files.txt"}),
+              ToolResult(name="read_file", ok=False, text="error: no such file: files.txt")]
+    after = check(ask, invented, failed, agent=agent)  # a failed look shows nothing: the listing is still invented
+    assert after.tool == "list_dir" and "LICENSE.md, setup.py" in after.problem
 
 
 def test_a_script_run_by_its_path_is_the_target_not_the_rest_of_the_sentence():

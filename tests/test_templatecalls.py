@@ -51,12 +51,12 @@ class ToolTemplateModel(ScriptedModel):
         self.calls[-1] |= {"tools": tools, "stop": stop, "no_opening": no_opening}
 
 
-def make_agent(home, model, clock=None, **tools):
+def make_agent(home, model, clock=fixed_clock, **tools):
     tools = {"listing": "full", **tools}  # the loop with one generation a call; lean: tests below
     settings = load_settings(home, tools={"enabled": ["read_file", "write_file"], **tools},
                              memory={"enabled": False}, observer={"enabled": False})
     init_workspace(settings.workspace)
-    agent = Agent(settings, model, **({"clock": clock} if clock else {}))
+    agent = Agent(settings, model, clock=clock)  # one moment: a real model's tokens follow the Time section
     attach_tools(agent)
     return agent
 

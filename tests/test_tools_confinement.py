@@ -20,7 +20,8 @@ def ctx(home):
     return ToolContext(settings=settings)
 
 
-def test_list_dir_does_not_follow_links_out_of_the_roots(ctx, tmp_path):
+def test_list_dir_does_not_follow_links_out_of_the_roots(ctx, tmp_path, monkeypatch):
+    monkeypatch.chdir(ctx.workspace)  # started in the workspace: "." is it, with no note about another folder
     secret = tmp_path / "secret.bin"
     secret.write_bytes(b"x" * 12345)
     (ctx.workspace / "inside.txt").write_text("hello")

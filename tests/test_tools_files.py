@@ -192,3 +192,40 @@ def test_a_whole_function_is_no_licence_to_edit_elsewhere(ctx):
     (ctx.workspace / "notes.txt").write_text("def sub(a, b):\n    return a + b\n")
     with pytest.raises(ToolError, match="not found"):  # only Python files
         run(EditFile(), ctx, path="notes.txt", old="sub(a b)", new="def sub(a, b):\n    return a - b")
+
+
+def test_a_file_in_the_start_folder_outside_the_roots_is_named_with_the_setting_that_allows_it(ctx, tmp_path, monkeypatch):
+    """A new user runs ``nanobot chat`` in a project folder that is not a root and asks about utils.py:
+    the error says where the file is and which setting allows it (not "does not exist"), nothing of it
+    is read, and no new utils.py is made in the workspace beside it. Once the folder is a root, it is used."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "utils.py").write_text("def slugify(s):\n    return s\n")
+    monkeypatch.chdir(proj)
+    for tool, args in [(ReadFile(), {}), (EditFile(), {"old": "slugify", "new": "slug"}),
+                       (WriteFile(), {"content": "x = 1\n"})]:
+        with pytest.raises(ToolError) as e:
+            run(tool, ctx, path="utils.py", **args)
+        assert str(proj) in str(e.value) and "roots" in str(e.value) and "does not exist" not in str(e.value)
+    assert not (ctx.workspace / "utils.py").exists() and "slugify" in (proj / "utils.py").read_text()
+    with pytest.raises(ToolError, match="does not exist; list_dir"):  # a name the folder does not have either
+        run(ReadFile(), ctx, path="other.py")
+    allowed = ToolContext(settings=load_settings(ctx.settings.home, tools={"roots": [str(proj)]}))
+    assert "def slugify" in run(ReadFile(), allowed, path="utils.py")
+
+
+def test_a_listing_of_the_workspace_from_a_project_outside_the_roots_says_whose_it_is(ctx, tmp_path, monkeypatch):
+    """"what files are in this folder?" asked in a project that is not a root lists the workspace: the
+    listing says so and names the setting that allows the project. From the workspace itself, or a root,
+    or for a folder asked by name, it is a plain listing."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (ctx.workspace / "notes.md").write_text("x")
+    monkeypatch.chdir(proj)
+    listed = run(ListDir(), ctx, path=".")
+    assert listed.startswith("(this is nanobot's workspace, not " + str(proj)) and "roots" in listed
+    assert "notes.md" in listed
+    monkeypatch.chdir(ctx.workspace)
+    assert run(ListDir(), ctx, path=".").startswith(".: 1 entries")
+    monkeypatch.chdir(proj)
+    assert "nanobot's workspace" not in run(ListDir(), ctx, path=str(ctx.workspace))  # asked by name

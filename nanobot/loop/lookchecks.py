@@ -66,9 +66,9 @@ def repeated_reply(f: Facts) -> CheckResult | None:
         return None
     asked = " ".join(f.user_text.split()).lower()
     words = _words(reply)
-    looked = set().union(*(_words(o.text) for o in f.done if o.ok and o.text.strip()))
+    looked = set().union(*(_words(o.text) for o in f.done if o.text.strip()))
     if words and len(words & looked) >= 0.6 * len(words):
-        return None  # from this turn's look: the same file shown twice reads the same
+        return None  # from this turn's look or failure: the same file, or the same refusal, reads the same
     for user, earlier in f.extra.get("before", ()):
         said = " ".join(user.split()).lower()[-(len(asked) + 20):]  # its end: a memory block may come first
         if said.endswith(asked) or difflib.SequenceMatcher(None, asked, said, autojunk=False).ratio() >= SAME_ASK:
@@ -226,9 +226,21 @@ def look_failed(f: Facts) -> CheckResult | None:
     looks = [o for o in f.done if o.looks and _on(o, f)]
     if not f.target or not looks or any(o.ok for o in looks) or REPLY["denial"].search(f.reply):
         return None
+    if relays(f.reply, looks[-1].text, f.user_text):
+        return None
     return failure(looks[-1], "the reply speaks of {target} but looking failed: {first}",
                    "[nanobot: {name} failed ({first}). Tell the user; do not describe {target}.]",
                    "(nanobot: {name} failed: {first}. The reply above is not from {target}.)", target=f.target)
+
+
+RELAYED = 2  # words of a failure's error the user did not say, at least, for a reply to pass the failure on
+
+
+def relays(reply: str, error: str, user_text: str) -> bool:
+    """The reply passes the failure on in its own words: it carries words of the error that the user's
+    message does not ("add it to exec_allow in config.toml"; "utils.py is in /home/me/proj, not a root").
+    Read from the error the tool gave, so it holds in any language the model answers the error in."""
+    return len((_words(reply) & _words(error)) - _words(user_text)) >= RELAYED
 
 
 def not_from_look(f: Facts) -> CheckResult | None:
@@ -308,21 +320,23 @@ ABSENT_MIN = 2  # file names the reply gives that are not there, at least, to be
 
 def absent_listed(f: Facts) -> CheckResult | None:
     """The reply names files that are not in the roots (``extra["absent"]``: a function giving the file-shaped
-    names there is no such file for, ``tools.named``'s "new"), the user named none of them, nothing ran this turn and the
-    model is sure the message asks to look: an invented listing ("list every file at the top of this
-    project" answered "README.md, LICENSE.md, ..."). A fact of the roots, in any language: retried
+    names there is no such file for, ``tools.named``'s "new"), the user named none of them, no look
+    succeeded this turn and the model is sure the message asks to look: an invented listing ("list every
+    file at the top of this project" answered "README.md, LICENSE.md, ..."; a failed read of a file that is
+    not there answered with a listing no tool showed). A fact of the roots, in any language: retried
     with list_dir, then corrected."""
-    if f.done or "absent" not in f.extra:
+    if any(o.looks and o.ok for o in f.done) or "absent" not in f.extra:
         return None
     absent = [a for a in f.extra["absent"]() if a.lower() not in f.user_text.lower()]  # a walk of the roots
     if len(absent) < ABSENT_MIN or not f.look_sure:  # then the model's judgement
         return None
     shown = ", ".join(absent[:3])
     return CheckResult(
-        problem=f"the reply names files that are not there ({shown}) and nothing was looked at",
+        problem=f"the reply names files that are not there ({shown}) and no look succeeded",
         tool="list_dir" if f.can("list_dir") else "",
-        note=f"[nanobot: there is no {shown} here; you have not looked. Call list_dir now, or say you do not know.]",
-        correction=f"(nanobot: {shown} are not in the workspace; nothing was looked at this turn.)")
+        note=f"[nanobot: there is no {shown} here; nothing you looked at showed them. Call list_dir now, or say "
+             "you do not know.]",
+        correction=f"(nanobot: {shown} are not in the workspace; no look showed them this turn.)")
 
 
 def only_asks(reply: str) -> bool:

@@ -33,7 +33,7 @@ from nanobot.tools.named import nearest
 from nanobot.tools.namedcode import focus
 from nanobot.tools.namedlook import held as looked_at
 from nanobot.tools.namedonly import named_occurrence, named_only
-from nanobot.tools.paths import display, resolve_in_roots, roots
+from nanobot.tools.paths import display, here_outside, resolve_in_roots, roots, start_outside
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words, unnamed_changes
 from nanobot.tools.renames import rename
@@ -48,11 +48,22 @@ def _missing(raw: str, ctx: ToolContext | None, what: str = "file", create: bool
     with ``create`` (an edit) and none near, where the model judges the message asks for a new file,
     pointing to ``write_file``, which a retry then calls (the judgement is asked only then)."""
     near = nearest(raw, roots(ctx)) if ctx is not None else ""
+    if not near and ctx is not None and (elsewhere := _outside(raw, ctx, what)):
+        return elsewhere
     if create and not near and _new_file_asked(ctx):
         return ToolError(f"{what} '{raw}' does not exist, and edit_file only changes a file that exists; to create "
                          "it, call write_file with the file's whole text. Nothing was changed", instead="write_file")
     return ToolError(f"{what} '{raw}' does not exist; " + (f"did you mean '{near}'?" if near else
                                                           "list_dir shows what is there"))
+
+
+def _outside(raw: str, ctx: ToolContext, what: str = "file") -> ToolError | None:
+    """The error for a relative path that is not in the roots but is in the folder nanobot was started in,
+    outside them (``paths.here_outside``): the folder and the setting that allows it, not "does not exist"."""
+    if (here := here_outside(raw, roots(ctx))) is None:
+        return None
+    return ToolError(f"{what} '{raw}' is in {here}, which is not one of nanobot's roots, so it cannot be used; "
+                     f"to allow it, add roots = [\"{here}\"] under [tools] in {ctx.settings.config_path}")
 
 
 def _new_file_asked(ctx: ToolContext) -> bool:
@@ -162,6 +173,8 @@ class WriteFile(Tool):
         if path.is_dir():
             raise ToolError(f"'{args.path}' is a directory; give a file path")
         existed = path.exists()
+        if not existed and (elsewhere := _outside(args.path, ctx)):
+            raise elsewhere  # the user's file of that name is here, outside the roots: not a new one beside it
         old = _old_text(path, args.path) if existed else None
         refuse_broken(old, args.content, args.path, "write_file")
         if old is not None:  # an overwrite keeps every line the user did not ask to remove (editloss)
@@ -339,5 +352,18 @@ class ListDir(Tool):
         entries = sorted(inside, key=lambda p: (not (inside[p] and p.is_dir()), p.name))
         lines = [_entry(p) if inside[p] else f"{p.name} -> (link)" for p in entries[: self.limit]]
         more = f"\n[{len(entries) - self.limit} more not shown]" if len(entries) > self.limit else ""
+        was += _not_here(args.path, path, allowed, ctx)
         return f"{was}{display(path, ctx)}: {len(entries)} entries\n" + "\n".join(lines) + more if entries \
             else f"{was}{display(path, ctx)}: empty directory"
+
+
+def _not_here(raw: str, path: Path, allowed: list[Path], ctx: ToolContext) -> str:
+    """A listing of the workspace asked for as "." from a folder outside the roots says so, with the
+    setting that allows that folder: "what files are in this folder?" asked in a project is otherwise
+    answered with nanobot's own files. Started in the home directory or nanobot's own, it is not said."""
+    if Path(raw).expanduser().is_absolute() or path != allowed[0] or (here := start_outside(allowed)) is None:
+        return ""
+    if here in (Path.home().resolve(), ctx.settings.home.expanduser().resolve()) or here in allowed[0].parents:
+        return ""
+    return (f"(this is nanobot's workspace, not {here}, the folder nanobot was started in: that one is not among "
+            f"its roots; to allow it, add roots = [\"{here}\"] under [tools] in {ctx.settings.config_path})\n")

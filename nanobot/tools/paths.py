@@ -40,6 +40,26 @@ def base_dir(allowed: list[Path]) -> Path:
     return here if any(_inside(here, r) for r in allowed) else allowed[0]
 
 
+def here_outside(raw: str, allowed: list[Path]) -> Path | None:
+    """The directory nanobot was started in, when it is outside every root and holds ``raw`` (relative):
+    ``cd ~/proj && nanobot chat`` with no roots, "what does utils.py do?". The file stays unread; the
+    error that names the folder tells the user the one setting that lets nanobot use it."""
+    here = start_outside(allowed)
+    if here is None or Path(raw).expanduser().is_absolute():
+        return None
+    return here if (here / raw).exists() else None
+
+
+def start_outside(allowed: list[Path]) -> Path | None:
+    """The directory nanobot was started in, when it is outside every root (relative paths then start
+    at the workspace, not there)."""
+    try:
+        here = Path.cwd().resolve()
+    except OSError:
+        return None
+    return None if any(_inside(here, r) for r in allowed) else here
+
+
 def resolve_in_roots(raw: str, ctx: ToolContext) -> Path:
     """The real path for ``raw`` (relative: to ``base_dir``), or ToolError if it escapes."""
     if has_controls(raw):
