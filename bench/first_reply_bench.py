@@ -36,7 +36,7 @@ def quiet(timeout: float = 600) -> None:
         time.sleep(1)
 
 
-def once(home: str, listing: str, model: str) -> dict:
+def once(home: str, listing: str, model: str, ask: str = "hi") -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
     env |= {"NANOBOT_HOME": home, "NANOBOT_TOOLS__LISTING": listing, "PYTHONPATH": str(ROOT)}
     quiet()
@@ -44,7 +44,7 @@ def once(home: str, listing: str, model: str) -> dict:
     t0 = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-m", "nanobot", "chat", "-v", "--model", model], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=home)
-    p.stdin.write(b"hi\n")
+    p.stdin.write(ask.encode() + b"\n")
     p.stdin.close()
     buf, first = b"", None
     while ch := p.stdout.read(1):
@@ -62,13 +62,15 @@ def main() -> None:
     ap.add_argument("--model", required=True)
     ap.add_argument("--listing", nargs="+", default=["lean"])
     ap.add_argument("--again", type=int, default=1, help="second starts of the same home (median)")
+    ap.add_argument("--ask", default="hi", help="the message piped in (a look request runs the judgements)")
     ap.add_argument("--json")
     a = ap.parse_args()
-    out = {"what": __doc__.split("\n\n")[0], "model": Path(a.model).stem, "cpus": os.cpu_count(), "runs": {}}
+    out = {"what": __doc__.split("\n\n")[0], "model": Path(a.model).stem, "cpus": os.cpu_count(), "ask": a.ask,
+           "runs": {}}
     for listing in a.listing:
         home = tempfile.mkdtemp(prefix=f"first-reply-{listing}-")
-        runs = {"new_home": once(home, listing, a.model)}
-        again = [once(home, listing, a.model) for _ in range(a.again)]
+        runs = {"new_home": once(home, listing, a.model, a.ask)}
+        again = [once(home, listing, a.model, a.ask) for _ in range(a.again)]
         seconds = sorted(r["first_char_s"] for r in again if r["first_char_s"] is not None)
         middle = again[[r["first_char_s"] for r in again].index(seconds[len(seconds) // 2])] if seconds else again[0]
         runs["second_start"] = middle | {"all_s": [r["first_char_s"] for r in again],

@@ -160,6 +160,7 @@ class LlamaBackend:
             raise ModelError(f"llama.cpp could not load {model.path}: {e}; check the file and its settings") from None
         self.n_ctx = model.settings.n_ctx
         self._apart: dict[str, tuple[list[int], bytes]] = {}  # ``yes_no_apart``'s prompts and states, by system
+        self.apart_store: Any = None  # the disk's states of those prompts (``kvcache.apart``), set by the KV cache
         self.last = Generation()
         self.tool_template = False  # set from the GGUF's chat template by _make_formatter
         self._texts: list[str] | None = None
@@ -280,8 +281,12 @@ class LlamaBackend:
             try:
                 if key in self._apart:
                     restore(llm, *self._apart.pop(key))
+                elif self.apart_store is not None:  # another process evaluated the examples: from disk
+                    self.apart_store.restore(self, messages)
                 answer = self.yes_no(messages)
                 self._apart[key] = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
+                if self.apart_store is not None:
+                    self.apart_store.keep(self, messages)
             except StateError:
                 self._apart.clear()
                 raise ModelError("llama.cpp could not set the conversation's state aside for a judgement") from None

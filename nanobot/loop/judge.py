@@ -103,14 +103,21 @@ def trusted(model: Any, kind: str) -> bool:
     """Whether ``model``'s classifier for ``kind`` answers ``CALIBRATION`` right (cached on the model)."""
     cache = model.__dict__.setdefault("_judge_trusted", {})
     if kind not in cache:
-        no, yes = BOUNDS[kind]
-        ok = True
-        for text, want in CALIBRATION[kind]:
-            y, n = model.yes_no_apart(classifier_prompt(kind, text))
-            p = y / (y + n) if y + n > 0 else 0.5
-            ok = ok and (p >= yes if want else p < no)
-        cache[kind] = ok
+        store = getattr(model, "apart_store", None)  # the disk's answer for this model and these prompts
+        parts = ["calibration", kind, CLASSIFIERS[kind], CALIBRATION[kind], BOUNDS[kind]]
+        cache[kind] = (store.remembered(parts, lambda: _calibrated(model, kind)) if store is not None
+                       else _calibrated(model, kind))
     return cache[kind]
+
+
+def _calibrated(model: Any, kind: str) -> bool:
+    no, yes = BOUNDS[kind]
+    ok = True
+    for text, want in CALIBRATION[kind]:
+        y, n = model.yes_no_apart(classifier_prompt(kind, text))
+        p = y / (y + n) if y + n > 0 else 0.5
+        ok = ok and (p >= yes if want else p < no)
+    return ok
 
 
 def classifier_prompt(kind: str, text: str) -> list[Message]:
