@@ -285,3 +285,30 @@ def test_a_refusal_that_names_its_tool_is_not_named_twice():
     assert outcome(refused) == "edit_file refused: it would remove 'def slugify(s):'"
     missing = ToolEvent(name="edit_file", ok=False, result="text to replace not found in 'utils.py'; the file's text is:\nx")
     assert outcome(missing) == "edit_file failed: text to replace not found in 'utils.py'"
+
+
+def test_a_call_that_only_told_or_looked_leaves_no_outcome_by_its_declared_effects(home, tmp_path):
+    """The runner records each result with the call's declared effects (``tools.effects``); the observer
+    keeps what changed or ran and drops "message delivered" or a task list shown, with no tool name listed.
+    An older transcript without effects is read by the tool's name, as before."""
+    from datetime import datetime
+    from types import SimpleNamespace
+
+    from nanobot.core.transcript import Transcript
+    from nanobot.observer.toolevents import ToolEvent, outcome, outcomes
+    from nanobot.tools.registry import enabled_tools
+    from nanobot.tools.runner import ToolRunner
+
+    settings = load_settings(home, tools={"enabled": ["message", "write_file", "cron"]})
+    runner = ToolRunner(settings, {n: t for n, t in enabled_tools(settings).items()})
+    agent = SimpleNamespace(transcript=Transcript.create(tmp_path, datetime.now()))
+    agent.transcript.append("user", "tell me, then save it")
+    for name, args, result in [("message", {"text": "hello"}, "message delivered"),
+                               ("cron", {"action": "list"}, "no jobs"),
+                               ("write_file", {"path": "a.txt", "content": "x"}, "created a.txt (1 chars)")]:
+        runner._record(agent, "call", name, json.dumps(args))
+        runner._record(agent, "result", name, result, ok=True)
+    events = read_events(agent.transcript.path)
+    assert [e.effects for e in events] == [[], ["searches"], ["changes"]]
+    assert outcomes(events) == ["created a.txt (1 chars)"]
+    assert outcome(ToolEvent(name="message", result="message delivered")) == "message delivered"  # no effects: by name

@@ -38,6 +38,7 @@ class ToolEvent(BaseModel):
     ok: bool = True
     result: str = ""
     back: int = 0  # how many user messages came after the one whose turn ran it (0: the last one's)
+    effects: list[str] | None = None  # the call's declared effects (``tools.effects``); None in older transcripts
 
 
 def read_events(path: Path) -> list[ToolEvent]:
@@ -53,8 +54,10 @@ def read_events(path: Path) -> list[ToolEvent]:
         if r.meta.get("kind") == "call":
             args = _args(r.content)
         elif r.meta.get("kind") == "result":
+            effects = r.meta.get("effects")
             events.append(ToolEvent(name=str(r.meta.get("name", "")), args=args,
-                                    ok=bool(r.meta.get("ok", True)), result=r.content, back=turn))
+                                    ok=bool(r.meta.get("ok", True)), result=r.content, back=turn,
+                                    effects=[str(x) for x in effects] if isinstance(effects, list) else None))
             args = {}
     return [e.model_copy(update={"back": turn - e.back}) for e in events]
 
@@ -69,15 +72,24 @@ def outcomes(events: list[ToolEvent]) -> list[str]:
     return out
 
 
+KEEPS = {"changes", "runs", "remembers"}  # effects whose outcome a person coming back needs
+
+
+def quiet(e: ToolEvent) -> bool:
+    """The call only looked, searched or told the user something ("message delivered"): its declared
+    effects say so; an older transcript without them is read by the tool's name (``READS``)."""
+    return e.name in READS if e.effects is None else not set(e.effects) & KEEPS
+
+
 def outcome(e: ToolEvent) -> str:
     first = e.result.strip().split("\n", 1)[0]
     if not e.ok:  # "edit_file refused: ..." names its tool already; "...; the file's text is:" leads on
         first = first.rsplit("; ", 1)[0] if first.endswith(":") else first
         said = first if first.startswith(f"{e.name} ") else f"{e.name} failed: {first}"
-        return "" if e.name in READS else shorten(said, LINE_CHARS)
-    if e.name == "exec":
+        return "" if quiet(e) else shorten(said, LINE_CHARS)
+    if e.name == "exec" or "runs" in (e.effects or ()):
         return _ran(e)
-    if e.name in READS or not first:
+    if quiet(e) or not first:
         return ""
     body, old = str(e.args.get("content", e.args.get("new", ""))), str(e.args.get("old", ""))
     added = [d for d in _DEFS.findall(body) if d not in _DEFS.findall(old) and d not in first]

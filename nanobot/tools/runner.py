@@ -32,7 +32,7 @@ from nanobot.base.errors import NanobotError
 from nanobot.config import Settings
 from nanobot.core.events import Event, Notice, ToolCall, ToolResult
 from nanobot.tools.base import Tool, ToolContext
-from nanobot.tools.effects import ANY_LOOK, declared
+from nanobot.tools.effects import ANY_LOOK, declared, effects_of
 from nanobot.tools.grammar import (
     CALL,
     compact_schema,
@@ -252,8 +252,18 @@ class ToolRunner:
         msgs[-1] = Message(role=last.role, content=f"{last.content}\n\n[tool {name} {args} {label}]\n{text}")
         self._record(agent, "result", name, text, ok=ok)
 
-    @staticmethod
-    def _record(agent: Any, kind: str, name: str, text: str, **meta: Any) -> None:
+    def _record(self, agent: Any, kind: str, name: str, text: str, **meta: Any) -> None:
+        """A call or its result in the transcript; a result with the call's declared effects, which the
+        observer reads to tell what changed or ran from what only looked (no list of tool names)."""
+        if kind == "call":
+            self._called = (name, text)
+        elif kind == "result" and (tool := self.tools.get(name)) is not None:
+            called, raw = getattr(self, "_called", ("", ""))
+            try:
+                args = json.loads(raw) if called == name else {}
+            except ValueError:
+                args = {}
+            meta["effects"] = sorted(effects_of(tool, args if isinstance(args, dict) else {}))
         if getattr(agent, "transcript", None) is not None:
             agent.transcript.append("tool", text, kind=kind, name=name, **meta)
 
