@@ -290,6 +290,7 @@ def main() -> None:
                                  "minute and a decision near its threshold can follow it, so A/B runs pin it "
                                  "(default: the clock, as a user meets it)")
     opts = ap.parse_args()
+    opts.json = opts.json.resolve() if opts.json else None  # the run works in its workspace (``setup``)
     use(opts.set)
     if opts.table:
         print(table(opts.table))
