@@ -124,6 +124,9 @@ def destroyed(turn: Turn, before: dict, after: dict) -> list[str]:
     return out
 
 
+COMMIT_DATE = "2026-11-25T09:00:00+00:00"  # one commit id in every run: "git log" shows the same text
+
+
 def setup(home: Path, model_path: str | None, max_tokens: int, threads: int | None = None, repack: str = "auto"):
     settings = load_settings(home, chat={"temperature": 0, "max_tokens": max_tokens},
                              observer={"enabled": False}, kv_cache={"enabled": False},
@@ -142,7 +145,7 @@ def setup(home: Path, model_path: str | None, max_tokens: int, threads: int | No
     with open(ws / "MEMORY.md", "a") as f:
         f.write(REQ.MEMORY)
     env = os.environ | {"GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u",
-                        "GIT_COMMITTER_EMAIL": "u@x"}
+                        "GIT_COMMITTER_EMAIL": "u@x", "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE}
     for cmd in (["init", "-q"], ["add", *REQ.FILES], ["commit", "-qm", REQ.COMMIT]):
         subprocess.run(["git", *cmd], cwd=ws, check=True, env=env, capture_output=True)
     os.chdir(ws)  # the user works where the files are: "." is this folder, as it is for a chat started there

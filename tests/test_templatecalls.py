@@ -306,11 +306,13 @@ def test_a_declined_reply_that_is_a_label_of_its_own_then_a_brace_becomes_the_ca
         assert events[-1].reply == "It says: call Bob."
 
 
-def test_a_named_file_the_look_judgement_is_sure_of_is_read_under_the_look_floor(home):
+def test_a_named_file_the_look_judgement_does_not_refuse_is_read_under_the_look_floor(home):
     """P(call) under even the look's floor (the model opens its call as "tools {{", which the decision
-    does not count): the file exists and the model's look classifier is sure, so read_file runs."""
+    does not count, or answers from a guess): the file exists and the model's look classifier is sure,
+    or unsure (0.55: the 1.5B's "what does utils.py do?" was 0.59), so read_file runs; a sure no reads nothing."""
     ask = "can you shwo me notes.txt"
-    for sure, calls, replies in ((0.9, ["read_file"], [body("read_file", {"path": "notes.txt"}), "It says: call Bob."]),
+    read = [body("read_file", {"path": "notes.txt"}), "It says: call Bob."]
+    for sure, calls, replies in ((0.9, ["read_file"], read), (0.55, ["read_file"], read),
                                  (0.3, [], ["I cannot open files.", "I cannot open files."])):
         model = ToolTemplateModel(replies, [0.01, 0.01])
         agent = make_agent(home, model)

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from nanobot.core.asks import looks_at
-from nanobot.tools.effects import changes
+from nanobot.tools.effects import Effect, changes, declared
 
 # A message that names a file or folder that exists in the roots (``tools.named``: in any language, a
 # typo within one edit) or a command ``tools.exec_allow`` admits, or asks in so many words to see or run something (``core.asks.looks_at``),
@@ -94,19 +94,27 @@ def _change_judged(agent: Any) -> bool | None:
 
 
 LOOK_SURE = 0.6  # the look classifier's sure yes (``loop.judge.BOUNDS``)
+LOOK_NO = 0.5  # under this, its sure no
 CHANGE_SURE = 0.6  # the change classifier's one bound (``loop.judge.BOUNDS``)
 
 
 def judged_look(agent: Any, look: str) -> bool:
     """A look the facts name (a path in the roots, an allowed command: ``look`` is its tool) that the
-    model's own look classifier is sure the message asks for: a call even under ``LOOK_FLOOR``, where
-    the model opens its call some way the decision does not count ("tools {{" for "can you shwo me
-    buget.tsv"). Read through ``agent.judge`` (``loop.judge``, a layer above)."""
+    model's own look classifier does not say surely no to: a call even under ``LOOK_FLOOR``, where the
+    model opens its call some way the decision does not count ("tools {{" for "can you shwo me
+    buget.tsv") or answers from what it guesses ("what does utils.py do?": P(call) 0.001, P(look) 0.59
+    on the 1.5B). A look at what exists changes nothing, and a reply that speaks of it unread is
+    retried with that look anyway (``loop.lookchecks.not_looked``), after the user saw it; so an unsure
+    judgement looks first. A command (a tool that runs) still needs a sure yes: it may do more than look.
+    Read through ``agent.judge`` (``loop.judge``, a layer above)."""
     judge = getattr(agent, "judge", None)
     if not look or judge is None or not callable(getattr(judge, "probability", None)):
         return False
     p = judge.probability(agent, "look")
-    return p is not None and p >= LOOK_SURE
+    runner = getattr(agent, "tool_runner", None)
+    tool = runner.tools.get(look) if runner is not None else None
+    runs = tool is None or Effect.RUNS in declared(tool) or Effect.CHANGES in declared(tool)
+    return p is not None and p >= (LOOK_SURE if runs else LOOK_NO)
 
 
 def look_instead(agent: Any, look: str | None, tool: Any) -> bool:
