@@ -202,7 +202,16 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, round 26 with a new file written where the model's create classifier is sure, a copied "
               "reply's retry on the message alone (ff86466, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round26-ff86466.json"),
              ("qwen2.5-coder-1.5b, round 26: + the remember classifier's two examples, a repeated reply's retry without "
-              "that exchange (43b4bbb, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round26.json")]
+              "that exchange (43b4bbb, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round26.json"),
+             ("qwen2.5-coder-1.5b, round 27 on the clock: a reply passing a failure on stands, a listing after a failed "
+              "look is checked, the file tools name a start folder outside the roots (1238407, AMD EPYC)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round27.json"),
+             ("qwen2.5-coder-1.5b, round 26's code, A/B at one moment (--at 2026-11-25 09:30) (d89fb6f, AMD EPYC)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round26-at.json"),
+             ("qwen2.5-coder-1.5b, round 27's failure paths, the same moment (1238407, AMD EPYC)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round27-1238407-at.json"),
+             ("qwen2.5-coder-1.5b, round 27: + a named file read unless the look classifier is sure it is no, one commit "
+              "date, the same moment (ca1036a, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round27-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -299,7 +308,12 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round25-at.json"),
               ("round 26's code, A/B at the same moment (43b4bbb, AMD EPYC)",
                "assistant-fresh-qwen2.5-coder-1.5b-round26-at.json"),
-              ("round 26 (43b4bbb, AMD EPYC, beside the project bench)", "assistant-fresh-smollm2-round26.json")]
+              ("round 26 (43b4bbb, AMD EPYC, beside the project bench)", "assistant-fresh-smollm2-round26.json"),
+              ("round 27 on the clock: a reply passing a failure on stands, a listing after a failed look is checked, "
+               "the file tools name a start folder outside the roots (1238407, AMD EPYC)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round27.json"),
+              ("round 27: + a named file read unless the look classifier is sure it is no, one commit date, A/B at "
+               "round 26's moment (ca1036a, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round27-at.json")]
 
 
 def assistant_fresh() -> str:

@@ -92,3 +92,18 @@ def test_a_classifiers_calibration_is_scored_once_and_read_by_the_next_process(f
     finally:
         del model.yes_no_apart
         model.__dict__.pop("_judge_trusted", None)
+
+
+def test_the_kv_cache_gives_the_model_its_store_in_the_same_directory(home, fresh, monkeypatch):
+    from nanobot.config import load_settings
+    from nanobot.runtime import build_agent
+
+    monkeypatch.setenv("NANOBOT_MEMORY__ENABLED", "false")
+    model = fresh(None)
+    settings = load_settings(home)
+    build_agent(settings, model)
+    assert isinstance(model.apart_store, ApartStore) and model.apart_store.cache.directory == settings.cache_dir / "kv"
+    monkeypatch.setenv("NANOBOT_KV_CACHE__ENABLED", "false")
+    model.apart_store = None
+    build_agent(load_settings(home), model)
+    assert model.apart_store is None  # the cache off: nothing kept on disk
