@@ -309,15 +309,17 @@ def test_a_declined_reply_that_is_a_label_of_its_own_then_a_brace_becomes_the_ca
 def test_a_named_file_the_look_judgement_does_not_refuse_is_read_under_the_look_floor(home):
     """P(call) under even the look's floor (the model opens its call as "tools {{", which the decision
     does not count, or answers from a guess): the file exists and the model's look classifier is sure,
-    or unsure (0.55: the 1.5B's "what does utils.py do?" was 0.59), so read_file runs; a sure no reads nothing."""
+    or unsure (0.55: the 1.5B's "what does utils.py do?" was 0.59) where it judges no change asked, so
+    read_file runs; a sure no reads nothing, nor does an unsure look at a change asked."""
     ask = "can you shwo me notes.txt"
     read = [body("read_file", {"path": "notes.txt"}), "It says: call Bob."]
-    for sure, calls, replies in ((0.9, ["read_file"], read), (0.55, ["read_file"], read),
-                                 (0.3, [], ["I cannot open files.", "I cannot open files."])):
+    told = ["I cannot open files.", "I cannot open files."]
+    for sure, change, calls, replies in ((0.9, 0.9, ["read_file"], read), (0.55, 0.1, ["read_file"], read),
+                                         (0.55, 0.9, [], told), (0.3, 0.1, [], told)):
         model = ToolTemplateModel(replies, [0.01, 0.01])
         agent = make_agent(home, model)
         (agent.workspace / "notes.txt").write_text("call Bob\n")
-        agent.judge.text, agent.judge.cache = ask, {"look": sure}
+        agent.judge.text, agent.judge.cache = ask, {"look": sure, "change": change}
         events = list(agent.turn(ask))
         assert [e.name for e in events if isinstance(e, ToolCall)][:1] == calls, sure
         assert bool(model.calls[0].get("grammar")) == bool(calls)  # the first generation: the call, under its grammar

@@ -105,8 +105,9 @@ def judged_look(agent: Any, look: str) -> bool:
     buget.tsv") or answers from what it guesses ("what does utils.py do?": P(call) 0.001, P(look) 0.59
     on the 1.5B). A look at what exists changes nothing, and a reply that speaks of it unread is
     retried with that look anyway (``loop.lookchecks.not_looked``), after the user saw it; so an unsure
-    judgement looks first. A command (a tool that runs) still needs a sure yes: it may do more than look.
-    Read through ``agent.judge`` (``loop.judge``, a layer above)."""
+    judgement looks first where the model judges no change asked: "Log today's harvest at the bottom of
+    garden.log: ..." was read and left unchanged. A command (a tool that runs) still needs a sure yes: it
+    may do more than look. Read through ``agent.judge`` (``loop.judge``, a layer above)."""
     judge = getattr(agent, "judge", None)
     if not look or judge is None or not callable(getattr(judge, "probability", None)):
         return False
@@ -114,7 +115,9 @@ def judged_look(agent: Any, look: str) -> bool:
     runner = getattr(agent, "tool_runner", None)
     tool = runner.tools.get(look) if runner is not None else None
     runs = tool is None or Effect.RUNS in declared(tool) or Effect.CHANGES in declared(tool)
-    return p is not None and p >= (LOOK_SURE if runs else LOOK_NO)
+    if p is None or p < LOOK_NO:
+        return False
+    return p >= LOOK_SURE or (not runs and _change_judged(agent) is False)
 
 
 def look_instead(agent: Any, look: str | None, tool: Any) -> bool:
