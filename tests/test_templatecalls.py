@@ -310,12 +310,13 @@ def test_a_named_file_the_look_judgement_does_not_refuse_is_read_under_the_look_
     """P(call) under even the look's floor (the model opens its call as "tools {{", which the decision
     does not count, or answers from a guess): the file exists and the model's look classifier is sure,
     or unsure (0.55: the 1.5B's "what does utils.py do?" was 0.59) where it judges no change asked, so
-    read_file runs; a sure no reads nothing, nor does an unsure look at a change asked."""
+    read_file runs; a sure no reads nothing, nor does an unsure look where a change may be asked (0.55:
+    under the change's bound, over its sure no)."""
     ask = "can you shwo me notes.txt"
     read = [body("read_file", {"path": "notes.txt"}), "It says: call Bob."]
     told = ["I cannot open files.", "I cannot open files."]
     for sure, change, calls, replies in ((0.9, 0.9, ["read_file"], read), (0.55, 0.1, ["read_file"], read),
-                                         (0.55, 0.9, [], told), (0.3, 0.1, [], told)):
+                                         (0.55, 0.9, [], told), (0.55, 0.55, [], told), (0.3, 0.1, [], told)):
         model = ToolTemplateModel(replies, [0.01, 0.01])
         agent = make_agent(home, model)
         (agent.workspace / "notes.txt").write_text("call Bob\n")

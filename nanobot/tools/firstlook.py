@@ -88,14 +88,22 @@ def asked_here(agent: Any, p: float) -> bool:
 def _change_judged(agent: Any) -> bool | None:
     """Whether the model judges that the user's message asks for a change (``loop.judge``, read
     through ``agent.judge``, a layer above); None when it cannot say (a server, a scripted model)."""
-    judge = getattr(agent, "judge", None)
-    p = judge.probability(agent, "change") if callable(getattr(judge, "probability", None)) else None
+    p = _change_p(agent)
     return None if p is None else p >= CHANGE_SURE
+
+
+def _change_p(agent: Any) -> float | None:
+    judge = getattr(agent, "judge", None)
+    return judge.probability(agent, "change") if callable(getattr(judge, "probability", None)) else None
 
 
 LOOK_SURE = 0.6  # the look classifier's sure yes (``loop.judge.BOUNDS``)
 LOOK_NO = 0.5  # under this, its sure no
 CHANGE_SURE = 0.6  # the change classifier's one bound (``loop.judge.BOUNDS``)
+# Under this, a sure no for a look made on an unsure look judgement: on bench/data/judge/allow_dev.tsv and
+# allow_dev2.tsv every message that asks for a change scores 0.61 or more, and the band 0.5-0.6 holds both
+# kinds (a "no" at 0.56 twice in dev2); a change asked in it must not become a read.
+CHANGE_NO = 0.5
 
 
 def judged_look(agent: Any, look: str) -> bool:
@@ -105,8 +113,9 @@ def judged_look(agent: Any, look: str) -> bool:
     buget.tsv") or answers from what it guesses ("what does utils.py do?": P(call) 0.001, P(look) 0.59
     on the 1.5B). A look at what exists changes nothing, and a reply that speaks of it unread is
     retried with that look anyway (``loop.lookchecks.not_looked``), after the user saw it; so an unsure
-    judgement looks first where the model judges no change asked: "Log today's harvest at the bottom of
-    garden.log: ..." was read and left unchanged. A command (a tool that runs) still needs a sure yes: it
+    judgement looks first where the model's change classifier is sure it is no (``CHANGE_NO``): "Log
+    today's harvest at the bottom of garden.log: ..." (P(change) 0.59, under the change's bound) was
+    read, and after a look only a sure change judgement asks for the change, so it stayed unchanged. A command (a tool that runs) still needs a sure yes: it
     may do more than look. Read through ``agent.judge`` (``loop.judge``, a layer above)."""
     judge = getattr(agent, "judge", None)
     if not look or judge is None or not callable(getattr(judge, "probability", None)):
@@ -117,7 +126,8 @@ def judged_look(agent: Any, look: str) -> bool:
     runs = tool is None or Effect.RUNS in declared(tool) or Effect.CHANGES in declared(tool)
     if p is None or p < LOOK_NO:
         return False
-    return p >= LOOK_SURE or (not runs and _change_judged(agent) is False)
+    change = _change_p(agent)
+    return p >= LOOK_SURE or (not runs and change is not None and change < CHANGE_NO)
 
 
 def look_instead(agent: Any, look: str | None, tool: Any) -> bool:
