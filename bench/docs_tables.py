@@ -211,7 +211,9 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, round 27's failure paths, the same moment (1238407, AMD EPYC)",
               "assistant-dev2-qwen2.5-coder-1.5b-round27-1238407-at.json"),
              ("qwen2.5-coder-1.5b, round 27: + a named file read unless the look classifier is sure it is no, one commit "
-              "date, the same moment (ca1036a, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round27-at.json")]
+              "date, the same moment (ca1036a, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round27-at.json"),
+             ("qwen2.5-coder-1.5b, round 27: that read only where the change classifier is sure it is no, the same "
+              "moment (b709f29, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round27-b709f29-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",

@@ -90,7 +90,7 @@ FEATURES: list[tuple[Callable[[Settings], bool], str]] = [
     (lambda s: True, "nanobot.chats.feature:make_feature"),  # the chat (--chat/--as), its CONTEXT.md
     (lambda s: bool(s.coding.session), "nanobot.coding.feature:make_feature"),  # `nanobot session` only
     (lambda s: True, "nanobot.remote.feature:make_feature"),  # a model server: what it can do, said once per session
-    (lambda s: s.kv_cache.enabled, "nanobot.kvcache.feature:make_feature"),  # last: reads the finished prompt
+    (lambda s: s.kv_cache.enabled, "nanobot.kvcache.apart:make_feature"),  # last: reads the finished prompt
 ]
 
 

@@ -267,6 +267,10 @@ class LlamaBackend:
         no = self.prefix_probability(messages, ("No", "no", "NO"), tools=tools, word=True)
         return yes, no
 
+    def keep_apart(self, store: Any) -> None:
+        """Keep the states of ``yes_no_apart``'s prompts in ``store`` too (``kvcache.apart``: on disk)."""
+        self.apart_store = store
+
     def yes_no_apart(self, messages: list[Message]) -> tuple[float, float]:
         """``yes_no`` of a prompt of its own (a classifier's few-shot prompt), the conversation's KV
         state set aside and put back (``_set_aside``): the next turn reuses it as if nothing was asked. The

@@ -23,7 +23,16 @@ from typing import Any
 
 from nanobot.backends.kvstate import StateError, restore, seq_state
 from nanobot.base.atomic import atomic_write
-from nanobot.kvcache.feature import CorruptCache, KVCache, cache_key, kv_settings, model_identity
+from nanobot.base.regular import read_regular
+from nanobot.kvcache.feature import (
+    CorruptCache,
+    KVCache,
+    KVCacheFeature,
+    cache_key,
+    kv_settings,
+    model_identity,
+)
+from nanobot.kvcache.feature import make_feature as prefix_feature
 
 PROBES = ("a", "Zeig mir bitte alles")  # two last messages that share no first token
 
@@ -84,7 +93,7 @@ class ApartStore:
         key = hashlib.sha256(blob.encode()).hexdigest()
         path = self.cache.directory / "judged.json"
         try:
-            known = json.loads(path.read_text())
+            known = json.loads(read_regular(path))
             known = known if isinstance(known, dict) else {}
         except (OSError, ValueError):
             known = {}
@@ -95,3 +104,12 @@ class ApartStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, json.dumps(known | {key: value}, indent=0) + "\n")
         return value
+
+
+def make_feature(agent: Any) -> KVCacheFeature | None:
+    """The disk KV cache (``kvcache.feature``), and this store on the model in the same directory: the
+    judgements' example prompts kept the same way."""
+    feature = prefix_feature(agent)
+    if feature is not None:
+        agent.model.keep_apart(ApartStore(feature.cache, agent.model))
+    return feature

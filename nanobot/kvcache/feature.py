@@ -403,9 +403,5 @@ def make_feature(agent: Any) -> KVCacheFeature | None:
     model = agent.model
     if not isinstance(model, LlamaBackend) or model.llm.model_params.vocab_only:
         return None
-    from nanobot.kvcache.apart import ApartStore
-
     settings = agent.settings
-    cache = KVCache(settings.cache_dir / "kv", settings.kv_cache.max_mb)
-    model.apart_store = ApartStore(cache, model)  # the judgements' example prompts, kept the same way
-    return KVCacheFeature(cache)
+    return KVCacheFeature(KVCache(settings.cache_dir / "kv", settings.kv_cache.max_mb))
