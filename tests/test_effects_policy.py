@@ -215,6 +215,7 @@ def test_each_classifier_keeps_its_own_prompt_state_apart(model, monkeypatch):
     from nanobot.loop.judge import allow_prompt, classifier_prompt
 
     monkeypatch.setattr(model, "_apart", {})  # no state an earlier test on this worker left
+    monkeypatch.setattr(model, "apart_store", None)  # nor a disk store an earlier agent's KV cache handed over
     evaluated: list[int] = []
     real = model.llm.eval
     monkeypatch.setattr(model.llm, "eval", lambda tokens: (evaluated.append(len(tokens)), real(tokens))[1])
