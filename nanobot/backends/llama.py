@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from nanobot.backends import sampling, segments, texts_cache
+from nanobot.backends.apart import APART_SLOTS, Apart  # noqa: F401 (APART_SLOTS re-exported)
 from nanobot.backends.base import Abilities, Generation, Message
 from nanobot.backends.batchprobe import repack_for
 from nanobot.backends.repack import amx_build, model_params  # noqa: F401 (amx_build re-exported)
@@ -28,7 +29,6 @@ from nanobot.base.errors import MissingDependency, ModelError
 from nanobot.config import KV_TYPES, ModelSettings
 from nanobot.models import ResolvedModel
 
-APART_SLOTS = 4  # classifier prompts whose KV state ``yes_no_apart`` keeps (~10 MB each on a 1.5B)
 CHATML = (
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content']"
     " + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
@@ -141,7 +141,7 @@ def token_texts(llm) -> list[str]:
     return out
 
 
-class LlamaBackend:
+class LlamaBackend(Apart):
     """A loaded GGUF model. ``vocab_only=True`` loads just the tokenizer (fast, for counting)."""
 
     def __init__(self, model: ResolvedModel, vocab_only: bool = False, **overrides):
@@ -266,64 +266,6 @@ class LlamaBackend:
         yes = self.prefix_probability(messages, ("Yes", "yes", "YES"), tools=tools, word=True)
         no = self.prefix_probability(messages, ("No", "no", "NO"), tools=tools, word=True)
         return yes, no
-
-    def keep_apart(self, store: Any) -> None:
-        """Keep the states of ``yes_no_apart``'s prompts in ``store`` too (``kvcache.apart``: on disk)."""
-        self.apart_store = store
-
-    def yes_no_apart(self, messages: list[Message]) -> tuple[float, float]:
-        """``yes_no`` of a prompt of its own (a classifier's few-shot prompt), the conversation's KV
-        state set aside and put back (``_set_aside``): the next turn reuses it as if nothing was asked. The
-        prompt's own state is kept too, one per system prompt (the last ``APART_SLOTS``), so the next
-        judgement of the same classifier evaluates only what differs (the message, the tool it is asked
-        about) even when another classifier was asked in between."""
-        from nanobot.backends.kvstate import StateError, restore, seq_state
-
-        llm = self.llm
-        key = messages[0].content if messages else ""
-        with self._set_aside():
-            try:
-                if key in self._apart:
-                    restore(llm, *self._apart.pop(key))
-                elif self.apart_store is not None:  # another process evaluated the examples: from disk
-                    self.apart_store.restore(self, messages)
-                answer = self.yes_no(messages)
-                self._apart[key] = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
-                if self.apart_store is not None:
-                    self.apart_store.keep(self, messages)
-            except StateError:
-                self._apart.clear()
-                raise ModelError("llama.cpp could not set the conversation's state aside for a judgement") from None
-            while len(self._apart) > APART_SLOTS:
-                self._apart.pop(next(iter(self._apart)))
-            return answer
-
-    def generate_apart(self, messages: list[Message], *, prefill: str = "", **sample: Any) -> str:
-        """The text ``stream`` generates from a prompt of its own (a file's rewrite, ``tools.rewrite``),
-        the conversation's KV state set aside and put back, so the turn's next step reuses all of it."""
-        with self._set_aside():
-            return "".join(self.stream(messages, prefill=prefill, **sample))
-
-    @contextlib.contextmanager
-    def _set_aside(self):
-        """The conversation's KV state (what the context holds now) saved, and put back on leaving."""
-        from nanobot.backends.kvstate import StateError, restore, seq_state
-
-        llm = self.llm
-        n = llm.n_tokens
-        try:
-            kept = (list(llm.input_ids[:n]), seq_state(llm, n)) if n else None
-        except StateError:
-            raise ModelError("llama.cpp could not set the conversation's state aside") from None
-        try:
-            yield
-        finally:
-            if kept is not None:
-                try:
-                    restore(llm, *kept)
-                except StateError:  # the next turn evaluates the conversation again
-                    llm.reset()
-                    llm._ctx.kv_cache_clear()
 
     def _probs(self):
         import numpy as np

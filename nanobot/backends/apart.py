@@ -1,0 +1,82 @@
+"""Prompts scored or generated apart from the conversation (a classifier's few-shot prompt, a file's
+rewrite): the conversation's KV state is set aside and put back, so the turn's next step reuses all of it.
+Each classifier prompt's own state is kept too, in memory (the last ``APART_SLOTS``) and, where the KV
+cache handed one over, in a disk store (``kvcache.apart``). A mixin of ``LlamaBackend``: it uses the
+backend's ``llm``, ``yes_no`` and ``stream``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from nanobot.backends.base import Message
+from nanobot.base.errors import ModelError
+
+APART_SLOTS = 4  # classifier prompts whose KV state ``yes_no_apart`` keeps (~10 MB each on a 1.5B)
+
+
+class Apart:
+    """``yes_no_apart`` and ``generate_apart`` for a llama.cpp backend."""
+
+    llm: Any
+    _apart: dict[str, tuple[list[int], bytes]]  # ``yes_no_apart``'s prompts and states, by system prompt
+    apart_store: Any  # the disk's states of those prompts (``kvcache.apart``), set by the KV cache
+
+    def keep_apart(self, store: Any) -> None:
+        """Keep the states of ``yes_no_apart``'s prompts in ``store`` too (``kvcache.apart``: on disk)."""
+        self.apart_store = store
+
+    def yes_no_apart(self, messages: list[Message]) -> tuple[float, float]:
+        """``yes_no`` of a prompt of its own (a classifier's few-shot prompt), the conversation's KV
+        state set aside and put back (``_set_aside``): the next turn reuses it as if nothing was asked. The
+        prompt's own state is kept too, one per system prompt (the last ``APART_SLOTS``), so the next
+        judgement of the same classifier evaluates only what differs (the message, the tool it is asked
+        about) even when another classifier was asked in between."""
+        from nanobot.backends.kvstate import StateError, restore, seq_state
+
+        llm = self.llm
+        key = messages[0].content if messages else ""
+        with self._set_aside():
+            try:
+                if key in self._apart:
+                    restore(llm, *self._apart.pop(key))
+                elif self.apart_store is not None:  # another process evaluated the examples: from disk
+                    self.apart_store.restore(self, messages)
+                answer = self.yes_no(messages)
+                self._apart[key] = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
+                if self.apart_store is not None:
+                    self.apart_store.keep(self, messages)
+            except StateError:
+                self._apart.clear()
+                raise ModelError("llama.cpp could not set the conversation's state aside for a judgement") from None
+            while len(self._apart) > APART_SLOTS:
+                self._apart.pop(next(iter(self._apart)))
+            return answer
+
+    def generate_apart(self, messages: list[Message], *, prefill: str = "", **sample: Any) -> str:
+        """The text ``stream`` generates from a prompt of its own (a file's rewrite, ``tools.rewrite``),
+        the conversation's KV state set aside and put back, so the turn's next step reuses all of it."""
+        with self._set_aside():
+            return "".join(self.stream(messages, prefill=prefill, **sample))
+
+    @contextlib.contextmanager
+    def _set_aside(self):
+        """The conversation's KV state (what the context holds now) saved, and put back on leaving."""
+        from nanobot.backends.kvstate import StateError, restore, seq_state
+
+        llm = self.llm
+        n = llm.n_tokens
+        try:
+            kept = (list(llm.input_ids[:n]), seq_state(llm, n)) if n else None
+        except StateError:
+            raise ModelError("llama.cpp could not set the conversation's state aside") from None
+        try:
+            yield
+        finally:
+            if kept is not None:
+                try:
+                    restore(llm, *kept)
+                except StateError:  # the next turn evaluates the conversation again
+                    llm.reset()
+                    llm._ctx.kv_cache_clear()
