@@ -88,6 +88,32 @@ def test_list_dir(ctx):
     assert run(ListDir(), ctx, path="sub") == "sub: empty directory"
 
 
+def test_a_listing_leaves_out_nanobots_own_locks_temp_files_and_databases(ctx, monkeypatch):
+    """The fresh set, the 1.5B: a listing of the workspace showed ``.CONTEXT.md.lock`` and the databases
+    beside the user's files, and the reply listed them as the user's. The real writers make them here."""
+    from nanobot.base.atomic import atomic_write
+    from nanobot.base.userfile import update_user_file
+    from nanobot.tools.dbtool import workspace_db
+
+    ws = ctx.workspace
+    monkeypatch.chdir(ws)
+    atomic_write(ws / "CONTEXT.md", "# Now\n")
+    update_user_file(ws / "CONTEXT.md", lambda text: text + "- planting\n")  # takes .CONTEXT.md.lock
+    workspace_db(ws, "CREATE TABLE IF NOT EXISTS t (x)").close()
+    (ws / ".CONTEXT.md.k2j4h1x9.tmp").write_text("")  # an atomic write cut off before its rename
+    mine = [".gitignore", ".yarn.lock", "data.db", "notes.txt"]  # the user's own, some lock- or db-shaped
+    for name in mine:
+        (ws / name).write_text("x")
+    (ws / "sub").mkdir()
+    (ws / "sub" / "nanobot.db").write_text("x")  # a database of that name outside the workspace's top is the user's
+    assert (ws / ".CONTEXT.md.lock").exists() and (ws / "nanobot.db").exists()
+    out = run(ListDir(), ctx, path=".")
+    assert out.startswith(".: 6 entries"), out  # sub/, CONTEXT.md and the user's four
+    assert all(name in out for name in [*mine, "CONTEXT.md", "sub/"])
+    assert ".CONTEXT.md.lock" not in out and "nanobot.db" not in out and ".tmp" not in out
+    assert "nanobot.db" in run(ListDir(), ctx, path="sub")
+
+
 def test_a_listing_of_a_file_shows_its_entry_and_its_text(ctx):
     """The fresh set, the 1.5B: list_dir on a file failed ("is a file; use read_file"), and the reply
     invented what the user asked. A look at a file through the listing tool is still a look at it."""

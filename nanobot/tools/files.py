@@ -33,6 +33,7 @@ from nanobot.tools.named import nearest
 from nanobot.tools.namedcode import focus
 from nanobot.tools.namedlook import held as looked_at
 from nanobot.tools.namedonly import named_occurrence, named_only
+from nanobot.tools.ownfiles import bookkeeping
 from nanobot.tools.paths import display, here_outside, resolve_in_roots, roots, start_outside
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words, unnamed_changes
@@ -348,7 +349,7 @@ class ListDir(Tool):
         if not path.is_dir():  # a look at a file through the listing tool: the file's entry, then its text
             return f"{was}{_entry(path)}: a file, not a folder\n" + ReadFile().run(ReadArgs(path=args.path), ctx)
         allowed = roots(ctx)
-        inside = {p: not p.is_symlink() or _within(p, allowed) for p in path.iterdir()}
+        inside = {p: not p.is_symlink() or _within(p, allowed) for p in path.iterdir() if not bookkeeping(p, ctx.workspace)}
         entries = sorted(inside, key=lambda p: (not (inside[p] and p.is_dir()), p.name))
         lines = [_entry(p) if inside[p] else f"{p.name} -> (link)" for p in entries[: self.limit]]
         more = f"\n[{len(entries) - self.limit} more not shown]" if len(entries) > self.limit else ""
