@@ -4,6 +4,7 @@ home started again (the disk KV entry present), ``--again N`` times (the median 
 start after a new home also pays the memory index of the first session). Each listing (`lean`, `full`)
 in its own home.
 
+Python writes its bytecode as a user's does (``PYTHONDONTWRITEBYTECODE`` is dropped for the runs).
 Runs one after another, each after the previous one's housekeeping child has exited (it observes the
 session in the background and would take the CPU from the next start). Take it on an idle machine;
 the load average is stored with each run.
@@ -37,7 +38,9 @@ def quiet(timeout: float = 600) -> None:
 
 
 def once(home: str, listing: str, model: str, ask: str = "hi") -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")}
+    # a user's Python keeps compiled bytecode (pip compiles an install; an editable one on its first run):
+    # with PYTHONDONTWRITEBYTECODE set, as on some build machines, every start compiles ~300 modules again
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_") and k != "PYTHONDONTWRITEBYTECODE"}
     env |= {"NANOBOT_HOME": home, "NANOBOT_TOOLS__LISTING": listing, "PYTHONPATH": str(ROOT)}
     quiet()
     load = os.getloadavg()[0]

@@ -7,7 +7,7 @@ from nanobot.core.events import ToolCall, ToolResult
 from nanobot.loop import claimchecks as cc
 from nanobot.loop import lookchecks as lc
 from nanobot.loop.replycheck import CHECKS, check
-from nanobot.loop.verdict import Facts, Outcome, outcomes
+from nanobot.loop.verdict import ANY_LOOK, Facts, Outcome, outcomes
 from nanobot.tools.base import Tool
 from nanobot.tools.effects import Effect
 
@@ -25,7 +25,7 @@ def facts(user, reply, done=(), **kw):
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
         "no_answer", "repeated_reply", "imitated_output", "failed_change_claimed", "failure_echoed", "failure_untold", "change_claimed_without_one", "asked_file_not_changed",
-        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked", "absent_listed"]
+        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked", "absent_listed", "named_unlooked"]
 
 
 def test_a_repeated_reply_to_a_change_not_tried_is_retried_with_the_change():
@@ -491,7 +491,8 @@ def test_a_listing_of_files_that_are_not_there_with_nothing_looked_at_is_retried
     invented = "The files in this project are: LICENSE.md, setup.py, knowledge/README.md and budget.tsv."
     verdict = check(ask, invented, [], agent=agent)
     assert verdict.tool == "list_dir" and "LICENSE.md, setup.py" in verdict.problem and "budget.tsv" not in verdict.problem
-    assert not check(ask, "The files are budget.tsv and notes.md.", [], agent=agent).problem  # one absent name
+    given = check(ask, "The files are budget.tsv and notes.md.", [], agent=agent)  # one absent name: not absent_listed's
+    assert given.tool == ANY_LOOK and "budget.tsv" in given.problem  # a file that is there, named unlooked
     assert "knowledge/README.md" not in verdict.problem  # the workspace has it
     agent.judge = Judge()
     assert not check(other, "Put the code in mypkg/__init__.py and the metadata in pyproject.toml.", [],

@@ -56,6 +56,7 @@ from nanobot.loop.lookchecks import (
     repeated_reply,
     told_of_tool,
 )
+from nanobot.loop.unlooked import files_named, named_unlooked
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
 from nanobot.tools.plain import plain
@@ -229,6 +230,7 @@ CHECKS: tuple[Check, ...] = (
     declined_without_look,  # declined with nothing tried
     not_looked,  # speaks of what it never looked at
     absent_listed,  # names files that are not there, with nothing looked at
+    named_unlooked,  # speaks of the user's files, nothing tried, a look judged asked
 )
 
 
@@ -326,7 +328,8 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
                   look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,
                   extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
-                         "absent": lambda: absent_files(reply, agent)})
+                         "absent": lambda: absent_files(reply, agent),
+                         "files": lambda: files_named(reply, agent)})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict
