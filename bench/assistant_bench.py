@@ -179,7 +179,8 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     says = not turn.says or any(s in reply.lower() for s in turn.says)
     correct = (right and not invented and not unasked and not lost and not false_claim and says
                and (applied or not turn.change))
-    return {"text": turn.text, "kind": turn.kind, "called": called, "ok": ok, "reply": reply[:400],
+    args = [json.dumps(e.arguments, ensure_ascii=False)[:160] for e in events if isinstance(e, ToolCall)]
+    return {"text": turn.text, "kind": turn.kind, "called": called, "args": args, "ok": ok, "reply": reply[:400],
             "right_tool": right, "invented": bool(invented), "unasked_changes": unasked, "destroyed": lost, "false_claim": false_claim,
             "says": says, "applied": applied if turn.change else None, "flagged": flagged, "correct": correct,
             "corrected": corrected, "shown": done.shown}
