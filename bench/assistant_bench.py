@@ -323,7 +323,7 @@ def main() -> None:
             row = score(turn, events, before, snapshot(ws), ws)
             row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1)}
             turns.append(row)
-            print(json.dumps({k: row[k] for k in ("session", "text", "called", "ok", "correct", "corrected", "shown", "right_tool", "invented",
+            print(json.dumps({k: row[k] for k in ("session", "text", "called", "args", "ok", "correct", "corrected", "shown", "right_tool", "invented",
                                                   "unasked_changes", "destroyed", "false_claim", "says", "applied", "flagged", "seconds", "kind")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()
