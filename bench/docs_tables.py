@@ -717,7 +717,8 @@ def first_reply() -> str:
                        ("first-reply-qwen2.5-coder-1.5b-round15-before.json", "round 14's code (43306d3), run beside round 15's"),
                        ("first-reply-qwen2.5-coder-1.5b-round15.json", "round 15"),
                        ("first-reply-qwen2.5-coder-1.5b-round18-amx.json", "round 18, on the Intel Xeon VM with AMX"),
-                       ("first-reply-qwen2.5-coder-1.5b-round25-amd.json", "round 25, on a 2-core AMD EPYC VM")):
+                       ("first-reply-qwen2.5-coder-1.5b-round25-amd.json", "round 25, on a 2-core AMD EPYC VM"),
+                       ("first-reply-qwen2.5-coder-1.5b-round28.json", "round 28, the AMD VM, bytecode kept as a user's Python keeps it")):
         f = _j(name)
         for lst, r in f["runs"].items():
             again = r["second_start"].get("all_s")
