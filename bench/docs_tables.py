@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round26.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round28.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -213,7 +213,10 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
              ("qwen2.5-coder-1.5b, round 27: + a named file read unless the look classifier is sure it is no, one commit "
               "date, the same moment (ca1036a, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round27-at.json"),
              ("qwen2.5-coder-1.5b, round 27: that read only where the change classifier is sure it is no, the same "
-              "moment (b709f29, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round27-b709f29-at.json")]
+              "moment (b709f29, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round27-b709f29-at.json"),
+             ("qwen2.5-coder-1.5b, round 28: + nanobot's own files left out of a listing, a reply naming files with "
+              "nothing looked at retried where a look is judged asked, the same moment (e0808eb, AMD EPYC)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round28-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -315,7 +318,11 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "the file tools name a start folder outside the roots (1238407, AMD EPYC)",
                "assistant-fresh-qwen2.5-coder-1.5b-round27.json"),
               ("round 27: + a named file read unless the look classifier is sure it is no, one commit date, A/B at "
-               "round 26's moment (ca1036a, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round27-at.json")]
+               "round 26's moment (ca1036a, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round27-at.json"),
+              ("round 28: nanobot's own files left out of a listing, the same moment (fc4b38b, AMD EPYC)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round28-ownfiles-at.json"),
+              ("round 28: + a reply naming files with nothing looked at retried where a look is judged asked, the "
+               "same moment (5d62007, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round28-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -670,7 +677,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round26"), ("dev2", "round26"))}
+             for k, run in (("fresh", "round28-at"), ("dev2", "round28-at"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
