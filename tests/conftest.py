@@ -100,6 +100,15 @@ def no_process_outlives_its_test():
     assert not left, f"processes outlived their test (killed now): {left}"
 
 
+@pytest.fixture(autouse=True)
+def no_disk_store_outlives_its_test(request):
+    """An agent built with the KV cache on the session's shared SmolLM2 hands it that home's disk store
+    of judgement states (``LlamaBackend.keep_apart``); the next test on the worker must not read it."""
+    yield
+    if "model" in request.fixturenames:
+        request.getfixturevalue("model").apart_store = None
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
     """A fresh $NANOBOT_HOME; other NANOBOT_* variables are cleared."""
