@@ -322,7 +322,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 28: nanobot's own files left out of a listing, the same moment (fc4b38b, AMD EPYC)",
                "assistant-fresh-qwen2.5-coder-1.5b-round28-ownfiles-at.json"),
               ("round 28: + a reply naming files with nothing looked at retried where a look is judged asked, the "
-               "same moment (5d62007, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round28-at.json")]
+               "same moment (5d62007, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round28-at.json"),
+              ("round 28, the same moment (e0808eb, AMD EPYC, beside a test run)", "assistant-fresh-smollm2-round28-at.json")]
 
 
 def assistant_fresh() -> str:
