@@ -99,3 +99,26 @@ def test_a_command_that_fails_on_a_path_that_is_not_there_is_an_error_naming_the
     assert "exit 2" in str(err.value)  # the run's own output is kept
     assert Exec().run(Exec.Args(command="python3 boom.py", cwd="proj"), ctx).startswith("exit 3")
     assert Exec().run(Exec.Args(command="python3 hello.py", cwd="proj"), ctx) == "exit 0\nhi"
+
+
+def test_a_test_run_that_found_no_tests_says_so(repo_ctx):
+    """unittest (Python < 3.12) exits 0 after "Ran 0 tests ... OK" when no file matches test*.py, which
+    the 1.5B reported as a pass; pytest exits 5. The real runners, in a real folder: the result says
+    that no test ran, and a run that found tests says nothing of the kind."""
+    import sys
+
+    from nanobot.tools.notests import NOTE
+
+    ctx = repo_ctx(exec_allow=[sys.executable])
+    proj = ctx.workspace / "proj"
+    (proj / "checks_calc.py").write_text("import unittest\n\nclass T(unittest.TestCase):\n"
+                                         "    def test_one(self):\n        self.assertEqual(1 + 1, 2)\n")
+    found_none = Exec().run(Exec.Args(command=f"{sys.executable} -m unittest", cwd="proj"), ctx)
+    assert found_none.splitlines()[1] == NOTE, found_none
+    empty = proj / "empty"
+    empty.mkdir()
+    pytest_empty = Exec().run(Exec.Args(command=f"{sys.executable} -m pytest -q -p no:randomly -p no:cacheprovider "
+                                               "-p no:xdist --rootdir . empty", cwd="proj"), ctx)
+    assert pytest_empty.startswith("exit 5") and pytest_empty.splitlines()[1] == NOTE, pytest_empty
+    ran = Exec().run(Exec.Args(command=f"{sys.executable} -m unittest checks_calc", cwd="proj"), ctx)
+    assert ran.startswith("exit 0") and "Ran 1 test" in ran and NOTE not in ran

@@ -23,7 +23,7 @@ from pydantic import Field
 from nanobot.base.errors import ToolError
 from nanobot.base.gitsafe import git_env
 from nanobot.base.safe_text import printable
-from nanobot.tools import gitexec, missingpath
+from nanobot.tools import gitexec, missingpath, notests
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.effects import Effect, arg
 from nanobot.tools.paths import resolve_in_roots, roots
@@ -186,4 +186,4 @@ def run_command(command: str, cwd, timeout: float, hardened: bool = False) -> st
 def _shown(code: int, text: str) -> str:
     if len(text) > MAX_OUTPUT_CHARS:
         text = text[:MAX_OUTPUT_CHARS] + f"\n[output cut at {MAX_OUTPUT_CHARS} chars]"
-    return f"exit {code}\n{text}".rstrip()
+    return notests.said(f"exit {code}\n{text}".rstrip())
