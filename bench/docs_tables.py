@@ -323,7 +323,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round28-ownfiles-at.json"),
               ("round 28: + a reply naming files with nothing looked at retried where a look is judged asked, the "
                "same moment (5d62007, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round28-at.json"),
-              ("round 28, the same moment (e0808eb, AMD EPYC, beside a test run)", "assistant-fresh-smollm2-round28-at.json")]
+              ("round 28, the same moment (e0808eb, AMD EPYC, beside a test run)", "assistant-fresh-smollm2-round28-at.json"),
+              ("round 28 final: + a test run that found no tests says so, the same moment (ee2cdfc, AMD EPYC)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round28-final-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -678,7 +680,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round28-at"), ("dev2", "round28-at"))}
+             for k, run in (("fresh", "round28-final-at"), ("dev2", "round28-at"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
