@@ -216,7 +216,9 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "moment (b709f29, AMD EPYC)", "assistant-dev2-qwen2.5-coder-1.5b-round27-b709f29-at.json"),
              ("qwen2.5-coder-1.5b, round 28: + nanobot's own files left out of a listing, a reply naming files with "
               "nothing looked at retried where a look is judged asked, the same moment (e0808eb, AMD EPYC)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round28-at.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round28-at.json"),
+             ("qwen2.5-coder-1.5b, round 28 final: + a test run that found no tests says so, the same moment "
+              "(ee2cdfc, AMD EPYC, beside the fresh run and a test run)", "assistant-dev2-qwen2.5-coder-1.5b-round28-final-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -680,7 +682,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round28-final-at"), ("dev2", "round28-at"))}
+             for k, run in (("fresh", "round28-final-at"), ("dev2", "round28-final-at"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
