@@ -100,13 +100,16 @@ def no_process_outlives_its_test():
     assert not left, f"processes outlived their test (killed now): {left}"
 
 
+SHARED_MODELS: list = []  # the session's shared backends (``model``)
+
+
 @pytest.fixture(autouse=True)
-def no_disk_store_outlives_its_test(request):
+def no_disk_store_outlives_its_test():
     """An agent built with the KV cache on the session's shared SmolLM2 hands it that home's disk store
     of judgement states (``LlamaBackend.keep_apart``); the next test on the worker must not read it."""
     yield
-    if "model" in request.fixturenames:
-        request.getfixturevalue("model").apart_store = None
+    for shared in SHARED_MODELS:
+        shared.apart_store = None
 
 
 @pytest.fixture
@@ -144,7 +147,9 @@ def model(tmp_path_factory, bundled):
         for key, value in MODEL_ENV.items():
             mp.setenv(key, value)
         settings = load_settings(tmp_path_factory.mktemp("modelhome"))
-    return LlamaBackend(resolve_model(settings, "smollm2"))
+    backend = LlamaBackend(resolve_model(settings, "smollm2"))
+    SHARED_MODELS.append(backend)
+    return backend
 
 
 @pytest.fixture(scope="session")
