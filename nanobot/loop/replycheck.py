@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, QUESTION, looks_at  # noqa: F401 (re-exported)
@@ -56,7 +57,7 @@ from nanobot.loop.lookchecks import (
     repeated_reply,
     told_of_tool,
 )
-from nanobot.loop.unlooked import files_named, named_unlooked
+from nanobot.loop.unlooked import named_unlooked
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
 from nanobot.tools.plain import plain
@@ -287,14 +288,22 @@ def allowed_named(user_text: str, agent: Any) -> str:
     return named_command(user_text, settings.tools.exec_allow) if settings is not None else ""
 
 
-def absent_files(reply: str, agent: Any) -> list[str]:
-    """The file-shaped names ``reply`` gives that are not in the roots (``tools.named``), as written."""
-    settings = getattr(agent, "settings", None)
-    if settings is None:
-        return []
-    from nanobot.tools.named import named, roots_of
+def reply_paths(reply: str, agent: Any) -> Callable[[], dict[str, list[str]]]:
+    """The paths ``reply`` names (``tools.named``), as written, by kind ("file", "folder", "new": not in
+    the roots): read once, when a check first asks for them."""
+    @cache
+    def paths() -> dict[str, list[str]]:
+        settings = getattr(agent, "settings", None)
+        if settings is None:
+            return {}
+        from nanobot.tools.named import named, roots_of
 
-    return list(dict.fromkeys(n.said for n in named(reply, roots_of(settings)) if n.kind == "new"))
+        out: dict[str, list[str]] = {}
+        for n in named(reply, roots_of(settings)):
+            if n.said not in (kind := out.setdefault(n.kind, [])):
+                kind.append(n.said)
+        return out
+    return paths
 
 
 def _exchanges(agent: Any) -> list[tuple[str, str]]:
@@ -321,6 +330,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
     target = target or named_run(user_text, done)
     command = not target and allowed_named(user_text, agent)
     target = target or command
+    paths = reply_paths(reply, agent)
     facts = Facts(user_text=user_text, reply=reply, done=done, asked_change=asked_change,
                   offered=offered, earlier=earlier, remembers=lambda: remember(user_text, agent), target=target,
                   keeps=lambda: asks_to_keep(user_text, agent),
@@ -328,8 +338,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
                   look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,
                   extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
-                         "absent": lambda: absent_files(reply, agent),
-                         "files": lambda: files_named(reply, agent)})
+                         "absent": lambda: paths().get("new", []), "files": lambda: paths().get("file", [])})
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict

@@ -14,19 +14,7 @@ then stands.
 
 from __future__ import annotations
 
-from typing import Any
-
 from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts
-
-
-def files_named(reply: str, agent: Any) -> list[str]:
-    """The files in the roots ``reply`` names, as named."""
-    settings = getattr(agent, "settings", None)
-    if settings is None:
-        return []
-    from nanobot.tools.named import named, roots_of
-
-    return list(dict.fromkeys(n.said for n in named(reply, roots_of(settings)) if n.kind == "file"))
 
 
 def named_unlooked(f: Facts) -> CheckResult | None:
@@ -34,7 +22,7 @@ def named_unlooked(f: Facts) -> CheckResult | None:
     something read or run here: retried with a look."""
     if f.done or f.target or (f.offered is not None and not f.offered):
         return None
-    names = f.extra.get("files", lambda: [])()
+    names = f.extra.get("files", lambda: [])()  # the reply's paths in the roots (``replycheck.reply_paths``)
     if not names or not f.look_sure:
         return None
     return CheckResult(problem=f"the reply speaks of {names[0]} but nothing was read or run this turn",
