@@ -458,7 +458,29 @@ def test_a_fact_kept_shares_a_content_word_not_a_stop_word_or_a_piece_of_one(hom
     bobcat = Provenance(said=["remember the bobcat is blue"])
     assert refusal(MemoryAdd(), AddArgs(text="a cat"), bobcat).kind is Refusal.UNSAID
     assert refusal(MemoryAdd(), AddArgs(text="The user's cat: Miso"), said) == ""
-    assert refusal(MemoryAdd(), AddArgs(text="my train leave time"), Provenance(said=["remember my train leaves at 7"])) == ""
+    assert refusal(MemoryAdd(), AddArgs(text="my train leave time"), Provenance(said=["remember my train leaves early"])) == ""
+
+
+def test_a_fact_kept_keeps_what_the_message_gives(home):
+    """A new user's SmolLM2 chat kept "The fact that you have a cat is a very special thing..." after
+    "remember that my cat is called Miso": it shares "cat" but keeps nothing the message gives. Where a
+    message gives numbers, names (a capital inside a sentence) or a quote, what is kept holds one of
+    them, in any language; a message that gives none ("I'm allergic to nuts") is grounded as before."""
+    from nanobot.memory.tools import AddArgs, MemoryAdd
+
+    miso = Provenance(said=["remember that my cat is called Miso"])
+    why = refusal(MemoryAdd(), AddArgs(text="The fact that you have a cat is a very special thing"), miso)
+    assert why.kind is Refusal.UNSAID and "Miso" in why
+    assert refusal(MemoryAdd(), AddArgs(text="Cat's name: miso"), miso) == ""
+    train = Provenance(said=["remember my train leaves at 7"])
+    assert refusal(MemoryAdd(), AddArgs(text="my train leave time"), train).kind is Refusal.UNSAID
+    assert refusal(MemoryAdd(), AddArgs(text="Train leaves at 7:00"), train) == ""
+    assert refusal(MemoryAdd(), AddArgs(text="The cat is called Mia"), Provenance(said=["Merk dir bitte: die Katze heißt Mia."])) == ""
+    assert refusal(MemoryAdd(), AddArgs(text="Grandma's birthday: May 5"), Provenance(said=["Notiere dir: Oma hat am 5. Mai Geburtstag"])) == ""
+    quote = Provenance(said=["remember: 'call the plumber before noon'"])
+    assert refusal(MemoryAdd(), AddArgs(text="Call plumber before noon"), quote) == ""
+    assert refusal(MemoryAdd(), AddArgs(text="User is allergic to nuts"), Provenance(said=["remember that I'm allergic to nuts"])) == ""
+    assert Provenance(said=["remember that my cat Miso's vet is Dr Vale, door 12"]).facts() == ["12", "Miso", "Dr", "Vale"]
 
 
 def test_a_message_naming_a_file_allows_changes_to_that_file_only_and_its_typed_text_is_asked(home):

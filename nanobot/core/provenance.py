@@ -21,6 +21,7 @@ from nanobot.core.asks import _FILE
 from nanobot.core.grounding import STOP
 
 _WS = re.compile(r"\s+")
+_QUOTED = re.compile(r"(?<!\w)[\"'“«„‘]([^\"'”»“’]+)[\"'”»“’](?!\w)")  # what a message quotes
 _REF = re.compile(r"\((?:sessions/|observations/|knowledge/)?[\w./-]+:\d+(?:-\d+)?\)")  # a memory line's source
 # the call policy's refusals of a call nobody asked for (``nanobot.loop.callpolicy.refusal``)
 FROM_RETRIEVED = "comes from retrieved memory or context, not from the user in this conversation"
@@ -125,19 +126,45 @@ class Provenance:
         return any(re.search(rf"(?<!\w){re.escape(w)}" + (r"(?!\d)" if w.isdigit() else ""), hay)
                    or not w.isascii() and any(w[i:i + 2] in hay for i in range(len(w) - 1)) for w in words)
 
+    def facts(self) -> list[str]:
+        """What the user's last message gives of its own: its numbers, what it quotes, and the words
+        written with a capital inside a sentence (names: "Miso"; "Miso's" gives "Miso"; "I'm" none).
+
+        >>> Provenance(said=["remember that my cat Miso's vet is Dr Vale, door 12"]).facts()
+        ['12', 'Miso', 'Dr', 'Vale']
+        """
+        last = self.said[-1] if self.said else ""
+        inside = re.findall(r"(?<![.!?:]\s)(?<=\s)[^\W\d_][\w'’-]*", last)  # words after a space, not after a full stop
+        names = [re.split(r"['’]", w)[0] for w in inside if w[0].isupper()]
+        return [*re.findall(r"\d+", last), *_QUOTED.findall(last), *(n for n in names if len(n) >= 2)]
+
     def points_back(self) -> bool:
         """Whether the user's last message may be about something said before, rather than carry a fact
-        of its own: it has no number, no word written with a capital inside a sentence and nothing
-        quoted ("remember that", "merk dir das bitte"; not "remember that my cat is called Miso").
+        of its own (``facts``: "remember that", "merk dir das bitte"; not "remember that my cat is
+        called Miso").
 
         >>> Provenance(said=["please remember what I just told you"]).points_back()
         True
         >>> Provenance(said=["remember that my cat is called Miso"]).points_back()
         False
         """
-        last = self.said[-1] if self.said else ""
-        inside = re.findall(r"(?<![.!?:]\s)(?<=\s)[^\W\d_][\w'-]*", last)  # words after a space, not after a full stop
-        return not (re.search(r"\d|(?<!\w)[\"'“«„‘][^\"'”»“’]+[\"'”»“’](?!\w)", last) or any(len(w) >= 2 and w[0].isupper() for w in inside))
+        return not self.facts()
+
+    def keeps_a_fact(self, value: str) -> bool:
+        """Whether ``value`` keeps at least one of the facts the user's last message gives (``facts``;
+        True where it gives none): "The fact that you have a cat is a very special thing" shares "cat"
+        with "remember that my cat is called Miso" but keeps nothing of what was said about it.
+
+        >>> p = Provenance(said=["remember that my cat is called Miso"])
+        >>> p.keeps_a_fact("The fact that you have a cat is special"), p.keeps_a_fact("The user's cat: miso")
+        (False, True)
+        """
+        have, quoted = _norm(value), _QUOTED.findall(self.said[-1] if self.said else "")
+        return not self.facts() or any(
+            Provenance(said=[f]).grounded(value) if f in quoted else  # a quote by any content word of it
+            re.search(rf"(?<!\d){f}(?!\d)", have) if f.isdigit() else
+            re.search(rf"(?<!\w){re.escape(f.lower())}", have) if f.isascii() else f.lower() in have
+            for f in self.facts())
 
     def grounded_here(self, value: str) -> bool:
         """Whether ``value`` is grounded (``grounded``) in the user's last message, or anywhere in the

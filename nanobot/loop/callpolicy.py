@@ -12,7 +12,9 @@ is checked too, so a new tool is guarded without a list here to update. The rule
    existing file and asks to change it and not to remember anything ("Add a function mul ... to
    calc.py" went to memory_add): its refusal names the file and the tools that change it.
    **Not said** (``UNSAID``): what a call that only remembers keeps shares no word with what the user
-   said or a tool showed ("remember that my train leaves at 7" saved as "12345").
+   said or a tool showed ("remember that my train leaves at 7" saved as "12345"), or keeps none of the
+   facts the message gives (its numbers, names, quotes: "remember that my cat is called Miso" saved as
+   "The fact that you have a cat is a very special thing").
 3. **Not the file the user named** (``OTHER_FILE``). The user's message names paths and the call's path
    is none of them; a message that names none: its previous message's paths ("create hello.txt"
    neither edits todo.md nor writes your_file.txt; "In units.js ... rename it" edits no garden.log
@@ -208,6 +210,10 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
         if kept.strip() and prov.said and not prov.grounded_here(kept):
             return Refused(f"{name} refused: '{' '.join(kept.split())[:80]}' is nothing the user said or a tool "
                            "showed; write the fact in the user's own words", Refusal.UNSAID)
+        if kept.strip() and prov.said and not prov.keeps_a_fact(kept):
+            return Refused(f"{name} refused: '{' '.join(kept.split())[:80]}' leaves out what the user said "
+                           f"({', '.join(dict.fromkeys(prov.facts()[:4]))}); write the fact in the user's own words",
+                           Refusal.UNSAID)
         return ""
     declared = getattr(tool, "target_args", {})
     path = next((str(getattr(args, k, "") or (args.get(k, "") if isinstance(args, dict) else ""))
