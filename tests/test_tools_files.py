@@ -114,6 +114,28 @@ def test_a_listing_leaves_out_nanobots_own_locks_temp_files_and_databases(ctx, m
     assert "nanobot.db" in run(ListDir(), ctx, path="sub")
 
 
+def test_a_listing_of_an_absolute_path_nobody_named_that_is_not_there_lists_the_base_folder(ctx):
+    """A new user's SmolLM2 chat, "what files are in this folder?": the retry's list_dir was given
+    "/Users/nano", which is not there, and was refused as outside the roots. Such a guess lists the
+    folder nanobot works in and says so; a path the user wrote, or one that exists, is refused as before."""
+    from types import SimpleNamespace
+
+    from nanobot.core.provenance import Provenance
+
+    (ctx.workspace / "notes.txt").write_text("x")
+    def asked(said):
+        return ToolContext(settings=ctx.settings, agent=SimpleNamespace(provenance=Provenance(said=[said])))
+
+    out = run(ListDir(), asked("what files are in this folder?"), path="/Users/nano")
+    assert out.startswith("('/Users/nano' does not exist and the user did not name it") and "notes.txt" in out
+    with pytest.raises(ToolError, match="outside the workspace"):
+        run(ListDir(), asked("list /Users/nano please"), path="/Users/nano")  # the user's own path
+    with pytest.raises(ToolError, match="outside the workspace"):
+        run(ListDir(), asked("what files are in this folder?"), path="/etc")  # there, and not allowed
+    with pytest.raises(ToolError, match="outside the workspace"):
+        run(ListDir(), ctx, path="/Users/nano")  # no conversation to tell
+
+
 def test_a_listing_of_a_file_shows_its_entry_and_its_text(ctx):
     """The fresh set, the 1.5B: list_dir on a file failed ("is a file; use read_file"), and the reply
     invented what the user asked. A look at a file through the listing tool is still a look at it."""

@@ -23,6 +23,7 @@ from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import ToolError
 from nanobot.base.pysyntax import broken_by, is_python
 from nanobot.base.regular import NotRegularFile, read_regular
+from nanobot.base.safe_text import has_controls
 from nanobot.base.written import record_written
 from nanobot.core.provenance import PolicyError, Refusal, Refused
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
@@ -342,6 +343,9 @@ class ListDir(Tool):
         return looked_at(self.parameters(), ctx, "folder")
 
     def run(self, args: ListArgs, ctx: ToolContext) -> str:
+        if _invented(args.path, ctx):  # a small model's guess at "this folder": the folder nanobot works in
+            return (f"('{args.path}' does not exist and the user did not name it; this is the "
+                    "folder nanobot works in)\n" + self.run(ListArgs(path="."), ctx))
         args, was = _typo_resolved(args, ctx, "directory")
         path = resolve_in_roots(args.path, ctx)
         if not path.exists():
@@ -356,6 +360,14 @@ class ListDir(Tool):
         was += _not_here(args.path, path, allowed, ctx)
         return f"{was}{display(path, ctx)}: {len(entries)} entries\n" + "\n".join(lines) + more if entries \
             else f"{was}{display(path, ctx)}: empty directory"
+
+
+def _invented(raw: str, ctx: ToolContext) -> bool:
+    """An absolute path that is not there and that the user never wrote ("/Users/nano" for "what files
+    are in this folder?"): listed as the base folder, said so, rather than refused as outside the roots."""
+    path, prov = Path(raw.strip()).expanduser(), getattr(ctx.agent, "provenance", None)
+    return (path.is_absolute() and not has_controls(raw) and not path.exists() and prov is not None
+            and bool(prov.said) and not prov.mentioned_by_user(raw))
 
 
 def _not_here(raw: str, path: Path, allowed: list[Path], ctx: ToolContext) -> str:
