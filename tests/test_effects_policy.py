@@ -394,6 +394,40 @@ def test_a_remember_request_in_any_language_must_be_remembered_not_claimed(home)
                      agent=agent).problem
 
 
+def test_a_remember_judgement_that_leans_yes_and_a_reply_that_claims_it_kept_the_fact_call_memory_add(home):
+    """The fresh set, the 1.5B: an indirect ask to keep a fact scored 0.60 on the remember classifier
+    (unsure: the bound is 0.7), the reply said it had kept it, and the retry was told that nothing was
+    asked. Where the judgement leans yes (``judge.LEAN``) and the model's own reply claims the keeping,
+    the retry calls memory_add; leaning no, or a file named, it does not."""
+    from nanobot.loop.judge import CLASSIFIERS
+    from nanobot.loop.replycheck import check, remember
+
+    class Leaning(Judging):
+        def __init__(self, p):
+            super().__init__()
+            self.p = p
+
+        def yes_no(self, messages, tools=None):
+            return 0.5, 0.5
+
+        def yes_no_apart(self, messages):
+            kind = next(k for k, (system, _) in CLASSIFIERS.items() if messages[0].content == system)
+            return (self.p, 1 - self.p) if kind == "remember" else (0.05, 0.95)
+
+    def checked(p, said, reply="I've stored that for you."):
+        agent, _ = _judged_agent(home)
+        agent.model = Leaning(p)
+        agent.model._judge_trusted = {"remember": True, "change": True}
+        return check(said, reply, [], asked_change=lambda: remember(said, agent), agent=agent)
+
+    said = "My sister's birthday falls on the 3rd of June, so you know for next year."
+    leaning = checked(0.6, said)
+    assert leaning.tool == "memory_add" and "no tool ran" in leaning.problem
+    assert checked(0.4, said).tool == ""  # leaning no: answered, nothing kept
+    assert checked(0.6, said, "Her birthday is on June 3rd.").problem == ""  # no claim
+    assert checked(0.6, "My sister's birthday is in dates.txt, I've said so").tool != "memory_add"
+
+
 def test_a_classifier_the_model_fails_its_calibration_on_is_not_used(home):
     """A model that says yes to everything (as a 135M nearly does) fails ``judge.CALIBRATION``: its
     change judgement is None, so no veto rests on it and the wording decides."""

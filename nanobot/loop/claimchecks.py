@@ -93,6 +93,12 @@ def change_claimed_without_one(f: Facts) -> CheckResult | None:
     if not claims(f) or any(o.ok and o.may_change for o in f.done):
         return None
     what = "no tool ran this turn" if not f.done else "no tool changed anything this turn"
+    if not f.asked_change and f.can("memory_add") and f.remember_leans:  # the reply speaks as if it kept a fact
+        return CheckResult(  # the model half judged it asked to be kept: its claim is the second signal
+            problem=f"the reply claims a change but {what}",
+            note=f"[nanobot: {what}, so nothing was kept. If the user's message gives a fact to keep, call "
+                 "memory_add now with it in the user's words; otherwise say you did not keep anything.]",
+            correction=f"(nanobot: {what}; nothing was kept.)", tool="memory_add")
     return CheckResult(
         problem=f"the reply claims a change but {what}",
         note=f"[nanobot: {what}, so nothing was changed. Call {changer(f)} now, or say you did not change anything.]"

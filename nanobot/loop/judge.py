@@ -230,3 +230,16 @@ def asks(agent: Any, kind: str, text: str | None = None) -> bool | None:
     if text is not None and text != judge.text:
         judge.context(text, [])
     return judge.sure(agent, kind)
+
+
+LEAN = 0.5  # P(yes) over P(no): the model leans yes without being sure; read only where a second signal agrees
+
+
+def leans(agent: Any, kind: str, text: str | None = None) -> bool:
+    """Whether the model's judgement leans to yes (``LEAN``), sure or not: for a check that weighs it
+    with a signal of its own (a reply that already speaks as if it had done it). False where it cannot say."""
+    judge = judge_of(agent)
+    if text is not None and text != judge.text:
+        judge.context(text, [])
+    p = judge.probability(agent, kind)
+    return p is not None and p >= LEAN

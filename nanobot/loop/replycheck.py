@@ -44,7 +44,7 @@ from nanobot.loop.claimchecks import (
     remember_not_tried,
 )
 from nanobot.loop.echo import Echoes
-from nanobot.loop.judge import asks
+from nanobot.loop.judge import asks, leans
 from nanobot.loop.lookchecks import (
     absent_listed,
     call_as_text,
@@ -334,6 +334,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
     facts = Facts(user_text=user_text, reply=reply, done=done, asked_change=asked_change,
                   offered=offered, earlier=earlier, remembers=lambda: remember(user_text, agent), target=target,
                   keeps=lambda: asks_to_keep(user_text, agent),
+                  remember_leans=lambda: agent is not None and not _FILE.search(user_text) and leans(agent, "remember", user_text),
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
                   look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,

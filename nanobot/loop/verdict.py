@@ -119,6 +119,7 @@ class Facts:
     offered: frozenset[str] | None = None
     earlier: str = ""
     remembers: Lazy = Lazy()  # the user asks to remember something (the judgement, else wording)
+    remember_leans: Lazy = Lazy()  # the remember judgement leans yes, unsure, and no file is named (``judge.leans``)
     keeps: Lazy = Lazy()  # ... by the model's sure judgement alone where it can give one (``replycheck.asks_to_keep``)
     target: str = ""  # what the user asks to see or run (``core.asks.looks_at``)
     judged: Lazy = Lazy()  # the model can judge whether the message asks for a change
