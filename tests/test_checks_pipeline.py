@@ -50,6 +50,27 @@ def test_no_answer():
     assert lc.no_answer(facts("hi", "```json\n```")) and lc.no_answer(facts("hi", "Hello!")) is None
 
 
+def test_a_fact_refused_for_what_it_left_out_and_a_reply_that_repeats_are_retried_with_memory_add():
+    """The fresh set, the 1.5B: a fact to keep was written without the number the message gave, refused
+    (``Refusal.UNSAID``), and the reply claimed it was kept; the retry was told only to say it failed, and
+    the next remember requests were answered with that reply again, nothing kept. Such a refusal's retry
+    calls memory_add again, and a repeated reply to a request to keep something is retried with it."""
+    from nanobot.core.provenance import Refusal
+
+    lost = Outcome("memory_add", {"text": "bike lock code"}, False, "memory_add refused: 'bike lock code' leaves out "
+                   "what the user said (3390); write the fact in the user's own words", Refusal.UNSAID, effects=MEM)
+    verdict = cc.failed_change_claimed(facts("keep in mind my bike lock code is 3390", "I've saved that.", [lost]))
+    assert verdict.tool == "memory_add" and "user's own words" in verdict.note
+    broken = Outcome("edit_file", {"path": "a.py"}, False, "text to replace not found", effects=EDIT, on_path=True)
+    assert cc.failed_change_claimed(facts("fix a.py", "I've updated a.py.", [broken])).tool == ""  # told, as before
+    before = [("keep in mind my bike lock code is 3390", "Sorry, I could not save that to memory just now.")]
+    again = lc.repeated_reply(facts("and my locker is number 12, for later", "Sorry, I could not save that to memory just now.",
+                                    keeps=True, extra={"before": before}))
+    assert again.tool == "memory_add" and "nothing was saved" in again.problem
+    assert lc.repeated_reply(facts("and my locker is number 12, for later", "Sorry, I could not save that to memory just now.",
+                                   keeps=False, extra={"before": before})).tool == ""
+
+
 def test_repeated_reply_to_another_message():
     budget = "The budget for January includes rent of $875 and groceries of $312, and February the same."
     before = [("can you show me budget.tsv", budget)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from nanobot.base.shorten import shorten
 from nanobot.core.asks import _FILE, _NOT_FILES
+from nanobot.core.provenance import Refusal
 from nanobot.loop.verdict import CheckResult, Facts, Outcome
 from nanobot.loop.wording import REPLY, USER
 from nanobot.tools.effects import Effect
@@ -35,13 +36,21 @@ def changer(f: Facts) -> str:
 
 
 def failed_change_claimed(f: Facts) -> CheckResult | None:
-    """A change failed, none succeeded, and the reply claims success."""
+    """A change failed, none succeeded, and the reply claims success. A fact to keep refused for what it
+    left out of the user's words (``Refusal.UNSAID``) is kept on the retry: memory_add is called again."""
     changes = [o for o in f.done if o.changes]
-    if claims(f) and changes and not any(o.ok for o in changes):
-        return failure(changes[-1], "the reply claims success but {name} failed: {first}",
-                       "[nanobot: {name} failed ({first}); nothing was changed. Tell the user it failed; do not claim success.]",
-                       "(nanobot: {name} failed: {first}. Nothing was changed.)")
-    return None
+    if not (claims(f) and changes and not any(o.ok for o in changes)):
+        return None
+    last = changes[-1]
+    if last.refused == Refusal.UNSAID and f.can(last.name):
+        result = failure(last, "the reply claims success but {name} failed: {first}",
+                         "[nanobot: {name} failed ({first}); nothing was kept. Call {name} again with the fact "
+                         "in the user's own words.]", "(nanobot: {name} failed: {first}. Nothing was kept.)")
+        result.tool = last.name
+        return result
+    return failure(last, "the reply claims success but {name} failed: {first}",
+                   "[nanobot: {name} failed ({first}); nothing was changed. Tell the user it failed; do not claim success.]",
+                   "(nanobot: {name} failed: {first}. Nothing was changed.)")
 
 
 ECHO_CHARS = 50  # a run this long shared with a failed call's error: the reply repeats the error

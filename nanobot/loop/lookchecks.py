@@ -11,7 +11,7 @@ from pathlib import PurePath
 
 from nanobot.core.asks import _COMMAND, command_of
 from nanobot.loop.answered import _words, unanswered
-from nanobot.loop.claimchecks import change_not_tried, failure
+from nanobot.loop.claimchecks import change_not_tried, failure, remember_not_tried
 from nanobot.loop.shown import imitates
 from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts, Outcome
 from nanobot.loop.wording import REPLY
@@ -74,8 +74,8 @@ def repeated_reply(f: Facts) -> CheckResult | None:
         if said.endswith(asked) or difflib.SequenceMatcher(None, asked, said, autojunk=False).ratio() >= SAME_ASK:
             continue  # the same message again, or nearly: the same answer may stand
         if repeats(reply, earlier):
-            if (untried := change_not_tried(f)) is not None:
-                return untried  # a change asked and not tried: the retry makes it, not another look
+            if (untried := change_not_tried(f) or remember_not_tried(f)) is not None:
+                return untried  # a change or a keeping asked and not tried: the retry makes it, not another look
             shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
             result = f" {shown.name} returned:\n{shown.text[:1500]}\n" if shown else " "
             tool = looker(f) if f.target and not any(o.looks and _on(o, f) for o in f.done) else ""
