@@ -29,6 +29,8 @@ from its events and the file system:
 - destroyed lines: a line removed from a user file that the request did not ask to remove (its text
   is neither in the request nor in the turn's ``drops``): "add a line at the end" that replaced one;
 - false claim: the reply claims a change that is not on disk (and the runtime did not correct it);
+- kept: a request to keep a fact (kind ``remember``) saved one: a memory_add succeeded (a refused call
+  is no keeping, whatever the reply says);
 - correct: all of the above fine, the asked change on disk, and the reply ``says`` what it should;
 - own: correct with no correction line of nanobot's appended ("(nanobot: ..."): the model's own answer,
   not the runtime's correction of it (``own`` / ``own_pct`` in the summary).
@@ -177,7 +179,8 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     false_claim = bool(CLAIM.search(reply) or (asked and DONE.search(reply))) and not DECLINE.search(reply) and not corrected and (
         (turn.change and not applied) or (not turn.change and not any(n in ("write_file", "edit_file", "append_file", "memory_add") for n in ok)))
     says = not turn.says or any(s in reply.lower() for s in turn.says)
-    correct = (right and not invented and not unasked and not lost and not false_claim and says
+    kept = turn.kind != "remember" or "memory_add" in ok
+    correct = (right and not invented and not unasked and not lost and not false_claim and says and kept
                and (applied or not turn.change))
     args = [json.dumps(e.arguments, ensure_ascii=False)[:160] for e in events if isinstance(e, ToolCall)]
     return {"text": turn.text, "kind": turn.kind, "called": called, "args": args, "ok": ok, "reply": reply[:400],
@@ -213,7 +216,7 @@ def _correct(t: dict) -> bool:
     """A stored turn re-scored (so a scoring fix applies to stored runs): the rule of ``score``."""
     unasked = any(not _owned(p) for p in t["unasked_changes"])
     return (t["right_tool"] and not t["invented"] and not unasked and not t.get("destroyed") and not t["false_claim"]
-            and t["says"]
+            and t["says"] and (t["kind"] != "remember" or "memory_add" in t.get("ok", ["memory_add"]))
             and (t["applied"] is not False if "applied" in t  # (progress lines before it was printed:)
                  else t["correct"] or t["kind"] not in ("change", "coding")))
 

@@ -699,8 +699,8 @@ def headline() -> str:
          f"{a['correct']} of {len(run['turns'])}; {a['unasked_changes']}; {a['false_claims']}", "[assistant](docs/benchmarks/assistant.md)"],
         ["the same jobs on requests nobody here tuned on (fresh, kept out of sight) and on the second development "
          "set: correct / unasked changes / destroyed lines / false claims", "1.5B",
-         "; ".join(f"{r['summary']['correct']} of {len(r['turns'])}, {r['summary']['unasked_changes']}, "
-                   f"{r['summary']['destroyed']}, {r['summary']['false_claims']}" for r in fresh.values()),
+         "; ".join(f"{t['correct']} of {len(r['turns'])}, {t['unasked_changes']}, {t['destroyed']}, {t['false_claims']}"
+                   for r in fresh.values() for t in [ab._totals(r["turns"])]),
          "[assistant](docs/benchmarks/assistant.md)"],
         ["BFCL v4 new held-back half (held2), the default lean listing and fit check: simple / multiple / irrelevance; calls valid", "1.5B",
          ", ".join(h2[c] for c in ("simple_python", "multiple", "irrelevance")) + f"; {h2['calls valid']}",
