@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round28.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round29.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -218,7 +218,10 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "nothing looked at retried where a look is judged asked, the same moment (e0808eb, AMD EPYC)",
               "assistant-dev2-qwen2.5-coder-1.5b-round28-at.json"),
              ("qwen2.5-coder-1.5b, round 28 final: + a test run that found no tests says so, the same moment "
-              "(ee2cdfc, AMD EPYC, beside the fresh run and a test run)", "assistant-dev2-qwen2.5-coder-1.5b-round28-final-at.json")]
+              "(ee2cdfc, AMD EPYC, beside the fresh run and a test run)", "assistant-dev2-qwen2.5-coder-1.5b-round28-final-at.json"),
+             ("qwen2.5-coder-1.5b, round 29: + a kept fact holds one the message gives, a claimed keeping under a "
+              "leaning remember judgement retried with memory_add, the same moment (864075e, AMD EPYC, beside the "
+              "fresh run)", "assistant-dev2-qwen2.5-coder-1.5b-round29-864075e-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -327,29 +330,38 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "same moment (5d62007, AMD EPYC)", "assistant-fresh-qwen2.5-coder-1.5b-round28-at.json"),
               ("round 28, the same moment (e0808eb, AMD EPYC, beside a test run)", "assistant-fresh-smollm2-round28-at.json"),
               ("round 28 final: + a test run that found no tests says so, the same moment (ee2cdfc, AMD EPYC)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round28-final-at.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round28-final-at.json"),
+              ("round 29: + a kept fact holds one the message gives (a number, a name, a quote), a claimed keeping "
+               "under a leaning remember judgement retried with memory_add, the same moment (864075e, AMD EPYC)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round29-864075e-at.json"),
+              ("round 29 final: + a fact refused for what it left out, and a repeated reply to a request to keep "
+               "one, retried with memory_add, the same moment (d305f55, AMD EPYC, beside the project bench)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round29-at.json")]
 
 
 def assistant_fresh() -> str:
     """The fresh request set (bench/assistant_fresh.py, written by a helper and never read by the
     developers): counts only, so that no request is quoted."""
+    import assistant_bench as ab
+
     rows = []
     for label, f in FRESH_RUNS:
         if not (RESULTS / f).exists():
             continue
         run = _j(f)
-        s = run["summary"]
-        kinds = ", ".join(f"{k} {v}" for k, v in s.get("by_kind", {}).items()) or _by_kind(run["turns"])
+        s = run["summary"] | ab._totals(run["turns"])  # re-scored: a scoring fix applies to stored runs
         rows.append([f"{s['model']}, {label}", s["turns"], s["correct"], s["invented"], s["unasked_changes"],
-                     s["destroyed"], s["false_claims"], kinds, f"{s['wall_s']} s"])
+                     s["destroyed"], s["false_claims"], _by_kind(run["turns"]), f"{s['wall_s']} s"])
     return _table(["model", "turns", "correct", "invented", "unasked changes", "destroyed lines", "false claims",
                    "by kind", "wall"], rows)
 
 
 def _by_kind(turns: list[dict]) -> str:
+    import assistant_bench as ab
+
     kinds: dict[str, list[int]] = {}
     for t in turns:
-        kinds.setdefault(t["kind"], []).append(int(t["correct"]))
+        kinds.setdefault(t["kind"], []).append(int(ab._correct(t)))
     return ", ".join(f"{k} {sum(v)}/{len(v)}" for k, v in kinds.items())
 
 
@@ -682,7 +694,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round28-final-at"), ("dev2", "round28-final-at"))}
+             for k, run in (("fresh", "round29-at"), ("dev2", "round29-864075e-at"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
