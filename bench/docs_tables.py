@@ -336,7 +336,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round29-864075e-at.json"),
               ("round 29 final: + a fact refused for what it left out, and a repeated reply to a request to keep "
                "one, retried with memory_add, the same moment (d305f55, AMD EPYC, beside the project bench)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round29-at.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round29-at.json"),
+              ("round 29 final, the same moment (f0b22cb, AMD EPYC, beside the held-out run)",
+               "assistant-fresh-smollm2-round29-at.json")]
 
 
 def assistant_fresh() -> str:

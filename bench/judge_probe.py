@@ -11,7 +11,9 @@ was written apart from the classifier's prompt, 60 indirect asks and look-only q
 checked on ``create_held.tsv`` (adding to a file in six languages among the no's);
 ``--kind look``: "does the message ask to show, list, count or run something?" on ``look_dev.tsv`` and
 ``look_held.tsv`` (indirect asks with nothing named -- "did my last commit go through?" -- against
-questions a look does not answer -- "How do I undo a commit in git?").
+questions a look does not answer -- "How do I undo a commit in git?");
+``--kind keep``: "does the message say to leave a file as it is?" on ``keep_dev.tsv``, checked on
+``keep_held.tsv`` (don't-change asks in six languages against change requests that keep the rest).
 
     .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
@@ -59,7 +61,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
-    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create"])
+    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
@@ -67,7 +69,8 @@ def main() -> None:
                        ("held2", "allow_held2.tsv")),
             "remember": (("dev", "remember_dev.tsv"), ("dev2", "remember_dev2.tsv"), ("held", "remember_held.tsv")),
             "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv")),
-            "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv"))}
+            "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv")),
+            "keep": (("dev", "keep_dev.tsv"), ("held", "keep_held.tsv"))}
     for split, name in sets[a.kind]:
         result[split] = score(model, labelled(name), a.kind)
         r = result[split]

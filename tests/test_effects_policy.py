@@ -180,12 +180,15 @@ def test_one_path_detector_reads_the_roots_not_words(tmp_path):
 def test_the_judgement_is_the_models_own_probability_and_cached(model):
     """A real SmolLM2 judgement: a probability, one per question and message (its value is the
     model's; no wording is asserted)."""
+    appended = SimpleNamespace(model=SimpleNamespace(yes_no=model.yes_no), tool_runner=None)  # no classifier of its own
+    judge = Judge()
+    judge.context("please delete notes.txt", [Message(role="user", content="please delete notes.txt")])
+    p = judge.probability(appended, "keep")  # a question appended to the conversation
+    assert p is not None and 0.0 <= p <= 1.0 and judge.cache == {"keep": p}
+    assert judge.probability(appended, "keep") == p
     agent = SimpleNamespace(model=model, tool_runner=None)
     judge = Judge()
     judge.context("please delete notes.txt", [Message(role="user", content="please delete notes.txt")])
-    p = judge.probability(agent, "keep")  # a question appended to the conversation
-    assert p is not None and 0.0 <= p <= 1.0 and judge.cache == {"keep": p}
-    assert judge.probability(agent, "keep") == p
     c = judge.probability(agent, "change")  # a classifier: used only where the model passes its calibration
     assert "change" in model._judge_trusted and (c is None) is (not model._judge_trusted["change"])
     assert judge.probability(SimpleNamespace(model=ScriptedModel([]), tool_runner=None), "look") is None
@@ -297,9 +300,28 @@ def test_dont_change_it_in_any_phrasing_the_model_reads_refuses_a_change(home):
     agent.provenance.said.append("Ändere bitte in server.cfg den Port auf 2")
     assert refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
                    agent=agent) == ""
-    agent, _ = _judged_agent(home, change=True, keep=True, look=False)  # a change that keeps the rest
+    agent, _ = _judged_agent(home, change=True, keep=False, look=False)  # a change that keeps the rest
     agent.provenance.said.append("Setz in server.cfg den Port auf 2, sonst nichts ändern")
     assert refusal(EditFile(), {"path": "server.cfg", "old": "port = 1", "new": "port = 2"}, agent.provenance,
+                   agent=agent) == ""
+
+
+def test_a_sure_leave_it_as_it_is_vetoes_a_change_the_change_judgement_let_through(home):
+    """The held-out set, the 1.5B: "Can you take a look at server.cfg and tell me which port it uses?
+    Don't change anything." scored 0.75 on the change classifier; the reply check forced an edit and the
+    port was changed. The keep classifier (``judge.CLASSIFIERS["keep"]``), sure the message says to leave
+    the file as it is, vetoes the change (``Refusal.KEEP``) and the checks take no change as asked."""
+    from nanobot.loop.callpolicy import change_asked
+
+    said = "Could you look at app.yaml and tell me the timeout? Leave it unchanged."
+    agent, _ = _judged_agent(home, change=0.75, keep=True)
+    agent.provenance.said.append(said)
+    why = refusal(EditFile(), {"path": "app.yaml", "old": "timeout: 5", "new": "timeout: 6"}, agent.provenance, agent=agent)
+    assert why.kind is Refusal.KEEP
+    assert not change_asked(said, agent)
+    agent, _ = _judged_agent(home, change=0.75, keep=False)  # not sure it says so: the change judgement stands
+    agent.provenance.said.append("Set the timeout in app.yaml to 6")
+    assert refusal(EditFile(), {"path": "app.yaml", "old": "timeout: 5", "new": "timeout: 6"}, agent.provenance,
                    agent=agent) == ""
 
 

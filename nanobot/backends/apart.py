@@ -13,7 +13,7 @@ from typing import Any
 from nanobot.backends.base import Message
 from nanobot.base.errors import ModelError
 
-APART_SLOTS = 4  # classifier prompts whose KV state ``yes_no_apart`` keeps (~10 MB each on a 1.5B)
+APART_SLOTS = 5  # classifier prompts whose KV state ``yes_no_apart`` keeps (~10 MB each on a 1.5B)
 
 
 class Apart:

@@ -22,7 +22,9 @@ is checked too, so a new tool is guarded without a list here to update. The rule
 4. **Hands off** (``KEEP``, checked after rule 5: a change nobody asked for is refused as that). A
    call on a path, where the user's message names a file and the model judges that it does not allow
    changing one ("look at server.cfg but don't change anything", in any phrasing the model reads;
-   "just fix sub, don't touch the rest" allows it): the judgement vetoes what the wording let through.
+   "just fix sub, don't touch the rest" allows it): the judgement vetoes what the wording let through,
+   and so does the keep classifier's sure yes (the message says to leave the file as it is), whatever
+   the change judgement says.
    Where the message gives the text the call writes, word for word, only a sure "no" vetoes it.
 5. **Nobody asked for a change** (``NOT_ASKED``). The user did not ask for a change (and did not type
    the command itself): "What is 2+2?" edits no file. A call with a declared path needs a change
@@ -143,10 +145,12 @@ def change_asked(text: str, agent: Any) -> bool:
 
 
 def refuted_change(agent: Any, text: str) -> bool:
-    """Whether the model's own judgement is a sure "no change asked" (P <= ``KEEP_TYPED``) for ``text``:
-    the reply checks then do not take a change word ("What does the add function in calc.py do?" holds
-    "add", P 0.18 on Qwen2.5-Coder-1.5B) for an ask to change the file. False when it cannot say."""
-    return agent is not None and _change_p(agent, text) <= KEEP_TYPED
+    """Whether the model's own judgement is a sure "no change asked" (P <= ``KEEP_TYPED``) for ``text``, or
+    its keep classifier is sure the message says to leave a file as it is: the reply checks then do not
+    take a change word ("What does the add function in calc.py do?" holds "add", P 0.18 on
+    Qwen2.5-Coder-1.5B; "... Don't change anything." holds "change") for an ask to change the file. False
+    when it cannot say."""
+    return agent is not None and (_change_p(agent, text) <= KEEP_TYPED or _judged(agent, "keep", text) is True)
 
 
 def _judged(agent: Any, kind: str, text: str) -> bool | None:
@@ -233,8 +237,8 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     if not typed and not asked_for(tool, prov.said, coding, agent):
         return Refused(f"{name} refused: {NOT_ASKED}; answer the user instead, or ask whether to make the change",
                        Refusal.NOT_ASKED)
-    if agent is not None and path and _NAMED.search(last) and _judged(agent, "change", last) is False and (
-            not typed or _change_p(agent, last) <= KEEP_TYPED):
+    if agent is not None and path and _NAMED.search(last) and (_judged(agent, "keep", last) is True or (
+            _judged(agent, "change", last) is False and (not typed or _change_p(agent, last) <= KEEP_TYPED))):
         return Refused(f"{name} refused: the user's message names a file but does not ask to change it; "
                        "answer without changing anything", Refusal.KEEP)
     return ""

@@ -24,7 +24,7 @@ QUESTIONS = {
     "look": "Does this message ask you to show, read, list, count or run something on this computer "
             "(a file, a folder or a command)?",
     "remember": "Does this message ask you to remember or keep a fact for later?",
-    "keep": "Does this message say that something must not be changed?",
+    "keep": "Does this message tell you to leave a file unchanged (to look at it or answer about it without editing it)?",
 }
 
 
@@ -76,12 +76,27 @@ CREATE_SHOTS = (("Create a file shopping.txt with eggs and bread", "yes"), ("Fix
                 ("Écris un nouveau script bonjour.py qui affiche bonjour", "yes"),
                 ("Add 'call mum' to the end of todo.txt", "no"), ("Save this recipe as pancakes.md", "yes"),
                 ("what's in budget.csv?", "no"))
+# Keep: "leave this file as it is", asked apart from "does it allow a change?", whose few-shot read "Can
+# you take a look at server.cfg and tell me which port it uses? Don't change anything." as allowing one
+# (0.75 on the 1.5B). Its sure yes vetoes a change of a named file (``callpolicy``'s KEEP). Chosen on
+# keep_dev.tsv, checked on keep_held.tsv (bench/judge_probe.py --kind keep).
+KEEP_SYSTEM = ("You classify messages to an assistant that can edit files. Does the message tell you to leave a file "
+               "unchanged -- to look at it, read it or answer about it without editing it? A request to change a file "
+               "is no, even when it says to leave the rest alone; a question that does not forbid edits is no. "
+               "Answer only yes or no.")
+KEEP_SHOTS = (("Show me notes.txt, but don't edit it.", "yes"), ("Fix the typo in readme.md", "no"),
+              ("Lies plan.md vor, ohne etwas zu ändern.", "yes"), ("What's in todo.txt?", "no"),
+              ("Only change the title in index.html, leave everything else alone.", "no"),
+              ("¿Qué puerto usa config.ini? No lo modifiques.", "yes"), ("good morning!", "no"),
+              ("Tell me what budget.csv says; I'll edit it myself.", "yes"))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
-               "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS)}
+               "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
+               "keep": (KEEP_SYSTEM, KEEP_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
-BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9)}
+BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
+          "keep": (0.6, 0.6)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -96,6 +111,8 @@ CALIBRATION = {
                  ("What is my locker number?", False), ("Show me log.md", False)),
     "create": (("Make a new file called plan.txt that says hi", True), ("Crea un file vuoto chiamato note.txt", True),
                ("Replace 'foo' with 'bar' in data.txt", False), ("Append a line 'done' to log.md", False)),
+    "keep": (("Read a.txt but do not change it", True), ("Zeig mir b.md, ohne es zu ändern", True),
+             ("Replace 'foo' with 'bar' in data.txt", False), ("What does data.txt say?", False)),
 }
 
 
