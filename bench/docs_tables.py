@@ -124,7 +124,9 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 9 (458af20)", "assistant-heldout-qwen2.5-coder-1.5b-round9.json"),
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 29 before the keep classifier, --at 2026-11-25 09:30 (f0b22cb, AMD EPYC, "
+                 "beside a fresh run)", "assistant-heldout-qwen2.5-coder-1.5b-round29-f0b22cb-at.json"),
+                ("qwen2.5-coder-1.5b, round 9 (458af20)", "assistant-heldout-qwen2.5-coder-1.5b-round9.json"),
                 ("qwen2.5-coder-1.5b, round 8 merged (2d64ecc)", "assistant-heldout-qwen2.5-coder-1.5b-round9-before.jsonl"),
                 ("qwen2.5-coder-1.5b, before (e214511)", "assistant-heldout-qwen2.5-coder-1.5b-before-partial.jsonl"),
                 ("smollm2, before (e214511)", "assistant-heldout-smollm2-before-partial.jsonl"),
