@@ -313,8 +313,11 @@ def test_a_sure_leave_it_as_it_is_vetoes_a_change_the_change_judgement_let_throu
     the file as it is, vetoes the change (``Refusal.KEEP``) and the checks take no change as asked."""
     from nanobot.loop.callpolicy import change_asked
 
+    from nanobot.tools.files import WriteFile
+
     said = "Could you look at app.yaml and tell me the timeout? Leave it unchanged."
-    agent, _ = _judged_agent(home, change=0.75, keep=True)
+    agent, ws = _judged_agent(home, change=0.75, keep=True)
+    (ws / "app.yaml").write_text("timeout: 5\n")
     agent.provenance.said.append(said)
     why = refusal(EditFile(), {"path": "app.yaml", "old": "timeout: 5", "new": "timeout: 6"}, agent.provenance, agent=agent)
     assert why.kind is Refusal.KEEP
@@ -323,6 +326,13 @@ def test_a_sure_leave_it_as_it_is_vetoes_a_change_the_change_judgement_let_throu
     agent.provenance.said.append("Set the timeout in app.yaml to 6")
     assert refusal(EditFile(), {"path": "app.yaml", "old": "timeout: 5", "new": "timeout: 6"}, agent.provenance,
                    agent=agent) == ""
+    # the keep classifier also leans yes to making a new file (0.54-0.68 on the 1.5B): a file that is not
+    # there has nothing to leave as it is, so its yes counts only where the message names one that exists
+    new = "Create a new file hello.txt that says hi"
+    agent, _ = _judged_agent(home, change=True, keep=True)
+    agent.provenance.said.append(new)
+    assert refusal(WriteFile(), {"path": "hello.txt", "content": "hi"}, agent.provenance, agent=agent) == ""
+    assert change_asked(new, agent)
 
 
 def test_a_line_the_user_dictates_into_the_file_they_name_is_vetoed_only_by_a_sure_no(home):
