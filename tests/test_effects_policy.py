@@ -312,7 +312,6 @@ def test_a_sure_leave_it_as_it_is_vetoes_a_change_the_change_judgement_let_throu
     port was changed. The keep classifier (``judge.CLASSIFIERS["keep"]``), sure the message says to leave
     the file as it is, vetoes the change (``Refusal.KEEP``) and the checks take no change as asked."""
     from nanobot.loop.callpolicy import change_asked
-
     from nanobot.tools.files import WriteFile
 
     said = "Could you look at app.yaml and tell me the timeout? Leave it unchanged."
