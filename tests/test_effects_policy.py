@@ -321,6 +321,12 @@ def test_a_sure_leave_it_as_it_is_vetoes_a_change_the_change_judgement_let_throu
     why = refusal(EditFile(), {"path": "app.yaml", "old": "timeout: 5", "new": "timeout: 6"}, agent.provenance, agent=agent)
     assert why.kind is Refusal.KEEP
     assert not change_asked(said, agent)
+    from nanobot.loop.replycheck import kept_in_file
+
+    agent, _ = _judged_agent(home, change=0.75, keep=True, remember=True)  # the remember classifier: 0.79 there
+    assert not kept_in_file(said, agent)  # no note for the file either, so no edit is forced
+    agent, _ = _judged_agent(home, change=0.75, keep=False, remember=True)
+    assert kept_in_file("Log in app.yaml: timeout raised on Monday", agent)
     agent, _ = _judged_agent(home, change=0.75, keep=False)  # not sure it says so: the change judgement stands
     agent.provenance.said.append("Set the timeout in app.yaml to 6")
     assert refusal(EditFile(), {"path": "app.yaml", "old": "timeout: 5", "new": "timeout: 6"}, agent.provenance,

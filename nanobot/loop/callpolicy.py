@@ -150,10 +150,10 @@ def refuted_change(agent: Any, text: str) -> bool:
     take a change word ("What does the add function in calc.py do?" holds "add", P 0.18 on
     Qwen2.5-Coder-1.5B; "... Don't change anything." holds "change") for an ask to change the file. False
     when it cannot say."""
-    return agent is not None and (_change_p(agent, text) <= KEEP_TYPED or _keep_sure(agent, text))
+    return agent is not None and (_change_p(agent, text) <= KEEP_TYPED or says_leave_it(agent, text))
 
 
-def _keep_sure(agent: Any, text: str) -> bool:
+def says_leave_it(agent: Any, text: str) -> bool:
     """The keep classifier is sure the message says to leave a file as it is, and the message names a file
     or folder that exists in the roots: a file to be made ("Create a new file hello.txt that says hi",
     0.54-0.68 on the 1.5B) has nothing to leave as it is."""
@@ -248,7 +248,7 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     if not typed and not asked_for(tool, prov.said, coding, agent):
         return Refused(f"{name} refused: {NOT_ASKED}; answer the user instead, or ask whether to make the change",
                        Refusal.NOT_ASKED)
-    if agent is not None and path and _NAMED.search(last) and (_keep_sure(agent, last) or (
+    if agent is not None and path and _NAMED.search(last) and (says_leave_it(agent, last) or (
             _judged(agent, "change", last) is False and (not typed or _change_p(agent, last) <= KEEP_TYPED))):
         return Refused(f"{name} refused: the user's message names a file but does not ask to change it; "
                        "answer without changing anything", Refusal.KEEP)

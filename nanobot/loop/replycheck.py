@@ -179,8 +179,13 @@ def remember(user_text: str, agent: Any = None) -> bool:
 def kept_in_file(user_text: str, agent: Any = None) -> bool:
     """The model judges the user asks to note something down (its sure remember judgement) and the
     message names a file that exists in the roots: a note for that file, a change to it ("Log today's
-    harvest at the bottom of garden.log: ..."), where ``remember`` says it is no memory."""
-    return agent is not None and asks(agent, "remember", user_text) is True and names_a_file(user_text, agent)
+    harvest at the bottom of garden.log: ..."), where ``remember`` says it is no memory -- unless the model
+    is sure the message says to leave the file as it is (``callpolicy.says_leave_it``: the remember
+    classifier scored "Can you take a look at server.cfg ...? Don't change anything." 0.79)."""
+    from nanobot.loop.callpolicy import says_leave_it
+
+    return (agent is not None and asks(agent, "remember", user_text) is True and names_a_file(user_text, agent)
+            and not says_leave_it(agent, user_text))
 
 
 def names_a_file(user_text: str, agent: Any, kinds: tuple[str, ...] = ("file",)) -> bool:
