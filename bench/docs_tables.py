@@ -124,7 +124,9 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 29 before the keep classifier, --at 2026-11-25 09:30 (f0b22cb, AMD EPYC, "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 29 final: the keep classifier, --at 2026-11-25 09:30 (861b362, AMD EPYC, "
+                 "beside a fresh run and a test run)", "assistant-heldout-qwen2.5-coder-1.5b-round29-at.json"),
+                ("qwen2.5-coder-1.5b, round 29 before the keep classifier, --at 2026-11-25 09:30 (f0b22cb, AMD EPYC, "
                  "beside a fresh run)", "assistant-heldout-qwen2.5-coder-1.5b-round29-f0b22cb-at.json"),
                 ("qwen2.5-coder-1.5b, round 9 (458af20)", "assistant-heldout-qwen2.5-coder-1.5b-round9.json"),
                 ("qwen2.5-coder-1.5b, round 8 merged (2d64ecc)", "assistant-heldout-qwen2.5-coder-1.5b-round9-before.jsonl"),
@@ -223,7 +225,9 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "(ee2cdfc, AMD EPYC, beside the fresh run and a test run)", "assistant-dev2-qwen2.5-coder-1.5b-round28-final-at.json"),
              ("qwen2.5-coder-1.5b, round 29: + a kept fact holds one the message gives, a claimed keeping under a "
               "leaning remember judgement retried with memory_add, the same moment (864075e, AMD EPYC, beside the "
-              "fresh run)", "assistant-dev2-qwen2.5-coder-1.5b-round29-864075e-at.json")]
+              "fresh run)", "assistant-dev2-qwen2.5-coder-1.5b-round29-864075e-at.json"),
+             ("qwen2.5-coder-1.5b, round 29: + the keep classifier's veto, the same moment (2a4af5c, AMD EPYC, beside "
+              "the fresh run)", "assistant-dev2-qwen2.5-coder-1.5b-round29-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -339,8 +343,11 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 29 final: + a fact refused for what it left out, and a repeated reply to a request to keep "
                "one, retried with memory_add, the same moment (d305f55, AMD EPYC, beside the project bench)",
                "assistant-fresh-qwen2.5-coder-1.5b-round29-at.json"),
-              ("round 29 final, the same moment (f0b22cb, AMD EPYC, beside the held-out run)",
-               "assistant-fresh-smollm2-round29-at.json")]
+              ("round 29, the same moment (f0b22cb, AMD EPYC, beside the held-out run)",
+               "assistant-fresh-smollm2-round29-at.json"),
+              ("round 29 final: + the keep classifier's veto where the message names a file that exists, the same "
+               "moment (6efac0d, AMD EPYC, beside a test run; 861b362 adds only its veto of a note for the file)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round29-final-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -698,7 +705,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round29-at"), ("dev2", "round29-864075e-at"))}
+             for k, run in (("fresh", "round29-final-at"), ("dev2", "round29-at"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
