@@ -159,12 +159,12 @@ class Provenance:
         >>> p.keeps_a_fact("The fact that you have a cat is special"), p.keeps_a_fact("The user's cat: miso")
         (False, True)
         """
-        have, quoted = _norm(value), _QUOTED.findall(self.said[-1] if self.said else "")
-        return not self.facts() or any(
+        have, quoted, facts = _norm(value), _QUOTED.findall(self.said[-1] if self.said else ""), self.facts()
+        return not facts or any(
             Provenance(said=[f]).grounded(value) if f in quoted else  # a quote by any content word of it
             re.search(rf"(?<!\d){f}(?!\d)", have) if f.isdigit() else
             re.search(rf"(?<!\w){re.escape(f.lower())}", have) if f.isascii() else f.lower() in have
-            for f in self.facts())
+            for f in facts)
 
     def grounded_here(self, value: str) -> bool:
         """Whether ``value`` is grounded (``grounded``) in the user's last message, or anywhere in the
