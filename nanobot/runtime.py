@@ -12,12 +12,18 @@ import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
+from nanobot.backends import texts_cache
 from nanobot.backends.base import ChatModel
 from nanobot.backends.llama import LlamaBackend
 from nanobot.config import Settings, load_settings
 from nanobot.loop.agent import Agent
 from nanobot.models import resolve_model
+from nanobot.tools.registry import all_tools
 from nanobot.workspace import init_workspace
+
+# modules a first turn imports where it needs them (a model with a tool template): imported while
+# the model loads instead
+FIRST_TURN = ("nanobot.tools.runner", "nanobot.tools.templatecalls", "nanobot.tools.leancalls")
 
 
 def load_model(settings: Settings, model: str | None = None, vocab_only: bool = False) -> ChatModel:
@@ -31,14 +37,16 @@ def load_model(settings: Settings, model: str | None = None, vocab_only: bool = 
 
 
 def load_model_importing(settings: Settings, model: str | None = None) -> ChatModel:
-    """``load_model`` on a thread while this one imports the switched-on features' modules (what
-    ``build_agent`` does next). llama.cpp reads the GGUF and sets up its context with the interpreter
-    lock released (ctypes), so the imports cost no wall time of their own. ``llama_cpp`` itself is
-    imported here first, so the two threads never import the same modules at once. Raises what
-    ``load_model`` raised."""
+    """``load_model`` on a thread while this one imports the switched-on features' modules and the
+    tool classes (what ``build_agent`` does next) and reads the token texts the first decision needs
+    (``backends/texts_cache.py``). llama.cpp reads the GGUF and sets up its context with the
+    interpreter lock released (ctypes), so that work costs no wall time of its own. ``llama_cpp``
+    itself is imported here first, so the two threads never import the same modules at once. Raises
+    what ``load_model`` raised."""
     import threading
 
-    if not resolve_model(settings, model).remote:
+    resolved = resolve_model(settings, model)
+    if not resolved.remote:
         import llama_cpp  # noqa: F401 - see the docstring
 
     done: list = []
@@ -54,9 +62,15 @@ def load_model_importing(settings: Settings, model: str | None = None) -> ChatMo
     for switch, spec in FEATURES:
         if switch(settings):
             importlib.import_module(spec.partition(":")[0])
+    all_tools()  # the tool classes the agent offers
+    for name in FIRST_TURN:
+        importlib.import_module(name)
+    stored = texts_cache.read(resolved.path) if not resolved.remote and resolved.path else None  # the first decision's token texts
     worker.join()
     if isinstance(done[0], BaseException):
         raise done[0]
+    if isinstance(done[0], LlamaBackend):
+        done[0].adopt_texts(stored)
     return done[0]
 
 

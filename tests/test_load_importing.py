@@ -27,3 +27,35 @@ def test_a_broken_file_raises_the_loads_own_error_here(home, tmp_path, content):
     with pytest.raises(ModelError) as overlapped:
         load_model_importing(settings, str(bad))
     assert str(overlapped.value) == str(direct.value) and "broken.gguf" in str(direct.value)
+
+
+def test_the_first_turns_modules_and_token_texts_are_ready_when_the_load_returns(home, tmp_path, monkeypatch):
+    from nanobot.backends import llama as llama_mod
+    from nanobot.backends import texts_cache
+    from nanobot.runtime import FIRST_TURN
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    settings = load_settings()
+    built = load_model_importing(settings)._token_texts()  # the first start builds and stores them
+
+    def never(llm):
+        raise AssertionError("built again although the cache holds them")
+
+    monkeypatch.setattr(llama_mod, "token_texts", never)
+    monkeypatch.setattr(texts_cache, "load", lambda *a: pytest.fail("read after the load, not beside it"))
+    again = load_model_importing(settings)
+    assert again._texts == built  # read while the model loaded
+    assert all(name in sys.modules for name in FIRST_TURN)
+
+
+def test_token_texts_of_another_vocabulary_read_beside_the_load_are_not_taken(home, tmp_path, monkeypatch):
+    from nanobot.backends import texts_cache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    settings = load_settings()
+    path = texts_cache.cache_file(load_model(settings).resolved.path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('["a", "b"]')
+    model = load_model_importing(settings)
+    assert model._texts is None  # not this model's: the first decision builds them as before
+    assert len(model._token_texts()) == model.llm._n_vocab

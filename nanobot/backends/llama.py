@@ -290,6 +290,12 @@ class LlamaBackend(Apart):
         if no_opening:
             self._opening_ban(no_opening, 0)[0].mask("")
 
+    def adopt_texts(self, stored: object) -> None:
+        """Token texts read from the disk cache while the model loaded (``texts_cache.read``), taken
+        when they fit this vocabulary; otherwise the first decision reads or builds them as usual."""
+        if self._texts is None:
+            self._texts = texts_cache.fits(stored, self.llm._n_vocab)
+
     def _token_texts(self) -> list[str]:
         """Every token's text (special tokens spelled out): from the disk cache of this model file
         (``backends/texts_cache.py``), else built once and stored there."""

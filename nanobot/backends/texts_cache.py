@@ -34,18 +34,28 @@ def cache_file(model_path: Path) -> Path | None:
     return Path(base) / "nanobot" / "token-texts" / f"{hashlib.sha256(ident.encode()).hexdigest()[:24]}.json"
 
 
-def load(model_path: Path, n_vocab: int) -> list[str] | None:
-    """The stored texts of ``model_path``'s ``n_vocab`` tokens, or None (absent, damaged, other size)."""
+def read(model_path: Path) -> object:
+    """What is stored for ``model_path`` (unchecked: ``fits`` says whether it is usable), or None.
+    Needs no loaded model, so a start reads it while the model loads."""
     path = cache_file(model_path)
     if path is None:
         return None
     try:
-        texts = json.loads(read_regular(path, limit=LIMIT))
+        return json.loads(read_regular(path, limit=LIMIT))
     except (OSError, ValueError):
         return None
+
+
+def fits(texts: object, n_vocab: int) -> list[str] | None:
+    """``texts`` when they are a list of ``n_vocab`` strings, else None (damaged, another model)."""
     if not isinstance(texts, list) or len(texts) != n_vocab or not all(isinstance(t, str) for t in texts):
         return None
     return texts
+
+
+def load(model_path: Path, n_vocab: int) -> list[str] | None:
+    """The stored texts of ``model_path``'s ``n_vocab`` tokens, or None (absent, damaged, other size)."""
+    return fits(read(model_path), n_vocab)
 
 
 def save(model_path: Path, texts: list[str]) -> None:
