@@ -93,14 +93,23 @@ def test_binary_skipped_and_non_utf8_indexed_with_warning(svc):
 
 def test_memory_add_appends_under_heading_and_indexes(svc):
     write(svc.workspace / "MEMORY.md", "# Memory\n## Family\n- Wife: Ana\n\n## Work\n- Deploy on Tuesdays\n")
-    path, line = svc.add("Ana likes   jasmine tea", heading="Family")
-    assert path.name == "MEMORY.md" and line == 4
+    path, line, new = svc.add("Ana likes   jasmine tea", heading="Family")
+    assert path.name == "MEMORY.md" and line == 4 and new
     assert path.read_text().splitlines()[3] == "- Ana likes jasmine tea"
     hit = svc.search("what tea does Ana like", 1)[0]
     assert (hit.text, hit.where) == ("Ana likes jasmine tea", "MEMORY.md:4")
-    obs, _ = svc.add("Tried the espresso machine", kind="observation")
+    obs, _, _ = svc.add("Tried the espresso machine", kind="observation")
     assert obs.parent.name == "observations"
     assert svc.search("espresso", 1)[0].source == f"observations/{obs.name}"
+
+
+def test_the_same_fact_kept_again_is_not_added_twice(svc):
+    write(svc.workspace / "MEMORY.md", "# Memory\n## Pets\n- My cat is called Miso\n")
+    before = (svc.workspace / "MEMORY.md").read_text()
+    path, line, new = svc.add("my cat is  called Miso", heading="Other")
+    assert (line, new) == (3, False) and path.read_text() == before
+    assert svc.add("My cat is called Miso and she is 3", heading=None).new  # more said: kept
+    assert path.read_text().count("Miso") == 2
 
 
 def test_insert_bullet_new_heading_and_plain_end():

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, NamedTuple, TypeVar
 
 from nanobot.base import background
 from nanobot.base.atomic import append_line
@@ -35,6 +35,14 @@ from nanobot.workspace import read_text
 DB_NAME = "memory.db"
 Mode = Literal["hybrid", "vector", "fts"]
 T = TypeVar("T")
+
+
+class Added(NamedTuple):
+    """Where ``MemoryService.add`` kept a text; ``new`` is False when MEMORY.md held it already."""
+
+    path: Path
+    line: int
+    new: bool
 
 
 class MemoryService:
@@ -168,10 +176,11 @@ class MemoryService:
 
     # -- adding ------------------------------------------------------------------------------
     def add(self, text: str, *, kind: Literal["memory", "observation"] = "memory",
-            heading: str | None = None) -> tuple[Path, int]:
+            heading: str | None = None) -> Added:
         """Append ``text`` to MEMORY.md (under ``heading``) or today's observation file, then index
-        it. Returns (file, line). MEMORY.md changes by ``update_user_file`` (lock + compare-and-retry),
-        so neither another process nor the user's own edit is lost."""
+        it. Returns (file, line, whether it was added: MEMORY.md holding the same bullet keeps it
+        once). MEMORY.md changes by ``update_user_file`` (lock + compare-and-retry), so neither another
+        process nor the user's own edit is lost."""
         text = " ".join(text.split())
         if not text:
             raise ToolError("memory text is empty; pass the fact to remember")
@@ -182,18 +191,20 @@ class MemoryService:
                 line = len(read_text(path).splitlines())
         else:
             path = self.workspace / "MEMORY.md"
-            where: list[int] = []
+            where: list[tuple[int, bool]] = []
 
             def merge(old: str) -> str:
                 new, n = insert_bullet(old, text, heading)
-                where[:] = [n]
+                where[:] = [(n, new != old)]
                 return new
 
             update_user_file(path, merge)
-            line = where[0]
+            line, added = where[0]
+            if not added:
+                return Added(path, line, False)
         record_written(self.settings.home, self.workspace, path)
         self.refresh()
-        return path, line
+        return Added(path, line, True)
 
 
 _services: dict[tuple[Path, Path], MemoryService] = {}
@@ -213,13 +224,18 @@ def get_service(settings: Settings) -> MemoryService:
 
 def insert_bullet(doc: str, text: str, heading: str | None) -> tuple[str, int]:
     """``doc`` with ``- text`` added at the end of section ``heading`` (created at the end if
-    missing; at the end of the file if None). Returns (new doc, 1-based line of the bullet).
+    missing; at the end of the file if None). Returns (new doc, 1-based line of the bullet); a bullet
+    that says the same (case and spacing aside) anywhere in ``doc`` leaves it as it is, at that line.
 
     >>> insert_bullet("# Memory\\n## Work\\n- a\\n## Home\\n- b\\n", "c", "Work")
     ('# Memory\\n## Work\\n- a\\n- c\\n## Home\\n- b\\n', 4)
     """
     lines = doc.splitlines()
     bullet = f"- {text}"
+    same = " ".join(bullet.split()).casefold()
+    for i, ln in enumerate(lines):  # kept already (a retry, the same fact asked twice): not twice
+        if " ".join(ln.split()).casefold() == same:
+            return doc, i + 1
     if heading:
         want = heading.strip().lstrip("#").strip().lower()
         for i, ln in enumerate(lines):

@@ -64,8 +64,9 @@ class MemoryAdd(_MemoryTool):
 
     def run(self, args: AddArgs, ctx: ToolContext) -> str:
         svc = _service(ctx)
-        path, line = svc.add(args.text, kind=args.kind, heading=args.heading)
-        return f"remembered ({path.relative_to(svc.workspace).as_posix()}:{line})"
+        path, line, new = svc.add(args.text, kind=args.kind, heading=args.heading)
+        where = f"{path.relative_to(svc.workspace).as_posix()}:{line}"
+        return f"remembered ({where})" if new else f"already remembered ({where}); not added again"
 
 
 TOOLS = (MemorySearch, MemoryAdd)  # the memory feature's tools, in the prompt's order
