@@ -340,6 +340,27 @@ def test_a_sure_leave_it_as_it_is_vetoes_a_change_the_change_judgement_let_throu
     assert change_asked(new, agent)
 
 
+def test_a_bug_report_in_a_coding_session_asks_for_the_fix_the_change_judgement_would_veto(home):
+    """"test_books.py still fails after your change": the change classifier reads no change asked (0.19
+    on the 1.5B), so the KEEP veto refused the fix in a coding session. The repair classifier's sure yes
+    (``judge.CLASSIFIERS["repair"]``) lifts that veto there, and only there; a sure leave-it still vetoes."""
+    report = "test_books.py still fails after your change"
+    fix = {"path": "books.py", "old": "return a", "new": "return b"}
+    agent, ws = _judged_agent(home, change=False, repair=True)
+    (ws / "test_books.py").write_text("def test_b(): pass\n")
+    agent.provenance.said.append(report)
+    assert refusal(EditFile(), fix, agent.provenance, coding=True, agent=agent) == ""
+    agent, _ = _judged_agent(home, change=False, repair=False)  # no report of something broken: vetoed
+    agent.provenance.said.append("What does test_books.py check?")
+    assert refusal(EditFile(), fix, agent.provenance, coding=True, agent=agent).kind is Refusal.KEEP
+    agent, _ = _judged_agent(home, change=False, repair=True)  # outside a coding session nobody asked
+    agent.provenance.said.append(report)
+    assert refusal(EditFile(), fix, agent.provenance, agent=agent).kind is not None
+    agent, _ = _judged_agent(home, change=False, repair=True, keep=True)  # "... but don't touch it"
+    agent.provenance.said.append("test_books.py fails, but leave it as it is; I'll fix it myself")
+    assert refusal(EditFile(), fix, agent.provenance, coding=True, agent=agent).kind is Refusal.KEEP
+
+
 def test_a_line_the_user_dictates_into_the_file_they_name_is_vetoed_only_by_a_sure_no(home):
     """The change judgement just under its bound (0.59 on the 1.5B for this message) does not veto the
     text the user typed for the file they named; a sure "no" (a "don't write ...") still does."""

@@ -449,6 +449,22 @@ def test_qwen_judges_a_new_file_asked_and_a_change_of_one_not(home):
         assert agent.judge.sure(agent, "create") is want, text
 
 
+@pytest.mark.realmodel
+@pytest.mark.skipif(QWEN is None, reason=SKIP_REASON)
+def test_qwen_judges_a_bug_report_one_to_fix_and_a_question_about_code_not(home):
+    """The repair classifier on the 1.5B (``judge.CLASSIFIERS["repair"]``), through ``Judge.sure`` as the
+    KEEP veto reads it: messages that are in neither its examples nor bench/data/judge's sets."""
+    from nanobot.backends.llama import LlamaBackend
+    from nanobot.models import resolve_model
+
+    agent = make_agent(home, LlamaBackend(resolve_model(load_settings(home), str(QWEN))), clock=fixed_clock)
+    for text, want in (("scheduler.py skips every second job since your edit", True),
+                       ("El test de test_precios.py sigue fallando", True),
+                       ("What does scheduler.py import?", False), ("Perfect, test_precios.py passes now.", False)):
+        agent.judge.context(text, [])
+        assert agent.judge.sure(agent, "repair") is want, text
+
+
 def test_retries_are_bounded(home):
     bad = body("read_file", {"path": 3})
     model = ToolTemplateModel([bad, bad, "Sorry."], [0.9, 0.1])

@@ -25,6 +25,7 @@ QUESTIONS = {
             "(a file, a folder or a command)?",
     "remember": "Does this message ask you to remember or keep a fact for later?",
     "keep": "Does this message tell you to leave a file unchanged (to look at it or answer about it without editing it)?",
+    "repair": "Does this message report something broken, failing or wrong in a file or program for you to fix?",
 }
 
 
@@ -89,14 +90,28 @@ KEEP_SHOTS = (("Show me notes.txt, but don't edit it.", "yes"), ("Fix the typo i
               ("Only change the title in index.html, leave everything else alone.", "no"),
               ("¿Qué puerto usa config.ini? No lo modifiques.", "yes"), ("good morning!", "no"),
               ("Tell me what budget.csv says; I'll edit it myself.", "yes"))
+# Repair: a report that something is broken or wrong (a failing test, an error, a wrong result), which in a
+# coding session asks for a fix though it names no change: the change classifier reads "X still fails after
+# your change" as no (0.19 on the 1.5B). Its sure yes lifts the KEEP veto in a coding session
+# (``callpolicy``). Chosen on repair_dev.tsv, checked on repair_held.tsv (bench/judge_probe.py --kind repair).
+REPAIR_SYSTEM = ("You classify messages sent to an assistant that works on the user's code with them. Does the message "
+                 "report something broken, failing or wrong in a file or a program (an error, a failing test, a wrong "
+                 "result) for you to fix? A question about what code does, a request only to look or to run "
+                 "something, thanks or small talk is no. Answer only yes or no.")
+REPAIR_SHOTS = (("The test in test_math.py fails since your last change.", "yes"), ("What does test_math.py check?", "no"),
+                ("sort.py gibt die Liste verkehrt herum aus.", "yes"), ("thanks, all green now!", "no"),
+                ("main.py: TypeError: unsupported operand type(s) for +: 'int' and 'str'", "yes"),
+                ("run the tests in test_math.py", "no"),
+                ("La función total en cuentas.py suma mal los impuestos.", "yes"),
+                ("Montre-moi sort.py sans le modifier.", "no"))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
-               "keep": (KEEP_SYSTEM, KEEP_SHOTS)}
+               "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
 BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
-          "keep": (0.6, 0.6)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
+          "keep": (0.6, 0.6), "repair": (0.6, 0.6)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -113,6 +128,9 @@ CALIBRATION = {
                ("Replace 'foo' with 'bar' in data.txt", False), ("Append a line 'done' to log.md", False)),
     "keep": (("Read a.txt but do not change it", True), ("Zeig mir b.md, ohne es zu ändern", True),
              ("Replace 'foo' with 'bar' in data.txt", False), ("What does data.txt say?", False)),
+    "repair": (("parse.py crashes with an IndexError on an empty line", True),
+               ("The build is red since your edit to setup.py", True), ("What does parse.py do?", False),
+               ("hello there", False)),
 }
 
 
