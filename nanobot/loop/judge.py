@@ -26,7 +26,6 @@ QUESTIONS = {
     "remember": "Does this message ask you to remember or keep a fact for later?",
     "keep": "Does this message tell you to leave a file unchanged (to look at it or answer about it without editing it)?",
     "repair": "Does this message report something broken, failing or wrong in a file or program for you to fix?",
-    "sum": "Does a right answer to this message need arithmetic worked out from the numbers it gives?",
 }
 
 
@@ -105,28 +104,14 @@ REPAIR_SHOTS = (("The test in test_math.py fails since your last change.", "yes"
                 ("run the tests in test_math.py", "no"),
                 ("La función total en cuentas.py suma mal los impuestos.", "yes"),
                 ("Montre-moi sort.py sans le modifier.", "no"))
-# Sum: a message whose answer is arithmetic on the numbers it gives ("What is 18% of 250?"): a small model's
-# mental sums go wrong (the 1.5B: "1234 times 56" -> 6804), so its sure yes makes the turn's first step the
-# calculate tool (``tools.firstsum``). Asked only of a message that holds a digit. Chosen on sum_dev.tsv
-# (its bound 0.9: every sum there 0.96 or more, every other message 0.63 or less), checked on sum_held.tsv
-# (bench/judge_probe.py --kind sum).
-SUM_SYSTEM = ("You sort messages sent to an assistant. Answer yes when a right answer needs arithmetic worked out "
-              "from the numbers the message gives: a sum, a product, a percentage, a unit or time conversion. Answer "
-              "no when the numbers only name something (a date, a line, a version, a time, a file) or the message "
-              "asks for a fact, a change, a command, a reminder or small talk. Answer only yes or no.")
-SUM_SHOTS = (("What is 23% of 480?", "yes"), ("Show me line 12 of readme.md", "no"),
-             ("Wie viele Sekunden haben 3,5 Minuten?", "yes"), ("Remind me at 6 pm to water the plants", "no"),
-             ("Si compro 4 cafés a 2,75 €, ¿cuánto pago?", "yes"), ("Who won the election in 1992?", "no"),
-             ("Combien font 48 fois 12 ?", "yes"), ("Set max_users in app.ini to 500", "no"))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
-               "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS),
-               "sum": (SUM_SYSTEM, SUM_SHOTS)}
+               "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
 BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
-          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "sum": (0.9, 0.9)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
+          "keep": (0.6, 0.6), "repair": (0.6, 0.6)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -146,8 +131,6 @@ CALIBRATION = {
     "repair": (("parse.py crashes with an IndexError on an empty line", True),
                ("The build is red since your edit to setup.py", True), ("What does parse.py do?", False),
                ("hello there", False)),
-    "sum": (("What is 15% of 60?", True), ("How many minutes are in 2.5 hours?", True),
-            ("Open notes.txt at line 3", False), ("hello there", False)),
 }
 
 

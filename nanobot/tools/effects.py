@@ -7,7 +7,6 @@ declarations, never a list of tool names, so a tool nobody listed is guarded by 
 - ``CHANGES``: changes something the user keeps (a file, a task, a scheduled job, another system).
 - ``REMEMBERS``: adds to nanobot's memory (memory_add, a scratchpad append).
 - ``SEARCHES``: finds text that is not a local file or a command's output (memory, web, task list).
-- ``COMPUTES``: works out an answer from its arguments alone and touches nothing (calculate).
 
 A tool declares ``effects`` (or ``effects_for(args)`` when its action decides) and ``target_args``
 (argument name -> what it is: "path", "command", "text to replace"). A tool that declares nothing is
@@ -30,7 +29,6 @@ class Effect(StrEnum):
     CHANGES = "changes"
     REMEMBERS = "remembers"
     SEARCHES = "searches"
-    COMPUTES = "computes"
 
 
 UNDECLARED = frozenset({Effect.CHANGES})

@@ -34,7 +34,6 @@ BUILTINS: list[str] = [
     "nanobot.tools.files:EditFile",
     "nanobot.tools.append:AppendFile",
     "nanobot.tools.files:ListDir",
-    "nanobot.tools.calc:Calculate",
     "nanobot.tools.web:WebSearch",
     "nanobot.tools.web:WebFetch",
     "nanobot.tools.tasks:TaskBoard",

@@ -62,7 +62,6 @@ from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, too
 from nanobot.tools.choices import described
 from nanobot.tools.effects import Effect, declared
 from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged_look, look_instead
-from nanobot.tools.firstsum import computing_tool, sum_asked
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, best_fit, fits, judged, scores, user_text
 from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
@@ -282,8 +281,6 @@ class TemplateCalls:
             elif n == 0 and look is None and asked_here(agent, p) and any(
                     declared(t) & LOOKING for t in runner.tools.values()):  # an ask about this computer:
                 step = self.call(agent, msgs, seen, only=self.pick(agent, msgs, LOOKING))  # a looking tool
-            elif n == 0 and look is None and (calc := computing_tool(runner.tools)) and sum_asked(agent):
-                step = self.call(agent, msgs, seen, only=calc)  # arithmetic on the message's numbers
             else:
                 break
             if (yield from watch(step, failed)):
