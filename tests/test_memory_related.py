@@ -54,5 +54,5 @@ def test_memory_add_is_not_an_outside_change(home, embedder):
 
     s = load_settings(home)
     init_workspace(s.workspace)
-    path, _ = MemoryService(s, embedder=embedder).add("The cat is called Miso.")
+    path = MemoryService(s, embedder=embedder).add("The cat is called Miso.").path
     assert load_written(s.home)["MEMORY.md"] == path.stat().st_mtime_ns
