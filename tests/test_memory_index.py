@@ -110,6 +110,10 @@ def test_the_same_fact_kept_again_is_not_added_twice(svc):
     assert (line, new) == (3, False) and path.read_text() == before
     assert svc.add("My cat is called Miso and she is 3", heading=None).new  # more said: kept
     assert path.read_text().count("Miso") == 2
+    first = svc.add("Miso likes the balcony", kind="observation")  # today's observations: the same
+    again = svc.add("miso likes the  balcony", kind="observation")
+    assert first.new and not again.new and again.line == first.line
+    assert first.path.read_text().count("balcony") == 1
 
 
 def test_insert_bullet_new_heading_and_plain_end():

@@ -187,6 +187,9 @@ class MemoryService:
         if kind == "observation":
             path = self.workspace / "observations" / f"notes-{datetime.now():%Y-%m-%d}.md"
             with file_lock(path.parent / f".{path.name}.lock"):
+                held = _same_line(read_text(path) if path.exists() else "", f"- {text}")
+                if held:
+                    return Added(path, held, False)
                 append_line(path, f"- {text}")
                 line = len(read_text(path).splitlines())
         else:
@@ -232,10 +235,9 @@ def insert_bullet(doc: str, text: str, heading: str | None) -> tuple[str, int]:
     """
     lines = doc.splitlines()
     bullet = f"- {text}"
-    same = " ".join(bullet.split()).casefold()
-    for i, ln in enumerate(lines):  # kept already (a retry, the same fact asked twice): not twice
-        if " ".join(ln.split()).casefold() == same:
-            return doc, i + 1
+    held = _same_line(doc, bullet)  # kept already (a retry, the same fact asked twice): not twice
+    if held:
+        return doc, held
     if heading:
         want = heading.strip().lstrip("#").strip().lower()
         for i, ln in enumerate(lines):
@@ -254,3 +256,9 @@ def insert_bullet(doc: str, text: str, heading: str | None) -> tuple[str, int]:
         lines += ["", f"## {heading.strip().lstrip('#').strip()}"]
     lines.append(bullet)
     return "\n".join(lines) + "\n", len(lines)
+
+
+def _same_line(doc: str, line: str) -> int:
+    """The 1-based line of ``doc`` that says ``line`` (case and spacing aside), or 0."""
+    want = " ".join(line.split()).casefold()
+    return next((i for i, ln in enumerate(doc.splitlines(), 1) if " ".join(ln.split()).casefold() == want), 0)
