@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round29.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round30.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -124,7 +124,9 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 29 final: the keep classifier, --at 2026-11-25 09:30 (861b362, AMD EPYC, "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 30: the whole set at the final code, --at 2026-11-25 09:30 (1573426, AMD EPYC, "
+                 "beside the project bench and a test run)", "assistant-heldout-qwen2.5-coder-1.5b-round30-at.json"),
+                ("qwen2.5-coder-1.5b, round 29 final: the keep classifier, --at 2026-11-25 09:30 (861b362, AMD EPYC, "
                  "beside a fresh run and a test run)", "assistant-heldout-qwen2.5-coder-1.5b-round29-at.json"),
                 ("qwen2.5-coder-1.5b, round 29 before the keep classifier, --at 2026-11-25 09:30 (f0b22cb, AMD EPYC, "
                  "beside a fresh run)", "assistant-heldout-qwen2.5-coder-1.5b-round29-f0b22cb-at.json"),
@@ -347,7 +349,13 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-smollm2-round29-at.json"),
               ("round 29 final: + the keep classifier's veto where the message names a file that exists, the same "
                "moment (6efac0d, AMD EPYC, beside a test run; 861b362 adds only its veto of a note for the file)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round29-final-at.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round29-final-at.json"),
+              ("round 30: + a repair classifier lifting the change judgement's veto in a coding session, a fact kept "
+               "once, the same moment (7376eed, AMD EPYC, beside the held-out run and a test run)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round30-at.json"),
+              ("round 30: + a calculate tool made the first step where the sum classifier is sure, taken back after "
+               "this run, the same moment (584956b, AMD EPYC, beside the dev2 run)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round30-calc-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -705,7 +713,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round29-final-at"), ("dev2", "round29-at"))}
+             for k, run in (("fresh", "round30-at"), ("dev2", "round29-at"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
@@ -753,7 +761,9 @@ def first_reply() -> str:
                        ("first-reply-qwen2.5-coder-1.5b-round15.json", "round 15"),
                        ("first-reply-qwen2.5-coder-1.5b-round18-amx.json", "round 18, on the Intel Xeon VM with AMX"),
                        ("first-reply-qwen2.5-coder-1.5b-round25-amd.json", "round 25, on a 2-core AMD EPYC VM"),
-                       ("first-reply-qwen2.5-coder-1.5b-round28.json", "round 28, the AMD VM, bytecode kept as a user's Python keeps it")):
+                       ("first-reply-qwen2.5-coder-1.5b-round28.json", "round 28, the AMD VM, bytecode kept as a user's Python keeps it"),
+                       ("first-reply-qwen2.5-coder-1.5b-round30-before.json", "round 29's code (1554c14), interleaved with round 30's"),
+                       ("first-reply-qwen2.5-coder-1.5b-round30.json", "round 30: token texts and the first turn's modules read beside the load")):
         f = _j(name)
         for lst, r in f["runs"].items():
             again = r["second_start"].get("all_s")
