@@ -355,7 +355,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round30-at.json"),
               ("round 30: + a calculate tool made the first step where the sum classifier is sure, taken back after "
                "this run, the same moment (584956b, AMD EPYC, beside the dev2 run)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round30-calc-at.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round30-calc-at.json"),
+              ("round 30 final, the same moment (a061ccc, AMD EPYC, beside a test run)",
+               "assistant-fresh-smollm2-round30-at.json")]
 
 
 def assistant_fresh() -> str:
