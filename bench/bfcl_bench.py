@@ -283,7 +283,7 @@ def run(opts) -> None:
         model = LlamaBackend(replace(resolved, settings=ms))
     else:
         model = load_model(settings, opts.model)
-    agent = SimpleNamespace(model=model, settings=settings, transcript=None)
+    agent = SimpleNamespace(model=model, settings=settings, transcript=None, confirm=None)
     tag = Path(opts.model).stem.split("-")[0].lower() if opts.model else "smollm2"
     out = RUNS / f"{tag}-{opts.path}-{opts.half}{opts.suffix}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,7 @@ def measure(opts) -> None:
     settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False},
                              kv_cache={"enabled": False}, tools={"listing": "lean"})
     model = load_model(settings, opts.model) if not threads else _threaded(settings, opts.model, threads)
-    agent = SimpleNamespace(model=model, settings=settings, transcript=None)
+    agent = SimpleNamespace(model=model, settings=settings, transcript=None, confirm=None)
     items = {i["id"]: i for i in load_sample()}
     for half in opts.half:
         out = RUNS / f"qwen2.5-lean-{half}-fit.jsonl"

@@ -100,7 +100,7 @@ def main() -> None:
         resolved = replace(resolved, settings=resolved.settings.model_copy(
             update={"n_threads": a.threads, "n_threads_batch": a.threads}))
     model = LlamaBackend(resolved) if a.threads else load_model(settings, a.model)
-    agent = SimpleNamespace(model=model, settings=settings, transcript=None)
+    agent = SimpleNamespace(model=model, settings=settings, transcript=None, confirm=None)
     def stream_reply(self, msgs, **kw):  # the chat's own reply stream, what the model wrote kept
         for ev in Agent.stream_reply(self, msgs, **kw):
             self.wrote.append(getattr(ev, "text", ""))

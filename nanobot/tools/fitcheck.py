@@ -27,7 +27,7 @@ from nanobot.backends.base import Message
 from nanobot.base.errors import ModelError
 
 FIT_YES = 0.55  # P(yes) / (P(yes) + P(no)) at which the picked tool counts as fitting the message
-FIT_FLOOR = 0.1  # the least P(call) at which a turn's first decision asks at all
+FIT_FLOOR = 0.02  # the least P(call) at which a turn's first decision asks at all
 SYSTEM = ("You check a tool call an assistant is about to make. Given the tool's description and the user's "
           "message: does the message ask for exactly what this tool does, and give what it needs? "
           "Answer only yes or no.")
