@@ -81,7 +81,7 @@ MISSING = re.compile(r"does not exist|not found|no such file", re.I)
 EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pwd"]
 
 
-SETS = {"dev": "assistant_requests", "dev2": "assistant_dev2", "heldout": "assistant_heldout", "fresh": "assistant_fresh"}
+SETS = {"dev": "assistant_requests", "dev2": "assistant_dev2", "dev3": "assistant_dev3", "heldout": "assistant_heldout", "fresh": "assistant_fresh"}
 REQ = importlib.import_module(SETS["dev"])  # the request set in use (``use``)
 
 
@@ -292,7 +292,7 @@ def main() -> None:
     ap.add_argument("--repack", choices=["auto", "on", "off"], default="auto",
                     help="llama.cpp weight repacking (auto: nanobot's choice for this machine); the kernels "
                          "change the logits a little, so decisions near a threshold can differ")
-    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2: development sets, may be tuned on; heldout: only checked; fresh: only checked, never read by developers)")
+    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2, dev3: development sets, may be tuned on; heldout: only checked; fresh: only checked, never read by developers)")
     ap.add_argument("--at", help="run at this moment ('2026-03-02 10:00'): the prompt's Time section changes each "
                                  "minute and a decision near its threshold can follow it, so A/B runs pin it "
                                  "(default: the clock, as a user meets it)")
