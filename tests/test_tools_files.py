@@ -277,3 +277,22 @@ def test_a_listing_of_the_workspace_from_a_project_outside_the_roots_says_whose_
     assert run(ListDir(), ctx, path=".").startswith(".: 1 entries")
     monkeypatch.chdir(proj)
     assert "nanobot's workspace" not in run(ListDir(), ctx, path=str(ctx.workspace))  # asked by name
+
+
+def test_a_window_the_user_did_not_give_shows_a_short_file_whole(ctx):
+    """The 1.5B read server.toml with ``"lines": 2`` for "which log_level does it use?" and with
+    ``"start": 7`` in a five-line file: the user's message holds no such numbers, so the file is shown
+    whole; a window the message gives ("lines 2-3"), or a file longer than one read, is read as asked."""
+    from types import SimpleNamespace
+
+    from nanobot.core.provenance import Provenance
+
+    (ctx.workspace / "server.toml").write_text('[server]\nhost = "0.0.0.0"\nport = 8080\nworkers = 3\nlog_level = "info"\n')
+    ctx.agent = SimpleNamespace(provenance=Provenance(said=["Tell me which log_level server.toml uses."]))
+    shown = run(ReadFile(), ctx, path="server.toml", lines=2)
+    assert shown.startswith("server.toml lines 1-5 of 5\n") and 'log_level = "info"' in shown
+    assert "lines 1-5 of 5" in run(ReadFile(), ctx, path="server.toml", start=7, lines=1)
+    ctx.agent = SimpleNamespace(provenance=Provenance(said=["show me lines 2-3 of server.toml"]))
+    assert run(ReadFile(), ctx, path="server.toml", start=2, lines=2).startswith("server.toml lines 2-3 of 5\n")
+    (ctx.workspace / "big.txt").write_text("".join(f"line {i}\n" for i in range(1, 301)))
+    assert run(ReadFile(), ctx, path="big.txt", lines=3).startswith("big.txt lines 1-3 of 300\n")

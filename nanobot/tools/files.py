@@ -1,5 +1,6 @@
-"""File tools: read_file (in line ranges), write_file, edit_file (exact-match replace; failing that,
-one match with other whitespace: ``looseedit.py``), list_dir.
+"""File tools: read_file (in line ranges; a short file whole where the user gave no range:
+``readwindow``), write_file, edit_file (exact-match replace; failing that, one match with other
+whitespace: ``looseedit.py``), list_dir.
 
 All paths go through ``paths.resolve_in_roots``; writes are atomic and refused where a write could make
 something run later (VCS metadata, nanobot's own config and state: ``protected.py``). list_dir shows a
@@ -38,6 +39,7 @@ from nanobot.tools.ownfiles import bookkeeping
 from nanobot.tools.paths import display, here_outside, resolve_in_roots, roots, start_outside
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words, unnamed_changes
+from nanobot.tools.readwindow import whole
 from nanobot.tools.renames import rename
 from nanobot.tools.retryedit import held, note_miss
 
@@ -147,13 +149,15 @@ class ReadFile(Tool):
         total = len(all_lines)
         if total == 0:
             return f"{args.path}: empty file"
+        prov = getattr(ctx.agent, "provenance", None)
+        if prov is not None and prov.said and whole(args.start, args.lines, total, prov.said[-1], MAX_READ_LINES):
+            args = args.model_copy(update={"start": 1, "lines": total})  # a window nobody asked for: the file
         if args.start > total:
             raise ToolError(f"start={args.start} is past the end of '{args.path}' ({total} lines)")
         end = min(total, args.start + min(args.lines, MAX_READ_LINES) - 1)
         body = "\n".join(all_lines[args.start - 1:end])
         head = f"{was}{args.path} lines {args.start}-{end} of {total}"
         more = f"\n[more: read_file start={end + 1}]" if end < total else ""
-        prov = getattr(ctx.agent, "provenance", None)
         named = focus(text, prov.said[-1]) if prov is not None and prov.said else ""
         return f"{head}\n{body}{more}" + (f"\n{named}" if named else "")
 
