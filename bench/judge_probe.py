@@ -11,7 +11,9 @@ was written apart from the classifier's prompt, 60 indirect asks and look-only q
 checked on ``create_held.tsv`` (adding to a file in six languages among the no's);
 ``--kind look``: "does the message ask to show, list, count or run something?" on ``look_dev.tsv`` and
 ``look_held.tsv`` (indirect asks with nothing named -- "did my last commit go through?" -- against
-questions a look does not answer -- "How do I undo a commit in git?");
+questions a look does not answer -- "How do I undo a commit in git?"), and on ``named_dev.tsv`` /
+``named_held.tsv`` (round 31: messages naming a file, a question answered from it against a mention; the
+look classifier does not separate them, a question mark does: ``tools.firstlook.judged_look``);
 ``--kind keep``: "does the message say to leave a file as it is?" on ``keep_dev.tsv``, checked on
 ``keep_held.tsv`` (don't-change asks in six languages against change requests that keep the rest);
 ``--kind repair``: "does the message report something broken for you to fix?" on ``repair_dev.tsv``, checked
@@ -70,7 +72,8 @@ def main() -> None:
     sets = {"change": (("dev", "allow_dev.tsv"), ("dev2", "allow_dev2.tsv"), ("held", "allow_held.tsv"),
                        ("held2", "allow_held2.tsv")),
             "remember": (("dev", "remember_dev.tsv"), ("dev2", "remember_dev2.tsv"), ("held", "remember_held.tsv")),
-            "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv")),
+            "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv"),  # and questions vs mentions naming a file:
+                     ("named dev", "named_dev.tsv"), ("named held", "named_held.tsv")),  # (tools.firstlook.judged_look)
             "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv")),
             "keep": (("dev", "keep_dev.tsv"), ("held", "keep_held.tsv")),
             "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv"))}

@@ -326,6 +326,26 @@ def test_a_named_file_the_look_judgement_does_not_refuse_is_read_under_the_look_
         assert bool(model.calls[0].get("grammar")) == bool(calls)  # the first generation: the call, under its grammar
 
 
+def test_a_question_naming_a_file_that_is_there_is_read_whatever_the_look_judgement(home):
+    """"How long should the batter rest? The recipe is in recipe.md": the 1.5B's P(call) 0.0 and
+    P(look) 0.39, and it answered "5 minutes" unread. A message that asks a question (a question mark
+    anywhere in it) and names a file that exists is read first, under the look floor, when no change
+    may be asked; the same words as a statement, or with a change judged possible, are not."""
+    read = [body("read_file", {"path": "recipe.md"}), "20 minutes."]
+    told = ["It should rest for 5 minutes.", "It should rest for 5 minutes."]
+    for ask, change, calls, replies in (
+            ("How long should the batter rest? The recipe is in recipe.md", 0.1, ["read_file"], read),
+            ("The batter rested. The recipe is in recipe.md", 0.1, [], told),
+            ("How long should the batter rest? The recipe is in recipe.md", 0.55, [], told)):
+        model = ToolTemplateModel(replies, [0.01, 0.01])
+        agent = make_agent(home, model)
+        (agent.workspace / "recipe.md").write_text("Rest the batter 20 minutes.\n")
+        agent.judge.text, agent.judge.cache = ask, {"look": 0.39, "change": change}
+        events = list(agent.turn(ask))
+        assert [e.name for e in events if isinstance(e, ToolCall)][:1] == calls, (ask, change)
+        assert bool(model.calls[0].get("grammar")) == bool(calls)  # the first generation: the call
+
+
 def test_a_declined_reply_that_names_a_tool_before_its_opening_becomes_the_call(home):
     """The 1.5B's declined reply to "What is the capital of France?" once was ``tools: exec`` then a
     fenced ``{``: a call's opening behind a header. It is held back and made into the call too."""
@@ -626,15 +646,16 @@ def test_a_question_about_a_file_that_exists_is_answered_from_it_whatever_the_lo
     "2" with no tool, and its look classifier said no. A question (its question mark, in any script)
     naming a file that exists in the roots is a fact that asks for the file: the invented reply is
     retried with read_file. A statement naming the file is not."""
-    ask = "Without editing anything, how many seedlings came up, going by garden.log?"
-    model = ToolTemplateModel(["There were 2 seedlings.", body("read_file", {"path": "garden.log"}),
-                               "14 of 18 came up."], [0.01, 0.01, 0.01])
-    agent = make_agent(home, model)
-    (agent.workspace / "garden.log").write_text("04-11 14 of 18 seedlings up\n")
-    agent.judge.text, agent.judge.cache = ask, {"look": 0.05}
-    events = list(agent.turn(ask))
-    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
-    assert events[-1].reply == "14 of 18 came up."
+    for ask in ("Without editing anything, how many seedlings came up, going by garden.log?",
+                "how many seedlings came up? it's in garden.log"):  # the question mark anywhere
+        model = ToolTemplateModel(["There were 2 seedlings.", body("read_file", {"path": "garden.log"}),
+                                   "14 of 18 came up."], [0.01, 0.01, 0.01])
+        agent = make_agent(home, model)
+        (agent.workspace / "garden.log").write_text("04-11 14 of 18 seedlings up\n")
+        agent.judge.text, agent.judge.cache = ask, {"look": 0.05}
+        events = list(agent.turn(ask))
+        assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"], ask
+        assert events[-1].reply == "14 of 18 came up."
     said = "I moved garden.log to the shed folder yesterday."
     model = ToolTemplateModel(["Noted."], [0.01, 0.01])
     agent = make_agent(home, model)

@@ -19,7 +19,7 @@ _HERE = re.compile(r"\b(?:files?|what(?:'s| is))\s+(?:are\s+)?(?:in|inside)\s+(?
 _LOOK = re.compile(r"\b(?:read|show|open|cat|print|display|contents?|what(?:'s| is| does)|summari[sz]e|look at|check|"
                    r"tell me|list|run|execute|output|says?|is there|are there|exists?|find)\b", re.I)
 _NOT_FILES = {"e.g", "i.e", "etc", "vs"}
-QUESTION = re.compile(r"[?\uff1f\u061f]\s*$")  # a message that ends as a question, in any script's question mark
+ASKS = re.compile(r"[?\uff1f\u061f]")  # a message that asks a question, anywhere in it, in any script's question mark
 
 
 def runnable(command: str) -> bool:

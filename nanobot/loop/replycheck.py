@@ -32,7 +32,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, QUESTION, looks_at  # noqa: F401 (re-exported)
+from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, ASKS, looks_at  # noqa: F401 (re-exported)
 from nanobot.loop import wording
 from nanobot.loop.claimchecks import (
     asked_file_not_changed,
@@ -245,7 +245,7 @@ CHECKS: tuple[Check, ...] = (
 def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tuple[str, ...]]:
     """What the user asks to see, in any wording: a file or folder the message names that exists in the
     roots (``tools.named``: a typo within one edit too), when the reply speaks of it too (it tells of
-    the file: it must have read it), declines it, the message is a question (``QUESTION``: a question
+    the file: it must have read it), declines it, the message asks a question (``ASKS``: a question
     about a file that exists is answered from the file), or the model judges that the message asks to look (``judge``:
     "¿Qué dice el archivo recipe.md?", "how many lines are in poem.txt?"); the facts are read first,
     so a message that names nothing costs no judgement. ("", ()) otherwise."""
@@ -260,7 +260,7 @@ def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tup
     if not found:
         return "", ()
     spoken = [n for n in found if Path(n.path).name.lower() in reply.lower()]
-    if (not spoken and not REPLY["denial"].search(reply) and not QUESTION.search(user_text)
+    if (not spoken and not REPLY["denial"].search(reply) and not ASKS.search(user_text)
             and asks(agent, "look", user_text) is not True):
         return "", ()
     return (spoken or found)[0].path, tuple(n.path for n in found if n.kind == "folder")

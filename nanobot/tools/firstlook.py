@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nanobot.core.asks import looks_at
+from nanobot.core.asks import ASKS, looks_at
 from nanobot.tools.effects import Effect, changes, declared
 
 # A message that names a file or folder that exists in the roots (``tools.named``: in any language, a
@@ -116,7 +116,13 @@ def judged_look(agent: Any, look: str) -> bool:
     judgement looks first where the model's change classifier is sure it is no (``CHANGE_NO``): "Log
     today's harvest at the bottom of garden.log: ..." (P(change) 0.59, under the change's bound) was
     read, and after a look only a sure change judgement asks for the change, so it stayed unchanged. A command (a tool that runs) still needs a sure yes: it
-    may do more than look. Read through ``agent.judge`` (``loop.judge``, a layer above)."""
+    may do more than look. A message that asks a question (a question mark anywhere, in any script:
+    ``core.asks.ASKS``) and names a file or folder that is there is a look whatever the look classifier
+    says, unless a change may be asked: "How long should the batter rest? The recipe is in
+    recipes/pancakes.md" scored P(look) 0.39 and was answered "5 minutes" unread. On
+    bench/data/judge/named_dev.tsv the look classifier does not separate such questions from mentions
+    (yes 0.39-0.80, no 0.29-0.60); the question mark holds in 10 of its 12 yes and none of its 8 no
+    (named_held.tsv: 6 of 8, none of 6). Read through ``agent.judge`` (``loop.judge``, a layer above)."""
     judge = getattr(agent, "judge", None)
     if not look or judge is None or not callable(getattr(judge, "probability", None)):
         return False
@@ -124,9 +130,11 @@ def judged_look(agent: Any, look: str) -> bool:
     runner = getattr(agent, "tool_runner", None)
     tool = runner.tools.get(look) if runner is not None else None
     runs = tool is None or Effect.RUNS in declared(tool) or Effect.CHANGES in declared(tool)
+    change = _change_p(agent)
+    if not runs and change is not None and change < CHANGE_NO and ASKS.search(agent.provenance.said[-1]):
+        return True  # a question naming a file that is there: answered from the file, whatever P(look)
     if p is None or p < LOOK_NO:
         return False
-    change = _change_p(agent)
     return p >= LOOK_SURE or (not runs and change is not None and change < CHANGE_NO)
 
 
