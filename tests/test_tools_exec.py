@@ -99,6 +99,9 @@ def test_a_command_that_fails_on_a_path_that_is_not_there_is_an_error_naming_the
     assert "exit 2" in str(err.value)  # the run's own output is kept
     assert Exec().run(Exec.Args(command="python3 boom.py", cwd="proj"), ctx).startswith("exit 3")
     assert Exec().run(Exec.Args(command="python3 hello.py", cwd="proj"), ctx) == "exit 0\nhi"
+    with pytest.raises(ToolError) as err:  # a folder that is not there either: the names where the run was
+        Exec().run(Exec.Args(command="python3 tests/hello_tests.py", cwd="proj"), ctx)
+    assert "did you mean 'hello.py'?" in str(err.value)
 
 
 def test_a_test_run_that_found_no_tests_says_so(repo_ctx):

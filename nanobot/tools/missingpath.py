@@ -12,6 +12,8 @@ in any language and for any program.
 (['pricing_script.py'], [], [])
 >>> note(["pricing_script.py"], d)
 "'pricing_script.py' does not exist in the folder the command ran in; did you mean 'pricing.py'?"
+>>> note(["tests/price.py"], d)
+"'tests/price.py' does not exist in the folder the command ran in; did you mean 'pricing.py'?"
 """
 
 from __future__ import annotations
@@ -41,13 +43,18 @@ def missing(command: str, cwd: Path) -> list[str]:
 
 
 def note(gone: list[str], cwd: Path) -> str:
-    """What a failed command's error adds: the first missing path and the close names next to it."""
+    """What a failed command's error adds: the first missing path and the close names next to it, in
+    its folder or, where that folder is not there either, the nearest one above it inside ``cwd``
+    ("python3 tests/shape_tests.py" with no tests/ offers ``test_shapes.py``)."""
     word = gone[0]
     folder = (cwd / word).parent if not Path(word).is_absolute() else Path(word).parent
+    while not folder.is_dir() and not Path(word).is_absolute() and folder != cwd and cwd in folder.parents:
+        folder = folder.parent
     try:
         names = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
     except OSError:
         names = []
-    near = difflib.get_close_matches(Path(word).name, names, n=3, cutoff=0.5)
+    shown = "" if Path(word).is_absolute() or folder == cwd else f"{folder.relative_to(cwd).as_posix()}/"
+    near = [shown + n for n in difflib.get_close_matches(Path(word).name, names, n=3, cutoff=0.5)]
     there = f"did you mean {' or '.join(repr(n) for n in near)}?" if near else "list_dir shows what is there"
     return f"'{word}' does not exist in the folder the command ran in; {there}"
