@@ -51,3 +51,10 @@ def test_a_read_ends_with_the_definition_the_message_names(home):
     assert "named in the message" not in read("pricing.py", "what's in pricing.py?")
     assert "named in the message" not in read("one.py", "what does split_bill do?")
     assert "named in the message" not in ReadFile().run(ReadFile.Args(path="pricing.py"), ToolContext(settings=settings))
+    # a change the model is sure of: the read is the edit's source, no note to copy into ``old``
+    # (the 1.5B wrote "square_area (named in the message)" as an edit's old text)
+    for change, noted in ((0.96, False), (0.2, True)):
+        judge = SimpleNamespace(sure=lambda agent, kind, p=change: (p >= 0.6) if kind == "change" else None)
+        agent = SimpleNamespace(provenance=Provenance(said=["split_bill in pricing.py is wrong, fix it"]), judge=judge)
+        out = ReadFile().run(ReadFile.Args(path="pricing.py"), ToolContext(settings=settings, agent=agent))
+        assert ("named in the message" in out) is noted, change
