@@ -39,7 +39,7 @@ SESSIONS = [
     Session("runs", [
         Turn("what's the most recent commit?", RUN, says=("recipes", "inventory", "minutes"), kind="command"),
         Turn("is there anything I haven't committed yet?", RUN, kind="command"),
-        Turn("run the shape tests", RUN, says=("assert", "fail", "error"), kind="command"),
+        Turn("run the shape tests", RUN, says=("assert", "test_square", "square_area"), kind="command"),
         Turn("how many lines does server.toml have? use wc", RUN, says=("5", "five"), kind="command"),
     ]),
     Session("look", [
