@@ -229,7 +229,11 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "leaning remember judgement retried with memory_add, the same moment (864075e, AMD EPYC, beside the "
               "fresh run)", "assistant-dev2-qwen2.5-coder-1.5b-round29-864075e-at.json"),
              ("qwen2.5-coder-1.5b, round 29: + the keep classifier's veto, the same moment (2a4af5c, AMD EPYC, beside "
-              "the fresh run)", "assistant-dev2-qwen2.5-coder-1.5b-round29-at.json")]
+              "the fresh run)", "assistant-dev2-qwen2.5-coder-1.5b-round29-at.json"),
+             ("qwen2.5-coder-1.5b, round 31: + the fit check's floor 0.02, the same moment (655cde3, AMD EPYC, "
+              "beside dev3)", "assistant-dev2-qwen2.5-coder-1.5b-round31-655cde3-at.json"),
+             ("qwen2.5-coder-1.5b, round 31 final: + the read window, a question naming a file read, one command fact, "
+              "the same moment (f66b681, AMD EPYC, beside dev3)", "assistant-dev2-qwen2.5-coder-1.5b-round31-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -255,6 +259,18 @@ def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = 
 
 def assistant_dev2() -> str:
     return assistant_heldout(DEV2_RUNS, "assistant_dev2", "second dev set")
+
+
+DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round 30's code and the fit floor)",
+              "assistant-dev3-qwen2.5-coder-1.5b-round31-b0dbead.json"),
+             ("qwen2.5-coder-1.5b, round 31: + a window nobody gave shows a short file whole, a question naming a file "
+              "is read (ae546ca)", "assistant-dev3-qwen2.5-coder-1.5b-round31-ae546ca.json"),
+             ("qwen2.5-coder-1.5b, round 31 final: + a missing path's folder above, no definition note in a change, "
+              "one command fact (f66b681)", "assistant-dev3-qwen2.5-coder-1.5b-round31.json")]
+
+
+def assistant_dev3() -> str:
+    return assistant_heldout(DEV3_RUNS, "assistant_dev3", "third dev set")
 
 
 FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10.json"),
@@ -793,7 +809,7 @@ def judge_classifiers() -> str:
 TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
-    "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-fit": bfcl_fit, "bfcl-replies": bfcl_replies, "context": context,
+    "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-dev3": assistant_dev3, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-fit": bfcl_fit, "bfcl-replies": bfcl_replies, "context": context,
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,

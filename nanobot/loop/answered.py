@@ -9,9 +9,11 @@ a correction: they asked to see it.
 
 Words are compared, not meaning: a result's words (numbers too, "42"; a word and its longer form,
 "add"/"adds"), less the tool's own header ("todo.md lines 1-3 of 3", "exit 0", "trips: 3 entries")
-and the words of the user's message (the file's name), against the reply's. The header's count is
-no word shown: "There are 17 files." to "What files are in this folder?" names none of them. A reply
-in other words entirely is asked again; that costs one retry, not a wrong answer.
+and the words of the user's message (the file's name), against the reply's. A listing's count is
+no word shown: "There are 17 files." to "What files are in this folder?" names none of them. A file
+read whole shows its length: "There are 5 lines in packing.txt." is from the read that showed lines
+1-5 of 5 (the 1.5B's right answer to "How many lines are in trips/packing.txt?" got a correction). A
+reply in other words entirely is asked again; that costs one retry, not a wrong answer.
 
 >>> unanswered("show me todo.md", "Done.", "todo.md lines 1-2 of 2\\n# Todo\\n- buy milk")
 '# Todo\\n- buy milk'
@@ -23,6 +25,10 @@ in other words entirely is asked again; that costs one retry, not a wrong answer
 'oslo.md\\nrome.md'
 >>> unanswered("What files are in trips?", "There are 2 files.", "trips: 2 entries\\noslo.md\\nrome.md")
 'oslo.md\\nrome.md'
+>>> unanswered("How many lines are in packing.txt?", "It has 2 lines.", "packing.txt lines 1-2 of 2\\npassport\\nadapter")
+''
+>>> unanswered("show me big.txt", "It has 300 lines.", "big.txt lines 1-2 of 300\\nalpha\\nbeta")
+'alpha\\nbeta'
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from __future__ import annotations
 import re
 
 _HEADER = re.compile(r"\A(?:exit -?\d+|\S+ lines \d+-\d+ of \d+|\S+: empty file|\S+: \d+ entries)\s*$\n?", re.M)
+_WHOLE = re.compile(r"\A\S+ lines 1-(\d+) of (\d+)\s*$", re.M)  # a read's header, when it showed the whole file
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _COMMON = frozenset(
     "an and are as at be but by can do does file for from has have he her his how if in into is it its me my no "
@@ -54,6 +61,8 @@ def unanswered(user_text: str, reply: str, result: str) -> str:
     or when there was nothing to show."""
     body = _HEADER.sub("", result, count=1).strip()
     shown = _words(body) - _words(user_text)
+    if (whole := _WHOLE.match(result)) and whole.group(1) == whole.group(2):  # a file read whole: its length
+        shown.add(whole.group(1))
     if not shown or body == "(no output)":
         return ""
     return "" if _shares(_words(reply), shown) else body
