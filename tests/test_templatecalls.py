@@ -101,27 +101,6 @@ def test_a_message_naming_a_file_that_exists_calls_under_the_threshold_in_any_la
     assert not [e for e in absent.turn("¿Qué dice el archivo receta.md?") if isinstance(e, ToolCall)]
 
 
-def test_a_one_word_command_is_named_only_as_a_command_not_as_a_word_of_the_sentence(home):
-    """dev3, the 1.5B: "we have 2 ladders now, the count in inventory.csv is out of date" with ``date``
-    allowed was taken for a run of ``date`` (the first step's look went to exec, which ran "python3
-    inventory.py update_ladders"). A one-word entry of ``exec_allow`` names a command when an option or a
-    path follows it (``shell.named_command``, the reply checks' rule too); the file the message names
-    is then the look."""
-    from types import SimpleNamespace
-
-    from nanobot.core.provenance import Provenance
-    from nanobot.tools.firstlook import asks_to_look
-
-    agent = make_agent(home, ToolTemplateModel(["ok"], [0.01]))
-    agent.settings.tools.exec_allow = ["date", "wc", "git log"]
-    (agent.workspace / "inventory.csv").write_text("item,count\nladder,1\n")
-    for said, look in (("we have 2 ladders now, the count in inventory.csv is out of date", "read_file"),
-                       ("count the lines of inventory.csv with wc -l inventory.csv", "exec"),
-                       ("Lancia git log per favore", "exec")):
-        probe = SimpleNamespace(provenance=Provenance(said=[said]), settings=agent.settings, judge=None)
-        assert asks_to_look(probe) == look, said
-
-
 def test_a_name_a_file_named_earlier_defines_is_a_look_at_that_file(home):
     """"what does add do?" after a turn about calc.py (the 1.5B answered with the task board's "add"):
     calc.py defines add, so the first step looks at it, under the threshold; a name nothing the user

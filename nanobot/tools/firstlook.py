@@ -9,6 +9,7 @@ True
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from nanobot.core.asks import ASKS, looks_at
@@ -23,8 +24,7 @@ LOOK_FLOOR = 0.05
 
 def asks_to_look(agent: Any) -> str | None:
     """Whether the user's last message (what they typed, not retrieved text) asks for a look, and with
-    which tool: ``exec`` for a command ``exec_allow`` admits (``shell.named_command``: "Führe bitte ls -la
-    aus"; a one-word entry needs an option or a path after it: "out of date" runs no ``date``), ``read_file`` /
+    which tool: ``exec`` for a command ``exec_allow`` admits ("Führe bitte ls aus"), ``read_file`` /
     ``list_dir`` for a file / folder that exists in the roots (any language, a typo within one edit),
     ``read_file`` for a name that a file the user named earlier defines (``tools.namedcode``) when
     nothing else is named to look at and the model does not judge a change asked,
@@ -39,9 +39,9 @@ def asks_to_look(agent: Any) -> str | None:
     if settings is not None:
         from nanobot.tools.named import named, roots_of
         from nanobot.tools.namedcode import defined_in
-        from nanobot.tools.shell import named_command
 
-        if named_command(said[-1], settings.tools.exec_allow):  # "my cat is Miso", "out of date": no command
+        if any(re.search(rf"(?<![\w-]){re.escape(c.strip())}(?![\w-])", said[-1])
+               for c in settings.tools.exec_allow if c.strip()):
             return "exec"
         kinds = [n.kind for n in named(said[-1], roots_of(settings))]
         if "file" in kinds or "folder" in kinds:
