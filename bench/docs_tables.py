@@ -124,7 +124,9 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 30: the whole set at the final code, --at 2026-11-25 09:30 (1573426, AMD EPYC, "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 31: the whole set at the final code, --at 2026-11-25 09:30 (f01d3c7, AMD EPYC, "
+                 "beside the fresh run)", "assistant-heldout-qwen2.5-coder-1.5b-round31-at.json"),
+                ("qwen2.5-coder-1.5b, round 30: the whole set at the final code, --at 2026-11-25 09:30 (1573426, AMD EPYC, "
                  "beside the project bench and a test run)", "assistant-heldout-qwen2.5-coder-1.5b-round30-at.json"),
                 ("qwen2.5-coder-1.5b, round 29 final: the keep classifier, --at 2026-11-25 09:30 (861b362, AMD EPYC, "
                  "beside a fresh run and a test run)", "assistant-heldout-qwen2.5-coder-1.5b-round29-at.json"),
@@ -232,8 +234,9 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "the fresh run)", "assistant-dev2-qwen2.5-coder-1.5b-round29-at.json"),
              ("qwen2.5-coder-1.5b, round 31: + the fit check's floor 0.02, the same moment (655cde3, AMD EPYC, "
               "beside dev3)", "assistant-dev2-qwen2.5-coder-1.5b-round31-655cde3-at.json"),
-             ("qwen2.5-coder-1.5b, round 31 final: + the read window, a question naming a file read, one command fact, "
-              "the same moment (f66b681, AMD EPYC, beside dev3)", "assistant-dev2-qwen2.5-coder-1.5b-round31-at.json")]
+             ("qwen2.5-coder-1.5b, round 31: + the read window, a question naming a file read, one command fact "
+              "(taken back after), the same moment (f66b681, AMD EPYC, beside dev3)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round31-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -265,8 +268,8 @@ DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round
               "assistant-dev3-qwen2.5-coder-1.5b-round31-b0dbead.json"),
              ("qwen2.5-coder-1.5b, round 31: + a window nobody gave shows a short file whole, a question naming a file "
               "is read (ae546ca)", "assistant-dev3-qwen2.5-coder-1.5b-round31-ae546ca.json"),
-             ("qwen2.5-coder-1.5b, round 31 final: + a missing path's folder above, no definition note in a change, "
-              "one command fact (f66b681)", "assistant-dev3-qwen2.5-coder-1.5b-round31.json")]
+             ("qwen2.5-coder-1.5b, round 31: + a missing path's folder above, no definition note in a change, "
+              "one command fact (taken back after) (f66b681)", "assistant-dev3-qwen2.5-coder-1.5b-round31.json")]
 
 
 def assistant_dev3() -> str:
@@ -373,7 +376,12 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "this run, the same moment (584956b, AMD EPYC, beside the dev2 run)",
                "assistant-fresh-qwen2.5-coder-1.5b-round30-calc-at.json"),
               ("round 30 final, the same moment (a061ccc, AMD EPYC, beside a test run)",
-               "assistant-fresh-smollm2-round30-at.json")]
+               "assistant-fresh-smollm2-round30-at.json"),
+              ("round 31: + the fit floor 0.02, a short file read whole, a question naming a file read, a missing "
+               "path's folder above, one command fact (taken back after), a read's length, the same moment "
+               "(fa30ba4, AMD EPYC, beside the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round31-fa30ba4-at.json"),
+              ("round 31 final: the command fact taken back, the same moment (f01d3c7, AMD EPYC, beside the held-out "
+               "run)", "assistant-fresh-qwen2.5-coder-1.5b-round31-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -731,7 +739,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round30-at"), ("dev2", "round29-at"))}
+             for k, run in (("fresh", "round31-at"), ("dev2", "round31-at"), ("dev3", "round31"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
@@ -746,8 +754,8 @@ def headline() -> str:
     rows = [
         ["43 turns a new user types: correct / unasked changes / false claims", "1.5B",
          f"{a['correct']} of {len(run['turns'])}; {a['unasked_changes']}; {a['false_claims']}", "[assistant](docs/benchmarks/assistant.md)"],
-        ["the same jobs on requests nobody here tuned on (fresh, kept out of sight) and on the second development "
-         "set: correct / unasked changes / destroyed lines / false claims", "1.5B",
+        ["the same jobs on requests nobody here tuned on (fresh, kept out of sight) and on the second and third "
+         "development sets: correct / unasked changes / destroyed lines / false claims", "1.5B",
          "; ".join(f"{t['correct']} of {len(r['turns'])}, {t['unasked_changes']}, {t['destroyed']}, {t['false_claims']}"
                    for r in fresh.values() for t in [ab._totals(r["turns"])]),
          "[assistant](docs/benchmarks/assistant.md)"],
