@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round30.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round31.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -381,7 +381,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "path's folder above, one command fact (taken back after), a read's length, the same moment "
                "(fa30ba4, AMD EPYC, beside the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round31-fa30ba4-at.json"),
               ("round 31 final: the command fact taken back, the same moment (f01d3c7, AMD EPYC, beside the held-out "
-               "run)", "assistant-fresh-qwen2.5-coder-1.5b-round31-at.json")]
+               "run)", "assistant-fresh-qwen2.5-coder-1.5b-round31-at.json"),
+              ("round 31 final, the same moment (f01d3c7, AMD EPYC, beside the project bench and a test run)",
+               "assistant-fresh-smollm2-round31-at.json")]
 
 
 def assistant_fresh() -> str:
