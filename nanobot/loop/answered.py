@@ -61,8 +61,8 @@ def unanswered(user_text: str, reply: str, result: str) -> str:
     or when there was nothing to show."""
     body = _HEADER.sub("", result, count=1).strip()
     shown = _words(body) - _words(user_text)
-    if (whole := _WHOLE.match(result)) and whole.group(1) == whole.group(2):  # a file read whole: its length
-        shown.add(whole.group(1))
     if not shown or body == "(no output)":
         return ""
+    if (whole := _WHOLE.match(result)) and whole.group(1) == whole.group(2):  # a file read whole: its length
+        shown = shown | {whole.group(1)}  # answers too; it is never a word to miss
     return "" if _shares(_words(reply), shown) else body
