@@ -12,7 +12,8 @@ Words are compared, not meaning: a result's words (numbers too, "42"; a word and
 and the words of the user's message (the file's name), against the reply's. A listing's count is
 no word shown: "There are 17 files." to "What files are in this folder?" names none of them. A file
 read whole shows its length: "There are 5 lines in packing.txt." is from the read that showed lines
-1-5 of 5 (the 1.5B's right answer to "How many lines are in trips/packing.txt?" got a correction). A
+1-5 of 5, an answer to "How many lines are in packing.txt?"; the length only answers, it is never
+a word to miss. A
 reply in other words entirely is asked again; that costs one retry, not a wrong answer.
 
 >>> unanswered("show me todo.md", "Done.", "todo.md lines 1-2 of 2\\n# Todo\\n- buy milk")

@@ -158,14 +158,15 @@ class ReadFile(Tool):
         body = "\n".join(all_lines[args.start - 1:end])
         head = f"{was}{args.path} lines {args.start}-{end} of {total}"
         more = f"\n[more: read_file start={end + 1}]" if end < total else ""
-        named = focus(text, prov.said[-1]) if prov is not None and prov.said and not _change_sure(ctx) else ""
+        named = focus(text, prov.said[-1]) if prov is not None and prov.said else ""
+        named = "" if named and _change_sure(ctx) else named  # asked only where there is a note to leave out
         return f"{head}\n{body}{more}" + (f"\n{named}" if named else "")
 
 
 def _change_sure(ctx: ToolContext) -> bool:
     """The model's change judgement is sure the user's message asks for a change: a read in such a turn
-    is the edit's source, and ``focus``'s note is no text to copy (the 1.5B wrote "square_area (named in
-    the message)" as an edit's ``old``)."""
+    is the edit's source, and ``focus``'s note is left out: a small model copies its first line
+    ("square_area (named in the message)") into an edit's ``old``."""
     judge = getattr(ctx.agent, "judge", None)
     return callable(getattr(judge, "sure", None)) and judge.sure(ctx.agent, "change") is True
 

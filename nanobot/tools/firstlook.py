@@ -118,8 +118,8 @@ def judged_look(agent: Any, look: str) -> bool:
     read, and after a look only a sure change judgement asks for the change, so it stayed unchanged. A command (a tool that runs) still needs a sure yes: it
     may do more than look. A message that asks a question (a question mark anywhere, in any script:
     ``core.asks.ASKS``) and names a file or folder that is there is a look whatever the look classifier
-    says, unless a change may be asked: "How long should the batter rest? The recipe is in
-    recipes/pancakes.md" scored P(look) 0.39 and was answered "5 minutes" unread. On
+    says, unless a change may be asked ("How long should the batter rest? The recipe is in
+    recipes/pancakes.md" is answered from the file, not from a guess). On
     bench/data/judge/named_dev.tsv the look classifier does not separate such questions from mentions
     (yes 0.39-0.80, no 0.29-0.60); the question mark holds in 10 of its 12 yes and none of its 8 no
     (named_held.tsv: 6 of 8, none of 6). Read through ``agent.judge`` (``loop.judge``, a layer above)."""
