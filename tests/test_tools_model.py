@@ -20,6 +20,7 @@ from nanobot.core.events import ToolCall, ToolResult
 from nanobot.loop.agent import Agent
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.grammar import CALL, REPLY
+from nanobot.tools.registry import all_tools
 from nanobot.tools.web import WebFetch, WebSearch
 from nanobot.workspace import init_workspace
 
@@ -73,7 +74,8 @@ def agent(home, model):
     settings = load_settings(
         home, chat={"temperature": 0, "max_tokens": 48}, memory={"enabled": False},
         observer={"enabled": False}, kv_cache={"enabled": False},
-        tools={"exec_allow": [], "web_search_url": None},
+        tools={"exec_allow": [], "web_search_url": None,  # every tool, the ones off by default too
+               "enabled": [*all_tools(), "memory_search", "memory_add"]},
     )
     init_workspace(settings.workspace)
     (settings.workspace / "notes.md").write_text("teh notes\n")

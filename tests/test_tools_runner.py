@@ -95,7 +95,8 @@ def test_results_are_truncated_to_the_token_budget_with_a_note(home):
 
 
 def test_message_tool_emits_a_notice_and_plain_reply_streams(home):
-    agent = make_agent(home, ["Tool: message", '{"text": "build finished"}', "Answer:", "Told you."])
+    agent = make_agent(home, ["Tool: message", '{"text": "build finished"}', "Answer:", "Told you."],
+                       enabled=["message", "read_file"])
     events = list(agent.turn("tell me when done"))
     assert Notice(text="build finished") in events
     assert any(isinstance(e, TextDelta) for e in events)
@@ -108,6 +109,14 @@ def test_disabled_tools_are_not_offered(home):
     runner = ToolRunner(settings)
     assert runner.names() == ["read_file", "list_dir"]
     assert decision_grammar(runner.names()) == 'root ::= "Answer:" | "Tool: " ("read_file" | "list_dir")'
+
+
+def test_the_message_tool_is_offered_only_where_enabled_names_it(home):
+    """A chat's reply is what the user reads: a second way to say something is off by default, listed
+    by ``nanobot tools`` as disabled, and on where ``[tools] enabled`` names it."""
+    assert "message" not in ToolRunner(load_settings(home)).names()
+    assert "read_file" in ToolRunner(load_settings(home)).names()
+    assert ToolRunner(load_settings(home, tools={"enabled": ["message"]})).names() == ["message"]
 
 
 def test_decision_parsing():

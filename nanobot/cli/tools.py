@@ -49,7 +49,8 @@ def run_tool(settings: Settings, name: str, raw: str) -> int:
         elif name in known:
             off = not getattr(known[name], "available", lambda s: True)(settings)
             why = ("is not offered: it needs configuration (web tools: tools.web_search_url or web_allow_hosts; "
-                   "memory tools: memory.enabled)") if off else "is disabled (tools.enabled)"
+                   "memory tools: memory.enabled)") if off else (
+                   "is disabled (tools.enabled)" if known[name].default else "is off unless tools.enabled names it")
         raise ConfigError(f"tool '{name}' {why}; `nanobot tools` lists them")
     args, error = validate(tools[name], raw)
     if args is None:

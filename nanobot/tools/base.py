@@ -82,6 +82,7 @@ class Tool:
     effects: frozenset[Effect] = UNDECLARED  # what a call does (``effects_for`` when its action decides)
     target_args: ClassVar[dict[str, str]] = {}  # argument -> what it names ("path", "command", ...)
     rewrites: ClassVar[bool] = False  # its call made from the model's rewrite of a short file (``tools.rewrite``)
+    default: ClassVar[bool] = True  # offered unless ``[tools] enabled`` leaves it out; False: only when it names it
 
     def effects_for(self, args: Any) -> frozenset[Effect]:
         """The effects of one call; a tool whose action argument decides them overrides this."""

@@ -1,4 +1,9 @@
-"""message: tell the user something now (shown as a notice and kept in the transcript)."""
+"""message: tell the user something now (shown as a notice and kept in the transcript).
+
+Off unless ``[tools] enabled`` names it: in a chat the reply is what the user reads, so a second way to
+say something only duplicates it, and a small model takes a greeting for a message to send: it is shown
+twice, after a fit judgement and a generated call the reply did not need.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ class SendMessage(Tool):
     name = "message"
     effects = frozenset()  # a message to the user changes nothing they keep
     description = "Send a message to the user right away."
+    default = False
     Args = MessageArgs
 
     def run(self, args: MessageArgs, ctx: ToolContext) -> str:

@@ -67,16 +67,20 @@ def enabled_tools(settings: Settings) -> dict[str, Tool]:
 
 
 def offered(classes, settings: Settings) -> dict[str, Tool]:
-    """Instances of ``classes`` that ``[tools] enabled`` allows (None = all, in the classes' order;
-    a list: in the user's order) and whose feature is on (``Tool.available``).
+    """Instances of ``classes`` that ``[tools] enabled`` allows (None = every tool that is on by default,
+    ``Tool.default``, in the classes' order; a list: in the user's order) and whose feature is on
+    (``Tool.available``).
 
     >>> from nanobot.config import Settings
     >>> from nanobot.tools.tasks import TaskBoard
     >>> list(offered([TaskBoard], Settings(tools={"enabled": ["task_board", "exec"]})))
     ['task_board']
+    >>> from nanobot.tools.message import SendMessage
+    >>> list(offered([TaskBoard, SendMessage], Settings()))  # message: only where enabled names it
+    ['task_board']
     """
     by_name, wanted = {c.name: c for c in classes}, settings.tools.enabled
-    names = list(by_name) if wanted is None else [n for n in wanted if n in by_name]
+    names = [n for n, c in by_name.items() if c.default] if wanted is None else [n for n in wanted if n in by_name]
     return {name: by_name[name]() for name in names if by_name[name].available(settings)}
 
 
