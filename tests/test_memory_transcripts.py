@@ -63,6 +63,19 @@ def test_past_sessions_found_current_excluded_deleted_removed(settings, embedder
     svc.close()
 
 
+def test_a_past_message_with_nothing_the_new_one_lacks_is_not_injected(settings, embedder):
+    """An earlier "hi" is the closest match to "hi" and tells nothing: no block, so a greeting's prompt is
+    the prompt the disk KV entry holds. A past turn with a word more is still found."""
+    import_sessions(settings, [_session(1, ("user", "hi"), ("user", "Hi! My cat is called Pixel."))])
+    svc = MemoryService(settings, embedder=embedder)
+    retriever = MemoryRetriever(svc, approx_tokens, settings)
+    assert any(h.text == "User: hi" for h in svc.search("hi", 10))  # found, above the floor
+    block = retriever("hi", [])
+    assert "User: hi\n" not in block + "\n"
+    assert "Pixel" in retriever("Hi, what is my cat called?", [])
+    svc.close()
+
+
 def test_transcripts_off_and_assistant_weight(settings, embedder, tmp_path):
     import_sessions(settings, [_session(3, ("user", "The boiler code is 4711."),
                                         ("assistant", "The boiler code is 4711."))])

@@ -57,7 +57,7 @@ class MemoryRetriever:
             return ""
         hits = self.service.search(query, self.settings.memory.k, context=_context(query, history),
                                    exclude_session=session_id)
-        kept = select(hits, self.settings.memory.min_score, history)
+        kept = select(hits, self.settings.memory.min_score, history, query)
         past = [format_past(h) for h in kept if is_transcript(h.source)]
         kept = [h for h in kept if not is_transcript(h.source)]
         memory = [format_hit(h) for h in kept if not is_observation(h.source)]
@@ -80,14 +80,17 @@ def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
 
 
-def select(hits: list[Hit], floor: float, history: list[Message]) -> list[Hit]:
-    """Hits above the floor, without duplicates or what the recent conversation already holds.
+def select(hits: list[Hit], floor: float, history: list[Message], query: str = "") -> list[Hit]:
+    """Hits above the floor, without duplicates, what the recent conversation already holds, or a hit
+    with no word the message ``query`` lacks (an earlier session's "User: hi" for "hi": the closest
+    match there is, and nothing to know; the speaker's label aside).
 
     Of lines with the same words (a question asked in several sessions), the best one's place is
     kept and the newest copy is cited (the greatest source, line): the block then reads the same
     whichever copy a draft's query happened to rank first, so what the prefill evaluated while the
     person typed is still the block after Enter (``nanobot.core.prefill``)."""
     recent = _norm(" ".join(m.content for m in history[-RECENT_MESSAGES:]))
+    asked = set(_norm(query).split())
     newest: dict[str, Hit] = {}
     for h in hits:
         n = _norm(h.text)
@@ -97,13 +100,18 @@ def select(hits: list[Hit], floor: float, history: list[Message]) -> list[Hit]:
     out: list[Hit] = []
     for h in hits:
         n = _norm(h.text)
-        if h.score < floor or not n or n in recent:
+        if h.score < floor or not n or n in recent or set(_norm(said(h)).split()) <= asked:
             continue
         if any(n in s or s in n for s in seen):
             continue
         seen.append(n)
         out.append(newest[n])
     return out
+
+
+def said(h: Hit) -> str:
+    """A hit's words without a past conversation's speaker label ("User: hi" -> "hi")."""
+    return h.text.split(": ", 1)[-1] if is_transcript(h.source) else h.text
 
 
 def format_past(h: Hit) -> str:
