@@ -340,6 +340,26 @@ def test_a_sure_leave_it_as_it_is_vetoes_a_change_the_change_judgement_let_throu
     assert change_asked(new, agent)
 
 
+def test_a_removal_the_keep_classifier_also_says_yes_to_is_not_vetoed_when_the_change_judgement_is_surer(home):
+    """The 1.5B's keep classifier says yes to removals ("Lösch bitte die Zeile mit duct tape aus
+    inventory.csv": keep 0.65, change 0.83), so the KEEP veto refused the edit the user asked for. Of two
+    sure judgements that disagree the surer stands; a "leave it as it is" scores keep above change."""
+    from nanobot.loop.callpolicy import change_asked
+
+    removal = "Lösch bitte die Zeile mit duct tape aus inventory.csv"
+    edit = {"path": "inventory.csv", "old": "hammer,3\nduct tape,4", "new": "hammer,3"}
+    agent, ws = _judged_agent(home, change=0.83, keep=0.65)
+    (ws / "inventory.csv").write_text("hammer,3\nduct tape,4\n")
+    agent.provenance.said.append(removal)
+    assert refusal(EditFile(), edit, agent.provenance, agent=agent) == ""
+    assert change_asked(removal, agent)
+    leave = "Could you look at inventory.csv and tell me the count? Leave it unchanged."
+    agent, _ = _judged_agent(home, change=0.61, keep=0.82)  # keep_dev.tsv's closest "leave it"
+    agent.provenance.said.append(leave)
+    assert refusal(EditFile(), edit, agent.provenance, agent=agent).kind is Refusal.KEEP
+    assert not change_asked(leave, agent)
+
+
 def test_a_bug_report_in_a_coding_session_asks_for_the_fix_the_change_judgement_would_veto(home):
     """"test_books.py still fails after your change": the change classifier reads no change asked (0.19
     on the 1.5B), so the KEEP veto refused the fix in a coding session. The repair classifier's sure yes

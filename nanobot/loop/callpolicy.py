@@ -157,10 +157,19 @@ def refuted_change(agent: Any, text: str) -> bool:
 
 
 def says_leave_it(agent: Any, text: str) -> bool:
-    """The keep classifier is sure the message says to leave a file as it is, and the message names a file
-    or folder that exists in the roots: a file to be made ("Create a new file hello.txt that says hi",
-    0.54-0.68 on the 1.5B) has nothing to leave as it is."""
+    """The keep classifier is sure the message says to leave a file as it is, more sure than the change
+    classifier is that it asks for a change, and the message names a file or folder that exists in the
+    roots: a file to be made ("Create a new file hello.txt that says hi", 0.54-0.68 on the 1.5B) has
+    nothing to leave as it is. Of two sure judgements that disagree the surer stands: the keep classifier
+    also says yes to removals ("Lösch bitte die Zeile mit duct tape aus inventory.csv": keep 0.65, change
+    0.83), and every "leave it" of bench/data/judge/keep_dev.tsv scores keep above change."""
+    from nanobot.loop.judge import judge_of
+
     if getattr(agent, "settings", None) is None or _judged(agent, "keep", text) is not True:
+        return False
+    _judged(agent, "change", text)
+    keep, change = (judge_of(agent).probability(agent, kind) for kind in ("keep", "change"))
+    if keep is not None and change is not None and keep <= change:
         return False
     from nanobot.tools.named import named, roots_of
 
