@@ -80,6 +80,19 @@ def test_edit_exact_match(ctx):
     assert f.read_text() == "name = b\nmode = fast\nmode = slow\n"  # failed edits change nothing
 
 
+def test_an_edit_that_empties_whole_lines_removes_them(ctx):
+    """"Delete the line with duct tape": old is the line, new is empty; the line goes, no blank line stays.
+    Part of a line emptied keeps the line."""
+    f = ctx.workspace / "inventory.csv"
+    f.write_text("item,count\nhammer,3\nduct tape,4\nladder,1\n")
+    run(EditFile(), ctx, path="inventory.csv", old="duct tape,4", new="")
+    assert f.read_text() == "item,count\nhammer,3\nladder,1\n"
+    run(EditFile(), ctx, path="inventory.csv", old="ladder,1", new="")  # the last line
+    assert f.read_text() == "item,count\nhammer,3\n"
+    run(EditFile(), ctx, path="inventory.csv", old=",3", new="")
+    assert f.read_text() == "item,count\nhammer\n"
+
+
 def test_list_dir(ctx):
     (ctx.workspace / "sub").mkdir()
     (ctx.workspace / "a.txt").write_text("hello")

@@ -273,16 +273,30 @@ def _replaced(text: str, args: EditArgs, said: str = "") -> tuple[str, str]:
     if count == 0 and (loose := loose_replace(text, args.old, args.new)) is None:
         raise NotFound(not_found(args.path, text))
     if count > 1 and (at := named_occurrence(text, args.old, said)) is not None:
-        new = text[:at] + args.new + text[at + len(args.old):]
+        new = text[:at] + args.new + text[_end(text, at, args):]
         refuse_broken(text, new, args.path, "edit_file")
         return new, f" at line {text[:at].count(chr(10)) + 1} (in the definition the request names)"
     if count > 1:
         raise ToolError(f"text to replace occurs {count} times in '{args.path}'; include more surrounding text so it is "
                         f"unique (the lines around it, e.g. the def line). The file's text is:\n{_shown(text)}")
-    new, at = loose or (text.replace(args.old, args.new, 1), text.index(args.old))
+    at = text.index(args.old) if loose is None else loose[1]
+    new = loose[0] if loose else text[:at] + args.new + text[_end(text, at, args):]
     refuse_broken(text, new, args.path, "edit_file")
     how = " (old matched with other whitespace)" if loose else ""
     return new, f" at line {text[:at].count(chr(10)) + 1}{how}"
+
+
+def _end(text: str, at: int, args: EditArgs) -> int:
+    """Where the replaced text ends: after ``old``, and after its line break too when ``old`` is whole lines
+    and ``new`` is empty, so a removed line leaves no blank line behind.
+
+    >>> text = "hammer,3\\nduct tape,4\\nladder,1\\n"
+    >>> text[:9] + text[_end(text, 9, EditArgs(path="a.csv", old="duct tape,4", new="")):]
+    'hammer,3\\nladder,1\\n'
+    """
+    end = at + len(args.old)
+    whole = (at == 0 or text[at - 1] == "\n") and text[end:end + 1] == "\n" and args.old.strip()
+    return end + 1 if whole and not args.new else end
 
 
 class NotFound(ToolError):
