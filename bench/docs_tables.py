@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round31.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round32.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -124,7 +124,10 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 31: the whole set at the final code, --at 2026-11-25 09:30 (f01d3c7, AMD EPYC, "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 32: + the message tool off by default, a past line with nothing new not "
+                 "retrieved, --at 2026-11-25 09:30 (fca2f76, AMD EPYC, beside dev2)",
+                 "assistant-heldout-qwen2.5-coder-1.5b-round32-fca2f76-at.json"),
+                ("qwen2.5-coder-1.5b, round 31: the whole set at the final code, --at 2026-11-25 09:30 (f01d3c7, AMD EPYC, "
                  "beside the fresh run)", "assistant-heldout-qwen2.5-coder-1.5b-round31-at.json"),
                 ("qwen2.5-coder-1.5b, round 30: the whole set at the final code, --at 2026-11-25 09:30 (1573426, AMD EPYC, "
                  "beside the project bench and a test run)", "assistant-heldout-qwen2.5-coder-1.5b-round30-at.json"),
@@ -236,7 +239,10 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "beside dev3)", "assistant-dev2-qwen2.5-coder-1.5b-round31-655cde3-at.json"),
              ("qwen2.5-coder-1.5b, round 31: + the read window, a question naming a file read, one command fact "
               "(taken back after), the same moment (f66b681, AMD EPYC, beside dev3)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round31-at.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round31-at.json"),
+             ("qwen2.5-coder-1.5b, round 32: + the message tool off by default, a past line with nothing new not "
+              "retrieved, the same moment (fca2f76, AMD EPYC, beside the held-out run)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round32-fca2f76-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -269,7 +275,12 @@ DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round
              ("qwen2.5-coder-1.5b, round 31: + a window nobody gave shows a short file whole, a question naming a file "
               "is read (ae546ca)", "assistant-dev3-qwen2.5-coder-1.5b-round31-ae546ca.json"),
              ("qwen2.5-coder-1.5b, round 31: + a missing path's folder above, no definition note in a change, "
-              "one command fact (taken back after) (f66b681)", "assistant-dev3-qwen2.5-coder-1.5b-round31.json")]
+              "one command fact (taken back after) (f66b681)", "assistant-dev3-qwen2.5-coder-1.5b-round31.json"),
+             ("qwen2.5-coder-1.5b, round 32: round 31's final code and the message tool off by default (515f044, "
+              "beside the fresh run)", "assistant-dev3-qwen2.5-coder-1.5b-round32-515f044.json"),
+             ("qwen2.5-coder-1.5b, round 32: + a past line with nothing new not retrieved, of two sure judgements the "
+              "surer stands (the keep veto), a removed line leaves none (d2eb57d, beside the fresh run)",
+              "assistant-dev3-qwen2.5-coder-1.5b-round32.json")]
 
 
 def assistant_dev3() -> str:
@@ -383,7 +394,12 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 31 final: the command fact taken back, the same moment (f01d3c7, AMD EPYC, beside the held-out "
                "run)", "assistant-fresh-qwen2.5-coder-1.5b-round31-at.json"),
               ("round 31 final, the same moment (f01d3c7, AMD EPYC, beside the project bench and a test run)",
-               "assistant-fresh-smollm2-round31-at.json")]
+               "assistant-fresh-smollm2-round31-at.json"),
+              ("round 32: round 31's final code and the message tool off by default, the same moment (515f044, AMD "
+               "EPYC, beside dev3)", "assistant-fresh-qwen2.5-coder-1.5b-round32-515f044-at.json"),
+              ("round 32 final: + a past line with nothing new not retrieved, of two sure judgements the surer stands, "
+               "a removed line leaves none, the same moment (d2eb57d, AMD EPYC, beside dev3 and the project bench)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round32-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -741,7 +757,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round31-at"), ("dev2", "round31-at"), ("dev3", "round31"))}
+             for k, run in (("fresh", "round32-at"), ("dev2", "round32-fca2f76-at"), ("dev3", "round32"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
