@@ -124,7 +124,10 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 32: + the message tool off by default, a past line with nothing new not "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 32 final: + of two sure judgements the surer stands, a removed line leaves "
+                 "none, --at 2026-11-25 09:30 (d2eb57d, AMD EPYC, beside the project bench, then alone)",
+                 "assistant-heldout-qwen2.5-coder-1.5b-round32-at.json"),
+                ("qwen2.5-coder-1.5b, round 32: + the message tool off by default, a past line with nothing new not "
                  "retrieved, --at 2026-11-25 09:30 (fca2f76, AMD EPYC, beside dev2)",
                  "assistant-heldout-qwen2.5-coder-1.5b-round32-fca2f76-at.json"),
                 ("qwen2.5-coder-1.5b, round 31: the whole set at the final code, --at 2026-11-25 09:30 (f01d3c7, AMD EPYC, "
@@ -807,7 +810,8 @@ def first_reply() -> str:
                        ("first-reply-qwen2.5-coder-1.5b-round25-amd.json", "round 25, on a 2-core AMD EPYC VM"),
                        ("first-reply-qwen2.5-coder-1.5b-round28.json", "round 28, the AMD VM, bytecode kept as a user's Python keeps it"),
                        ("first-reply-qwen2.5-coder-1.5b-round30-before.json", "round 29's code (1554c14), interleaved with round 30's"),
-                       ("first-reply-qwen2.5-coder-1.5b-round30.json", "round 30: token texts and the first turn's modules read beside the load")):
+                       ("first-reply-qwen2.5-coder-1.5b-round30.json", "round 30: token texts and the first turn's modules read beside the load"),
+                       ("first-reply-qwen2.5-coder-1.5b-round32.json", "round 32: no message tool, no past \"hi\" retrieved for \"hi\"")):
         f = _j(name)
         for lst, r in f["runs"].items():
             again = r["second_start"].get("all_s")
