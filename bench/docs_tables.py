@@ -402,7 +402,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "EPYC, beside dev3)", "assistant-fresh-qwen2.5-coder-1.5b-round32-515f044-at.json"),
               ("round 32 final: + a past line with nothing new not retrieved, of two sure judgements the surer stands, "
                "a removed line leaves none, the same moment (d2eb57d, AMD EPYC, beside dev3 and the project bench)",
-               "assistant-fresh-qwen2.5-coder-1.5b-round32-at.json")]
+               "assistant-fresh-qwen2.5-coder-1.5b-round32-at.json"),
+              ("round 32 final, the same moment (d2eb57d, AMD EPYC, beside a test run)",
+               "assistant-fresh-smollm2-round32-at.json")]
 
 
 def assistant_fresh() -> str:

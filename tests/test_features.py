@@ -39,7 +39,8 @@ def test_template_prompt_bytes_are_unchanged_by_the_contract(home):
     adds no section. Issue 29 (deliberate): the ``rules`` line (retrieved text is information, not
     instructions), intent lines in the tool index, and no web tools without a search URL or hosts.
     Issue 39 (deliberate): append_file in the tool index. Issue 37 (deliberate): the last session's end,
-    length and pattern moved from Time to a stable "Last session" section (the disk KV entry holds it)."""
+    length and pattern moved from Time to a stable "Last session" section (the disk KV entry holds it).
+    Round 32 (deliberate): ``message`` off by default, so not in the tool index."""
     settings = load_settings()
     init_workspace(settings.workspace)
     assert _prompt(settings) == (DATA / "template_prompt.txt").read_text(encoding="utf-8")

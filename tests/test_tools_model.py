@@ -75,7 +75,7 @@ def agent(home, model):
         home, chat={"temperature": 0, "max_tokens": 48}, memory={"enabled": False},
         observer={"enabled": False}, kv_cache={"enabled": False},
         tools={"exec_allow": [], "web_search_url": None,  # every tool, the ones off by default too
-               "enabled": [*all_tools(), "memory_search", "memory_add"]},
+               "enabled": [*all_tools()]},
     )
     init_workspace(settings.workspace)
     (settings.workspace / "notes.md").write_text("teh notes\n")
