@@ -132,12 +132,17 @@ def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -
 KEEP_TYPED = 0.2
 
 
-def _change_p(agent: Any, text: str) -> float:
-    """The model's P(the message asks for a change) (``loop.judge``; 1.0 when it cannot say)."""
+def _probability(agent: Any, kind: str, text: str) -> float | None:
+    """The model's P(yes) for ``kind`` on ``text`` (``loop.judge``, cached per message); None when it cannot say."""
     from nanobot.loop.judge import asks, judge_of
 
-    asks(agent, "change", text)
-    p = judge_of(agent).probability(agent, "change")
+    asks(agent, kind, text)
+    return judge_of(agent).probability(agent, kind)
+
+
+def _change_p(agent: Any, text: str) -> float:
+    """The model's P(the message asks for a change) (1.0 when it cannot say)."""
+    p = _probability(agent, "change", text)
     return 1.0 if p is None else p
 
 
@@ -163,17 +168,14 @@ def says_leave_it(agent: Any, text: str) -> bool:
     nothing to leave as it is. Of two sure judgements that disagree the surer stands: the keep classifier
     also says yes to removals ("Lösch bitte die Zeile mit duct tape aus inventory.csv": keep 0.65, change
     0.83), and every "leave it" of bench/data/judge/keep_dev.tsv scores keep above change."""
-    from nanobot.loop.judge import judge_of
-
     if getattr(agent, "settings", None) is None or _judged(agent, "keep", text) is not True:
-        return False
-    _judged(agent, "change", text)
-    keep, change = (judge_of(agent).probability(agent, kind) for kind in ("keep", "change"))
-    if keep is not None and change is not None and keep <= change:
         return False
     from nanobot.tools.named import named, roots_of
 
-    return any(n.kind != "new" for n in named(text, roots_of(agent.settings)))
+    if not any(n.kind != "new" for n in named(text, roots_of(agent.settings))):
+        return False  # the fact first: no second judgement where no file is there to leave
+    keep, change = _probability(agent, "keep", text), _probability(agent, "change", text)
+    return keep is None or change is None or keep > change
 
 
 def _judged(agent: Any, kind: str, text: str) -> bool | None:
