@@ -268,6 +268,8 @@ def test_a_file_in_the_start_folder_outside_the_roots_is_named_with_the_setting_
         with pytest.raises(ToolError) as e:
             run(tool, ctx, path="utils.py", **args)
         assert str(proj) in str(e.value) and "roots" in str(e.value) and "does not exist" not in str(e.value)
+        with pytest.raises(ToolError, match=r"is in .*to allow it, add roots = "):  # its absolute path too
+            run(tool, ctx, path=str(proj / "utils.py"), **args)
     assert not (ctx.workspace / "utils.py").exists() and "slugify" in (proj / "utils.py").read_text()
     with pytest.raises(ToolError, match="does not exist; list_dir"):  # a name the folder does not have either
         run(ReadFile(), ctx, path="other.py")

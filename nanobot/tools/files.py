@@ -36,7 +36,7 @@ from nanobot.tools.namedcode import focus
 from nanobot.tools.namedlook import held as looked_at
 from nanobot.tools.namedonly import named_occurrence, named_only
 from nanobot.tools.ownfiles import bookkeeping
-from nanobot.tools.paths import display, here_outside, resolve_in_roots, roots, start_outside
+from nanobot.tools.paths import display, resolve_in_roots, roots, start_folder_error, start_outside
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words, unnamed_changes
 from nanobot.tools.readwindow import whole
@@ -52,22 +52,13 @@ def _missing(raw: str, ctx: ToolContext | None, what: str = "file", create: bool
     with ``create`` (an edit) and none near, where the model judges the message asks for a new file,
     pointing to ``write_file``, which a retry then calls (the judgement is asked only then)."""
     near = nearest(raw, roots(ctx)) if ctx is not None else ""
-    if not near and ctx is not None and (elsewhere := _outside(raw, ctx, what)):
+    if not near and ctx is not None and (elsewhere := start_folder_error(raw, ctx, what)):
         return elsewhere
     if create and not near and _new_file_asked(ctx):
         return ToolError(f"{what} '{raw}' does not exist, and edit_file only changes a file that exists; to create "
                          "it, call write_file with the file's whole text. Nothing was changed", instead="write_file")
     return ToolError(f"{what} '{raw}' does not exist; " + (f"did you mean '{near}'?" if near else
                                                           "list_dir shows what is there"))
-
-
-def _outside(raw: str, ctx: ToolContext, what: str = "file") -> ToolError | None:
-    """The error for a relative path that is not in the roots but is in the folder nanobot was started in,
-    outside them (``paths.here_outside``): the folder and the setting that allows it, not "does not exist"."""
-    if (here := here_outside(raw, roots(ctx))) is None:
-        return None
-    return ToolError(f"{what} '{raw}' is in {here}, which is not one of nanobot's roots, so it cannot be used; "
-                     f"to allow it, add roots = [\"{here}\"] under [tools] in {ctx.settings.config_path}")
 
 
 def _new_file_asked(ctx: ToolContext) -> bool:
@@ -188,7 +179,7 @@ class WriteFile(Tool):
         if path.is_dir():
             raise ToolError(f"'{args.path}' is a directory; give a file path")
         existed = path.exists()
-        if not existed and (elsewhere := _outside(args.path, ctx)):
+        if not existed and (elsewhere := start_folder_error(args.path, ctx)):
             raise elsewhere  # the user's file of that name is here, outside the roots: not a new one beside it
         old = _old_text(path, args.path) if existed else None
         refuse_broken(old, args.content, args.path, "write_file")

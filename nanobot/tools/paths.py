@@ -41,13 +41,25 @@ def base_dir(allowed: list[Path]) -> Path:
 
 
 def here_outside(raw: str, allowed: list[Path]) -> Path | None:
-    """The directory nanobot was started in, when it is outside every root and holds ``raw`` (relative):
-    ``cd ~/proj && nanobot chat`` with no roots, "what does utils.py do?". The file stays unread; the
-    error that names the folder tells the user the one setting that lets nanobot use it."""
+    """The directory nanobot was started in, when it is outside every root and holds ``raw`` (relative, or
+    an absolute path into it): ``cd ~/proj && nanobot chat`` with no roots, "what does utils.py do?". The
+    file stays unread; the error that names the folder tells the user the one setting that lets nanobot
+    use it (``start_folder_error``)."""
     here = start_outside(allowed)
-    if here is None or Path(raw).expanduser().is_absolute():
+    if here is None:
         return None
-    return here if (here / raw).exists() else None
+    path = Path(raw).expanduser()
+    path = path if path.is_absolute() else here / path
+    return here if path.exists() and _inside(path.resolve(), here) else None
+
+
+def start_folder_error(raw: str, ctx: ToolContext, what: str = "file") -> ToolError | None:
+    """The error for ``raw`` in the start folder outside every root (``here_outside``): the folder and the
+    setting that allows it, not "does not exist" or "outside the workspace"."""
+    if (here := here_outside(raw, roots(ctx))) is None:
+        return None
+    return ToolError(f"{what} '{raw}' is in {here}, which is not one of nanobot's roots, so it cannot be used; "
+                     f"to allow it, add roots = [\"{here}\"] under [tools] in {ctx.settings.config_path}")
 
 
 def start_outside(allowed: list[Path]) -> Path | None:
@@ -76,6 +88,8 @@ def resolve_in_roots(raw: str, ctx: ToolContext) -> Path:
     if not any(_inside(real, r) for r in allowed):
         what = "is a symlink that points outside" if candidate.absolute() != real and \
             any(_inside(candidate.absolute(), r) for r in allowed) else "is outside"
+        if what == "is outside" and (start := start_folder_error(raw, ctx, "path")):
+            raise start
         raise ToolError(f"path '{raw}' {what} the workspace; allowed roots: "
                         + ", ".join(str(r) for r in allowed))
     return real
