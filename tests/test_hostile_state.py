@@ -5,7 +5,7 @@ session's metadata, and files rewritten by nanobot keep their permission bits.
   a path (``../../outside``, an absolute path, a non-model file) never make nanobot read or write
   outside its folders: the job is set aside, the intent dropped, the session not found.
 - Two commands that opened one coding session both checkpoint: both changes stay in its metadata
-  (in one process and across real processes).
+  (in one process and across real processes); nanobot's git reads take no optional index lock.
 - write_file, edit_file, knowledge_apply and the user-file merge keep 0755/0644/0640; a new file
   gets the umask's mode, not 0600.
 """
@@ -126,6 +126,23 @@ def test_concurrent_processes_lose_no_checkpoint(home, tmp_path, monkeypatch):
     assert [p.returncode for p in procs] == [0, 0], errs
     meta = store.load_meta(store.session_dir(settings.sessions_dir, root))
     assert len(meta.changes) == 7 and len(set(meta.changes)) == 7
+
+
+def test_a_status_read_never_holds_the_index_lock(home, tmp_path, monkeypatch):
+    """A checkpoint's pre-check reads ``git status`` outside the session lock; were that read
+    to refresh the index it would hold ``index.lock`` while another process commits (which then
+    fails with "index.lock: File exists"). A stale index stays as it is after the read."""
+    isolate(monkeypatch, tmp_path)
+    repo = Repo.make("git", tmp_path / "repo")
+    settings = load_settings(home)
+    session = CodingSession.start(settings, repo.path, "task")
+    (repo.path / "tracked.txt").write_text("one\n")
+    subprocess.run(["git", "-C", str(repo.path), "add", "tracked.txt"], check=True)
+    index = repo.path / ".git" / "index"
+    before = index.read_bytes()
+    os.utime(repo.path / "tracked.txt", (1_000_000_000, 1_000_000_000))  # stat differs: index stale
+    assert session.vcs.dirty() == ["tracked.txt"]
+    assert index.read_bytes() == before
 
 
 # -- permission bits -------------------------------------------------------------------------------

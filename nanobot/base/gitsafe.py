@@ -77,8 +77,10 @@ def run_git(path: str | os.PathLike, *args: str, input: str | bytes | None = Non
             errors: str = "replace", raw: bool = False) -> subprocess.CompletedProcess:
     """Run ``git -C path ARGS`` hardened (fixed overrides + the repository's programs blanked),
     stdin closed unless ``input``. Output is decoded as UTF-8 with ``errors`` (never raises on a
-    non-UTF-8 file name), or kept as bytes with ``raw``. Raises OSError / TimeoutExpired."""
-    full_env = git_env() | {"LC_ALL": "C"} | dict(env or {})
+    non-UTF-8 file name), or kept as bytes with ``raw``. Raises OSError / TimeoutExpired.
+    Reads take no optional lock (GIT_OPTIONAL_LOCKS=0): a ``git status`` here never holds
+    ``index.lock`` while another process (or the user) commits."""
+    full_env = git_env() | {"LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"} | dict(env or {})
     data = input.encode("utf-8", "surrogateescape") if isinstance(input, str) else input
     deadline = time.monotonic() + timeout
     blank = repo_programs(path, timeout=timeout)

@@ -175,7 +175,7 @@ _TIMEOUT = object()
 def _git(path: Path, timeout: float, *args: str):
     """stdout of a git command, None when it fails (not a repo), _TIMEOUT when it ran too long."""
     try:
-        proc = run_git(path, *args, timeout=timeout, env={"GIT_OPTIONAL_LOCKS": "0"})
+        proc = run_git(path, *args, timeout=timeout)
     except subprocess.TimeoutExpired:
         return _TIMEOUT
     except OSError:
