@@ -205,6 +205,23 @@ def test_a_look_is_no_try_of_an_asked_change():
     assert cc.change_not_tried(facts("fix the typo in letter.txt", "Fixed.", [read, edited], asked_change=True)) is None
 
 
+def test_a_command_that_failed_to_run_is_no_try_of_an_asked_change():
+    """dev3, the 1.5B: "square_area in shapes.py returns 12 for a side of 3, it should be 9. Please fix it."
+    ran a test file it guessed (not there), read shapes.py and replied: the change is asked on the retry.
+    A command that ran (whatever its exit status) may have made it: no retry then."""
+    ask = "square_area in shapes.py returns 12 for a side of 3, it should be 9. Please fix it."
+    runs = frozenset({Effect.RUNS})
+    guessed = Outcome("exec", {"command": "python3 tests/shape_tests.py"}, False,
+                      "'tests/shape_tests.py' does not exist in the folder the command ran in", effects=runs)
+    read = Outcome("read_file", {"path": "shapes.py"}, True, "def square_area(side):\n    return side * 4",
+                   effects=READ, on_path=True)
+    result = cc.change_not_tried(facts(ask, "It should be side * side.", [guessed, read], asked_change=True,
+                                       change_sure=True))
+    assert result is not None and result.tool == "edit_file"
+    ran = Outcome("exec", {"command": "sed -i s/4/side/ shapes.py"}, True, "exit 0", effects=runs)
+    assert cc.change_not_tried(facts(ask, "Fixed.", [ran], asked_change=True, change_sure=True)) is None
+
+
 def test_remember_not_tried_in_any_language_of_the_reply():
     """Nothing saved on a remember request: retried with memory_add, whatever words the reply claims it in."""
     result = cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Alles klar, merk ich mir!", keeps=True))
@@ -344,6 +361,19 @@ def test_a_reply_after_the_change_of_the_file_read_first_is_held_to_the_change_n
 def test_declined_without_look():
     assert lc.declined_without_look(facts("read notes.txt", "Sorry, I can't help with that.")).tool == "read_file"
     assert lc.declined_without_look(facts("read notes.txt", "It says call Bob.")) is None
+
+
+def test_a_reply_that_leaves_a_slot_for_the_value_declines_the_look():
+    """dev3, the 1.5B: "what's the most recent commit?" answered "The most recent commit is: [commit-hash]"
+    with nothing run: where the model judges a look asked, it is retried with one, as a decline is."""
+    ask = "what's the most recent commit?"
+    slot = lc.declined_without_look(facts(ask, "The most recent commit is: [commit-hash]", look_sure=True))
+    assert slot is not None and slot.tool == ANY_LOOK
+    assert lc.declined_without_look(facts(ask, "Il tuo ultimo commit è [hash del commit].", look_sure=True)).tool == ANY_LOOK
+    assert lc.declined_without_look(facts(ask, "The most recent commit is: [commit-hash]", look_sure=False)) is None
+    for reply in ("Run `git log -1`; see [the docs](https://git-scm.com).", "Use d[key] or a list [1, 2, 3].",
+                  "- [x] tests pass"):
+        assert lc.declined_without_look(facts(ask, reply, look_sure=True)) is None
 
 
 def test_not_looked_and_a_search_is_no_look():

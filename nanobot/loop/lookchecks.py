@@ -288,8 +288,10 @@ def declined_without_look(f: Facts) -> CheckResult | None:
     """"I'm sorry, but I can't help with that." with nothing tried: retried with the look; stands after.
     A message that names nothing to look at is retried so when the model's own look judgement is a sure
     yes ("now make sure the tests still pass": "I don't have the ability to run tests"), with the
-    looking tool the runner picks (``ANY_LOOK``)."""
-    if f.done or not REPLY["denial"].search(f.reply) or REPLY["absent"].search(f.reply):
+    looking tool the runner picks (``ANY_LOOK``). A reply that leaves a slot for the value it does not
+    have ("The most recent commit is: [commit-hash]") declines the same way."""
+    slot = not f.target and REPLY["placeholder"].search(f.reply)
+    if f.done or not (REPLY["denial"].search(f.reply) or slot) or REPLY["absent"].search(f.reply):
         return None
     if not f.target:
         if f.offered is not None and not f.offered or not f.look_sure:

@@ -62,6 +62,10 @@ REPLY: dict[str, re.Pattern[str]] = {
     "absent": re.compile(r"\b(?:not found|does ?n[o']t exist|do ?n[o']t exist|no such|there (?:is|are) no|"
                          r"is ?n[o']t (?:there|any)|there is ?n[o']t|no,? there is)\b", re.I),
     "files": re.compile(r"\bfiles?\b", re.I),
+    # a slot left for a value the model does not have ("The most recent commit is: [commit-hash]"): a
+    # bracketed name with a letter in it, not a Markdown link, a checkbox, an index (``d[key]``), a
+    # quoted key, a list or nanobot's own note
+    "placeholder": re.compile(r"(?<![\w\])])\[(?!nanobot\b)(?=[^\]\n]*[^\W\d_])[^\]\[\n(),\"'`]{3,40}\](?!\()", re.I),
 }
 
 # -- the user's message, where no judgement can be scored (the fallback of ``says``) -----------------
