@@ -90,7 +90,9 @@ def test_interactive_chat_sets_the_confirm_seam_and_piped_does_not(home, monkeyp
 
 def test_a_command_that_fails_on_a_path_that_is_not_there_is_an_error_naming_the_close_names(repo_ctx):
     """A failed run whose script is not there is a tool error (so the next step calls again) that names
-    the entries near it; a script that is there and fails is its output, as is a run that succeeds."""
+    the entries near it, the one with the same words first, and spells the command with it (the 1.5B
+    called "python3 tests/shape_tests.py" again under the names alone); a script that is there and
+    fails is its output, as is a run that succeeds."""
     ctx = repo_ctx(exec_allow=["python3"])
     (ctx.settings.workspace / "proj" / "boom.py").write_text("raise SystemExit(3)\n")
     with pytest.raises(ToolError) as err:
@@ -102,6 +104,10 @@ def test_a_command_that_fails_on_a_path_that_is_not_there_is_an_error_naming_the
     with pytest.raises(ToolError) as err:  # a folder that is not there either: the names where the run was
         Exec().run(Exec.Args(command="python3 tests/hello_tests.py", cwd="proj"), ctx)
     assert "did you mean 'hello.py'?" in str(err.value)
+    (ctx.settings.workspace / "proj" / "test_hello.py").write_text("print('ok')\n")
+    with pytest.raises(ToolError) as err:  # the same words in another order come first
+        Exec().run(Exec.Args(command="python3 tests/hello_tests.py", cwd="proj"), ctx)
+    assert "did you mean 'test_hello.py' or 'hello.py'? Call it as `python3 test_hello.py` for the first." in str(err.value)
 
 
 def test_a_test_run_that_found_no_tests_says_so(repo_ctx):

@@ -151,7 +151,7 @@ def _failed_on_missing(command: str, cwd, shown: str) -> str:
     """``shown`` (a run's "exit N" and output), or a tool error when the command failed and a path it
     names is not there (``tools.missingpath``): the next step calls again with a path that is."""
     if not shown.startswith("exit 0") and (gone := missingpath.missing(command, cwd)):
-        raise ToolError(f"{missingpath.note(gone, cwd)} The run:\n{shown}")
+        raise ToolError(f"{missingpath.note(gone, cwd, command)} The run:\n{shown}")
     return shown
 
 
