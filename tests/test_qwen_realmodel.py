@@ -1,7 +1,7 @@
 """The real Qwen2.5-Coder-1.5B-Instruct (the catalogue's useful model): what the runtime guarantees
-on it, never its wording. Its template and stop token are the GGUF's own; a chat turn ends; a
-forced tool call parses and validates; the session-end observation closes under its grammar or the
-reported fallback is taken; llama-cpp-python's server serves it. Skipped (with the reason) only when
+on it, never its wording. Its template and stop token are the GGUF's own; its remember judgement keeps
+no thanks; a chat turn ends; a forced tool call parses and validates; the session-end observation
+closes under its grammar or the reported fallback is taken; llama-cpp-python's server serves it. Skipped (with the reason) only when
 the model is not installed; ``bash scripts/install.sh --with-qwen`` installs it, as CI does."""
 
 from __future__ import annotations
@@ -49,6 +49,23 @@ def test_its_own_template_and_stop_token(qwen):
     assert prompt.endswith("<|im_start|>user\nWhat is 2+2? Reply with the number.<|im_end|>\n<|im_start|>assistant\n")
     text = "".join(qwen.stream(msgs, max_tokens=48, temperature=0))
     assert qwen.last.finish_reason == "stop" and "<|im" not in text  # ended on <|im_end|>, not cut
+
+
+def test_its_remember_judgement_keeps_no_thanks(qwen):
+    """The remember classifier (``loop.judge``) is what sends a message to memory_add where the model
+    did not call it: on the 1.5B it judged "thank you, that helped" a sure yes (0.79) before a thanks
+    was among its examples, and the thanks was kept in MEMORY.md. It passes its calibration, says no
+    to thanks and yes to a fact to keep, in any of the languages it was shown."""
+    from nanobot.loop.judge import BOUNDS, _calibrated, classifier_prompt
+
+    def p(text: str) -> float:
+        yes, no = qwen.yes_no_apart(classifier_prompt("remember", text))
+        return yes / (yes + no)
+
+    no, yes = BOUNDS["remember"]
+    assert _calibrated(qwen, "remember")
+    assert max(p("thank you, that helped"), p("thanks!")) < no - 0.2
+    assert min(p("Remember that my bike lock code is 4512."), p("Merk dir: mein Zug fährt um 7:42.")) >= yes
 
 
 def test_a_piped_chat_turn_ends_and_is_recorded(cli, home):

@@ -57,11 +57,14 @@ LOOK_SHOTS = (("show me config.json", "yes"), ("thanks, great!", "no"),
               ("what did the build log say about warnings?", "yes"), ("what's 12% of 250?", "no"),
               ("Liste les fichiers du dossier images", "yes"), ("Fix the typo in readme.md", "no"))
 # Remember: chosen on remember_dev.tsv and remember_dev2.tsv (indirect asks, "for the record"), checked on
-# remember_held.tsv (bench/judge_probe.py --kind remember).
+# remember_held.tsv (bench/judge_probe.py --kind remember). A thanks is among the no's: without it the 1.5B
+# judged "thank you, that helped" a sure yes (0.79) and kept it with memory_add (small talk's dev set,
+# ``bench/smalltalk_bench.py``; its held set only checked).
 REMEMBER_SYSTEM = ("You classify messages to an assistant with a memory. Does the message ask you to remember or "
                    "keep a fact for later? Answer only yes or no.")
 REMEMBER_SHOTS = (("Keep in mind that my flight leaves at 9.", "yes"), ("what's in notes.txt?", "no"),
-                  ("Notiere dir: Oma hat am 5. Mai Geburtstag", "yes"), ("good morning!", "no"),
+                  ("Notiere dir: Oma hat am 5. Mai Geburtstag", "yes"), ("thanks, that was really helpful!", "no"),
+                  ("good morning!", "no"),
                   ("N'oublie pas que je suis végétarien.", "yes"), ("What did I tell you about my flight?", "no"),
                   ("My dog is named Rex, please don't forget it.", "yes"), ("Fix the typo in readme.md", "no"),
                   ("Just so you're aware, I work night shifts.", "yes"), ("Put 'eggs' on shopping.md", "no"))
