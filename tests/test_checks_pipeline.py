@@ -376,6 +376,20 @@ def test_a_reply_that_leaves_a_slot_for_the_value_declines_the_look():
         assert lc.declined_without_look(facts(ask, reply, look_sure=True)) is None
 
 
+def test_a_count_from_a_read_is_from_the_read():
+    """"How many functions are in utils.py? do not change it" answered "There are 2 functions in
+    utils.py." after the read (the 1.5B, a new user's chat): right, yet it shares no word with the
+    file, so nanobot told the user the reply was not from it. A read's lines that open with one word
+    count; a wrong count, and a listing's count to "which files", are still not from the look."""
+    body = "utils.py lines 1-7 of 7\ndef slugify(s):\n    return s.lower()\n\ndef reverse_words(s):\n    w = s.split()\n    return w"
+    read = Outcome("read_file", {"path": "utils.py"}, True, body, effects=READ, on_path=True)
+    ask = "how many functions are in utils.py? do not change it"
+    assert lc.not_from_look(facts(ask, "There are 2 functions in utils.py.", [read], target="utils.py")) is None
+    assert lc.not_from_look(facts(ask, "There are 5 functions in utils.py.", [read], target="utils.py")) is not None
+    listing = Outcome("list_dir", {"path": "trips"}, True, "trips: 2 entries\noslo.md\nrome.md", effects=READ, on_path=True)
+    assert lc.not_from_look(facts("which files are in trips?", "There are 2 files.", [listing], target="trips")) is not None
+
+
 def test_not_looked_and_a_search_is_no_look():
     searched = Outcome("memory_search", {}, True, "Bob at 5pm", effects=frozenset({Effect.SEARCHES}))
     assert lc.not_looked(facts("read notes.txt", "It says call Bob.", [searched])) is not None

@@ -13,7 +13,8 @@ and the words of the user's message (the file's name), against the reply's. A li
 no word shown: "There are 17 files." to "What files are in this folder?" names none of them. A file
 read whole shows its length: "There are 5 lines in packing.txt." is from the read that showed lines
 1-5 of 5, an answer to "How many lines are in packing.txt?"; the length only answers, it is never
-a word to miss. A
+a word to miss. So does, for a file read, how many of its lines open with the same word: "There are
+2 functions in utils.py." is from the read that showed two lines opening with ``def``. A
 reply in other words entirely is asked again; that costs one retry, not a wrong answer.
 
 >>> unanswered("show me todo.md", "Done.", "todo.md lines 1-2 of 2\\n# Todo\\n- buy milk")
@@ -30,14 +31,20 @@ reply in other words entirely is asked again; that costs one retry, not a wrong 
 ''
 >>> unanswered("show me big.txt", "It has 300 lines.", "big.txt lines 1-2 of 300\\nalpha\\nbeta")
 'alpha\\nbeta'
+>>> unanswered("how many functions are in u.py?", "It has 2.", "u.py lines 1-4 of 4\\ndef a():\\n  pass\\ndef b():\\n  pass")
+''
+>>> unanswered("how many functions are in u.py?", "It has 3.", "u.py lines 1-4 of 4\\ndef a():\\n  pass\\ndef b():\\n  pass")
+'def a():\\n  pass\\ndef b():\\n  pass'
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 _HEADER = re.compile(r"\A(?:exit -?\d+|\S+ lines \d+-\d+ of \d+|\S+: empty file|\S+: \d+ entries)\s*$\n?", re.M)
 _WHOLE = re.compile(r"\A\S+ lines 1-(\d+) of (\d+)\s*$", re.M)  # a read's header, when it showed the whole file
+_READ = re.compile(r"\A\S+ lines \d+-\d+ of \d+\s*$", re.M)  # a read's header (a listing's counts do not answer)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _COMMON = frozenset(
     "an and are as at be but by can do does file for from has have he her his how if in into is it its me my no "
@@ -66,4 +73,7 @@ def unanswered(user_text: str, reply: str, result: str) -> str:
         return ""
     if (whole := _WHOLE.match(result)) and whole.group(1) == whole.group(2):  # a file read whole: its length
         shown = shown | {whole.group(1)}  # answers too; it is never a word to miss
+    if _READ.match(result):  # a read: how many lines open with one word answers a count
+        opened = Counter(ln.split()[0] for ln in body.splitlines() if ln.split())
+        shown = shown | {str(n) for n in opened.values() if n > 1}  # one of a kind is every line's first word
     return "" if _shares(_words(reply), shown) else body
