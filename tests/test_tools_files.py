@@ -93,6 +93,26 @@ def test_an_edit_that_empties_whole_lines_removes_them(ctx):
     assert f.read_text() == "item,count\nhammer\n"
 
 
+def test_an_edit_that_only_repeats_the_line_next_to_it_is_refused(ctx):
+    """dev3, the 1.5B, asked to fix square_area (``return side * 4``): old the def line, new the def line
+    and the return as it stands. The definition was replaced whole by itself and reported as edited, and
+    the reply described a fix that is not there: refused, the file unchanged; likewise a line that would
+    only stand twice; the fix itself goes through."""
+    f = ctx.workspace / "shapes.py"
+    f.write_text("def square_area(side):\n    return side * 4\n")
+    with pytest.raises(ToolError, match="would stay exactly as it is"):  # the definition replaced whole by itself
+        run(EditFile(), ctx, path="shapes.py", old="def square_area(side):",
+            new="def square_area(side):\n    return side * 4")
+    assert f.read_text() == "def square_area(side):\n    return side * 4\n"
+    notes = ctx.workspace / "notes.txt"
+    notes.write_text("Monday\n  call Bob\nTuesday\n")
+    with pytest.raises(ToolError, match="only repeats 'call Bob'"):
+        run(EditFile(), ctx, path="notes.txt", old="Monday", new="Monday\n  call Bob")
+    assert notes.read_text() == "Monday\n  call Bob\nTuesday\n"
+    run(EditFile(), ctx, path="shapes.py", old="return side * 4", new="return side * side")
+    assert f.read_text() == "def square_area(side):\n    return side * side\n"
+
+
 def test_list_dir(ctx):
     (ctx.workspace / "sub").mkdir()
     (ctx.workspace / "a.txt").write_text("hello")

@@ -28,6 +28,7 @@ from nanobot.base.safe_text import has_controls
 from nanobot.base.written import record_written
 from nanobot.core.provenance import PolicyError, Refusal, Refused
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.echoedit import repeats
 from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
 from nanobot.tools.looseedit import loose_replace
@@ -240,6 +241,12 @@ class EditFile(Tool):
                     new, where = kept, (": the new text added after the line old is on, which is kept "
                                         "(nothing the user did not name is removed)")
         refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
+        if new == text:  # a definition replaced whole by itself, old and new the same: nothing to report as done
+            raise ToolError(f"edit_file: {args.path} would stay exactly as it is (new says what is already there); "
+                            "nothing was changed. Put the text as it should become in new")
+        if same := repeats(text, new):  # nanobot.tools.echoedit
+            raise ToolError(f"edit_file: the edit only repeats {same[0]!r}, which is already there next to it; "
+                            f"{args.path} would not change otherwise. Put the line as it should become in new")
         if is_python(args.path) and renamed is None and _asked(ctx) is not None and (
                 others := unnamed_changes(text, new, said := request_of(text, _asked(ctx)))):
             if (kept := named_only(text, new, said)) is None:
