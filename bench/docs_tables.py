@@ -124,7 +124,10 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 32 final: + of two sure judgements the surer stands, a removed line leaves "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 33: + a slot reply declines the look, a failed command is no try of a change, "
+                 "--at 2026-11-25 09:30 (210c716, AMD EPYC, beside dev2)",
+                 "assistant-heldout-qwen2.5-coder-1.5b-round33-210c716-at.json"),
+                ("qwen2.5-coder-1.5b, round 32 final: + of two sure judgements the surer stands, a removed line leaves "
                  "none, --at 2026-11-25 09:30 (d2eb57d, AMD EPYC, beside the project bench, then alone)",
                  "assistant-heldout-qwen2.5-coder-1.5b-round32-at.json"),
                 ("qwen2.5-coder-1.5b, round 32: + the message tool off by default, a past line with nothing new not "
@@ -245,7 +248,10 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "assistant-dev2-qwen2.5-coder-1.5b-round31-at.json"),
              ("qwen2.5-coder-1.5b, round 32: + the message tool off by default, a past line with nothing new not "
               "retrieved, the same moment (fca2f76, AMD EPYC, beside the held-out run)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round32-fca2f76-at.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round32-fca2f76-at.json"),
+             ("qwen2.5-coder-1.5b, round 33: + a slot reply declines the look, a failed command is no try of a change, "
+              "the same moment (210c716, AMD EPYC, beside the held-out run)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round33-210c716-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -283,7 +289,16 @@ DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round
               "beside the fresh run)", "assistant-dev3-qwen2.5-coder-1.5b-round32-515f044.json"),
              ("qwen2.5-coder-1.5b, round 32: + a past line with nothing new not retrieved, of two sure judgements the "
               "surer stands (the keep veto), a removed line leaves none (d2eb57d, beside the fresh run)",
-              "assistant-dev3-qwen2.5-coder-1.5b-round32.json")]
+              "assistant-dev3-qwen2.5-coder-1.5b-round32.json"),
+             ("qwen2.5-coder-1.5b, round 33: round 32's final code again, another day (c85bac9: + git reads take no "
+              "optional lock)", "assistant-dev3-qwen2.5-coder-1.5b-round33-c85bac9.json"),
+             ("qwen2.5-coder-1.5b, round 33: + a slot reply declines the look, a failed command is no try of a change "
+              "(210c716)", "assistant-dev3-qwen2.5-coder-1.5b-round33-210c716.json"),
+             ("qwen2.5-coder-1.5b, round 33: + near names by their words and the command spelled, a thanks among the "
+              "remember judgement's no's, a count from a read (3c213a5, beside the fresh run)",
+              "assistant-dev3-qwen2.5-coder-1.5b-round33-3c213a5.json"),
+             ("qwen2.5-coder-1.5b, round 33 final: + an edit that changes nothing is an error (d4f273c, beside the "
+              "fresh run and the project bench)", "assistant-dev3-qwen2.5-coder-1.5b-round33.json")]
 
 
 def assistant_dev3() -> str:
@@ -404,7 +419,14 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "a removed line leaves none, the same moment (d2eb57d, AMD EPYC, beside dev3 and the project bench)",
                "assistant-fresh-qwen2.5-coder-1.5b-round32-at.json"),
               ("round 32 final, the same moment (d2eb57d, AMD EPYC, beside a test run)",
-               "assistant-fresh-smollm2-round32-at.json")]
+               "assistant-fresh-smollm2-round32-at.json"),
+              ("round 33: + a slot reply declines the look, a failed command is no try of a change, near names by their "
+               "words and the command spelled, a thanks among the remember judgement's no's, a count from a read, the "
+               "same moment (3c213a5, AMD EPYC, beside dev3)", "assistant-fresh-qwen2.5-coder-1.5b-round33-3c213a5-at.json"),
+              ("round 33 final: + an edit that changes nothing is an error, the same moment (d4f273c, AMD EPYC, beside "
+               "dev3 and a project bench)", "assistant-fresh-qwen2.5-coder-1.5b-round33-at.json"),
+              ("round 33 final, the same moment (d4f273c, AMD EPYC, beside the project bench)",
+               "assistant-fresh-smollm2-round33-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -762,7 +784,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round32-at"), ("dev2", "round32-fca2f76-at"), ("dev3", "round32"))}
+             for k, run in (("fresh", "round33-at"), ("dev2", "round33-210c716-at"), ("dev3", "round33"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
