@@ -835,7 +835,8 @@ def first_reply() -> str:
                        ("first-reply-qwen2.5-coder-1.5b-round28.json", "round 28, the AMD VM, bytecode kept as a user's Python keeps it"),
                        ("first-reply-qwen2.5-coder-1.5b-round30-before.json", "round 29's code (1554c14), interleaved with round 30's"),
                        ("first-reply-qwen2.5-coder-1.5b-round30.json", "round 30: token texts and the first turn's modules read beside the load"),
-                       ("first-reply-qwen2.5-coder-1.5b-round32.json", "round 32: no message tool, no past \"hi\" retrieved for \"hi\"")):
+                       ("first-reply-qwen2.5-coder-1.5b-round32.json", "round 32: no message tool, no past \"hi\" retrieved for \"hi\""),
+                       ("first-reply-qwen2.5-coder-1.5b-round33.json", "round 33, another day, no start-up change")):
         f = _j(name)
         for lst, r in f["runs"].items():
             again = r["second_start"].get("all_s")
