@@ -66,12 +66,26 @@ def load_model_importing(settings: Settings, model: str | None = None) -> ChatMo
     for name in FIRST_TURN:
         importlib.import_module(name)
     stored = texts_cache.read(resolved.path) if not resolved.remote and resolved.path else None  # the first decision's token texts
+    masks = _first_masks(stored) if worker.is_alive() else None
     worker.join()
     if isinstance(done[0], BaseException):
         raise done[0]
     if isinstance(done[0], LlamaBackend):
-        done[0].adopt_texts(stored)
+        done[0].adopt_texts(stored, masks)
     return done[0]
+
+
+def _first_masks(texts: object) -> dict | None:
+    """The first reply token's opening mask after a declined call (a scan of the vocabulary: ~0.08 s
+    on Qwen2.5's), built from the stored token texts while the model still loads; None without them."""
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        return None
+    from nanobot.backends.openban import OpeningBan
+    from nanobot.tools.templatecalls import NO_OPENING
+
+    ban = OpeningBan(texts, NO_OPENING, 0)
+    ban.mask("")
+    return {NO_OPENING: ban.masks}
 
 
 def build_agent(settings: Settings, backend, *, interactive: bool = False, chat_id: str = "local",

@@ -243,9 +243,13 @@ def test_unwritable_cache_dir_warns_and_the_session_still_starts(agent, model, t
     hook = KVCacheFeature(KVCache(blocker / "kv"))
     model.llm.reset()
     events = hook.on_session_start(agent)
-    assert hook.last.action == "saved" and hook.last.file is None
+    from nanobot.base import background
+
+    background.join_all()  # the longer entry's write, tried behind the session start
+    assert hook.last.action == "saved" and (hook.last.file is None or not os.path.exists(hook.last.file))
     assert len(events) == 1 and "not saved" in events[0].text
-    assert model.cached_prefix(_prefix(agent)) == hook.last.prefix_tokens  # still evaluated once
+    assert model.cached_prefix(_prefix(agent)) == len(_prefix(agent))  # still evaluated once
+    assert hook.last.prefix_tokens > len(_prefix(agent))  # and on through the date
 
 
 @pytest.fixture
@@ -272,11 +276,13 @@ def _second_session(agent, model):
     return agent.feature(KVCacheFeature).last
 
 
-def test_second_session_restores_the_prefix_through_context(split_agent, model):
-    """The disk cache holds the first system message with the schemas and, as a second entry, that
-    plus CONTEXT: the next session restores the longer one, so its first call evaluates only the
-    Time section and the message (without the second entry it evaluated CONTEXT again each start)."""
-    from nanobot.kvcache.feature import context_prefix, first_call_prefix
+def test_second_session_restores_the_prefix_through_context_and_the_date(split_agent, model):
+    """The disk cache holds the first system message with the schemas, that plus CONTEXT, and that
+    plus the Time section through today's date: the next session that day restores the longest, so
+    its first call evaluates only the clock time, the lines after it and the message (without the
+    second entry it evaluated CONTEXT again each start, without the third the date)."""
+    from nanobot.core.sections import day_line
+    from nanobot.kvcache.feature import context_prefix, day_prefix, first_call_prefix
 
     agent = split_agent
     model.llm.reset()
@@ -284,25 +290,47 @@ def test_second_session_restores_the_prefix_through_context(split_agent, model):
     assert len(agent.system_messages()) == 2 and "greet.py" in agent.system_messages()[1].content
     head = first_call_prefix(agent)
     longer = context_prefix(agent, head)
+    day = day_prefix(agent, longer)
     text = model.llm.detokenize(longer[len(head):], special=True).decode()
     assert "ISO format" in text and "## Time" not in text  # CONTEXT, not the volatile Time
+    dated = model.llm.detokenize(day[len(longer):], special=True).decode()
+    assert dated.rstrip().endswith(day_line(agent.started)) and f"{agent.started:%H:%M}" not in dated
     first = agent.feature(KVCacheFeature).last
-    assert first.action == "saved" and first.prefix_tokens == len(longer) and first.evaluated == len(longer)
+    assert first.action == "saved" and first.prefix_tokens == len(day) and first.evaluated == len(day)
 
     again = _second_session(agent, model)
-    assert again.action == "restored" and again.prefix_tokens == len(longer) and again.evaluated == 0
-    assert model.cached_prefix(longer) == len(longer)
+    assert again.action == "restored" and again.prefix_tokens == len(day) and again.evaluated == 0
+    assert model.cached_prefix(day) == len(day)
     agent.settings.chat.max_tokens = 4
     list(agent.turn("hi"))
     msgs, render = agent.first_call(agent.messages_for("hi"))
     prompt = model.tokenize_prompt(model.render(msgs, **render))
-    assert prompt[: len(longer)] == longer  # the first call's prompt starts with what was restored
-    time_and_message = len(prompt) - len(longer)
-    assert agent.last.reused_tokens >= len(longer) and agent.last.evaluated_tokens <= time_and_message + 40
+    assert prompt[: len(day)] == day  # the first call's prompt starts with what was restored
+    clock_and_message = len(prompt) - len(day)
+    assert agent.last.reused_tokens >= len(day) and agent.last.evaluated_tokens <= clock_and_message + 40
+
+
+def test_a_start_on_another_day_restores_through_context_and_evaluates_the_date(split_agent, model):
+    from datetime import timedelta
+
+    from nanobot.kvcache.feature import context_prefix, day_prefix, first_call_prefix
+
+    agent = split_agent
+    model.llm.reset()
+    agent.start_session()
+    today = agent.started
+    agent.clock = lambda: today + timedelta(days=1)
+    tomorrow = _second_session(agent, model)
+    head = first_call_prefix(agent)
+    longer, day = context_prefix(agent, head), day_prefix(agent, context_prefix(agent, head))
+    assert f"{today + timedelta(days=1):%Y-%m-%d}" in model.llm.detokenize(day[len(longer):]).decode()
+    assert tomorrow.action == "restored" and tomorrow.prefix_tokens == len(day)
+    assert 0 < tomorrow.evaluated == len(day) - len(longer)  # CONTEXT from disk, only the date evaluated
+    assert _second_session(agent, model).evaluated == 0  # that day's entry is on disk now
 
 
 def test_changed_context_restores_the_schemas_and_evaluates_only_context(split_agent, model):
-    from nanobot.kvcache.feature import context_prefix, first_call_prefix
+    from nanobot.kvcache.feature import context_prefix, day_prefix, first_call_prefix
 
     agent = split_agent
     model.llm.reset()
@@ -311,11 +339,12 @@ def test_changed_context_restores_the_schemas_and_evaluates_only_context(split_a
     changed = _second_session(agent, model)
     head = first_call_prefix(agent)
     longer = context_prefix(agent, head)
+    day = day_prefix(agent, longer)
     assert "README" in model.llm.detokenize(longer[len(head):], special=True).decode()
-    assert changed.action == "restored" and changed.prefix_tokens == len(longer)
-    assert changed.evaluated == len(longer) - len(head)  # only CONTEXT: the schemas came from disk
+    assert changed.action == "restored" and changed.prefix_tokens == len(day)
+    assert changed.evaluated == len(day) - len(head)  # CONTEXT and the date: the schemas came from disk
     assert _second_session(agent, model).action == "restored"
-    assert len(KVCache(agent.settings.cache_dir / "kv").files()) == 3  # schemas, two CONTEXTs
+    assert len(KVCache(agent.settings.cache_dir / "kv").files()) == 5  # schemas, two CONTEXTs, each dated
 
 
 def test_prewarm_saves_the_next_start_s_entry_after_context_changed(split_agent, model):
@@ -341,6 +370,7 @@ def test_housekeeping_child_prewarms_the_chat_it_observed(home, model, bundled, 
     """``housekeeping.work`` (in process; idle priority left out) observes a queued session, which
     rewrites CONTEXT.md, then saves the entry the next start of that chat restores whole."""
     from nanobot.base import foreground
+    from nanobot.core.sections import day_line
     from nanobot.housekeeping.housekeep import work
     from nanobot.observer.handoff import write_job
 
@@ -368,7 +398,8 @@ def test_housekeeping_child_prewarms_the_chat_it_observed(home, model, bundled, 
     assert nxt.prefix_tokens != before
     # the session just observed is the next start's "Last session": on disk too, not evaluated then
     restored = model.llm.detokenize(model.llm._input_ids[: nxt.prefix_tokens].tolist(), special=True).decode()
-    assert "## Last session\nEnded " in restored and "## Time" not in restored
+    assert "## Last session\nEnded " in restored  # and Time through the date, not the clock time
+    assert restored.endswith(day_line(agent.started)) and ":" not in restored.split("## Time")[-1].split("Now:")[-1]
 
 
 def test_a_write_left_unfinished_is_removed_once_stale(tmp_path):

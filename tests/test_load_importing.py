@@ -58,4 +58,28 @@ def test_token_texts_of_another_vocabulary_read_beside_the_load_are_not_taken(ho
     path.write_text('["a", "b"]')
     model = load_model_importing(settings)
     assert model._texts is None  # not this model's: the first decision builds them as before
+    assert model._ban_masks == {}  # nor masks built from them
     assert len(model._token_texts()) == model.llm._n_vocab
+
+
+def test_the_first_reply_s_opening_mask_is_built_while_the_model_loads(home, tmp_path, monkeypatch):
+    """The mask that keeps a reply after a declined call from opening one (a scan of the whole
+    vocabulary) is built from the stored token texts while the model loads, not on the reply's path."""
+    import time
+
+    import numpy as np
+
+    from nanobot import runtime
+    from nanobot.backends.openban import OpeningBan
+    from nanobot.tools.templatecalls import NO_OPENING
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    settings = load_settings()
+    texts = load_model_importing(settings)._token_texts()  # stored by the first start
+    load = runtime.load_model
+    monkeypatch.setattr(runtime, "load_model", lambda *a, **k: (time.sleep(0.5), load(*a, **k))[1])  # a 1.5B's load
+    model = load_model_importing(settings)
+    masks = model._ban_masks[NO_OPENING]
+    expected = OpeningBan(texts, NO_OPENING, 0).mask("")
+    assert len(expected) > 0 and np.array_equal(masks[""], expected)
+    assert model._opening_ban(NO_OPENING, 0)[0].mask("") is masks[""]  # the reply takes it as built

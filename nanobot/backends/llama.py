@@ -290,11 +290,16 @@ class LlamaBackend(Apart):
         if no_opening:
             self._opening_ban(no_opening, 0)[0].mask("")
 
-    def adopt_texts(self, stored: object) -> None:
+    def adopt_texts(self, stored: object, masks: dict | None = None) -> None:
         """Token texts read from the disk cache while the model loaded (``texts_cache.read``), taken
-        when they fit this vocabulary; otherwise the first decision reads or builds them as usual."""
+        when they fit this vocabulary; otherwise the first decision reads or builds them as usual.
+        ``masks`` (``{no_opening: OpeningBan.masks}``), built from those texts meanwhile, are taken
+        with them: the first reply's opening mask costs no scan on its path."""
         if self._texts is None:
             self._texts = texts_cache.fits(stored, self.llm._n_vocab)
+            if self._texts is not None and self._texts is stored:
+                for starts, built in (masks or {}).items():
+                    self._ban_masks.setdefault(starts, {}).update(built)
 
     def _token_texts(self) -> list[str]:
         """Every token's text (special tokens spelled out): from the disk cache of this model file

@@ -57,10 +57,20 @@ def context_section(workspace: Path, settings: Settings, text: str | None = None
                       header="## Context", order=CONTEXT, replace=replace)
 
 
+def day_line(now: datetime) -> str:
+    """The Time section's opening up to the clock time: the same all day, so the disk KV cache keeps
+    a day's entry through it (``kvcache.feature.day_prefix``).
+
+    >>> day_line(datetime(2026, 11, 29, 21, 20))
+    'Now: Sunday 2026-11-29'
+    """
+    return f"Now: {now:%A %Y-%m-%d}"
+
+
 def time_section(now: datetime, settings: Settings) -> RawSection:
     """Volatile: fixed for the whole session (set at its start) so turns share the prefix.
     Features add their lines under it by contributing a section named ``time``."""
-    return RawSection(name="time", text=f"Now: {now:%A %Y-%m-%d %H:%M}", budget=settings.prompt.time,
+    return RawSection(name="time", text=f"{day_line(now)} {now:%H:%M}", budget=settings.prompt.time,
                       stable=False, header="## Time", order=TIME)
 
 

@@ -5,7 +5,8 @@ holds a CONTEXT no session has cached: that chat's start would evaluate it (on t
 tokens: seconds, while the person types the first question). The child has the model loaded: it
 builds the agent that chat builds (``runtime.build_agent``, no session started: nothing is written
 to sessions/), and ``prewarm`` saves that agent's prefix through CONTEXT (``feature.context_prefix``; with one
-system message the stable prefix, which holds CONTEXT already) unless its file is on disk. The key
+system message the stable prefix, which holds CONTEXT already) and through today's date in Time
+(``feature.day_prefix``: a start later that day restores it) unless its file is on disk. The key
 covers the model file and its KV settings, so an entry for another model or setting is never used.
 """
 
@@ -13,7 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from nanobot.kvcache.feature import CacheResult, KVCacheFeature, context_prefix, first_call_prefix
+from nanobot.kvcache.feature import (
+    CacheResult,
+    KVCacheFeature,
+    context_prefix,
+    day_prefix,
+    first_call_prefix,
+)
 
 
 def prewarm(agent: Any) -> CacheResult | None:
@@ -25,9 +32,10 @@ def prewarm(agent: Any) -> CacheResult | None:
         return None
     head = first_call_prefix(agent)
     longer = context_prefix(agent, head)
-    wanted = longer or head
+    longest = day_prefix(agent, longer or head)
+    wanted = longest or longer or head
     if not wanted:
         return None
     if feature.cache.path_for(feature.cache.key(model, wanted)).exists():
         return CacheResult(action="present", prefix_tokens=len(wanted))
-    return feature.cache.prepare(model, head, longer)
+    return feature.cache.prepare(model, head, longer, longest=longest)
