@@ -26,7 +26,11 @@ def test_exec_offers_the_allowed_commands_only_where_nobody_can_be_asked(home):
     free = Exec().offered(ToolContext(settings=settings, confirm=lambda q: True))
     held = Exec().offered(ToolContext(settings=settings))
     assert free == Exec.parameters() and "x-starts" not in json.dumps(free)
-    assert held["properties"]["command"]["x-starts"] == ALLOW
+    starts = held["properties"]["command"]["x-starts"]  # and git's reads (tools.git_reads)
+    assert starts[:3] == ALLOW and "git status" in starts and starts.count("git log") == 1
+    assert not any(s.split()[:2] in (["git", "commit"], ["git", "push"], ["git", "add"]) for s in starts)
+    only = load_settings(home, tools={"exec_allow": ALLOW, "git_reads": False})
+    assert Exec().offered(ToolContext(settings=only))["properties"]["command"]["x-starts"] == ALLOW
     assert "x-starts" not in json.dumps(Exec.parameters())  # held is a copy: the class's schema is untouched
     nothing = load_settings(home, tools={"exec_allow": []})
     assert Exec().offered(ToolContext(settings=nothing)) == Exec.parameters()
@@ -35,7 +39,7 @@ def test_exec_offers_the_allowed_commands_only_where_nobody_can_be_asked(home):
 @pytest.mark.parametrize("command, held", [
     ("python3 pricing.py", True), ("python3 -c \"print(1)\"", True), ("git log --oneline", True), ("ls", True),
     ("python pricing.py", False), ("pytest -q", False), ("lsblk", False), ("ls; rm -rf x", False),
-    ("ls > out.txt", False), ("git status", False), ("python3 x.py && rm y", False),
+    ("ls > out.txt", False), ("git status", True), ("git commit -am x", False), ("python3 x.py && rm y", False),
 ])
 def test_the_template_call_grammar_holds_the_command_to_allowed_ones(model, home, command, held):
     """Checked by llama.cpp's own grammar engine, on the template path's call grammar."""

@@ -12,9 +12,10 @@ from tests.test_templatecalls import JudgingTemplateModel, make_agent
 PROPOSES = "You can check it yourself:\n\n```sh\ngit status\n```\n\nIt lists what changed."
 
 
-def _agent(home, look: float, replies: list[str]):
+def _agent(home, look: float, replies: list[str], git_reads: bool = True):
     model = JudgingTemplateModel(replies, [0.01, 0.01, 0.01], change=False, look=look, calibrated=True)
-    agent = make_agent(home, model, enabled=["read_file", "exec"], exec_allow=["git status", "python3"])
+    agent = make_agent(home, model, enabled=["read_file", "exec"], exec_allow=["git status", "python3"],
+                       git_reads=git_reads)
     subprocess.run(["git", "init", "-q", str(agent.workspace)], check=True)
     (agent.workspace / "draft.txt").write_text("first line\n")
     return agent
@@ -38,8 +39,20 @@ def test_a_how_to_question_keeps_the_command_it_is_answered_with(home):
 
 
 def test_a_proposed_command_the_allow_list_lacks_or_that_writes_is_not_run(home):
-    for reply in ("Run:\n```sh\ngit log\n```", "Run:\n```sh\ngit status > out.txt\n```"):
-        agent = _agent(home, 0.9, [reply, "ok"])
+    for reply, git_reads in (("Run:\n```sh\nmake check\n```", True), ("Run:\n```sh\ngit log\n```", False),
+                             ("Run:\n```sh\ngit status > out.txt\n```", True)):
+        agent = _agent(home, 0.9, [reply, "ok"], git_reads=git_reads)
         events = list(agent.turn("is my work all committed?"))
         assert not [e for e in events if isinstance(e, ToolCall)], reply
     assert not (agent.workspace / "out.txt").exists()
+
+
+def test_a_proposed_read_only_git_command_runs_without_an_allow_list_entry(home):
+    """``git log`` is not in exec_allow; with ``tools.git_reads`` (the default) it reads the real
+    repository as ``git status`` does."""
+    agent = _agent(home, 0.9, ["Run:\n```sh\ngit log --oneline\n```", "Nothing is committed yet."])
+    events = list(agent.turn("is my work all committed?"))
+    calls = [e for e in events if isinstance(e, ToolCall)]
+    assert [(c.name, c.arguments["command"]) for c in calls] == [("exec", "git log --oneline")]
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert result.ok and "does not have any commits yet" in result.text  # git's own words, from the real repo

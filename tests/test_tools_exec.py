@@ -39,6 +39,33 @@ def test_not_interactive_and_not_allowed_is_refused(repo_ctx):
     assert not (ctx.workspace / "proj" / "made.txt").exists()
 
 
+def test_read_only_git_runs_without_exec_allow_and_git_that_changes_does_not(repo_ctx):
+    """A piped chat whose exec_allow names only the test command can still answer "is the working
+    tree clean?": read-only git inside the roots runs unasked (``tools.git_reads``), held to
+    gitexec's rules; git that changes the repository is refused; with git_reads off only exec_allow
+    runs. Where the command grammar starts commands with allowed ones, git's reads are among them, so
+    a git question is not forced into the test command."""
+    ctx = repo_ctx(exec_allow=["python3 -m pytest"])
+    proj = ctx.workspace / "proj"
+    out = Exec().run(Exec.Args(command="git status --short", cwd="proj"), ctx)
+    assert out.startswith("exit 0") and "?? hello.py" in out
+    with pytest.raises(ToolError, match="not in tools.exec_allow"):
+        Exec().run(Exec.Args(command="git add hello.py", cwd="proj"), ctx)
+    with pytest.raises(ToolError, match="must be read-only"):
+        Exec().run(Exec.Args(command="git diff --output=../leak.txt", cwd="proj"), ctx)
+    assert subprocess.run(["git", "status", "--short"], cwd=proj, capture_output=True, text=True).stdout == "?? hello.py\n"
+    assert not (ctx.workspace / "leak.txt").exists()
+    starts = Exec().offered(ctx)["properties"]["command"]["x-starts"]
+    assert starts[0] == "python3 -m pytest" and "git status" in starts and "git log" in starts
+    assert not any(s.startswith(("git add", "git commit", "git push")) for s in starts)
+
+    tools = ctx.settings.tools.model_copy(update={"git_reads": False})
+    off = ToolContext(settings=ctx.settings.model_copy(update={"tools": tools}))
+    with pytest.raises(ToolError, match="not in tools.exec_allow"):
+        Exec().run(Exec.Args(command="git status --short", cwd="proj"), off)
+    assert Exec().offered(off)["properties"]["command"]["x-starts"] == ["python3 -m pytest"]
+
+
 def test_interactive_asks_and_respects_the_answer(repo_ctx):
     asked: list[str] = []
     ctx = repo_ctx()

@@ -287,10 +287,11 @@ def named_run(user_text: str, done: list) -> str:
 def allowed_named(user_text: str, agent: Any) -> str:
     """A command ``tools.exec_allow`` admits that the user's message names (``shell.named_command``, in
     any language); "" for none. A reply to it with nothing run this turn is not its output."""
+    from nanobot.tools.gitexec import unasked
     from nanobot.tools.shell import named_command
 
     settings = getattr(agent, "settings", None)
-    return named_command(user_text, settings.tools.exec_allow) if settings is not None else ""
+    return named_command(user_text, unasked(settings.tools)) if settings is not None else ""
 
 
 def reply_paths(reply: str, agent: Any) -> Callable[[], dict[str, list[str]]]:

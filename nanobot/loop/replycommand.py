@@ -63,7 +63,9 @@ def reply_command(reply: str, agent: Any, seen: list[Event]) -> tuple[str, dict]
 
     if "exec" not in agent.tool_names() or any(isinstance(e, ToolCall) for e in seen):
         return None
-    command = proposed(reply, list(agent.settings.tools.exec_allow))
+    from nanobot.tools.gitexec import unasked
+
+    command = proposed(reply, unasked(agent.settings.tools))
     if not command or asks(agent, "look") is not True:
         return None
     return "exec", {"command": command}

@@ -37,11 +37,11 @@ def asks_to_look(agent: Any) -> str | None:
         return None
     settings = getattr(agent, "settings", None)
     if settings is not None:
+        from nanobot.tools.gitexec import unasked
         from nanobot.tools.named import named, roots_of
         from nanobot.tools.namedcode import defined_in
 
-        if any(re.search(rf"(?<![\w-]){re.escape(c.strip())}(?![\w-])", said[-1])
-               for c in settings.tools.exec_allow if c.strip()):
+        if any(re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", said[-1]) for c in unasked(settings.tools)):
             return "exec"
         kinds = [n.kind for n in named(said[-1], roots_of(settings))]
         if "file" in kinds or "folder" in kinds:

@@ -1,6 +1,7 @@
 """What an allow-listed ``git ...`` in ``exec`` may do: read, inside the roots, through nanobot's git.
 
-An allow-list of command *prefixes* cannot make git safe (``git diff --output=FILE`` writes any file,
+With ``tools.git_reads`` (on by default) every read-only subcommand counts as allow-listed
+(``unasked``), held to the same rules. An allow-list of command *prefixes* cannot make git safe (``git diff --output=FILE`` writes any file,
 ``git diff --no-index /etc/passwd /dev/null`` reads any file, ``git grep -O`` runs a pager, a
 repository's config names programs). So a command that ``exec_allow`` admits and that starts with
 ``git`` is parsed (``shlex``) and runs without asking only when:
@@ -29,6 +30,21 @@ from nanobot.base.gitsafe import run_git
 from nanobot.tools.gitoptions import FLAG, PATH, SUBCOMMANDS, TABLE, VALUE
 
 DIFFS = {"diff", "log", "show", "whatchanged"}  # get --no-ext-diff --no-textconv
+
+
+def unasked(tools) -> list[str]:
+    """The command starts ``exec`` runs without asking under ``tools`` (``ToolSettings``): its
+    ``exec_allow`` and, with ``git_reads``, ``git SUB`` for every read-only subcommand (each held to
+    ``check`` when it runs, as an allow-listed git command is). Reading a repository inside the roots
+    is what ``read_file`` may do there; what changes it stays the user's to allow.
+
+    >>> from nanobot.config import ToolSettings
+    >>> "git status" in unasked(ToolSettings()), unasked(ToolSettings(exec_allow=["ls"], git_reads=False))
+    (True, ['ls'])
+    """
+    allow = [a.strip() for a in tools.exec_allow if a.strip()]
+    reads = [f"git {sub}" for sub in sorted(SUBCOMMANDS)] if tools.git_reads else []
+    return allow + [r for r in reads if r not in allow]
 
 
 def check(argv: list[str], cwd: str | Path, roots: list[str | Path]) -> str | None:

@@ -1,7 +1,7 @@
 """exec: run a shell command in the workspace (or a root) with a timeout and an output cap.
 
 Permission: a command whose text starts with an entry of ``tools.exec_allow`` (e.g. ``"git status"``,
-``"ls"``) runs without asking. Otherwise an interactive chat asks the user (``ctx.confirm``); without
+``"ls"``) runs without asking, and so does read-only git (``tools.git_reads``: ``gitexec.unasked``). Otherwise an interactive chat asks the user (``ctx.confirm``); without
 a way to ask (piped chat, daemon, sub-agent) the command is refused. An allow-listed ``git ...`` is
 held to ``tools/gitexec.py`` (read-only subcommands and options, paths inside the roots) and runs
 without a shell through ``gitsafe.run_git``, so it cannot run a repository's programs or touch files
@@ -114,15 +114,15 @@ class Exec(Tool):
         schema = self.parameters()
         starts = [a.strip() for a in ctx.settings.tools.exec_allow if a.strip()]
         if ctx.confirm is not None or not starts:
-            return schema
-        command = schema["properties"]["command"] | {"x-starts": starts}
+            return schema  # nothing named: any command line (git reads run, the rest is refused)
+        command = schema["properties"]["command"] | {"x-starts": gitexec.unasked(ctx.settings.tools)}
         return schema | {"properties": schema["properties"] | {"command": command}}
 
     def run(self, args: ExecArgs, ctx: ToolContext) -> str:
         cwd = resolve_in_roots(args.cwd, ctx)
         if not cwd.is_dir():
             raise ToolError(f"cwd '{args.cwd}' is not a directory")
-        listed = allowed(args.command, ctx.settings.tools.exec_allow)
+        listed = allowed(args.command, gitexec.unasked(ctx.settings.tools))
         words = shlex.split(args.command) if listed else []
         why = ""
         if listed and words[0] == "git":
