@@ -57,7 +57,7 @@ from nanobot.loop.lookchecks import (
     repeated_reply,
     told_of_tool,
 )
-from nanobot.loop.unlooked import asserted_unlooked, named_unlooked
+from nanobot.loop.unlooked import named_unlooked
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
 from nanobot.tools.plain import plain
@@ -237,7 +237,6 @@ CHECKS: tuple[Check, ...] = (
     not_looked,  # speaks of what it never looked at
     absent_listed,  # names files that are not there, with nothing looked at
     named_unlooked,  # speaks of the user's files, nothing tried, a look judged asked
-    asserted_unlooked,  # answers with nothing tried where a look is judged asked
 )
 
 

@@ -10,21 +10,11 @@ command the reply names does not count: the look judgement also says yes to how-
 command shows the last commit?": 0.71 on Qwen2.5-Coder-1.5B), whose answer is the command. The retry
 makes the look with the looking tool the runner picks; a reply that still names the files unlooked
 then stands.
-
-``asserted_unlooked`` is the same rule for a reply that names no file: an answer about this computer
-("is the working tree clean?" answered "Yes, the working tree is clean." with no git run) where the
-model's look judgement is a sure yes. A reply that gives a command (a code span or block: a how-to
-question's answer) or only asks back stands.
 """
 
 from __future__ import annotations
 
-import re
-
-from nanobot.loop.lookchecks import only_asks
 from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts
-
-CODE = re.compile(r"`[^`\n]+`|```")  # a command in a code span or block: the answer to a how-to question
 
 
 def named_unlooked(f: Facts) -> CheckResult | None:
@@ -38,15 +28,3 @@ def named_unlooked(f: Facts) -> CheckResult | None:
     return CheckResult(problem=f"the reply speaks of {names[0]} but nothing was read or run this turn",
                        tool=ANY_LOOK, note=f"[nanobot: you have not looked. Use a tool on this computer for "
                                            f"{names[0]} now and answer from its result.]")
-
-
-def asserted_unlooked(f: Facts) -> CheckResult | None:
-    """The reply answers, nothing was tried, the message names nothing to look at, and the model
-    judges it asks for something read or run here: retried once with a look; the retry's reply stands."""
-    if f.done or f.target or (f.offered is not None and not f.offered):
-        return None
-    if CODE.search(f.reply) or only_asks(f.reply) or not f.look_sure:
-        return None
-    return CheckResult(problem="the reply answers a look the model judges asked, with nothing looked at",
-                       tool=ANY_LOOK, note="[nanobot: you answered without looking. Use a tool on this computer "
-                                           "now and answer from its result.]")
