@@ -146,7 +146,7 @@ class ToolSettings(Strict):
     enabled: list[str] | None = None  # None = every registered tool
     roots: list[Path] = Field(default_factory=list)  # extra roots the file tools may touch
     exec_allow: list[str] = Field(default_factory=list)  # commands exec may run without asking
-    # as read_file reads there; false: only what exec_allow names runs
+    # reading a repository inside the roots is what read_file may do there; false: only exec_allow runs
     git_reads: bool = True  # read-only git inside the roots (status, log, diff, show, ...) runs without asking
     exec_timeout: float = Field(30.0, gt=0, le=SECONDS)
     output_tokens: int = Field(400, ge=32, le=TOKENS)  # tool results are truncated to this (room for the note)
