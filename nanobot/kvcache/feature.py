@@ -8,8 +8,9 @@ the first system message (the standing sections) with the tool schemas the templ
 message (CONTEXT and any stable section before Time: ``context_prefix``), which changes when CONTEXT.md
 does. A third entry runs on through the Time section's date (``day_prefix``): the same all day, so a
 day's later starts evaluate only the clock time, the lines after it and the message. At session start
-``KVCacheFeature`` restores the longest prefix on disk from ``<cache_dir>/kv/<key>.kv`` (milliseconds); what is missing is evaluated once and saved (the longer
-entry's file is written on a background thread). The housekeeping child that rewrites CONTEXT.md
+``KVCacheFeature`` restores the longest prefix on disk from ``<cache_dir>/kv/<key>.kv`` (milliseconds);
+what is missing is evaluated once and saved (the longer entries' files are written on a background
+thread). The housekeeping child that rewrites CONTEXT.md
 saves the next session's longer entry itself (``nanobot.kvcache.prewarm``). The first turn then
 evaluates only the tokens after the prefix (``Generation.reused_tokens`` covers it).
 
