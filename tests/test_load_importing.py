@@ -83,3 +83,15 @@ def test_the_first_reply_s_opening_mask_is_built_while_the_model_loads(home, tmp
     expected = OpeningBan(texts, NO_OPENING, 0).mask("")
     assert len(expected) > 0 and np.array_equal(masks[""], expected)
     assert model._opening_ban(NO_OPENING, 0)[0].mask("") is masks[""]  # the reply takes it as built
+
+
+def test_the_cli_measures_other_processes_from_its_first_import():
+    """The chat model's thread count reads what other processes did for at least 0.2 s from the
+    import of ``base.cores`` (``model_threads``). Imported after the CLI's own imports (~0.2 s), the
+    model's load waited out the rest of that window on every start; the CLI imports it first."""
+    import subprocess
+
+    err = subprocess.run([sys.executable, "-X", "importtime", "-c", "import nanobot.cli"], capture_output=True,
+                         text=True, check=True).stderr
+    done = [line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if "|" in line]
+    assert done.index("nanobot.base.cores") < done.index("typer")  # before the first heavy import

@@ -13,6 +13,11 @@ import importlib
 import os
 import sys
 
+# first: the chat model's default thread count reads what other processes do from this import on, for
+# at least 0.2 s (``cores.model_threads``); imported here, that time has passed when the model loads
+from nanobot.base import cores  # noqa: F401
+
+# isort: split
 import typer
 
 from nanobot.base.errors import NanobotError, StorageError
