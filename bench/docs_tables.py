@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round33.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round34.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -124,7 +124,10 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 33: + a slot reply declines the look, a failed command is no try of a change, "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 34: + read-only git runs without an exec_allow entry, a dated disk KV "
+                 "entry, --at 2026-11-25 09:30 (6a55278, AMD EPYC, beside fresh and the project bench)",
+                 "assistant-heldout-qwen2.5-coder-1.5b-round34-at.json"),
+                ("qwen2.5-coder-1.5b, round 33: + a slot reply declines the look, a failed command is no try of a change, "
                  "--at 2026-11-25 09:30 (210c716, AMD EPYC, beside dev2)",
                  "assistant-heldout-qwen2.5-coder-1.5b-round33-210c716-at.json"),
                 ("qwen2.5-coder-1.5b, round 32 final: + of two sure judgements the surer stands, a removed line leaves "
@@ -251,7 +254,10 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "assistant-dev2-qwen2.5-coder-1.5b-round32-fca2f76-at.json"),
              ("qwen2.5-coder-1.5b, round 33: + a slot reply declines the look, a failed command is no try of a change, "
               "the same moment (210c716, AMD EPYC, beside the held-out run)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round33-210c716-at.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round33-210c716-at.json"),
+             ("qwen2.5-coder-1.5b, round 34: + read-only git runs without an exec_allow entry, a dated disk KV entry, "
+              "the same moment (6a55278, AMD EPYC, beside dev3 and fresh)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round34-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -298,7 +304,9 @@ DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round
               "remember judgement's no's, a count from a read (3c213a5, beside the fresh run)",
               "assistant-dev3-qwen2.5-coder-1.5b-round33-3c213a5.json"),
              ("qwen2.5-coder-1.5b, round 33 final: + an edit that changes nothing is an error (d4f273c, beside the "
-              "fresh run and the project bench)", "assistant-dev3-qwen2.5-coder-1.5b-round33.json")]
+              "fresh run and the project bench)", "assistant-dev3-qwen2.5-coder-1.5b-round33.json"),
+             ("qwen2.5-coder-1.5b, round 34: + read-only git runs without an exec_allow entry, a dated disk KV entry "
+              "(6a55278, beside dev2)", "assistant-dev3-qwen2.5-coder-1.5b-round34.json")]
 
 
 def assistant_dev3() -> str:
@@ -426,7 +434,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 33 final: + an edit that changes nothing is an error, the same moment (d4f273c, AMD EPYC, beside "
                "dev3 and a project bench)", "assistant-fresh-qwen2.5-coder-1.5b-round33-at.json"),
               ("round 33 final, the same moment (d4f273c, AMD EPYC, beside the project bench)",
-               "assistant-fresh-smollm2-round33-at.json")]
+               "assistant-fresh-smollm2-round33-at.json"),
+              ("round 34: + read-only git runs without an exec_allow entry, a dated disk KV entry, the same moment "
+               "(6a55278, AMD EPYC, beside dev2 and the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round34-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -784,7 +794,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round33-at"), ("dev2", "round33-210c716-at"), ("dev3", "round33"))}
+             for k, run in (("fresh", "round34-at"), ("dev2", "round34-at"), ("dev3", "round34"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
@@ -796,6 +806,7 @@ def headline() -> str:
     q = BenchResult.model_validate_json((RESULTS / "qwen2.5-coder-1.5b-round7.json").read_text())
     s = BenchResult.model_validate_json((RESULTS / "smollm2-round7.json").read_text())
     hk = _j("housekeep-pressure2048-qwen1.5b.json")
+    fr = _j("first-reply-qwen2.5-coder-1.5b-round34.json")["runs"]["lean"]
     rows = [
         ["43 turns a new user types: correct / unasked changes / false claims", "1.5B",
          f"{a['correct']} of {len(run['turns'])}; {a['unasked_changes']}; {a['false_claims']}", "[assistant](docs/benchmarks/assistant.md)"],
@@ -815,6 +826,9 @@ def headline() -> str:
         ["LoCoMo held-back retrieval, hit@5", "MiniLM embedder", f"{lo['hit@5']:.3f}", "[LoCoMo](docs/benchmarks/locomo.md)"],
         ["Enter to the first token / start-up / exit (idle, 60 wpm)", "1.5B",
          f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
+        ["`nanobot chat`, \"hi\" piped: process start to the reply's first character, a new home / a second start "
+         "(median of 5)", "1.5B", f"{fr['new_home']['first_char_s']} s / {fr['second_start']['first_char_s']} s",
+         "[waits](docs/benchmarks/waits.md)"],
         ["prompt tokens: lean turn vs a full dump (1.5B: every tool schema, before the lean listing)", "SmolLM2 / 1.5B",
          f"{s.prompt.lean_turn_tokens} vs {s.prompt.full_turn_tokens}; {q.prompt.lean_turn_tokens} vs {q.prompt.full_turn_tokens}",
          "[performance](docs/benchmarks/performance.md)"],
@@ -836,7 +850,12 @@ def first_reply() -> str:
                        ("first-reply-qwen2.5-coder-1.5b-round30-before.json", "round 29's code (1554c14), interleaved with round 30's"),
                        ("first-reply-qwen2.5-coder-1.5b-round30.json", "round 30: token texts and the first turn's modules read beside the load"),
                        ("first-reply-qwen2.5-coder-1.5b-round32.json", "round 32: no message tool, no past \"hi\" retrieved for \"hi\""),
-                       ("first-reply-qwen2.5-coder-1.5b-round33.json", "round 33, another day, no start-up change")):
+                       ("first-reply-qwen2.5-coder-1.5b-round33.json", "round 33, another day, no start-up change"),
+                       ("first-reply-qwen2.5-coder-1.5b-round34-before.json", "round 33's code (0afc6da), interleaved with round 34's"),
+                       ("first-reply-qwen2.5-coder-1.5b-round34.json", "round 34: a dated disk KV entry, the reply mask built "
+                        "beside the load, no wait for the thread count"),
+                       ("first-reply-qwen2.5-coder-1.5b-round34-before-b.json", "round 33's code again, interleaved"),
+                       ("first-reply-qwen2.5-coder-1.5b-round34-b.json", "round 34 again, interleaved")):
         f = _j(name)
         for lst, r in f["runs"].items():
             again = r["second_start"].get("all_s")
