@@ -177,7 +177,6 @@ def context_prefix(agent: Any, head: list[int]) -> list[int]:
     """Template tool calls: the first call's tokens through the stable part of the second system
     message (CONTEXT and any stable section before Time), cut as ``stable_prefix_tokens`` cuts;
     [] when that adds nothing to ``head`` (``first_call_prefix``) or does not start with it."""
-    from nanobot.backends.base import Message
     from nanobot.core.prompt import SEPARATOR
 
     msgs = agent.system_messages()
@@ -187,13 +186,21 @@ def context_prefix(agent: Any, head: list[int]) -> list[int]:
     rest = stable[len(first):].removeprefix(SEPARATOR) if stable.startswith(first) else ""
     if not rest or not second.startswith(rest):
         return []
+    return _through(agent, msgs, second, len(rest), head)
+
+
+def _through(agent: Any, msgs: list, content: str, end: int, base: list[int]) -> list[int]:
+    """The first call's tokens (``msgs`` and a message) through ``content[:end]``, cut as
+    ``shared_tokens`` cuts; [] unless they extend ``base``."""
+    from nanobot.backends.base import Message
+
     call, render = agent.first_call([*msgs, Message(role="user", content="hi")])
     rendered = agent.model.render(call, **render)
-    start = rendered.rfind(second)
+    start = rendered.rfind(content)
     if start < 0:
         return []
-    out = shared_tokens(agent.model, rendered, start + len(rest))
-    return out if len(out) > len(head) and out[: len(head)] == head else []
+    out = shared_tokens(agent.model, rendered, start + end)
+    return out if len(out) > len(base) and out[: len(base)] == base else []
 
 
 def day_prefix(agent: Any, base: list[int]) -> list[int]:
@@ -202,7 +209,6 @@ def day_prefix(agent: Any, base: list[int]) -> list[int]:
     that CONTEXT, so a day's later starts restore it and evaluate only the clock time, the Time lines
     after it and the message (on the 1.5B 31 tokens instead of 50: ~0.2 s of a second start's first
     reply). [] when it adds nothing to ``base`` (the longest stable prefix) or does not start with it."""
-    from nanobot.backends.base import Message
     from nanobot.core.sections import day_line
 
     msgs = agent.system_messages()
@@ -210,13 +216,7 @@ def day_prefix(agent: Any, base: list[int]) -> list[int]:
     at = last.find(day)
     if at < 0 or not base:
         return []
-    call, render = agent.first_call([*msgs, Message(role="user", content="hi")])
-    rendered = agent.model.render(call, **render)
-    start = rendered.rfind(last)
-    if start < 0:
-        return []
-    out = shared_tokens(agent.model, rendered, start + at + len(day))
-    return out if len(out) > len(base) and out[: len(base)] == base else []
+    return _through(agent, msgs, last, at + len(day), base)
 
 
 class KVCache:
