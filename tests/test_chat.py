@@ -27,11 +27,14 @@ def test_piped_chat_answers_two_turns_and_reuses_the_prefix(cli, home):
     stats = [tuple(map(int, m.groups())) for m in STATS.finditer(proc.stderr)]
     assert len(stats) == 2, proc.stderr
     (p1, r1, e1, c1), (p2, r2, e2, c2) = stats
-    # turn 1 reuses exactly the stable prefix that session start evaluated and saved to disk
+    # turn 1 reuses what session start evaluated: the stable prefix, saved to disk, and on through the Time
+    # section's date (a second entry, written behind the session start: there once that write finished)
     cache = KVCache(home / "cache" / "kv")
-    (kv_file,) = cache.files()
-    header, _ = cache.read(kv_file.name.removesuffix(SUFFIX))
-    assert r1 == header.n_tokens > 0
+    headers = sorted((cache.read(f.name.removesuffix(SUFFIX))[0] for f in cache.files()), key=lambda h: h.n_tokens)
+    stable = headers[0]
+    assert 0 < stable.n_tokens < r1 < stable.n_tokens + 32  # "## Time", "Now: Sunday 2026-11-29"
+    assert len(headers) <= 2 and all(h.n_tokens == r1 and h.tokens[: stable.n_tokens] == stable.tokens
+                                     for h in headers[1:])
     # turn 2 re-evaluates nothing of turn 1's prompt: only the new message and the reply's tail
     assert r2 >= p1
     assert e2 <= p2 - p1

@@ -91,7 +91,7 @@ class PromptFigures(BaseModel):
     full_turn_tokens: int
     full_missing: list[str] = Field(default_factory=list)
     ratio: float  # full_turn_tokens / lean_turn_tokens
-    stable_prefix_tokens: int  # tokens the disk KV cache holds
+    stable_prefix_tokens: int  # tokens the disk KV cache holds (the stable prefix, on through today's date)
 
 
 class TTFTFigures(BaseModel):

@@ -50,7 +50,7 @@ from nanobot.bench.figures import (
 from nanobot.bench.speed import measure_variant, variant_plan
 from nanobot.config import ModelSettings, Settings
 from nanobot.core.features import Feature
-from nanobot.kvcache.feature import KVCache, KVCacheFeature, stable_prefix_tokens
+from nanobot.kvcache.feature import KVCache, KVCacheFeature, day_prefix, stable_prefix_tokens
 from nanobot.loop.promptreport import sent_report
 from nanobot.models import ResolvedModel, bundled_model_path, resolve_model
 
@@ -309,6 +309,7 @@ def _prompt_figures(agent, backend: LlamaBackend, full: FullDump, cold, memory_m
     fulls = [SectionTokens(name=s.name, tokens=s.tokens) for s in full.sections]
     fulls.append(SectionTokens(name="message", tokens=count(QUESTIONS[0])))
     prefix = stable_prefix_tokens(backend, built.text, built.stable_text)
+    prefix = day_prefix(agent, prefix) or prefix  # the disk keeps an entry through the Time section's date too
     return PromptFigures(
         lean_sections=lean, lean_system_tokens=built.total_tokens, lean_turn_tokens=lean_tokens,
         memory_per_turn=memory_mode, full_sections=fulls, full_turn_tokens=full_tokens,
