@@ -16,7 +16,10 @@ from nanobot.tools.runner import ToolRunner
 from nanobot.tools.shell import Exec
 from nanobot.tools.templatecalls import TemplateCalls
 from nanobot.workspace import init_workspace
+from tests.qwen import SKIP_REASON, qwen_path
 from tests.test_callgrammar import accepts
+
+QWEN = qwen_path()
 
 ALLOW = ["python3", "git log", "ls"]
 
@@ -68,3 +71,40 @@ def test_a_piped_session_runs_the_command_the_model_writes_for_a_refused_one(mod
     assert args.command.split()[0] == "python3", raw
     ok, text, _ = runner.execute(agent, runner.tools["exec"], args)
     assert "not in tools.exec_allow" not in text
+
+
+def _git_question(home, model, git_reads: bool):
+    """exec's arguments for "is the working tree clean?" in a git repository, from a session that
+    cannot ask, whose exec_allow names only the test command (the issue's slugify setup)."""
+    import subprocess
+
+    settings = load_settings(home, tools={"exec_allow": ["python3 -m pytest"], "enabled": ["exec", "read_file"],
+                                          "git_reads": git_reads},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    subprocess.run(["git", "init", "-q", str(settings.workspace)], check=True)
+    (settings.workspace / "utils.py").write_text("def slugify(s):\n    return s.lower().replace(' ', '-')\n")
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    agent.start_session()
+    runner = agent.tool_runner
+    raw, args, error = runner.arguments(agent, agent.messages_for("is the working tree clean?"), runner.tools["exec"])
+    assert args is not None, (raw, error)
+    return args, runner.execute(agent, runner.tools["exec"], args)
+
+
+@pytest.mark.realmodel
+@pytest.mark.skipif(QWEN is None, reason=SKIP_REASON)
+def test_the_1_5b_asks_git_about_the_working_tree_where_only_the_tests_are_allowed(home):
+    """The 1.5B writes exec's command for a git question under the grammar of allowed starts: with
+    git's reads among them it writes git, which runs in the real repository; with only the test
+    command allowed (git_reads off) it could write nothing but the tests."""
+    from nanobot.backends.llama import LlamaBackend
+    from nanobot.models import resolve_model
+
+    qwen = LlamaBackend(resolve_model(load_settings(home), str(QWEN)))
+    args, (ok, text, _) = _git_question(home, qwen, git_reads=True)
+    assert args.command.split()[:2] == ["git", "status"], args.command
+    assert ok and "utils.py" in text  # git's own output: the untracked file
+    args, _ = _git_question(home / "off", qwen, git_reads=False)
+    assert args.command.startswith("python3 -m pytest"), args.command
