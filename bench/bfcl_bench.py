@@ -157,7 +157,21 @@ def _match(v, a) -> bool:
     return v == a
 
 
-def _args_ok(args: dict, allowed: dict) -> bool:
+def _value_ok(value, options: list, kind: str | None) -> bool:
+    """One argument against its possible answers, as BFCL's ``simple_function_checker`` takes it: an int
+    where a float is declared counts as that float, a float where an integer is declared is a type error,
+    and a string is compared standardized against every string answer -- "" included, so an optional
+    string written out empty counts as left out (``string_checker``)."""
+    if kind == "float" and type(value) is int:
+        value = float(value)
+    if kind == "integer" and type(value) is float:
+        return False
+    if kind == "string" and isinstance(value, str):
+        return _std(value) in {_std(o) for o in options if isinstance(o, str)}
+    return any(_match(value, o) for o in options if o != "")
+
+
+def _args_ok(args: dict, allowed: dict, kinds: dict | None = None) -> bool:
     if any(k not in allowed for k in args):
         return False
     for key, options in allowed.items():
@@ -165,7 +179,7 @@ def _args_ok(args: dict, allowed: dict) -> bool:
         if key not in args:
             if "" not in options:
                 return False
-        elif not any(_match(args[key], o) for o in options if o != ""):
+        elif not _value_ok(args[key], options, (kinds or {}).get(key, {}).get("type")):
             return False
     return True
 
@@ -176,7 +190,8 @@ def correct(item: dict, call: tuple[str, dict] | None) -> bool:
     if call is None:
         return False
     (name, allowed), = item["ground_truth"][0].items()
-    return call[0] == name and isinstance(call[1], dict) and _args_ok(call[1], allowed)
+    declared = next((f["parameters"].get("properties", {}) for f in item.get("functions", []) if f["name"] == name), {})
+    return call[0] == name and isinstance(call[1], dict) and _args_ok(call[1], allowed, declared)
 
 
 # -- the paths ---------------------------------------------------------------------------------------
