@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round34.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round35.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -124,7 +124,14 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 34: + read-only git runs without an exec_allow entry, a dated disk KV "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 35 final: + a reply that copies an earlier message of the user, where a "
+                 "keeping or a change was asked and none tried, is retried with the call (a rule read off this set's "
+                 "turn 50), --at 2026-11-25 09:30 (AMD EPYC, beside the test suite)",
+                 "assistant-heldout-qwen2.5-coder-1.5b-round35-at.json"),
+                ("qwen2.5-coder-1.5b, round 35: + list_dir counts files and folders apart, a listing no reply names "
+                 "goes under it, --at 2026-11-25 09:30 (AMD EPYC, beside fresh)",
+                 "assistant-heldout-qwen2.5-coder-1.5b-round35-a-at.json"),
+                ("qwen2.5-coder-1.5b, round 34: + read-only git runs without an exec_allow entry, a dated disk KV "
                  "entry, --at 2026-11-25 09:30 (6a55278, AMD EPYC, beside fresh and the project bench)",
                  "assistant-heldout-qwen2.5-coder-1.5b-round34-at.json"),
                 ("qwen2.5-coder-1.5b, round 33: + a slot reply declines the look, a failed command is no try of a change, "
@@ -257,7 +264,9 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "assistant-dev2-qwen2.5-coder-1.5b-round33-210c716-at.json"),
              ("qwen2.5-coder-1.5b, round 34: + read-only git runs without an exec_allow entry, a dated disk KV entry, "
               "the same moment (6a55278, AMD EPYC, beside dev3 and fresh)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round34-at.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round34-at.json"),
+             ("qwen2.5-coder-1.5b, round 35: + list_dir counts files and folders apart, a listing no reply names goes "
+              "under it, the same moment (AMD EPYC, beside dev3)", "assistant-dev2-qwen2.5-coder-1.5b-round35-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -306,7 +315,9 @@ DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round
              ("qwen2.5-coder-1.5b, round 33 final: + an edit that changes nothing is an error (d4f273c, beside the "
               "fresh run and the project bench)", "assistant-dev3-qwen2.5-coder-1.5b-round33.json"),
              ("qwen2.5-coder-1.5b, round 34: + read-only git runs without an exec_allow entry, a dated disk KV entry "
-              "(6a55278, beside dev2)", "assistant-dev3-qwen2.5-coder-1.5b-round34.json")]
+              "(6a55278, beside dev2)", "assistant-dev3-qwen2.5-coder-1.5b-round34.json"),
+             ("qwen2.5-coder-1.5b, round 35: + list_dir counts files and folders apart, a listing no reply names goes "
+              "under it (beside dev2)", "assistant-dev3-qwen2.5-coder-1.5b-round35.json")]
 
 
 def assistant_dev3() -> str:
@@ -436,7 +447,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 33 final, the same moment (d4f273c, AMD EPYC, beside the project bench)",
                "assistant-fresh-smollm2-round33-at.json"),
               ("round 34: + read-only git runs without an exec_allow entry, a dated disk KV entry, the same moment "
-               "(6a55278, AMD EPYC, beside dev2 and the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round34-at.json")]
+               "(6a55278, AMD EPYC, beside dev2 and the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round34-at.json"),
+              ("round 35: + list_dir counts files and folders apart, a listing no reply names goes under it, the same "
+               "moment (AMD EPYC, beside the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round35-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -794,7 +807,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round34-at"), ("dev2", "round34-at"), ("dev3", "round34"))}
+             for k, run in (("fresh", "round35-at"), ("dev2", "round35-at"), ("dev3", "round35"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
@@ -803,10 +816,10 @@ def headline() -> str:
     w = _j("waits-idle-round7.json")["results"][0]["median"]
     lo = _j("locomo-heldout.json")["modes"]["hybrid"]
     from nanobot.bench.figures import BenchResult
-    q = BenchResult.model_validate_json((RESULTS / "qwen2.5-coder-1.5b-round7.json").read_text())
     s = BenchResult.model_validate_json((RESULTS / "smollm2-round7.json").read_text())
     hk = _j("housekeep-pressure2048-qwen1.5b.json")
     fr = _j("first-reply-qwen2.5-coder-1.5b-round34.json")["runs"]["lean"]
+    first_prompt = re.search(r"prompt (\d+) tok", fr["new_home"]["verbose"])[1]  # what `chat -v` printed
     rows = [
         ["43 turns a new user types: correct / unasked changes / false claims", "1.5B",
          f"{a['correct']} of {len(run['turns'])}; {a['unasked_changes']}; {a['false_claims']}", "[assistant](docs/benchmarks/assistant.md)"],
@@ -829,9 +842,11 @@ def headline() -> str:
         ["`nanobot chat`, \"hi\" piped: process start to the reply's first character, a new home / a second start "
          "(median of 5)", "1.5B", f"{fr['new_home']['first_char_s']} s / {fr['second_start']['first_char_s']} s",
          "[waits](docs/benchmarks/waits.md)"],
-        ["prompt tokens: lean turn vs a full dump (1.5B: every tool schema, before the lean listing)", "SmolLM2 / 1.5B",
-         f"{s.prompt.lean_turn_tokens} vs {s.prompt.full_turn_tokens}; {q.prompt.lean_turn_tokens} vs {q.prompt.full_turn_tokens}",
-         "[performance](docs/benchmarks/performance.md)"],
+        ["prompt tokens of a first turn: SmolLM2, the lean prompt vs a full dump; the 1.5B with the 13 default tools, "
+         "the lean listing (the new home above) vs every schema (`listing = \"full\"`)", "SmolLM2 / 1.5B",
+         f"{s.prompt.lean_turn_tokens} vs {s.prompt.full_turn_tokens}; "
+         f"{first_prompt} of n_ctx 8192 vs {_j('lean-ttft.json')['runs']['full']['prompt_tokens']:,}",
+         "[performance](docs/benchmarks/performance.md), [tools](docs/tools.md)"],
         ["turn after the 80% observation, vs a normal turn", "1.5B", f"{hk['ratio']}×", "[housekeeping](docs/benchmarks/housekeeping.md)"],
     ]
     return _table(["figure", "model", "measured", "page"], rows)
@@ -855,7 +870,9 @@ def first_reply() -> str:
                        ("first-reply-qwen2.5-coder-1.5b-round34.json", "round 34: a dated disk KV entry, the reply mask built "
                         "beside the load, no wait for the thread count"),
                        ("first-reply-qwen2.5-coder-1.5b-round34-before-b.json", "round 33's code again, interleaved"),
-                       ("first-reply-qwen2.5-coder-1.5b-round34-b.json", "round 34 again, interleaved")):
+                       ("first-reply-qwen2.5-coder-1.5b-round34-b.json", "round 34 again, interleaved"),
+                       ("first-reply-qwen2.5-coder-1.5b-round35.json", "round 35 (652cd8f), the start-up code of round 34, "
+                        "another sitting")):
         f = _j(name)
         for lst, r in f["runs"].items():
             again = r["second_start"].get("all_s")
@@ -880,6 +897,16 @@ def judge_classifiers() -> str:
     return _table(["set (dev: tuned on; held: only checked)", "messages", "right", "unsure", "wrong", "AUC"], rows)
 
 
+def listing() -> str:
+    """Questions about a folder's contents (bench/listing_bench.py): round 34's code against round 35's."""
+    rows = []
+    for split, what in (("dev", "dev (tuned on)"), ("check", "check (only checked)")):
+        for tag, code in (("round35-before", "round 34's code"), ("round35", "round 35's code")):
+            s = _j(f"listing-{split}-qwen2.5-coder-1.5b-{tag}.json")["summary"]
+            rows.append([what, code, f"{s['own']} of {s['questions']}", f"{s['shown']} of {s['questions']}"])
+    return _table(["set", "code", "right in the model's words", "right in what the user sees"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
@@ -887,7 +914,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
-    "busy": busy, "first-reply": first_reply, "judge": judge_classifiers,
+    "busy": busy, "first-reply": first_reply, "judge": judge_classifiers, "listing": listing,
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from nanobot.core.events import ToolCall, ToolResult
 from nanobot.loop import claimchecks as cc
+from nanobot.loop import listed
 from nanobot.loop import lookchecks as lc
 from nanobot.loop.replycheck import CHECKS, check
 from nanobot.loop.verdict import ANY_LOOK, Facts, Outcome, outcomes
@@ -25,7 +26,7 @@ def facts(user, reply, done=(), **kw):
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
         "no_answer", "repeated_reply", "imitated_output", "failed_change_claimed", "failure_echoed", "failure_untold", "change_claimed_without_one", "asked_file_not_changed",
-        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "declined_without_look", "not_looked", "absent_listed", "named_unlooked"]
+        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "listing_unnamed", "declined_without_look", "not_looked", "absent_listed", "named_unlooked"]
 
 
 def test_a_repeated_reply_to_a_change_not_tried_is_retried_with_the_change():
@@ -69,6 +70,18 @@ def test_a_fact_refused_for_what_it_left_out_and_a_reply_that_repeats_are_retrie
     assert again.tool == "memory_add" and "nothing was saved" in again.problem
     assert lc.repeated_reply(facts("and my locker is number 12, for later", "Sorry, I could not save that to memory just now.",
                                    keeps=False, extra={"before": before})).tool == ""
+
+
+def test_a_reply_that_repeats_an_earlier_message_of_the_user_is_retried_with_the_keeping_asked():
+    """A reply that copies an earlier message of the user, to a message that asks to keep something
+    (in German here), is retried with memory_add, as a reply that repeats an earlier reply already is:
+    a retry with only "answer this message" left the fact unsaved."""
+    before = [("Merk dir: mein Zug fährt um 7:42.", "Okay.")]
+    ask = "Und merk dir auch: die Fähre fährt um 9:15."
+    kept = lc.repeated_reply(facts(ask, "Merk dir: mein Zug fährt um 7:42.", keeps=True, extra={"before": before}))
+    assert kept.tool == "memory_add" and "nothing was saved" in kept.problem
+    plain = lc.repeated_reply(facts(ask, "Merk dir: mein Zug fährt um 7:42.", keeps=False, extra={"before": before}))
+    assert plain.tool == "" and "earlier message of the user" in plain.problem
 
 
 def test_repeated_reply_to_another_message():
@@ -386,8 +399,30 @@ def test_a_count_from_a_read_is_from_the_read():
     ask = "how many functions are in utils.py? do not change it"
     assert lc.not_from_look(facts(ask, "There are 2 functions in utils.py.", [read], target="utils.py")) is None
     assert lc.not_from_look(facts(ask, "There are 5 functions in utils.py.", [read], target="utils.py")) is not None
-    listing = Outcome("list_dir", {"path": "trips"}, True, "trips: 2 entries\noslo.md\nrome.md", effects=READ, on_path=True)
+    listing = Outcome("list_dir", {"path": "trips"}, True, "trips: 2 files\noslo.md\nrome.md", effects=READ, on_path=True)
     assert lc.not_from_look(facts("which files are in trips?", "There are 2 files.", [listing], target="trips")) is not None
+
+
+def test_a_listing_for_a_message_naming_nothing_goes_under_a_reply_that_names_none_of_it():
+    """The 1.5B answers "which files are here?" (no folder named; it lists ".") with the header's count:
+    "There are 19 files in the current directory." The listing goes under the reply, without a retry
+    and without calling it wrong: "how many files are here?" is answered by the count."""
+    body = ".: 2 files, 1 folder\nold/\nbudget.csv (3 B)\ntasks.txt (9 B)"
+    listing = Outcome("list_dir", {"path": "."}, True, body, effects=READ, on_path=True)
+    result = listed.listing_unnamed(facts("which files are here?", "There are 3 files here.", [listing], look_sure=True))
+    assert result is not None and not result.retry and not result.note
+    assert "budget.csv" in result.correction and "old/" in result.correction and "2 files" not in result.correction
+    assert listed.listing_unnamed(facts("which files are here?", "budget.csv, tasks.txt and old.", [listing], look_sure=True)) is None
+    wrong = listed.listing_unnamed(facts("which files are here?", "There are 7 files here.", [listing], look_sure=True))
+    assert wrong.retry and "budget.csv" in wrong.note and "not from ." in wrong.correction  # a count it did not show
+    assert listed.listing_unnamed(facts("which files are here?", "Only the folders are here.", [listing], look_sure=True)) is not None  # "old" in "folders" is no name
+    assert listed.listing_unnamed(facts("which files are here?", "There are 3 files here.", [listing], look_sure=False)) is None
+    assert listed.listing_unnamed(facts("which files are in old?", "There are 3.", [listing], target="old", look_sure=True)) is None
+    read = Outcome("read_file", {"path": "a.txt"}, True, "a.txt lines 1-1 of 1\nhi", effects=READ, on_path=True)
+    assert listed.listing_unnamed(facts("what do I have?", "Nothing much.", [read], look_sure=True)) is None
+    assert check("which files are here?", "There are 3 files here.", [
+        ToolCall(name="list_dir", arguments={"path": "."}), ToolResult(name="list_dir", ok=True, text=body)],
+        agent=None).problem == ""  # no agent, no judgement: nothing said
 
 
 def test_not_looked_and_a_search_is_no_look():

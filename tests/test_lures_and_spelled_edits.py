@@ -350,6 +350,23 @@ def test_a_folder_answered_with_an_invented_count_is_not_from_the_listing(home):
     assert done.corrected and "oslo.md" in done.reply  # still not from it: the listing is shown
 
 
+def test_a_listing_answered_with_a_count_alone_is_shown_under_it_without_a_retry(home):
+    """The 1.5B answers "which files are here?" (it lists ".") with the header's count: "There are 14
+    files and 9 folders in the current directory." With the look judged asked and no entry named, the
+    listing goes under the reply as it stands: no second generation, nothing called wrong (a count may
+    be the answer)."""
+    agent = make_agent(home, ["Tool: list_dir", '{"path": "."}', "Answer:", "There are files and folders in the current directory."])
+    (agent.workspace / "budget.csv").write_text("a,b\n")
+    (agent.workspace / "photos").mkdir()
+    agent.judge.text, agent.judge.cache = "which files are here?", {"look": 0.95}
+    events, done = run(agent, "which files are here?")
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["list_dir"]
+    assert done.reply.startswith("There are files and folders in the current directory.\n\n(nanobot: list_dir . showed:")
+    assert "budget.csv" in done.reply and "photos/" in done.reply and done.corrected
+    assert not any("asking again" in e.text for e in events if isinstance(e, Notice))  # no retry
+    assert "[nanobot:" not in agent.model.calls[-1]["messages"][-1].content  # the last generation was the answer
+
+
 def test_a_file_named_as_spoken_is_the_look_target(home):
     """dev2, the 1.5B: "what did the garden log say about the basil?" answered from nothing: the file
     is garden.log, named with a space for its dot. The roots say it exists, so the invented answer is

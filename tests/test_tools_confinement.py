@@ -30,7 +30,7 @@ def test_list_dir_does_not_follow_links_out_of_the_roots(ctx, tmp_path, monkeypa
     os.symlink(ctx.workspace / "inside.txt", ctx.workspace / "in-link")
     os.symlink(tmp_path / "nothing", ctx.workspace / "broken")
     out = ListDir().run(ListDir.Args(path="."), ctx)
-    assert out.splitlines() == [".: 5 entries", "broken -> (link)",
+    assert out.splitlines() == [".: 5 files", "broken -> (link)",
                                 "in-link (5 B)", "inside.txt (5 B)", "out-dir -> (link)", "out-file -> (link)"]
     assert "12345" not in out
 

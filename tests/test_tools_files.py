@@ -141,7 +141,7 @@ def test_a_listing_leaves_out_nanobots_own_locks_temp_files_and_databases(ctx, m
     (ws / "sub" / "nanobot.db").write_text("x")  # a database of that name outside the workspace's top is the user's
     assert (ws / ".CONTEXT.md.lock").exists() and (ws / "nanobot.db").exists()
     out = run(ListDir(), ctx, path=".")
-    assert out.startswith(".: 6 entries"), out  # sub/, CONTEXT.md and the user's four
+    assert out.startswith(".: 5 files, 1 folder"), out  # sub/, CONTEXT.md and the user's four
     assert all(name in out for name in [*mine, "CONTEXT.md", "sub/"])
     assert ".CONTEXT.md.lock" not in out and "nanobot.db" not in out and ".tmp" not in out
     assert "nanobot.db" in run(ListDir(), ctx, path="sub")
@@ -309,7 +309,7 @@ def test_a_listing_of_the_workspace_from_a_project_outside_the_roots_says_whose_
     assert listed.startswith("(this is nanobot's workspace, not " + str(proj)) and "roots" in listed
     assert "notes.md" in listed
     monkeypatch.chdir(ctx.workspace)
-    assert run(ListDir(), ctx, path=".").startswith(".: 1 entries")
+    assert run(ListDir(), ctx, path=".").startswith(".: 1 file")
     monkeypatch.chdir(proj)
     assert "nanobot's workspace" not in run(ListDir(), ctx, path=str(ctx.workspace))  # asked by name
 

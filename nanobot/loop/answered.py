@@ -8,7 +8,7 @@ conversations). ``replycheck.check`` retries such a reply once with the result i
 a correction: they asked to see it.
 
 Words are compared, not meaning: a result's words (numbers too, "42"; a word and its longer form,
-"add"/"adds"), less the tool's own header ("todo.md lines 1-3 of 3", "exit 0", "trips: 3 entries")
+"add"/"adds"), less the tool's own header ("todo.md lines 1-3 of 3", "exit 0", "trips: 3 files")
 and the words of the user's message (the file's name), against the reply's. A listing's count is
 no word shown: "There are 17 files." to "What files are in this folder?" names none of them. A file
 read whole shows its length: "There are 5 lines in packing.txt." is from the read that showed lines
@@ -23,9 +23,9 @@ reply in other words entirely is asked again; that costs one retry, not a wrong 
 ''
 >>> unanswered("run date", "It printed nothing.", "exit 0")  # nothing shown: nothing to miss
 ''
->>> unanswered("what is in trips?", "There are 21 entries in trips.", "trips: 2 entries\\noslo.md\\nrome.md")
+>>> unanswered("what is in trips?", "There are 21 entries in trips.", "trips: 2 files\\noslo.md\\nrome.md")
 'oslo.md\\nrome.md'
->>> unanswered("What files are in trips?", "There are 2 files.", "trips: 2 entries\\noslo.md\\nrome.md")
+>>> unanswered("What files are in trips?", "There are 2 files.", "trips: 2 files\\noslo.md\\nrome.md")
 'oslo.md\\nrome.md'
 >>> unanswered("How many lines are in packing.txt?", "It has 2 lines.", "packing.txt lines 1-2 of 2\\npassport\\nadapter")
 ''
@@ -42,7 +42,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-_HEADER = re.compile(r"\A(?:exit -?\d+|\S+ lines \d+-\d+ of \d+|\S+: empty file|\S+: \d+ entries)\s*$\n?", re.M)
+from nanobot.tools.listing import COUNTS
+
+_HEADER = re.compile(rf"\A(?:exit -?\d+|\S+ lines \d+-\d+ of \d+|\S+: empty file|\S+: {COUNTS})\s*$\n?", re.M)
 _WHOLE = re.compile(r"\A\S+ lines 1-(\d+) of (\d+)\s*$", re.M)  # a read's header, when it showed the whole file
 _READ = re.compile(r"\A\S+ lines \d+-\d+ of \d+\s*$", re.M)  # a read's header (a listing's counts do not answer)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)

@@ -72,7 +72,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         if attempt == 1 and not result.correction:  # a retry was worth it, a correction is not
             yield ev.model_copy(update={"reply": reply})
             return
-        if attempt == 1:
+        if attempt == 1 or not result.retry:
             break
         attempt = 1
         tool = result.tool if result.tool in agent.tool_names() or result.tool == ANY_LOOK else ""

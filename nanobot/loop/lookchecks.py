@@ -12,6 +12,7 @@ from pathlib import PurePath
 from nanobot.core.asks import _COMMAND, command_of
 from nanobot.loop.answered import _words, unanswered
 from nanobot.loop.claimchecks import change_not_tried, failure, remember_not_tried
+from nanobot.loop.listed import listing_answer
 from nanobot.loop.shown import imitates
 from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts, Outcome
 from nanobot.loop.wording import REPLY
@@ -115,7 +116,8 @@ PARROT_MIN = 20  # characters: a reply that copies an earlier message of the use
 
 def _parroted(f: Facts, reply: str) -> CheckResult | None:
     """The reply is an earlier message of the user's, word for word or nearly, and that message asked
-    something other than this one: no answer to this message, a fact of the session in any language."""
+    something other than this one: no answer to this message, a fact of the session in any language.
+    Where this message asks for a change or a keeping and none was tried, the retry makes it."""
     if len(reply) < PARROT_MIN:
         return None
     asked = " ".join(f.user_text.split()).lower()
@@ -125,6 +127,8 @@ def _parroted(f: Facts, reply: str) -> CheckResult | None:
                 or difflib.SequenceMatcher(None, reply.lower(), whole[-(len(reply) + 20):], autojunk=False).ratio()
                 < REPEAT_RATIO):
             continue  # that message asked nearly what this one asks, or the reply is not it
+        if (untried := change_not_tried(f) or remember_not_tried(f)) is not None:
+            return untried  # as for a repeated reply: the retry makes the change or the keeping asked
         return CheckResult(problem="the reply repeats an earlier message of the user",
                            note=f"[nanobot: your reply repeated an earlier message of the user. Answer this message "
                                 f"now, in plain sentences: {f.user_text}]",
@@ -257,6 +261,8 @@ def not_from_look(f: Facts) -> CheckResult | None:
     missed = [unanswered(f.user_text, f.reply, o.text) for o in shown]
     if not (all(missed) or copied):
         return None
+    if not copied and (answer := listing_answer(f, shown[-1])):
+        return answer
     name, body = shown[-1].name, missed[-1] or shown[-1].text
     return CheckResult(  # the retry does not see this turn's tool steps: the result goes in the note
         problem=f"the reply says nothing of what {name} showed", bare=said_before(f),

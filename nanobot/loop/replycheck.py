@@ -45,6 +45,7 @@ from nanobot.loop.claimchecks import (
 )
 from nanobot.loop.echo import Echoes
 from nanobot.loop.judge import asks, leans
+from nanobot.loop.listed import listing_unnamed
 from nanobot.loop.lookchecks import (
     absent_listed,
     call_as_text,
@@ -233,6 +234,7 @@ CHECKS: tuple[Check, ...] = (
     look_failed,  # every look failed and the reply speaks of the target
     told_of_tool,  # the reply tells the user of a tool that did not run
     not_from_look,  # the look succeeded and the reply says nothing of it
+    listing_unnamed,  # a listing for a message that names nothing, and the reply names none of it
     declined_without_look,  # declined with nothing tried
     not_looked,  # speaks of what it never looked at
     absent_listed,  # names files that are not there, with nothing looked at

@@ -31,6 +31,7 @@ from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.echoedit import repeats
 from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
+from nanobot.tools.listing import header
 from nanobot.tools.looseedit import loose_replace
 from nanobot.tools.named import nearest
 from nanobot.tools.namedcode import focus
@@ -379,11 +380,13 @@ class ListDir(Tool):
             return f"{was}{_entry(path)}: a file, not a folder\n" + ReadFile().run(ReadArgs(path=args.path), ctx)
         allowed = roots(ctx)
         inside = {p: not p.is_symlink() or _within(p, allowed) for p in path.iterdir() if not bookkeeping(p, ctx.workspace)}
-        entries = sorted(inside, key=lambda p: (not (inside[p] and p.is_dir()), p.name))
+        folder = {p: inside[p] and p.is_dir() for p in inside}
+        entries = sorted(inside, key=lambda p: (not folder[p], p.name))
         lines = [_entry(p) if inside[p] else f"{p.name} -> (link)" for p in entries[: self.limit]]
         more = f"\n[{len(entries) - self.limit} more not shown]" if len(entries) > self.limit else ""
         was += _not_here(args.path, path, allowed, ctx)
-        return f"{was}{display(path, ctx)}: {len(entries)} entries\n" + "\n".join(lines) + more if entries \
+        top = header(display(path, ctx), len(entries) - sum(folder.values()), sum(folder.values()))
+        return f"{was}{top}\n" + "\n".join(lines) + more if entries \
             else f"{was}{display(path, ctx)}: empty directory"
 
 
