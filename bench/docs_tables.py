@@ -839,6 +839,9 @@ def headline() -> str:
         ["LoCoMo held-back retrieval, hit@5", "MiniLM embedder", f"{lo['hit@5']:.3f}", "[LoCoMo](docs/benchmarks/locomo.md)"],
         ["Enter to the first token / start-up / exit (idle, 60 wpm)", "1.5B",
          f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
+        ["a question pasted in a terminal and sent a second later: Enter to the first visible token (median of 3)",
+         "1.5B", f"{_j('waits-idle-pasted-round35.json')['results'][0]['median']['first_token_s']:.2f} s",
+         "[waits](docs/benchmarks/waits.md)"],
         ["`nanobot chat`, \"hi\" piped: process start to the reply's first character, a new home / a second start "
          "(median of 5)", "1.5B", f"{fr['new_home']['first_char_s']} s / {fr['second_start']['first_char_s']} s",
          "[waits](docs/benchmarks/waits.md)"],
@@ -881,10 +884,12 @@ def first_reply() -> str:
                          f"({lst}, {when})", f["model"], f"{r['new_home']['first_char_s']} s", second,
                          _load([r["new_home"]["load1_before"], *r["second_start"].get("loads", [r["second_start"]["load1_before"]])])])
     for name, when in (("waits-idle-pasted-at-once-round13.json", "sent at once"),
-                       ("waits-idle-pasted-round13.json", "sent a second later")):
+                       ("waits-idle-pasted-round13.json", "sent a second later"),
+                       ("waits-idle-pasted-round35.json", "sent a second later, round 35's code")):
         w = _j(name)["results"][0]
         rows.append([f"a question pasted in a terminal and {when}: Enter to the first visible token (median of "
-                     f"{len(w['sessions'])} sessions after a warm-up)", w["model"], f"{w['median']['first_token_s']} s",
+                     f"{len(w['sessions'])} sessions after a warm-up)", Path(w["model"]).name.removesuffix(".gguf"),
+                     f"{w['median']['first_token_s']} s",
                      "-", _load([w["load_before"], w["load_after"]])])
     return _table(["what", "model", "new home / median", "second start", "load"], rows)
 
