@@ -15,9 +15,8 @@ import re
 from pathlib import PurePath
 
 from nanobot.loop.verdict import CheckResult, Facts, Outcome
-from nanobot.tools.listing import entries
+from nanobot.tools.listing import entries, read
 
-_COUNT = re.compile(r"(\d+) (?:files?|folders?)")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.]*\d)")
 
 
@@ -27,22 +26,16 @@ def names_any(reply: str, names: list[str]) -> bool:
                for name in names for n in {name, PurePath(name).stem} if n)
 
 
-def counts(text: str) -> set[int]:
-    """The counts a listing's header gives (files, folders) and their sum."""
-    found = [int(n) for n in _COUNT.findall(text.split("\n", 1)[0])]
-    return {*found, sum(found)}
-
-
 def listing_answer(f: Facts, o: Outcome) -> CheckResult | None:
     """For a listing ``o`` whose entries the reply does not name: the listing under the reply, or, where
     the reply gives a count the listing does not, a retry with it; None when ``o`` is no listing or
     the reply names an entry."""
-    names = entries(o.text)
-    if not names or names_any(f.reply, names):
+    listing = read(o.text)
+    if not listing or not listing.names or names_any(f.reply, listing.names):
         return None
     where = str((o.args or {}).get("path", "")) or "the folder"
-    body = o.text.split("\n", 1)[-1]
-    if {int(n) for n in _NUMBER.findall(f.reply)} - counts(o.text):
+    body = listing.body
+    if {int(n) for n in _NUMBER.findall(f.reply)} - listing.counts:
         return CheckResult(
             problem=f"the reply's count is not what {o.name} showed",
             note=f"[nanobot: your reply did not use what {o.name} returned:\n{o.text[:1500]}\nAnswer the user's "

@@ -11,8 +11,9 @@ The header counts files and folders apart ("notes: 3 files, 2 folders"): a small
 '.: 1 folder'
 >>> entries("notes: 2 files, 1 folder\\nold/\\na.txt (3 B)\\nb.md (1 B)\\n[4 more not shown]")
 ['old', 'a.txt', 'b.md']
->>> entries("(directory 'nots' does not exist; this is 'notes')\\nnotes: 1 file\\na.txt (3 B)")
-['a.txt']
+>>> listed = read("(directory 'nots' does not exist; this is 'notes')\\nnotes: 2 files, 1 folder\\nold/\\na.txt (3 B)")
+>>> sorted(listed.counts), listed.names, listed.body
+([1, 2, 3], ['old', 'a.txt'], 'old/\\na.txt (3 B)')
 >>> entries("todo.md lines 1-2 of 2\\nInventory: 3 files\\nbolts") is None  # a file's text is no listing
 True
 """
@@ -20,10 +21,11 @@ True
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 # the header's counts, as ``header`` writes them; the answered check skips it as the tool's own words
 COUNTS = r"(?:\d+ files?(?:, \d+ folders?)?|\d+ folders?)"
-_HEADER = re.compile(rf"\A(?:\(.*\)\n)*(.+?): {COUNTS}[ \t]*$", re.M)  # after list_dir's "(...)" lines only
+_HEADER = re.compile(rf"\A(?:\(.*\)\n)*(.+?): ({COUNTS})[ \t]*$", re.M)  # after list_dir's "(...)" lines only
 _ENTRY = re.compile(r"^(.+?)(?:/| \(\d+ B\)| \(unreadable\)| -> \(link\))?$")
 
 
@@ -38,15 +40,26 @@ def header(shown: str, files: int, folders: int) -> str:
     return f"{shown}: {', '.join(counts)}"
 
 
-def entries(text: str) -> list[str] | None:
-    """The names a listing's text shows (folders without their slash), or None when ``text`` is no
-    listing (a file's text, a command's output)."""
+class Listing(NamedTuple):
+    counts: frozenset[int]  # the header's counts (files, folders) and their sum
+    body: str  # the entries' lines, as shown
+    names: list[str]  # the entries' names, folders without their slash
+
+
+def read(text: str) -> Listing | None:
+    """A listing's text read back, or None when ``text`` is no listing (a file's text, a command's
+    output). The header is found after list_dir's own "(...)" lines only."""
     m = _HEADER.match(text)
     if not m:
         return None
-    names = []
-    for line in text[m.end():].splitlines():
-        line = line.strip()
-        if line and not line.startswith("["):
-            names.append(_ENTRY.match(line).group(1))
-    return names
+    found = [int(n) for n in re.findall(r"\d+", text[m.start(2):m.end()])]
+    body = text[m.end():].lstrip("\n")
+    names = [_ENTRY.match(line).group(1) for line in map(str.strip, body.splitlines())
+             if line and not line.startswith("[")]
+    return Listing(frozenset({*found, sum(found)}), body, names)
+
+
+def entries(text: str) -> list[str] | None:
+    """The names a listing's text shows, or None when ``text`` is no listing."""
+    listing = read(text)
+    return listing.names if listing else None
