@@ -423,7 +423,8 @@ def test_a_listing_for_a_message_naming_nothing_goes_under_a_reply_that_names_no
     noted = Outcome("list_dir", {"path": "."}, True, "(this is nanobot's workspace, not /p, the folder nanobot was "
                     "started in)\n" + body, effects=READ, on_path=True)  # list_dir's note before its header
     shown = listed.listing_unnamed(facts("which files are here?", "There are 2 files and 1 folder.", [noted], look_sure=True))
-    assert not shown.retry and shown.correction.endswith("showed:\nold/\nbudget.csv (3 B)\ntasks.txt (9 B))")
+    assert not shown.retry and shown.correction.endswith("showed:\n(this is nanobot's workspace, not /p, the folder "
+                                                        "nanobot was started in)\nold/\nbudget.csv (3 B)\ntasks.txt (9 B))")
     assert check("which files are here?", "There are 3 files here.", [
         ToolCall(name="list_dir", arguments={"path": "."}), ToolResult(name="list_dir", ok=True, text=body)],
         agent=None).problem == ""  # no agent, no judgement: nothing said

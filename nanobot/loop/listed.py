@@ -34,7 +34,7 @@ def listing_answer(f: Facts, o: Outcome) -> CheckResult | None:
     if not listing or not listing.names or names_any(f.reply, listing.names):
         return None
     where = str((o.args or {}).get("path", "")) or "the folder"
-    body = listing.body
+    body = f"{listing.notes}\n{listing.body}".strip()  # its own notes too: "this is nanobot's workspace, not ..."
     if {int(n) for n in _NUMBER.findall(f.reply)} - listing.counts:
         return CheckResult(
             problem=f"the reply's count is not what {o.name} showed",

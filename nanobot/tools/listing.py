@@ -12,8 +12,8 @@ The header counts files and folders apart ("notes: 3 files, 2 folders"): a small
 >>> entries("notes: 2 files, 1 folder\\nold/\\na.txt (3 B)\\nb.md (1 B)\\n[4 more not shown]")
 ['old', 'a.txt', 'b.md']
 >>> listed = read("(directory 'nots' does not exist; this is 'notes')\\nnotes: 2 files, 1 folder\\nold/\\na.txt (3 B)")
->>> sorted(listed.counts), listed.names, listed.body
-([1, 2, 3], ['old', 'a.txt'], 'old/\\na.txt (3 B)')
+>>> sorted(listed.counts), listed.names, listed.body, listed.notes
+([1, 2, 3], ['old', 'a.txt'], 'old/\\na.txt (3 B)', "(directory 'nots' does not exist; this is 'notes')")
 >>> entries("todo.md lines 1-2 of 2\\nInventory: 3 files\\nbolts") is None  # a file's text is no listing
 True
 """
@@ -43,6 +43,7 @@ def header(shown: str, files: int, folders: int) -> str:
 class Listing(NamedTuple):
     counts: frozenset[int]  # the header's counts (files, folders) and their sum
     body: str  # the entries' lines, as shown
+    notes: str  # list_dir's own "(...)" lines before the header ("this is nanobot's workspace, not ..."), or ""
     names: list[str]  # the entries' names, folders without their slash
 
 
@@ -56,7 +57,8 @@ def read(text: str) -> Listing | None:
     body = text[m.end():].lstrip("\n")
     names = [_ENTRY.match(line).group(1) for line in map(str.strip, body.splitlines())
              if line and not line.startswith("[")]
-    return Listing(frozenset({*found, sum(found)}), body, names)
+    return Listing(counts=frozenset({*found, sum(found)}), body=body, names=names,
+                   notes=text[:m.start(2)].rpartition("\n")[0])
 
 
 def entries(text: str) -> list[str] | None:
