@@ -46,6 +46,21 @@ def knowledge_rel(raw: str, ctx: ToolContext, *, write: bool = False) -> str:
     return real.relative_to(base).as_posix()
 
 
+def _a_file_of_the_roots(raw: str, ctx: ToolContext) -> ToolError | None:
+    """The error for a knowledge_read of ``raw`` that is no knowledge doc but a file of the roots
+    outside knowledge/ ("What is in docs/guide.md?" read as a doc): it names the file and points to
+    read_file (``ToolError.instead``), which the next step then calls. A fact of the file system, so
+    it holds for any wording; None where ``raw`` names no such file."""
+    try:
+        real = resolve_in_roots(raw, ctx)
+    except ToolError:
+        return None
+    if not real.is_file() or (ctx.workspace / "knowledge").resolve() in real.parents:
+        return None
+    return ToolError(f"'{raw.strip()}' is no knowledge doc but a file in your folders; read it with read_file",
+                     instead="read_file")
+
+
 class _VaultTool(Tool):
     @classmethod
     def available(cls, settings) -> bool:
@@ -64,10 +79,14 @@ class KnowledgeRead(_VaultTool):
     Args = ReadArgs
 
     def run(self, args: ReadArgs, ctx: ToolContext) -> str:
-        rel = knowledge_rel(args.path, ctx)
+        try:
+            rel = knowledge_rel(args.path, ctx)
+        except ToolError as e:
+            raise _a_file_of_the_roots(args.path, ctx) or e from None
         path = ctx.workspace / "knowledge" / rel
         if not path.is_file():
-            raise ToolError(f"knowledge/{rel} does not exist; the Your Knowledge list shows the docs")
+            raise _a_file_of_the_roots(args.path, ctx) or ToolError(
+                f"knowledge/{rel} does not exist; the Your Knowledge list shows the docs")
         lines = read_regular(path).decode("utf-8", errors="replace").splitlines()
         if args.start > max(1, len(lines)):
             raise ToolError(f"start={args.start} is past the end of knowledge/{rel} ({len(lines)} lines)")
