@@ -468,6 +468,21 @@ def test_full_disk_names_the_cause_and_recovers(home):
     assert '"content":"first"' in r.stdout and '"content":"third"' in r.stdout, r.stdout
 
 
+@pytest.mark.skipif(not unshare_ok(), reason="needs unshare -m (mount namespaces) for a real small file system")
+def test_the_kv_cache_never_takes_the_space_a_chat_needs(home):
+    """The disk KV entry (rebuildable, several MB) is written only where it leaves ``room.RESERVE``
+    free: on a 16 MB disk the chat's own files are written, the entry is not (a warning says why), and
+    no half-written cache file is left (a background write that filled the disk failed the chat's own
+    transcript write, and at exit its temp file stayed)."""
+    py = f"{sys.executable} -m nanobot"
+    script = (f"mkdir -p {home} && mount -t tmpfs -o size=16m tmpfs {home} && "
+              f"echo first | {py} chat; echo rc=$?; ls -a {home}/cache/kv 2>/dev/null; cat {home}/sessions/*.jsonl")
+    r = in_namespace(script, home, LEAN)
+    assert "Traceback" not in r.stderr and "rc=0" in r.stdout, r.stdout + r.stderr
+    assert "KV cache not saved" in r.stderr and "kept free for your files" in r.stderr, r.stderr
+    assert ".kv" not in r.stdout and '"content":"first"' in r.stdout, r.stdout
+
+
 # -- concurrency ---------------------------------------------------------------------------------
 def test_chat_reflect_reindex_and_user_edits_at_once(home):
     ws = workspace(home)

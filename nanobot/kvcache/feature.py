@@ -18,8 +18,9 @@ The key is a sha256 over the model file's identity (path, size, mtime), every ll
 changes the KV state (n_ctx, KV types, flash attention, batch sizes, GPU layers, chat template,
 llama.cpp version) and the exact prefix tokens: any change is a different file. A file holds only the
 sequence's llama.cpp state (``llama_state_seq_get_data``) and its tokens, not the logits array.
-Files are written atomically; the directory is kept under ``max_mb`` by evicting the least recently
-used files (by mtime). A corrupt or mismatched file is ignored with a warning and rewritten.
+Files are written atomically, and only where the disk keeps ``base.room.RESERVE`` free after them;
+the directory is kept under ``max_mb`` by evicting the least recently used files (by mtime). A corrupt
+or mismatched file is ignored with a warning and rewritten.
 
 File layout: ``MAGIC`` + 8-byte header length + JSON header (``CacheHeader``) + state bytes.
 """
@@ -39,6 +40,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from nanobot.backends.kvstate import StateError, restore, seq_state
+from nanobot.base import room
 from nanobot.base.atomic import atomic_write
 from nanobot.base.regular import read_regular
 from nanobot.core.events import Notice
@@ -257,12 +259,14 @@ class KVCache:
         return header, state
 
     def write(self, key: str, tokens: list[int], state: bytes) -> Path | None:
-        """Store ``state`` for ``key`` atomically, then evict old files; None if it cannot fit."""
+        """Store ``state`` for ``key`` atomically, then evict old files; None if it cannot fit
+        ``max_mb``; ``room.NoRoom`` (an OSError) where the disk would keep less than ``room.RESERVE`` free."""
         if len(state) > self.max_bytes:
             return None
         header = CacheHeader(key=key, n_tokens=len(tokens), tokens=tokens, state_bytes=len(state),
                              crc32=zlib.crc32(state), created=time.time()).model_dump_json().encode()
         path = self.path_for(key)
+        room.check(self.directory, len(header) + len(state))  # a cache never takes the user's last space
         atomic_write(path, MAGIC + struct.pack("<Q", len(header)) + header + state)
         self.evict(keep=path)
         return path
