@@ -83,11 +83,13 @@ def _typo_resolved(args: ToolArgs, ctx: ToolContext, what: str) -> tuple[Any, st
     return args.model_copy(update={"path": near}), f"({what} '{args.path}' does not exist; this is '{near}')\n"
 
 
-def _read_text(path: Path, raw: str, ctx: ToolContext | None = None) -> str:
+def _read_text(path: Path, raw: str, ctx: ToolContext | None = None, look: bool = False) -> str:
+    """The text of the file ``path``; a ToolError naming what is wrong. ``look``: a read_file call, whose
+    error on a folder points to list_dir (``ToolError.instead``: the next step lists it)."""
     if not path.exists():
         raise _missing(raw, ctx)
     if path.is_dir():
-        raise ToolError(f"'{raw}' is a directory; use list_dir")
+        raise ToolError(f"'{raw}' is a directory; use list_dir", instead="list_dir" if look else "")
     if path.stat().st_size > MAX_FILE_BYTES:
         raise ToolError(f"file '{raw}' is over {MAX_FILE_BYTES // 1_000_000} MB; read it with exec (head, sed -n)")
     try:
@@ -137,7 +139,7 @@ class ReadFile(Tool):
 
     def run(self, args: ReadArgs, ctx: ToolContext) -> str:
         args, was = _typo_resolved(args, ctx, "file")
-        text = _read_text(resolve_in_roots(args.path, ctx), args.path, ctx)
+        text = _read_text(resolve_in_roots(args.path, ctx), args.path, ctx, look=True)
         all_lines = text.splitlines()
         total = len(all_lines)
         if total == 0:

@@ -1,7 +1,10 @@
-"""knowledge_read of a path that is no knowledge doc but a file of the roots ("What is in
-docs/guide.md?" read as a doc): the error names the file and points to read_file
-(``ToolError.instead``), the next step is a read_file call, and the reply answers from the file. A path
-that is nowhere, or a file outside the roots, keeps knowledge_read's own error and points nowhere."""
+"""A look made with the wrong looking tool is made again with the right one (``ToolError.instead``: the
+next step calls that tool, under its grammar, with no new decision).
+
+- knowledge_read of a path that is no knowledge doc but a file of the roots ("What is in docs/guide.md?"
+  read as a doc): the error names the file and points to read_file, and the reply answers from the file.
+  A path that is nowhere, or a file outside the roots, keeps knowledge_read's own error, pointing nowhere.
+- read_file of a folder points to list_dir; edit_file of a folder points to no look."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from nanobot.core.events import ToolResult
 from nanobot.loop.agent import Agent
 from nanobot.runtime import attach_features
 from nanobot.tools.base import ToolContext
+from nanobot.tools.files import EditFile, ReadFile
 from nanobot.tools.runner import execute, validate
 from nanobot.vault.tools import KnowledgeRead
 from nanobot.workspace import init_workspace
@@ -21,10 +25,11 @@ from tests.test_templatecalls import OPEN, ToolTemplateModel, body
 GUIDE = "# Guide\nStart with `make run`.\n"
 
 
-def read(ctx, path):
-    parsed, error = validate(KnowledgeRead(), json.dumps({"path": path}))
+def read(ctx, path, tool=None, **more):
+    tool = tool or KnowledgeRead()
+    parsed, error = validate(tool, json.dumps({"path": path, **more}))
     assert parsed is not None, error
-    ok, text, _ = execute(KnowledgeRead(), parsed, ctx)
+    ok, text, _ = execute(tool, parsed, ctx)
     return ok, text, ctx.instead
 
 
@@ -67,3 +72,29 @@ def test_the_step_after_it_reads_the_file_with_read_file(home):
     retry = model.calls[1]
     assert retry["prefill"] == f"{OPEN}\n" and "read_file" in retry["grammar"] and "knowledge_read" not in retry["grammar"]
     assert "make run" in next(r.text for r in events if isinstance(r, ToolResult) and r.ok)
+
+
+def test_a_folder_read_as_a_file_points_to_list_dir_and_an_edit_of_one_to_no_look(home):
+    settings = load_settings(home)
+    init_workspace(settings.workspace)
+    (settings.workspace / "trips").mkdir()
+    ok, text, instead = read(ToolContext(settings=settings), "trips", ReadFile())
+    assert (ok, instead) == (False, "list_dir") and "is a directory" in text
+    ok, text, instead = read(ToolContext(settings=settings), "trips", EditFile(), old="a", new="b")
+    assert (ok, instead) == (False, "")
+
+
+def test_the_step_after_a_folder_read_lists_it(home):
+    model = ToolTemplateModel([body("read_file", {"path": "trips"}), body("list_dir", {"path": "trips"}),
+                               "oslo.md is in it."], [0.9, 0.1])
+    settings = load_settings(home, tools={"enabled": ["read_file", "list_dir"], "listing": "full"},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "trips").mkdir()
+    (settings.workspace / "trips" / "oslo.md").write_text("# Oslo\n")
+    agent = Agent(settings, model, clock=fixed_clock)
+    attach_features(agent)
+    events = list(agent.turn("what is in trips?"))
+    results = [(r.name, r.ok, r.instead) for r in events if isinstance(r, ToolResult)]
+    assert results == [("read_file", False, "list_dir"), ("list_dir", True, "")]
+    assert "list_dir" in model.calls[1]["grammar"] and "read_file" not in model.calls[1]["grammar"]
