@@ -98,3 +98,22 @@ def test_the_step_after_a_folder_read_lists_it(home):
     results = [(r.name, r.ok, r.instead) for r in events if isinstance(r, ToolResult)]
     assert results == [("read_file", False, "list_dir"), ("list_dir", True, "")]
     assert "list_dir" in model.calls[1]["grammar"] and "read_file" not in model.calls[1]["grammar"]
+
+
+def test_on_the_names_path_the_step_after_a_pointing_error_calls_that_tool_undecided(home):
+    """A model without a tool template (names + schema on demand, SmolLM2's path): after read_file's
+    error on a folder the next step is a list_dir call with no decision in between."""
+    from nanobot.backends.scripted import ScriptedModel
+
+    model = ScriptedModel(["Tool: read_file", '{"path": "trips"}', '{"path": "trips"}', "Answer:", "oslo.md."])
+    settings = load_settings(home, tools={"enabled": ["read_file", "list_dir"]},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "trips").mkdir()
+    (settings.workspace / "trips" / "oslo.md").write_text("# Oslo\n")
+    agent = Agent(settings, model, clock=fixed_clock)
+    attach_features(agent)
+    events = list(agent.turn("what is in trips?"))
+    results = [(r.name, r.ok) for r in events if isinstance(r, ToolResult)]
+    assert results == [("read_file", False), ("list_dir", True)]
+    assert "oslo.md" in next(r.text for r in events if isinstance(r, ToolResult) and r.ok)

@@ -109,16 +109,19 @@ class ToolRunner:
         msgs = list(messages)
         names = self.names()
         seen: set[str] = set()
+        pointed = ""  # the offered tool a failed call's error points to: the next step calls it undecided
         for step in range(self.settings.tools.max_steps):
             if not self._room(agent, msgs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
                 break
-            name = first if step == 0 and first in self.tools else self.decide(agent, msgs, names)
+            name = first if step == 0 and first in self.tools else pointed or self.decide(agent, msgs, names)
             if name is None:
                 break
+            self.instead = ""
             repeated = yield from self.call(agent, msgs, name, seen)
             if repeated:  # a small model repeats its last call: answer instead of looping
                 break
+            pointed = self.instead if self.instead in self.tools and self.instead != name else ""
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={self.settings.tools.max_steps}; answering now",
                          level="warning")
