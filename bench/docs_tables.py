@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round35.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round36.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -449,7 +449,13 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 34: + read-only git runs without an exec_allow entry, a dated disk KV entry, the same moment "
                "(6a55278, AMD EPYC, beside dev2 and the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round34-at.json"),
               ("round 35: + list_dir counts files and folders apart, a listing no reply names goes under it, the same "
-               "moment (AMD EPYC, beside the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round35-at.json")]
+               "moment (AMD EPYC, beside the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round35-at.json"),
+              ("round 36: + a wrong-tool look pointed to the right one (knowledge_read of a file of the roots: "
+               "read_file), the same moment (c8682e4, another, slower AMD EPYC VM, beside the project bench and "
+               "a test run)", "assistant-fresh-qwen2.5-coder-1.5b-round36-at.json"),
+              ("round 36 final: + read_file of a folder points to list_dir, the names path calls a pointed-to "
+               "tool, the same moment (949787d, AMD EPYC, beside the 1.5B's fresh run and a test run)",
+               "assistant-fresh-smollm2-round36-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -807,7 +813,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round35-at"), ("dev2", "round35-at"), ("dev3", "round35"))}
+             for k, run in (("fresh", "round36-at"), ("dev2", "round35-at"), ("dev3", "round35"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
