@@ -84,17 +84,22 @@ def test_a_folder_read_as_a_file_points_to_list_dir_and_an_edit_of_one_to_no_loo
     assert (ok, instead) == (False, "")
 
 
-def test_the_step_after_a_folder_read_lists_it(home):
-    model = ToolTemplateModel([body("read_file", {"path": "trips"}), body("list_dir", {"path": "trips"}),
-                               "oslo.md is in it."], [0.9, 0.1])
-    settings = load_settings(home, tools={"enabled": ["read_file", "list_dir"], "listing": "full"},
+def folder_turn(home, model, **tools):
+    """The turn "what is in trips?" where trips/ holds oslo.md: its events."""
+    settings = load_settings(home, tools={"enabled": ["read_file", "list_dir"], **tools},
                              memory={"enabled": False}, observer={"enabled": False})
     init_workspace(settings.workspace)
     (settings.workspace / "trips").mkdir()
     (settings.workspace / "trips" / "oslo.md").write_text("# Oslo\n")
     agent = Agent(settings, model, clock=fixed_clock)
     attach_features(agent)
-    events = list(agent.turn("what is in trips?"))
+    return list(agent.turn("what is in trips?"))
+
+
+def test_the_step_after_a_folder_read_lists_it(home):
+    model = ToolTemplateModel([body("read_file", {"path": "trips"}), body("list_dir", {"path": "trips"}),
+                               "oslo.md is in it."], [0.9, 0.1])
+    events = folder_turn(home, model, listing="full")
     results = [(r.name, r.ok, r.instead) for r in events if isinstance(r, ToolResult)]
     assert results == [("read_file", False, "list_dir"), ("list_dir", True, "")]
     assert "list_dir" in model.calls[1]["grammar"] and "read_file" not in model.calls[1]["grammar"]
@@ -105,15 +110,8 @@ def test_on_the_names_path_the_step_after_a_pointing_error_calls_that_tool_undec
     error on a folder the next step is a list_dir call with no decision in between."""
     from nanobot.backends.scripted import ScriptedModel
 
-    model = ScriptedModel(["Tool: read_file", '{"path": "trips"}', '{"path": "trips"}', "Answer:", "oslo.md."])
-    settings = load_settings(home, tools={"enabled": ["read_file", "list_dir"]},
-                             memory={"enabled": False}, observer={"enabled": False})
-    init_workspace(settings.workspace)
-    (settings.workspace / "trips").mkdir()
-    (settings.workspace / "trips" / "oslo.md").write_text("# Oslo\n")
-    agent = Agent(settings, model, clock=fixed_clock)
-    attach_features(agent)
-    events = list(agent.turn("what is in trips?"))
+    events = folder_turn(home, ScriptedModel(["Tool: read_file", '{"path": "trips"}', '{"path": "trips"}',
+                                              "Answer:", "oslo.md."]))
     results = [(r.name, r.ok) for r in events if isinstance(r, ToolResult)]
     assert results == [("read_file", False), ("list_dir", True)]
     assert "oslo.md" in next(r.text for r in events if isinstance(r, ToolResult) and r.ok)
