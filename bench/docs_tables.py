@@ -824,7 +824,7 @@ def headline() -> str:
     from nanobot.bench.figures import BenchResult
     s = BenchResult.model_validate_json((RESULTS / "smollm2-round7.json").read_text())
     hk = _j("housekeep-pressure2048-qwen1.5b.json")
-    fr = _j("first-reply-qwen2.5-coder-1.5b-round34.json")["runs"]["lean"]
+    fr = _j("first-reply-qwen2.5-coder-1.5b-round37.json")["runs"]["lean"]
     first_prompt = re.search(r"prompt (\d+) tok", fr["new_home"]["verbose"])[1]  # what `chat -v` printed
     rows = [
         ["43 turns a new user types: correct / unasked changes / false claims", "1.5B",
@@ -883,7 +883,9 @@ def first_reply() -> str:
                        ("first-reply-qwen2.5-coder-1.5b-round35.json", "round 35 (652cd8f), the start-up code of round 34, "
                         "another sitting"),
                        ("first-reply-qwen2.5-coder-1.5b-round36.json", "round 36 (949787d) on another, slower 2-core AMD "
-                        "EPYC VM: 54 prompt tokens/s on the 1.5B, its first token 1.17 s where round 35's took 0.50 s")):
+                        "EPYC VM: 54 prompt tokens/s on the 1.5B, its first token 1.17 s where round 35's took 0.50 s"),
+                       ("first-reply-qwen2.5-coder-1.5b-round37.json", "round 37, round 36's start-up code on another "
+                        "2-core AMD EPYC VM (load 1.1-1.5 from the install before it)")):
         f = _j(name)
         for lst, r in f["runs"].items():
             again = r["second_start"].get("all_s")

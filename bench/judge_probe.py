@@ -17,7 +17,9 @@ look classifier does not separate them, a question mark does: ``tools.firstlook.
 ``--kind keep``: "does the message say to leave a file as it is?" on ``keep_dev.tsv``, checked on
 ``keep_held.tsv`` (don't-change asks in six languages against change requests that keep the rest);
 ``--kind repair``: "does the message report something broken for you to fix?" on ``repair_dev.tsv``, checked
-on ``repair_held.tsv`` (bug reports in six languages against questions about code, runs and thanks).
+on ``repair_held.tsv`` (bug reports in six languages against questions about code, runs and thanks);
+``--kind claimed``: "does the *reply* say something was kept or changed?" on ``claimed_dev.tsv``, checked on
+``claimed_held.tsv`` (assistant replies in eight languages: claims, and answers, offers and failures).
 
     .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
@@ -65,7 +67,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
-    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair"])
+    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair", "claimed"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
@@ -76,7 +78,8 @@ def main() -> None:
                      ("named dev", "named_dev.tsv"), ("named held", "named_held.tsv")),  # (tools.firstlook.judged_look)
             "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv")),
             "keep": (("dev", "keep_dev.tsv"), ("held", "keep_held.tsv")),
-            "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv"))}
+            "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv")),
+            "claimed": (("dev", "claimed_dev.tsv"), ("held", "claimed_held.tsv"))}
     for split, name in sets[a.kind]:
         result[split] = score(model, labelled(name), a.kind)
         r = result[split]

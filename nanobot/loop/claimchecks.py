@@ -17,9 +17,12 @@ _MEMORY_FILES = {"memory.md", "user.md"}
 
 
 def claims(f: Facts) -> bool:
-    """The reply claims a change (a bare "Done." too when one was asked) and does not deny one."""
-    return bool(REPLY["claim"].search(f.reply) or (REPLY["done"].search(f.reply) and f.asked_change)) and not REPLY[
-        "denial"].search(f.reply)
+    """The reply claims a change (a bare "Done." too when one was asked) and does not deny one: in the
+    English list's words, else by the model's sure reading of the reply (``Facts.claimed``, asked only
+    where the user asked for a change or leans to a keeping: "C'est noté", "Anotado")."""
+    if REPLY["denial"].search(f.reply):
+        return False
+    return bool(REPLY["claim"].search(f.reply) or (REPLY["done"].search(f.reply) and f.asked_change)) or f.claimed
 
 
 def changer(f: Facts) -> str:

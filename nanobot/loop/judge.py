@@ -107,14 +107,29 @@ REPAIR_SHOTS = (("The test in test_math.py fails since your last change.", "yes"
                 ("run the tests in test_math.py", "no"),
                 ("La función total en cuentas.py suma mal los impuestos.", "yes"),
                 ("Montre-moi sort.py sans le modifier.", "no"))
+# Claimed: the *reply* read, not the user's message: does it say something was kept or changed? The
+# reply checks read an English list first (``wording.REPLY``); this reads a claim in the words and the
+# language the model chose ("C'est noté", "Anotado", "I'll keep that in mind"). Chosen on
+# claimed_dev.tsv, checked on claimed_held.tsv (bench/judge_probe.py --kind claimed).
+CLAIMED_SYSTEM = ("You read replies an assistant wrote. Answer yes when the reply reports something the assistant "
+                  "itself did or will keep: it saved, noted or remembered a fact, or wrote, changed, created or deleted "
+                  "a file. Answer no when it only answers a question, explains how something works, shows what a file "
+                  "says, greets, asks or offers, or says it could not. Answer only yes or no.")
+CLAIMED_SHOTS = (("I've put 'call the bank' at the end of tasks.txt.", "yes"), ("tasks.txt has two lines.", "no"),
+                 ("Alles klar, ich merke mir: dein Zug fährt um 8.", "yes"), ("Dein Zug fährt um 8.", "no"),
+                 ("Listo, cambié el color a azul en estilo.css.", "yes"),
+                 ("No pude abrir estilo.css, así que no cambié nada.", "no"),
+                 ("Sure, I'll keep that in mind!", "yes"), ("To undo a commit, run git revert.", "no"),
+                 ("Should I add it to tasks.txt?", "no"))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
-               "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS)}
+               "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS),
+               "claimed": (CLAIMED_SYSTEM, CLAIMED_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
 BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
-          "keep": (0.6, 0.6), "repair": (0.6, 0.6)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
+          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.7, 0.7)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -134,6 +149,8 @@ CALIBRATION = {
     "repair": (("parse.py crashes with an IndexError on an empty line", True),
                ("The build is red since your edit to setup.py", True), ("What does parse.py do?", False),
                ("hello there", False)),
+    "claimed": (("I've saved your note about the gym.", True), ("Ok, ich habe es notiert.", True),
+                ("The gym opens at 6.", False), ("I could not save it.", False)),
 }
 
 
@@ -281,3 +298,24 @@ def leans(agent: Any, kind: str, text: str | None = None) -> bool:
         judge.context(text, [])
     p = judge.probability(agent, kind)
     return p is not None and p >= LEAN
+
+
+def reply_claims(agent: Any, reply: str) -> bool:
+    """Whether the model, as a classifier of its own (``CLAIMED_SYSTEM``), is sure that ``reply`` says
+    something was kept or changed, in whatever words and language the reply is in. False where the
+    backend cannot score one or the model does not answer ``CALIBRATION["claimed"]`` right (a 135M
+    model): then the English list of ``wording.REPLY`` is the only reading. Cached per reply."""
+    judge, model = judge_of(agent), getattr(agent, "model", None)
+    key = f"claimed {reply}"
+    if key not in judge.cache:
+        p = None
+        if reply.strip() and callable(getattr(model, "yes_no_apart", None)):
+            try:
+                if trusted(model, "claimed"):
+                    yes, no = model.yes_no_apart(classifier_prompt("claimed", reply[:600]))
+                    p = yes / (yes + no) if yes + no > 0 else None
+            except ModelError:
+                p = None
+        judge.cache[key] = p
+    p = judge.cache[key]
+    return p is not None and p >= BOUNDS["claimed"][1]

@@ -44,7 +44,7 @@ from nanobot.loop.claimchecks import (
     remember_not_tried,
 )
 from nanobot.loop.echo import Echoes
-from nanobot.loop.judge import asks, leans
+from nanobot.loop.judge import asks, leans, reply_claims
 from nanobot.loop.listed import listing_unnamed
 from nanobot.loop.lookchecks import (
     absent_listed,
@@ -58,6 +58,7 @@ from nanobot.loop.lookchecks import (
     repeated_reply,
     told_of_tool,
 )
+from nanobot.loop.restated import restates
 from nanobot.loop.unlooked import named_unlooked
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
@@ -348,6 +349,10 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,
                   extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
                          "absent": lambda: paths().get("new", []), "files": lambda: paths().get("file", [])})
+    # the reply read by the model where a claim would matter: it says the message back, and a change was
+    # asked for or a keeping leaned to
+    facts.claimed = lambda: (agent is not None and restates(user_text, reply)
+                             and (facts.asked_change or facts.remember_leans) and reply_claims(agent, reply))
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict

@@ -126,6 +126,7 @@ class Facts:
     judged: Lazy = Lazy()  # the model can judge whether the message asks for a change
     change_sure: Lazy = Lazy()  # the model's change judgement is a sure yes (not the wording)
     look_sure: Lazy = Lazy()  # the model's look judgement is a sure yes
+    claimed: Lazy = Lazy()  # the model is sure the reply says something was kept or changed (``judge.reply_claims``)
     extra: dict = field(default_factory=dict)
 
     def can(self, tool: str) -> bool:

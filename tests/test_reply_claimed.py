@@ -1,0 +1,97 @@
+"""A reply that claims a keeping or a change in words the English list does not hold ("Anotado", "C'est
+noté") is read by the model's own classifier (``judge.reply_claims``): with nothing kept, the turn is
+retried with memory_add, as an English "I've saved it" already was. Where the model cannot judge (no
+scored backend, a failed calibration) the list alone reads the reply, as before."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from nanobot.config import load_settings
+from nanobot.core.events import ToolCall
+from nanobot.loop.judge import CALIBRATION, CLASSIFIERS, Judge
+from nanobot.loop.replycheck import check
+from nanobot.runtime import build_agent
+from tests.test_templatecalls import ToolTemplateModel, body
+
+ASK = "Apunta que mi vuelo sale a las 7:15."  # the remember judgement leans yes without being sure
+REPLY = "Anotado: tu vuelo sale a las 7:15."
+
+
+def _answers(table, msgs):
+    """A classifier that answers its calibration right and ``table`` for the rest (0.5 where unlisted)."""
+    system, text = msgs[0].content, msgs[-1].content
+    kind = next(k for k, (s, _) in CLASSIFIERS.items() if s == system)
+    want = dict(CALIBRATION[kind]).get(text)
+    p = (0.9 if want else 0.1) if want is not None else table.get((kind, text), 0.5)
+    return p, 1 - p
+
+
+class Judged:
+    def __init__(self, table):
+        self.table = table
+
+    def yes_no_apart(self, msgs):
+        return _answers(self.table, msgs)
+
+
+def _agent(table):
+    return SimpleNamespace(model=Judged(table), judge=Judge(), history=[], settings=None)
+
+
+def test_a_claim_in_words_no_list_holds_is_retried_with_memory_add_where_nothing_was_kept():
+    table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", REPLY): 0.9}
+    result = check(ASK, REPLY, [], agent=_agent(table))
+    assert result.tool == "memory_add" and "nothing was kept" in result.correction
+
+
+def test_the_classifier_saying_no_leaves_the_reply_alone():
+    table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", REPLY): 0.3}
+    assert not check(ASK, REPLY, [], agent=_agent(table)).problem
+
+
+def test_the_reply_is_not_read_where_no_keeping_or_change_was_asked():
+    """A question answered: the claim classifier is not even asked (it costs an evaluation)."""
+    asked = []
+
+    class Counting(Judged):
+        def yes_no_apart(self, msgs):
+            asked.append(msgs[0].content)
+            return super().yes_no_apart(msgs)
+
+    q = "¿A qué hora sale mi vuelo?"
+    agent = SimpleNamespace(model=Counting({("remember", q): 0.1, ("change", q): 0.1, ("claimed", REPLY): 0.9}),
+                            judge=Judge(), history=[], settings=None)
+    assert not check(q, REPLY, [], agent=agent).problem
+    assert CLASSIFIERS["claimed"][0] not in asked
+
+
+def test_a_model_whose_claim_classifier_fails_its_calibration_is_not_trusted():
+    """A 135M model's answers sit near chance: the list alone reads its replies."""
+    class Chance(Judged):
+        def yes_no_apart(self, msgs):
+            if msgs[0].content == CLASSIFIERS["claimed"][0]:
+                return 0.9, 0.1  # yes to everything, its calibration's no's too
+            return super().yes_no_apart(msgs)
+
+    table = {("remember", ASK): 0.6, ("change", ASK): 0.2}
+    agent = SimpleNamespace(model=Chance(table), judge=Judge(), history=[], settings=None)
+    assert not check(ASK, REPLY, [], agent=agent).problem
+
+
+def test_a_turn_whose_reply_claims_a_keeping_in_spanish_keeps_it(home):
+    """The whole loop: the reply "Anotado: ..." with nothing called, the check's retry calls memory_add
+    and the fact is in MEMORY.md."""
+    table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", REPLY): 0.9}
+
+    class Noting(ToolTemplateModel):
+        def yes_no_apart(self, msgs):
+            return _answers(table, msgs)
+
+    model = Noting([REPLY, body("memory_add", {"text": "My flight leaves at 7:15."}), "Guardado."], [0.01] * 8)
+    settings = load_settings(home, tools={"enabled": ["memory_add"], "listing": "full"}, observer={"enabled": False},
+                             kv_cache={"enabled": False})
+    agent = build_agent(settings, model)  # the real memory store and embedder
+    events = list(agent.turn(ASK))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["memory_add"]
+    assert "7:15" in (settings.workspace / "MEMORY.md").read_text()
