@@ -18,8 +18,9 @@ look classifier does not separate them, a question mark does: ``tools.firstlook.
 ``keep_held.tsv`` (don't-change asks in six languages against change requests that keep the rest);
 ``--kind repair``: "does the message report something broken for you to fix?" on ``repair_dev.tsv``, checked
 on ``repair_held.tsv`` (bug reports in six languages against questions about code, runs and thanks);
-``--kind claimed``: "does the *reply* say something was kept or changed?" on ``claimed_dev.tsv``, checked on
-``claimed_held.tsv`` (assistant replies in eight languages: claims, and answers, offers and failures).
+``--kind claimed``: "does the *reply* say something was kept or changed?" (the message and its reply) on
+``claimed_dev.tsv``, checked on ``claimed_held.tsv`` (replies in eight languages: claims, and answers,
+explanations, offers and failures).
 
     .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
@@ -38,13 +39,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from nanobot.config import load_settings  # noqa: E402
-from nanobot.loop.judge import BOUNDS, classifier_prompt  # noqa: E402
+from nanobot.loop.judge import BOUNDS, claim_text, classifier_prompt  # noqa: E402
 from nanobot.runtime import load_model  # noqa: E402
 
 
 def labelled(name: str) -> list[tuple[bool, str]]:
-    rows = (line.split("\t", 1) for line in (HERE / "data" / "judge" / name).read_text().splitlines() if line.strip())
-    return [(label.strip() == "yes", text.strip()) for label, text in rows]
+    """(label, text) per line; a line of three columns (label, message, reply) is ``claim_text``'s pair."""
+    rows = (line.split("\t") for line in (HERE / "data" / "judge" / name).read_text().splitlines() if line.strip())
+    return [(label.strip() == "yes", claim_text(*(t.strip() for t in rest)) if len(rest) == 2 else rest[0].strip())
+            for label, *rest in rows]
 
 
 def score(model, rows: list[tuple[bool, str]], kind: str = "change") -> dict:

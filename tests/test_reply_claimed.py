@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from nanobot.config import load_settings
 from nanobot.core.events import ToolCall
-from nanobot.loop.judge import CALIBRATION, CLASSIFIERS, Judge
+from nanobot.loop.judge import CALIBRATION, CLASSIFIERS, Judge, claim_text
 from nanobot.loop.replycheck import check
 from nanobot.runtime import build_agent
 from tests.test_templatecalls import ToolTemplateModel, body
@@ -23,7 +23,7 @@ def _answers(table, msgs):
     system, text = msgs[0].content, msgs[-1].content
     kind = next(k for k, (s, _) in CLASSIFIERS.items() if s == system)
     want = dict(CALIBRATION[kind]).get(text)
-    p = (0.9 if want else 0.1) if want is not None else table.get((kind, text), 0.5)
+    p = (0.95 if want else 0.1) if want is not None else table.get((kind, text), 0.5)
     return p, 1 - p
 
 
@@ -40,13 +40,13 @@ def _agent(table):
 
 
 def test_a_claim_in_words_no_list_holds_is_retried_with_memory_add_where_nothing_was_kept():
-    table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", REPLY): 0.9}
+    table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", claim_text(ASK, REPLY)): 0.95}
     result = check(ASK, REPLY, [], agent=_agent(table))
     assert result.tool == "memory_add" and "nothing was kept" in result.correction
 
 
 def test_the_classifier_saying_no_leaves_the_reply_alone():
-    table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", REPLY): 0.3}
+    table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", claim_text(ASK, REPLY)): 0.3}
     assert not check(ASK, REPLY, [], agent=_agent(table)).problem
 
 
@@ -60,7 +60,7 @@ def test_the_reply_is_not_read_where_no_keeping_or_change_was_asked():
             return super().yes_no_apart(msgs)
 
     q = "¿A qué hora sale mi vuelo?"
-    agent = SimpleNamespace(model=Counting({("remember", q): 0.1, ("change", q): 0.1, ("claimed", REPLY): 0.9}),
+    agent = SimpleNamespace(model=Counting({("remember", q): 0.1, ("change", q): 0.1, ("claimed", claim_text(q, REPLY)): 0.95}),
                             judge=Judge(), history=[], settings=None)
     assert not check(q, REPLY, [], agent=agent).problem
     assert CLASSIFIERS["claimed"][0] not in asked
@@ -71,7 +71,7 @@ def test_a_model_whose_claim_classifier_fails_its_calibration_is_not_trusted():
     class Chance(Judged):
         def yes_no_apart(self, msgs):
             if msgs[0].content == CLASSIFIERS["claimed"][0]:
-                return 0.9, 0.1  # yes to everything, its calibration's no's too
+                return 0.99, 0.01  # yes to everything, its calibration's no's too
             return super().yes_no_apart(msgs)
 
     table = {("remember", ASK): 0.6, ("change", ASK): 0.2}
@@ -82,7 +82,7 @@ def test_a_model_whose_claim_classifier_fails_its_calibration_is_not_trusted():
 def test_a_turn_whose_reply_claims_a_keeping_in_spanish_keeps_it(home):
     """The whole loop: the reply "Anotado: ..." with nothing called, the check's retry calls memory_add
     and the fact is in MEMORY.md."""
-    table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", REPLY): 0.9}
+    table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", claim_text(ASK, REPLY)): 0.95}
 
     class Noting(ToolTemplateModel):
         def yes_no_apart(self, msgs):

@@ -107,20 +107,35 @@ REPAIR_SHOTS = (("The test in test_math.py fails since your last change.", "yes"
                 ("run the tests in test_math.py", "no"),
                 ("La función total en cuentas.py suma mal los impuestos.", "yes"),
                 ("Montre-moi sort.py sans le modifier.", "no"))
-# Claimed: the *reply* read, not the user's message: does it say something was kept or changed? The
+# Claimed: the *reply* read with the message it answers: does it say something was kept or changed? The
 # reply checks read an English list first (``wording.REPLY``); this reads a claim in the words and the
-# language the model chose ("C'est noté", "Anotado", "I'll keep that in mind"). Chosen on
-# claimed_dev.tsv, checked on claimed_held.tsv (bench/judge_probe.py --kind claimed).
-CLAIMED_SYSTEM = ("You read replies an assistant wrote. Answer yes when the reply reports something the assistant "
-                  "itself did or will keep: it saved, noted or remembered a fact, or wrote, changed, created or deleted "
-                  "a file. Answer no when it only answers a question, explains how something works, shows what a file "
-                  "says, greets, asks or offers, or says it could not. Answer only yes or no.")
-CLAIMED_SHOTS = (("I've put 'call the bank' at the end of tasks.txt.", "yes"), ("tasks.txt has two lines.", "no"),
-                 ("Alles klar, ich merke mir: dein Zug fährt um 8.", "yes"), ("Dein Zug fährt um 8.", "no"),
-                 ("Listo, cambié el color a azul en estilo.css.", "yes"),
-                 ("No pude abrir estilo.css, así que no cambié nada.", "no"),
-                 ("Sure, I'll keep that in mind!", "yes"), ("To undo a commit, run git revert.", "no"),
-                 ("Should I add it to tasks.txt?", "no"))
+# language the model chose ("C'est noté", "Anotado", "I'll keep that in mind"). Given the reply alone,
+# the 1.5B took explanations for claims ("a concise way to create lists": 0.82); with the message it
+# separates them (claimed_dev.tsv: every claim over every other reply), at a high boundary (its yes's sit
+# high: the middle of the gap on dev). Chosen on claimed_dev.tsv, checked on claimed_held.tsv
+# (bench/judge_probe.py --kind claimed). The text classified is ``claim_text``'s.
+CLAIMED_SYSTEM = ("You read a user's message to an assistant and the assistant's reply. Answer yes when the reply "
+                  "says the assistant itself did or will keep something: it saved, noted or remembered a fact, or "
+                  "wrote, changed, created or deleted a file. Answer no when the reply only answers, explains how "
+                  "something works, shows what a file says, greets, asks, offers or says it could not. Answer only "
+                  "yes or no.")
+
+
+def claim_text(message: str, reply: str) -> str:
+    """The claimed classifier's input: the user's message and the reply to it."""
+    return f"Message: {message}\nReply: {reply}"
+
+
+CLAIMED_SHOTS = tuple((claim_text(m, r), a) for (m, r), a in (
+    (("Put 'call the bank' at the end of tasks.txt", "I've put 'call the bank' at the end of tasks.txt."), "yes"),
+    (("How many lines does tasks.txt have?", "tasks.txt has two lines."), "no"),
+    (("Mein Zug fährt um 8.", "Alles klar, ich merke mir: dein Zug fährt um 8."), "yes"),
+    (("Wann fährt mein Zug?", "Dein Zug fährt um 8."), "no"),
+    (("Cambia el color a azul en estilo.css", "Listo, cambié el color a azul en estilo.css."), "yes"),
+    (("Cambia el color a azul en estilo.css", "No pude abrir estilo.css, así que no cambié nada."), "no"),
+    (("I'm vegetarian, keep that in mind.", "Sure, I'll keep that in mind!"), "yes"),
+    (("Explain what git revert does.", "Git revert creates a new commit that undoes an earlier one."), "no"),
+    (("Add eggs to tasks.txt", "Should I add it to tasks.txt?"), "no")))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
@@ -129,7 +144,7 @@ CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
 BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
-          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.7, 0.7)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
+          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -149,8 +164,10 @@ CALIBRATION = {
     "repair": (("parse.py crashes with an IndexError on an empty line", True),
                ("The build is red since your edit to setup.py", True), ("What does parse.py do?", False),
                ("hello there", False)),
-    "claimed": (("I've saved your note about the gym.", True), ("Ok, ich habe es notiert.", True),
-                ("The gym opens at 6.", False), ("I could not save it.", False)),
+    "claimed": ((claim_text("The gym opens at 6, note it.", "I've saved your note: the gym opens at 6."), True),
+                (claim_text("Notier dir: das Gym öffnet um 6.", "Ok, ich habe es notiert."), True),
+                (claim_text("When does the gym open?", "The gym opens at 6."), False),
+                (claim_text("Save the gym's hours", "I could not save it."), False)),
 }
 
 
@@ -300,7 +317,7 @@ def leans(agent: Any, kind: str, text: str | None = None) -> bool:
     return p is not None and p >= LEAN
 
 
-def reply_claims(agent: Any, reply: str) -> bool:
+def reply_claims(agent: Any, message: str, reply: str) -> bool:
     """Whether the model, as a classifier of its own (``CLAIMED_SYSTEM``), is sure that ``reply`` says
     something was kept or changed, in whatever words and language the reply is in. False where the
     backend cannot score one or the model does not answer ``CALIBRATION["claimed"]`` right (a 135M
@@ -312,7 +329,7 @@ def reply_claims(agent: Any, reply: str) -> bool:
         if reply.strip() and callable(getattr(model, "yes_no_apart", None)):
             try:
                 if trusted(model, "claimed"):
-                    yes, no = model.yes_no_apart(classifier_prompt("claimed", reply[:600]))
+                    yes, no = model.yes_no_apart(classifier_prompt("claimed", claim_text(message[:300], reply[:600])))
                     p = yes / (yes + no) if yes + no > 0 else None
             except ModelError:
                 p = None

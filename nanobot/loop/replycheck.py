@@ -352,7 +352,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
     # the reply read by the model where a claim would matter: it says the message back, and a change was
     # asked for or a keeping leaned to
     facts.claimed = lambda: (agent is not None and restates(user_text, reply)
-                             and (facts.asked_change or facts.remember_leans) and reply_claims(agent, reply))
+                             and (facts.asked_change or facts.remember_leans) and reply_claims(agent, user_text, reply))
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict
