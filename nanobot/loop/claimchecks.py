@@ -42,7 +42,7 @@ def failed_change_claimed(f: Facts) -> CheckResult | None:
     """A change failed, none succeeded, and the reply claims success. A fact to keep refused for what it
     left out of the user's words (``Refusal.UNSAID``) is kept on the retry: memory_add is called again."""
     changes = [o for o in f.done if o.changes]
-    if not (claims(f) and changes and not any(o.ok for o in changes)):
+    if not (changes and not any(o.ok for o in changes) and claims(f)):
         return None
     last = changes[-1]
     if last.refused == Refusal.UNSAID and f.can(last.name):
@@ -102,7 +102,7 @@ def failure_untold(f: Facts) -> CheckResult | None:
 
 def change_claimed_without_one(f: Facts) -> CheckResult | None:
     """No call that can change anything succeeded, and the reply claims a change."""
-    if not claims(f) or any(o.ok and o.may_change for o in f.done):
+    if any(o.ok and o.may_change for o in f.done) or not claims(f):
         return None
     what = "no tool ran this turn" if not f.done else "no tool changed anything this turn"
     if not f.asked_change and f.can("memory_add") and f.remember_leans:  # the reply speaks as if it kept a fact
@@ -120,7 +120,7 @@ def change_claimed_without_one(f: Facts) -> CheckResult | None:
 
 def asked_file_not_changed(f: Facts) -> CheckResult | None:
     """The reply claims a change of a file, but no file tool succeeded (only memory changed)."""
-    if not claims(f) or not (miss := _file_missed(f)):
+    if any(o.ok and o.changes_file for o in f.done) or not claims(f) or not (miss := _file_missed(f)):
         return None
     return CheckResult(
         problem=f"the reply claims a change but {miss}",
