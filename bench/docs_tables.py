@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round36.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round37.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -124,7 +124,10 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 35 final: + a reply that copies an earlier message of the user, where a "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 37: + a claim of a keeping or a change read by the model's own classifier "
+                 "where the English list misses it, --at 2026-11-25 09:30 (another, faster AMD EPYC VM, beside fresh)",
+                 "assistant-heldout-qwen2.5-coder-1.5b-round37-at.json"),
+                ("qwen2.5-coder-1.5b, round 35 final: + a reply that copies an earlier message of the user, where a "
                  "keeping or a change was asked and none tried, is retried with the call (a rule read off this set's "
                  "turn 50), --at 2026-11-25 09:30 (AMD EPYC, beside the test suite)",
                  "assistant-heldout-qwen2.5-coder-1.5b-round35-at.json"),
@@ -266,7 +269,12 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "the same moment (6a55278, AMD EPYC, beside dev3 and fresh)",
               "assistant-dev2-qwen2.5-coder-1.5b-round34-at.json"),
              ("qwen2.5-coder-1.5b, round 35: + list_dir counts files and folders apart, a listing no reply names goes "
-              "under it, the same moment (AMD EPYC, beside dev3)", "assistant-dev2-qwen2.5-coder-1.5b-round35-at.json")]
+              "under it, the same moment (AMD EPYC, beside dev3)", "assistant-dev2-qwen2.5-coder-1.5b-round35-at.json"),
+             ("qwen2.5-coder-1.5b, round 36's code (85f851d), the same moment, on round 37's faster AMD EPYC VM "
+              "(beside fresh at the same code)", "assistant-dev2-qwen2.5-coder-1.5b-round37-base-at.json"),
+             ("qwen2.5-coder-1.5b, round 37: + a claim of a keeping or a change read by the model's own classifier "
+              "where the English list misses it, the same moment (beside dev3 and the project bench)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round37-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -317,7 +325,10 @@ DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round
              ("qwen2.5-coder-1.5b, round 34: + read-only git runs without an exec_allow entry, a dated disk KV entry "
               "(6a55278, beside dev2)", "assistant-dev3-qwen2.5-coder-1.5b-round34.json"),
              ("qwen2.5-coder-1.5b, round 35: + list_dir counts files and folders apart, a listing no reply names goes "
-              "under it (beside dev2)", "assistant-dev3-qwen2.5-coder-1.5b-round35.json")]
+              "under it (beside dev2)", "assistant-dev3-qwen2.5-coder-1.5b-round35.json"),
+             ("qwen2.5-coder-1.5b, round 37: + a claim of a keeping or a change read by the model's own classifier "
+              "where the English list misses it (another, faster AMD EPYC VM, beside dev2)",
+              "assistant-dev3-qwen2.5-coder-1.5b-round37.json")]
 
 
 def assistant_dev3() -> str:
@@ -455,7 +466,11 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "a test run)", "assistant-fresh-qwen2.5-coder-1.5b-round36-at.json"),
               ("round 36 final: + read_file of a folder points to list_dir, the names path calls a pointed-to "
                "tool, the same moment (949787d, AMD EPYC, beside the 1.5B's fresh run and a test run)",
-               "assistant-fresh-smollm2-round36-at.json")]
+               "assistant-fresh-smollm2-round36-at.json"),
+              ("round 36's code (85f851d), the same moment, on round 37's faster AMD EPYC VM (beside dev2 at the "
+               "same code)", "assistant-fresh-qwen2.5-coder-1.5b-round37-base-at.json"),
+              ("round 37: + a claim of a keeping or a change read by the model's own classifier where the English "
+               "list misses it, the same moment (beside the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round37-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -813,7 +828,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round36-at"), ("dev2", "round35-at"), ("dev3", "round35"))}
+             for k, run in (("fresh", "round37-at"), ("dev2", "round37-at"), ("dev3", "round37"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
@@ -846,7 +861,7 @@ def headline() -> str:
         ["Enter to the first token / start-up / exit (idle, 60 wpm)", "1.5B",
          f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
         ["a question pasted in a terminal and sent a second later: Enter to the first visible token (median of 3)",
-         "1.5B", f"{_j('waits-idle-pasted-round35.json')['results'][0]['median']['first_token_s']:.2f} s",
+         "1.5B", f"{_j('waits-idle-pasted-round37.json')['results'][0]['median']['first_token_s']:.2f} s",
          "[waits](docs/benchmarks/waits.md)"],
         ["`nanobot chat`, \"hi\" piped: process start to the reply's first character, a new home / a second start "
          "(median of 5)", "1.5B", f"{fr['new_home']['first_char_s']} s / {fr['second_start']['first_char_s']} s",
@@ -895,7 +910,8 @@ def first_reply() -> str:
                          _load([r["new_home"]["load1_before"], *r["second_start"].get("loads", [r["second_start"]["load1_before"]])])])
     for name, when in (("waits-idle-pasted-at-once-round13.json", "sent at once"),
                        ("waits-idle-pasted-round13.json", "sent a second later"),
-                       ("waits-idle-pasted-round35.json", "sent a second later, round 35's code")):
+                       ("waits-idle-pasted-round35.json", "sent a second later, round 35's code"),
+                       ("waits-idle-pasted-round37.json", "sent a second later, round 37's code on its faster AMD EPYC VM")):
         w = _j(name)["results"][0]
         rows.append([f"a question pasted in a terminal and {when}: Enter to the first visible token (median of "
                      f"{len(w['sessions'])} sessions after a warm-up)", Path(w["model"]).name.removesuffix(".gguf"),
