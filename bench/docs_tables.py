@@ -470,7 +470,11 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 36's code (85f851d), the same moment, on round 37's faster AMD EPYC VM (beside dev2 at the "
                "same code)", "assistant-fresh-qwen2.5-coder-1.5b-round37-base-at.json"),
               ("round 37: + a claim of a keeping or a change read by the model's own classifier where the English "
-               "list misses it, the same moment (beside the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round37-at.json")]
+               "list misses it, the same moment (beside the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round37-at.json"),
+              ("round 36's code (85f851d), the same moment, on round 37's VM, --threads 2, alone",
+               "assistant-fresh-smollm2-round37-base-at.json"),
+              ("round 37 (the claim classifier: not trusted on SmolLM2, so its turns are round 36's), the same "
+               "moment, --threads 2, alone", "assistant-fresh-smollm2-round37-at.json")]
 
 
 def assistant_fresh() -> str:
