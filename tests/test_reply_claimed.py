@@ -59,11 +59,16 @@ def test_the_reply_is_not_read_where_no_keeping_or_change_was_asked():
             asked.append(msgs[0].content)
             return super().yes_no_apart(msgs)
 
-    q = "¿A qué hora sale mi vuelo?"
+    q = "¿A qué hora sale mi vuelo?"  # a question: its reply is not read
     agent = SimpleNamespace(model=Counting({("remember", q): 0.1, ("change", q): 0.1, ("claimed", claim_text(q, REPLY)): 0.95}),
                             judge=Judge(), history=[], settings=None)
     assert not check(q, REPLY, [], agent=agent).problem
+    said, back = "I had a great day at the beach.", "Glad you had a great day at the beach!"  # said back, nothing asked
+    agent = SimpleNamespace(model=Counting({("remember", said): 0.1, ("change", said): 0.1,
+                                            ("claimed", claim_text(said, back)): 0.95}), judge=Judge(), history=[], settings=None)
+    assert not check(said, back, [], agent=agent, asked_change=False).problem
     assert CLASSIFIERS["claimed"][0] not in asked
+    assert CLASSIFIERS["remember"][0] in asked  # the keeping was judged, and judged no
 
 
 def test_a_model_whose_claim_classifier_fails_its_calibration_is_not_trusted():
