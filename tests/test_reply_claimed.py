@@ -100,3 +100,19 @@ def test_a_turn_whose_reply_claims_a_keeping_in_spanish_keeps_it(home):
     events = list(agent.turn(ASK))
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["memory_add"]
     assert "7:15" in (settings.workspace / "MEMORY.md").read_text()
+
+
+def test_a_kept_fact_told_as_a_note_in_a_file_is_no_false_claim():
+    """memory_add writes observations/notes-....md: "I added a note to your observations file" is true of
+    a keeping the user asked for, and no correction says "the file is unchanged". Where the user asked
+    to change a file and only memory changed, it still does."""
+    from nanobot.core.events import ToolResult
+    from nanobot.memory.tools import MemoryAdd
+
+    tools = {"memory_add": MemoryAdd()}  # its declared effect: it remembers, it changes no file
+    kept = [ToolCall(name="memory_add", arguments={"text": "my flight leaves at 7:15"}),
+            ToolResult(name="memory_add", ok=True, text="remembered (observations/notes-2026-12-01.md:1)")]
+    reply = "I have added a note to your observations file: your flight leaves at 7:15."
+    assert not check("Note that my flight leaves at 7:15.", reply, kept, asked_change=True, tools=tools).problem
+    assert "only memory changed" in check("Write my flight time down in a file, please.", "I have added it to the file.",
+                                          kept, asked_change=True, tools=tools).problem

@@ -201,7 +201,8 @@ def _file_missed(f: Facts) -> str:
     in_reply = [m.group(1) for m in _FILE.finditer(f.reply) if m.group(1).rsplit("/", 1)[-1].lower() not in _NOT_FILES | _MEMORY_FILES
                 and m.group(1) not in noted]  # "added to observations/notes-...md" when memory_add wrote there
     only_memory = bool(changed) and all(o.changes and not o.changes_file and o.effects == _REMEMBERS for o in changed)
-    if only_memory and (in_reply or REPLY["files"].search(f.reply)):
+    # "added a note to the observations file" is true of a keeping the user asked for: memory is files too
+    if only_memory and (in_reply or (REPLY["files"].search(f.reply) and not f.remembers)):
         return f"only memory changed this turn ({changed[0].name}), no file"
     return ""
 
