@@ -58,6 +58,7 @@ from nanobot.loop.lookchecks import (
     repeated_reply,
     told_of_tool,
 )
+from nanobot.loop.parrot import message_parroted
 from nanobot.loop.restated import restates
 from nanobot.loop.unlooked import named_unlooked
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
@@ -223,6 +224,7 @@ def asks_to_keep(user_text: str, agent: Any = None) -> bool:
 CHECKS: tuple[Check, ...] = (
     no_answer,  # an empty reply, a call's opening, the template's markup
     repeated_reply,  # an earlier reply of the session again, to another message
+    message_parroted,  # this turn's message again, word for word
     imitated_output,  # nanobot's caption over a look, copied
     failed_change_claimed,  # a change failed and the reply claims success
     failure_echoed,  # the reply repeats a failed call's error
