@@ -124,7 +124,10 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 37: + a claim of a keeping or a change read by the model's own classifier "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 37 final: + a kept fact told as a note in a file is no false claim, a "
+                 "reply that is the user's message again is asked again, --at 2026-11-25 09:30 (5bc6b89, beside fresh)",
+                 "assistant-heldout-qwen2.5-coder-1.5b-round37-final-at.json"),
+                ("qwen2.5-coder-1.5b, round 37: + a claim of a keeping or a change read by the model's own classifier "
                  "where the English list misses it, --at 2026-11-25 09:30 (another, faster AMD EPYC VM, beside fresh)",
                  "assistant-heldout-qwen2.5-coder-1.5b-round37-at.json"),
                 ("qwen2.5-coder-1.5b, round 35 final: + a reply that copies an earlier message of the user, where a "
@@ -274,7 +277,10 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "(beside fresh at the same code)", "assistant-dev2-qwen2.5-coder-1.5b-round37-base-at.json"),
              ("qwen2.5-coder-1.5b, round 37: + a claim of a keeping or a change read by the model's own classifier "
               "where the English list misses it, the same moment (beside dev3 and the project bench)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round37-at.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round37-at.json"),
+             ("qwen2.5-coder-1.5b, round 37 final: + a kept fact told as a note in a file is no false claim, a reply "
+              "that is the user's message again is asked again (5bc6b89, the same moment, beside dev3)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round37-final-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -328,7 +334,10 @@ DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round
               "under it (beside dev2)", "assistant-dev3-qwen2.5-coder-1.5b-round35.json"),
              ("qwen2.5-coder-1.5b, round 37: + a claim of a keeping or a change read by the model's own classifier "
               "where the English list misses it (another, faster AMD EPYC VM, beside dev2)",
-              "assistant-dev3-qwen2.5-coder-1.5b-round37.json")]
+              "assistant-dev3-qwen2.5-coder-1.5b-round37.json"),
+             ("qwen2.5-coder-1.5b, round 37 final: + a kept fact told as a note in a file is no false claim, a reply "
+              "that is the user's message again is asked again (5bc6b89, beside dev2)",
+              "assistant-dev3-qwen2.5-coder-1.5b-round37-final.json")]
 
 
 def assistant_dev3() -> str:
@@ -471,6 +480,9 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "same code)", "assistant-fresh-qwen2.5-coder-1.5b-round37-base-at.json"),
               ("round 37: + a claim of a keeping or a change read by the model's own classifier where the English "
                "list misses it, the same moment (beside the held-out run)", "assistant-fresh-qwen2.5-coder-1.5b-round37-at.json"),
+              ("round 37 final: + a kept fact told as a note in a file is no false claim, a reply that is the "
+               "user's message again is asked again, the same moment (5bc6b89, beside dev3 and the held-out run)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round37-final-at.json"),
               ("round 36's code (85f851d), the same moment, on round 37's VM, --threads 2, alone",
                "assistant-fresh-smollm2-round37-base-at.json"),
               ("round 37 (the claim classifier: not trusted on SmolLM2, so its turns are round 36's), the same "
@@ -832,7 +844,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round37-at"), ("dev2", "round37-at"), ("dev3", "round37"))}
+             for k, run in (("fresh", "round37-final-at"), ("dev2", "round37-final-at"), ("dev3", "round37-final"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
