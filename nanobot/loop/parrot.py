@@ -25,7 +25,9 @@ def message_parroted(f: Facts) -> CheckResult | None:
     True
     """
     said, back = " ".join(f.user_text.split()).lower(), " ".join(f.reply.split()).lower()
-    if len(said) < LEAST or difflib.SequenceMatcher(None, said, back, autojunk=False).ratio() < SAME:
+    if len(said) < LEAST or 2 * min(len(said), len(back)) < SAME * (len(said) + len(back)):
+        return None  # lengths this far apart cannot reach SAME: no comparison on a long reply's turn
+    if difflib.SequenceMatcher(None, said, back, autojunk=False).ratio() < SAME:
         return None
     if (untried := change_not_tried(f) or remember_not_tried(f)) is not None:
         return untried  # nothing tried: the retry makes the change or the keeping
