@@ -154,6 +154,16 @@ def setup(home: Path, model_path: str | None, max_tokens: int, threads: int | No
     return agent, ws
 
 
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+
+
+def masked(error: str) -> str:
+    """A failed call's error with what the request set brought taken out (quoted text, paths, names,
+    numbers): the rule's own words, which a check-only set's summary may show (``--masked``)."""
+    words = [w for w in _QUOTED.sub(" ", error).split() if not re.search(r"[./_\d]", w)]
+    return " ".join(words[:6])
+
+
 def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict:
     done = next(e for e in events if isinstance(e, TurnDone))
     reply = done.reply
@@ -183,10 +193,26 @@ def score(turn: Turn, events: list, before: dict, after: dict, ws: Path) -> dict
     correct = (right and not invented and not unasked and not lost and not false_claim and says and kept
                and (applied or not turn.change))
     args = [json.dumps(e.arguments, ensure_ascii=False)[:160] for e in events if isinstance(e, ToolCall)]
-    return {"text": turn.text, "kind": turn.kind, "called": called, "args": args, "ok": ok, "reply": reply[:400],
+    failed = [f"{e.name}: {e.refused or masked(e.text)}" for e in events if isinstance(e, ToolResult) and not e.ok]
+    return {"text": turn.text, "kind": turn.kind, "called": called, "args": args, "ok": ok, "reply": reply[:400], "failed": failed,
             "right_tool": right, "invented": bool(invented), "unasked_changes": unasked, "destroyed": lost, "false_claim": false_claim,
             "says": says, "applied": applied if turn.change else None, "flagged": flagged, "correct": correct,
             "corrected": corrected, "shown": done.shown}
+
+
+def judged(agent) -> dict[str, float]:
+    """The model's judgements of the turn's message, P(yes) by kind (``nanobot.loop.judge``): which
+    signal a check or a refusal read."""
+    cache = getattr(getattr(agent, "judge", None), "cache", {})
+    return {k: round(v, 2) for k, v in cache.items() if v is not None and not k.startswith("claimed ")}
+
+
+def _masked_row(row: dict) -> dict:
+    """A turn's progress line with nothing of the request set in it (``--masked``)."""
+    keep = ("session", "kind", "called", "ok", "failed", "correct", "corrected", "shown", "right_tool", "invented",
+            "false_claim", "says", "applied", "seconds", "judged")
+    return {k: row[k] for k in keep} | {"flagged": [masked(f) for f in row["flagged"]],
+                                         "unasked_changes": len(row["unasked_changes"]), "destroyed": len(row["destroyed"])}
 
 
 def table(paths: list[Path]) -> str:
@@ -293,6 +319,9 @@ def main() -> None:
                     help="llama.cpp weight repacking (auto: nanobot's choice for this machine); the kernels "
                          "change the logits a little, so decisions near a threshold can differ")
     ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2, dev3: development sets, may be tuned on; heldout: only checked; fresh: only checked, never read by developers)")
+    ap.add_argument("--masked", action="store_true",
+                    help="progress lines without the set's words (kinds, tools, verdicts, failed calls' rules): "
+                         "what a check-only set's run may show its developers")
     ap.add_argument("--at", help="run at this moment ('2026-03-02 10:00'): the prompt's Time section changes each "
                                  "minute and a decision near its threshold can follow it, so A/B runs pin it "
                                  "(default: the clock, as a user meets it)")
@@ -324,10 +353,11 @@ def main() -> None:
             before, t0 = snapshot(ws), time.perf_counter()
             events = list(agent.turn(turn.text))
             row = score(turn, events, before, snapshot(ws), ws)
-            row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1)}
+            row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1), "judged": judged(agent)}
             turns.append(row)
-            print(json.dumps({k: row[k] for k in ("session", "text", "called", "args", "ok", "correct", "corrected", "shown", "right_tool", "invented",
-                                                  "unasked_changes", "destroyed", "false_claim", "says", "applied", "flagged", "seconds", "kind")}
+            print(json.dumps(_masked_row(row) if opts.masked else
+                             {k: row[k] for k in ("session", "text", "called", "args", "ok", "correct", "corrected", "shown", "right_tool", "invented",
+                                                  "unasked_changes", "destroyed", "false_claim", "says", "applied", "flagged", "seconds", "kind", "judged")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()
     summary = {

@@ -360,10 +360,11 @@ def test_a_removal_the_keep_classifier_also_says_yes_to_is_not_vetoed_when_the_c
     assert not change_asked(leave, agent)
 
 
-def test_a_bug_report_in_a_coding_session_asks_for_the_fix_the_change_judgement_would_veto(home):
+def test_a_bug_report_asks_for_the_fix_the_change_judgement_would_veto(home):
     """"test_books.py still fails after your change": the change classifier reads no change asked (0.19
-    on the 1.5B), so the KEEP veto refused the fix in a coding session. The repair classifier's sure yes
-    (``judge.CLASSIFIERS["repair"]``) lifts that veto there, and only there; a sure leave-it still vetoes."""
+    on the 1.5B), so the KEEP veto refused the fix. The repair classifier's sure yes
+    (``judge.CLASSIFIERS["repair"]``) lifts that veto, in a coding session and in any other chat; a sure
+    leave-it still vetoes, and so does the change judgement's no where nothing is reported broken."""
     report = "test_books.py still fails after your change"
     fix = {"path": "books.py", "old": "return a", "new": "return b"}
     agent, ws = _judged_agent(home, change=False, repair=True)
@@ -373,9 +374,13 @@ def test_a_bug_report_in_a_coding_session_asks_for_the_fix_the_change_judgement_
     agent, _ = _judged_agent(home, change=False, repair=False)  # no report of something broken: vetoed
     agent.provenance.said.append("What does test_books.py check?")
     assert refusal(EditFile(), fix, agent.provenance, coding=True, agent=agent).kind is Refusal.KEEP
-    agent, _ = _judged_agent(home, change=False, repair=True)  # outside a coding session nobody asked
-    agent.provenance.said.append(report)
-    assert refusal(EditFile(), fix, agent.provenance, agent=agent).kind is not None
+    agent, ws = _judged_agent(home, change=False, repair=True)  # outside a coding session too, of the file
+    (ws / "books.py").write_text("def total(a, b):\n    return a\n")  # it names (a test file it names is
+    agent.provenance.said.append("books.py gives the wrong total after your change")  # no leave to edit another)
+    assert refusal(EditFile(), fix, agent.provenance, agent=agent) == ""
+    agent, _ = _judged_agent(home, change=False, repair=False)  # nothing reported broken: vetoed
+    agent.provenance.said.append("What did your change to books.py do?")
+    assert refusal(EditFile(), fix, agent.provenance, agent=agent).kind is Refusal.KEEP
     agent, _ = _judged_agent(home, change=False, repair=True, keep=True)  # "... but don't touch it"
     agent.provenance.said.append("test_books.py fails, but leave it as it is; I'll fix it myself")
     assert refusal(EditFile(), fix, agent.provenance, coding=True, agent=agent).kind is Refusal.KEEP

@@ -58,6 +58,30 @@ def test_an_edit_file_call_is_made_from_the_models_rewrite_of_the_named_file(hom
     assert prefill == "```\n" and sample["stop"] == ["```"] and sample["temperature"] == 0.0
 
 
+def test_the_rewrite_copies_the_file_without_the_replys_repeat_penalty(home):
+    """A rewrite writes the file again with one change: the reply's repeat penalty would make each
+    copied token less likely (a fix repeating a name, ``side * side``, loses to ``side * 4``), so the
+    rewrite step samples with none, on a backend that takes sampling settings; the reply keeps its own."""
+    class Sampling(RewritingModel):
+        """... that takes the [chat] sampling extras (``Abilities.sampling``)."""
+
+        settings, penalties = object(), []
+
+        def stream(self, messages, *, repeat_penalty=1.1, top_p=0.95, dry=None, **kw):
+            self.penalties.append(repeat_penalty)
+            yield from super().stream(messages, **kw)
+
+    model = Sampling(['{"name": "edit_file", ', "Done: add multiplies now."], [0.9, 0.1],
+                     rewrite=CALC.replace("a + b", "a * b"))
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
+    assert agent.settings.chat.repeat_penalty != 1.0
+    (agent.workspace / "calc.py").write_text(CALC)
+    list(agent.turn("In calc.py, make add multiply a by b"))
+    (_, _, sample), = model.apart
+    assert sample["repeat_penalty"] == 1.0 and model.penalties[0] == agent.settings.chat.repeat_penalty
+    assert (agent.workspace / "calc.py").read_text() == CALC.replace("a + b", "a * b")
+
+
 def test_a_rewrite_of_too_much_leaves_the_call_to_the_model(home):
     """A rewrite that replaces more lines than an edit does is no call: the model's own is made."""
     own = {"path": "calc.py", "old": "a + b", "new": "a * b"}

@@ -25,10 +25,10 @@ is checked too, so a new tool is guarded without a list here to update. The rule
    "just fix sub, don't touch the rest" allows it): the judgement vetoes what the wording let through,
    and so does the keep classifier's sure yes (the message says to leave the file as it is), whatever
    the change judgement says.
-   Where the message gives the text the call writes, word for word, only a sure "no" vetoes it. In a
-   coding session a report of something broken ("test_books.py still fails after your change", which
-   the change judgement reads as no) asks for the fix: the repair classifier's sure yes lifts the
-   change judgement's veto there (not the keep classifier's).
+   Where the message gives the text the call writes, word for word, only a sure "no" vetoes it. A
+   report of something broken ("test_books.py still fails after your change", "total() in cart.py
+   counts the discount twice", which the change judgement reads as no) asks for the fix, in any chat:
+   the repair classifier's sure yes lifts the change judgement's veto (not the keep classifier's).
 5. **Nobody asked for a change** (``NOT_ASKED``). The user did not ask for a change (and did not type
    the command itself): "What is 2+2?" edits no file. A call with a declared path needs a change
    request and a path the user named (or a coding session), or the text it writes typed by the user
@@ -264,7 +264,7 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
                        Refusal.NOT_ASKED)
     if agent is not None and path and _NAMED.search(last) and (says_leave_it(agent, last) or (
             _judged(agent, "change", last) is False and (not typed or _change_p(agent, last) <= KEEP_TYPED)
-            and not (coding and _judged(agent, "repair", last) is True))):  # a coding session's bug report
+            and not _judged(agent, "repair", last) is True)):  # a report of something broken asks for the fix
         return Refused(f"{name} refused: the user's message names a file but does not ask to change it; "
                        "answer without changing anything", Refusal.KEEP)
     return ""

@@ -98,7 +98,7 @@ def rewritten(runner: Any, agent: Any, msgs: list[Message], said: str) -> dict |
     ask = Message(role="user", content=f"{path}:\n{fence}\n{text.rstrip(chr(10))}\n{fence}\n\n{said}\n\nWrite the "
                                        f"whole new text of {path} with that change, in one code block; keep every "
                                        "other line exactly as it is.")
-    out = runner._generate(agent, [ask], None, f"{fence}\n", size + ROOM, "rewrite", "edit_file", apart=True,
+    out = runner._generate(agent, [ask], None, f"{fence}\n", size + ROOM, "rewrite", "edit_file", apart=True, copies=True,
                            stop=[fence])
     if agent.model.last.finish_reason == "length":
         return None

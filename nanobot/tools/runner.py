@@ -226,12 +226,16 @@ class ToolRunner:
         return agent.model.prompt_tokens(msgs, **render) + need + self.settings.chat.max_tokens <= agent.model.n_ctx
 
     def _generate(self, agent: Any, msgs: list[Message], grammar: str | None, prefill: str,
-                  max_tokens: int, kind: str, tool: str, apart: bool = False, **extra: Any) -> str:
+                  max_tokens: int, kind: str, tool: str, apart: bool = False, copies: bool = False,
+                  **extra: Any) -> str:
         """Generate at temperature 0 (``apart``: from a prompt of its own, the conversation's KV state
-        put back after it where the backend can), recording the step's ``StepStats``."""
+        put back after it where the backend can), recording the step's ``StepStats``. A step that
+        ``copies`` (a file's whole text again, with one change) runs with no repeat penalty: the reply's
+        (``[chat] repeat_penalty``) makes each copied token less likely than it is, so a fix that
+        repeats a name (``side * side``) loses to the line as it was."""
         opts: dict = dict(max_tokens=max_tokens, temperature=0.0, grammar=grammar, prefill=prefill, **extra)
         if abilities(agent.model).sampling:
-            opts["repeat_penalty"] = agent.settings.chat.repeat_penalty
+            opts["repeat_penalty"] = 1.0 if copies else agent.settings.chat.repeat_penalty
         start = time.perf_counter()
         if apart and callable(getattr(agent.model, "generate_apart", None)):
             text = agent.model.generate_apart(msgs, **opts)
