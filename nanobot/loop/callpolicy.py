@@ -264,7 +264,7 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
                        Refusal.NOT_ASKED)
     if agent is not None and path and _NAMED.search(last) and (says_leave_it(agent, last) or (
             _judged(agent, "change", last) is False and (not typed or _change_p(agent, last) <= KEEP_TYPED)
-            and not _judged(agent, "repair", last) is True)):  # a report of something broken asks for the fix
+            and _judged(agent, "repair", last) is not True)):  # a report of something broken asks for the fix
         return Refused(f"{name} refused: the user's message names a file but does not ask to change it; "
                        "answer without changing anything", Refusal.KEEP)
     return ""
