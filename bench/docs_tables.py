@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round37.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round38.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -124,7 +124,12 @@ def assistant_kinds() -> str:
                   [[k] + [by[f].get(k, "-") for f in ASSISTANT_LATEST] for k in kinds])
 
 
-HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 37 final: + a kept fact told as a note in a file is no false claim, a "
+HELDOUT_RUNS = [("qwen2.5-coder-1.5b, round 38: + a file's rewrite with no repeat penalty, a bug report's fix in any chat, "
+                 "--at 2026-11-25 09:30 (c23216b, another AMD EPYC VM, beside dev2)",
+                 "assistant-heldout-qwen2.5-coder-1.5b-round38-at.json"),
+                ("qwen2.5-coder-1.5b, round 37's code (97deb99) on round 38's AMD EPYC VM, --at 2026-11-25 09:30 "
+                 "(beside the test suite)", "assistant-heldout-qwen2.5-coder-1.5b-round38-base-at.json"),
+                ("qwen2.5-coder-1.5b, round 37 final: + a kept fact told as a note in a file is no false claim, a "
                  "reply that is the user's message again is asked again, --at 2026-11-25 09:30 (5bc6b89, beside fresh)",
                  "assistant-heldout-qwen2.5-coder-1.5b-round37-final-at.json"),
                 ("qwen2.5-coder-1.5b, round 37: + a claim of a keeping or a change read by the model's own classifier "
@@ -280,7 +285,10 @@ DEV2_RUNS = [("qwen2.5-coder-1.5b, before (71c72bc), stopped after 22 turns", "a
               "assistant-dev2-qwen2.5-coder-1.5b-round37-at.json"),
              ("qwen2.5-coder-1.5b, round 37 final: + a kept fact told as a note in a file is no false claim, a reply "
               "that is the user's message again is asked again (5bc6b89, the same moment, beside dev3)",
-              "assistant-dev2-qwen2.5-coder-1.5b-round37-final-at.json")]
+              "assistant-dev2-qwen2.5-coder-1.5b-round37-final-at.json"),
+             ("qwen2.5-coder-1.5b, round 38: + a file's rewrite with no repeat penalty, a bug report's fix in any "
+              "chat, the same moment (c23216b, another AMD EPYC VM, beside the held-out run)",
+              "assistant-dev2-qwen2.5-coder-1.5b-round38-at.json")]
 
 
 def assistant_heldout(runs: list[tuple[str, str]] = HELDOUT_RUNS, module: str = "assistant_heldout",
@@ -337,7 +345,11 @@ DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round
               "assistant-dev3-qwen2.5-coder-1.5b-round37.json"),
              ("qwen2.5-coder-1.5b, round 37 final: + a kept fact told as a note in a file is no false claim, a reply "
               "that is the user's message again is asked again (5bc6b89, beside dev2)",
-              "assistant-dev3-qwen2.5-coder-1.5b-round37-final.json")]
+              "assistant-dev3-qwen2.5-coder-1.5b-round37-final.json"),
+             ("qwen2.5-coder-1.5b, round 37's code (97deb99) on round 38's AMD EPYC VM (beside fresh)",
+              "assistant-dev3-qwen2.5-coder-1.5b-round38-base.json"),
+             ("qwen2.5-coder-1.5b, round 38: + a file's rewrite with no repeat penalty, a bug report's fix in any "
+              "chat (cb53258, beside fresh)", "assistant-dev3-qwen2.5-coder-1.5b-round38.json")]
 
 
 def assistant_dev3() -> str:
@@ -483,10 +495,16 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 37 final: + a kept fact told as a note in a file is no false claim, a reply that is the "
                "user's message again is asked again, the same moment (5bc6b89, beside dev3 and the held-out run)",
                "assistant-fresh-qwen2.5-coder-1.5b-round37-final-at.json"),
+              ("round 37's code (97deb99), the same moment, on round 38's AMD EPYC VM, --masked (beside dev3)",
+               "assistant-fresh-qwen2.5-coder-1.5b-round38-base-at.json"),
+              ("round 38: + a file's rewrite with no repeat penalty, a bug report's fix in any chat, the same "
+               "moment, --masked (cb53258, beside dev3 and dev2)", "assistant-fresh-qwen2.5-coder-1.5b-round38-at.json"),
               ("round 36's code (85f851d), the same moment, on round 37's VM, --threads 2, alone",
                "assistant-fresh-smollm2-round37-base-at.json"),
               ("round 37 (the claim classifier: not trusted on SmolLM2, so its turns are round 36's), the same "
-               "moment, --threads 2, alone", "assistant-fresh-smollm2-round37-at.json")]
+               "moment, --threads 2, alone", "assistant-fresh-smollm2-round37-at.json"),
+              ("round 38 (c23216b), the same moment, on round 38's VM, --threads 1, beside the held-out run",
+               "assistant-fresh-smollm2-round38-at.json")]
 
 
 def assistant_fresh() -> str:
@@ -844,7 +862,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round37-final-at"), ("dev2", "round37-final-at"), ("dev3", "round37-final"))}
+             for k, run in (("fresh", "round38-at"), ("dev2", "round38-at"), ("dev3", "round38"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
