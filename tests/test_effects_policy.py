@@ -386,6 +386,25 @@ def test_a_bug_report_asks_for_the_fix_the_change_judgement_would_veto(home):
     assert refusal(EditFile(), fix, agent.provenance, coding=True, agent=agent).kind is Refusal.KEEP
 
 
+def test_a_bug_report_with_no_word_of_a_change_asks_for_the_fix_of_the_file_it_names(home):
+    """"reverse_words in utils.py gives the words back in the same order": no word of the change list,
+    and the change judgement reads no change asked, so the model's fix was refused as nobody's ask. The
+    repair classifier's sure yes asks for it, in any chat; the reply checks take it for a change asked."""
+    from nanobot.loop.callpolicy import change_asked
+
+    report = "total() in books.py gives back the first number only"
+    fix = {"path": "books.py", "old": "return a", "new": "return a + b"}
+    agent, ws = _judged_agent(home, change=0.37, repair=True)
+    (ws / "books.py").write_text("def total(a, b):\n    return a\n")
+    agent.provenance.said.append(report)
+    assert refusal(EditFile(), fix, agent.provenance, agent=agent) == ""
+    assert change_asked(report, agent)
+    agent, _ = _judged_agent(home, change=0.37, repair=False)  # no report of something broken: nobody asked
+    agent.provenance.said.append("total() in books.py adds two numbers")
+    assert refusal(EditFile(), fix, agent.provenance, agent=agent).kind is Refusal.NOT_ASKED
+    assert not change_asked("total() in books.py adds two numbers", agent)
+
+
 def test_a_line_the_user_dictates_into_the_file_they_name_is_vetoed_only_by_a_sure_no(home):
     """The change judgement just under its bound (0.59 on the 1.5B for this message) does not veto the
     text the user typed for the file they named; a sure "no" (a "don't write ...") still does."""

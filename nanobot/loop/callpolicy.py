@@ -36,8 +36,9 @@ is checked too, so a new tool is guarded without a list here to update. The rule
    scheduled job, an MCP tool) a change request, or a request in the tool's own words (its name and
    description: "remind me ... every hour" for cron).
 
-"Asks for a change" and "to remember" are asked when either signal says so: the model's own sure
-yes/no judgement (``nanobot.loop.judge``: a request in any language) or the listed wording
+"Asks for a change" and "to remember" are asked when either signal says so (for a change of a file the
+message names, the repair classifier's sure yes too: a report of something broken asks for its fix): the
+model's own sure yes/no judgement (``nanobot.loop.judge``: a request in any language) or the listed wording
 (``nanobot.loop.wording``); a sure "no" from the judgement vetoes a change of a named file. An interactive chat asks the user (``agent.confirm``); otherwise the call
 is refused with a message to the model naming the reason and what to do instead. ``guard(tool)``
 wraps a tool so its ``run`` checks first; the Agent wraps every tool it offers.
@@ -112,7 +113,10 @@ def _signal(agent: Any, kind: str, text: str) -> bool:
 
 
 def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -> bool:
-    """Whether the user's last two messages ask for a change to a file (or this is a coding session).
+    """Whether the user's last two messages ask for a change to a file (or this is a coding session): the
+    wording, the change judgement's sure yes, or the repair classifier's (a report of something broken in
+    the file the message names asks for its fix: "reverse_words in utils.py gives the words back in the
+    same order").
 
     >>> asked_for_change(["Write a haiku about autumn."]), asked_for_change(["read calc.py", "now fix sub"])
     (False, True)
@@ -123,7 +127,8 @@ def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -
     if not any(_names_path(t, agent) for t in recent):  # the fact first: a message naming no path costs no judgement
         return False
     return any(wording.says("change", t) for t in recent) or (
-        agent is not None and bool(recent) and _judged(agent, "change", recent[-1]) is True)
+        agent is not None and bool(recent) and (_judged(agent, "change", recent[-1]) is True
+                                                or _judged(agent, "repair", recent[-1]) is True))
 
 
 # a message that gives the text to write into the file it names is vetoed only by a sure "no" (P(change)
