@@ -93,9 +93,10 @@ KEEP_SHOTS = (("Show me notes.txt, but don't edit it.", "yes"), ("Fix the typo i
               ("Only change the title in index.html, leave everything else alone.", "no"),
               ("¿Qué puerto usa config.ini? No lo modifiques.", "yes"), ("good morning!", "no"),
               ("Tell me what budget.csv says; I'll edit it myself.", "yes"))
-# Repair: a report that something is broken or wrong (a failing test, an error, a wrong result), which in a
-# coding session asks for a fix though it names no change: the change classifier reads "X still fails after
-# your change" as no (0.19 on the 1.5B). Its sure yes lifts the KEEP veto (``callpolicy``). Chosen on repair_dev.tsv, checked on repair_held.tsv (bench/judge_probe.py --kind repair).
+# Repair: a report that something is broken or wrong (a failing test, an error, a wrong result), which asks
+# for a fix of the file it names though it names no change: the change classifier reads "X still fails after
+# your change" as no (0.19 on the 1.5B). Its sure yes asks for the change and lifts the KEEP veto
+# (``callpolicy``). Chosen on repair_dev.tsv, checked on repair_held.tsv (bench/judge_probe.py --kind repair).
 REPAIR_SYSTEM = ("You classify messages sent to an assistant that works on the user's code with them. Does the message "
                  "report something broken, failing or wrong in a file or a program (an error, a failing test, a wrong "
                  "result) for you to fix? A question about what code does, a request only to look or to run "
