@@ -349,7 +349,9 @@ DEV3_RUNS = [("qwen2.5-coder-1.5b, round 31, the set's first run (b0dbead: round
              ("qwen2.5-coder-1.5b, round 37's code (97deb99) on round 38's AMD EPYC VM (beside fresh)",
               "assistant-dev3-qwen2.5-coder-1.5b-round38-base.json"),
              ("qwen2.5-coder-1.5b, round 38: + a file's rewrite with no repeat penalty, a bug report's fix in any "
-              "chat (cb53258, beside fresh)", "assistant-dev3-qwen2.5-coder-1.5b-round38.json")]
+              "chat (cb53258, beside fresh)", "assistant-dev3-qwen2.5-coder-1.5b-round38.json"),
+             ("qwen2.5-coder-1.5b, round 38 final: + a bug report naming a file asks for its fix (a8d015f, beside "
+              "fresh and a test run)", "assistant-dev3-qwen2.5-coder-1.5b-round38-final.json")]
 
 
 def assistant_dev3() -> str:
@@ -499,6 +501,8 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
                "assistant-fresh-qwen2.5-coder-1.5b-round38-base-at.json"),
               ("round 38: + a file's rewrite with no repeat penalty, a bug report's fix in any chat, the same "
                "moment, --masked (cb53258, beside dev3 and dev2)", "assistant-fresh-qwen2.5-coder-1.5b-round38-at.json"),
+              ("round 38 final: + a bug report naming a file asks for its fix, the same moment, --masked (a8d015f, "
+               "beside dev3 and a test run)", "assistant-fresh-qwen2.5-coder-1.5b-round38-final-at.json"),
               ("round 36's code (85f851d), the same moment, on round 37's VM, --threads 2, alone",
                "assistant-fresh-smollm2-round37-base-at.json"),
               ("round 37 (the claim classifier: not trusted on SmolLM2, so its turns are round 36's), the same "
@@ -862,7 +866,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round38-at"), ("dev2", "round38-at"), ("dev3", "round38"))}
+             for k, run in (("fresh", "round38-final-at"), ("dev2", "round38-at"), ("dev3", "round38-final"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
