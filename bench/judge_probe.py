@@ -4,9 +4,13 @@ messages: P(yes) per message and how many fall on the right side of ``judge.BOUN
 ``bench/data/judge/allow_dev.tsv`` is tuned on (hand-written messages and the assistant bench's
 requests), and ``allow_dev2.tsv`` too (indirect asks: a state wanted, an entry to write down, seven
 languages); ``allow_held.tsv`` and ``allow_held2.tsv`` are only checked (other files, other wording; held2
-was written apart from the classifier's prompt, 60 indirect asks and look-only questions in seven languages).
+was written apart from the classifier's prompt, 60 indirect asks and look-only questions in seven languages);
+``allow_dev3.tsv`` / ``allow_held3.tsv`` (round 39) hold outcome asks ("make cart.py give the right total")
+and scoped ones ("only fix the typo in notes.md, nothing else") against look-only questions.
 ``--kind remember``: "does the message ask to remember something?" on ``remember_dev.tsv`` and
 ``remember_dev2.tsv`` (indirect asks, "for the record", six languages), checked on ``remember_held.tsv``;
+``remember_dev3.tsv`` / ``remember_held2.tsv`` (round 39) set indirect asks against content requests
+(a translation, a synonym, a definition) that the classifier reads as remember asks too;
 ``--kind create``: "does the message ask for a new file?" on ``create_dev.tsv`` and ``create_dev2.tsv``,
 checked on ``create_held.tsv`` (adding to a file in six languages among the no's);
 ``--kind look``: "does the message ask to show, list, count or run something?" on ``look_dev.tsv`` and
@@ -17,10 +21,12 @@ look classifier does not separate them, a question mark does: ``tools.firstlook.
 ``--kind keep``: "does the message say to leave a file as it is?" on ``keep_dev.tsv``, checked on
 ``keep_held.tsv`` (don't-change asks in six languages against change requests that keep the rest);
 ``--kind repair``: "does the message report something broken for you to fix?" on ``repair_dev.tsv``, checked
-on ``repair_held.tsv`` (bug reports in six languages against questions about code, runs and thanks);
+on ``repair_held.tsv`` (bug reports in six languages against questions about code, runs and thanks), and
+on ``repair_dev2.tsv`` / ``repair_held2.tsv`` (round 39: outcome asks and reports naming the file to fix);
 ``--kind claimed``: "does the *reply* say something was kept or changed?" (the message and its reply) on
 ``claimed_dev.tsv``, checked on ``claimed_held.tsv`` (replies in eight languages: claims, and answers,
-explanations, offers and failures).
+explanations, offers and failures); ``claimed_dev2.tsv`` / ``claimed_held2.tsv`` (round 39) add replies
+that give what was asked -- a translation, a synonym, a poem -- which the 1.5B once read as claims.
 
     .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
@@ -75,14 +81,17 @@ def main() -> None:
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
     sets = {"change": (("dev", "allow_dev.tsv"), ("dev2", "allow_dev2.tsv"), ("held", "allow_held.tsv"),
-                       ("held2", "allow_held2.tsv")),
-            "remember": (("dev", "remember_dev.tsv"), ("dev2", "remember_dev2.tsv"), ("held", "remember_held.tsv")),
+                       ("held2", "allow_held2.tsv"), ("dev3", "allow_dev3.tsv"), ("held3", "allow_held3.tsv")),
+            "remember": (("dev", "remember_dev.tsv"), ("dev2", "remember_dev2.tsv"), ("held", "remember_held.tsv"),
+                         ("dev3", "remember_dev3.tsv"), ("held2", "remember_held2.tsv")),
             "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv"),  # and questions vs mentions naming a file:
                      ("named dev", "named_dev.tsv"), ("named held", "named_held.tsv")),  # (tools.firstlook.judged_look)
             "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv")),
             "keep": (("dev", "keep_dev.tsv"), ("held", "keep_held.tsv")),
-            "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv")),
-            "claimed": (("dev", "claimed_dev.tsv"), ("held", "claimed_held.tsv"))}
+            "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv"), ("dev2", "repair_dev2.tsv"),
+                       ("held2", "repair_held2.tsv")),
+            "claimed": (("dev", "claimed_dev.tsv"), ("held", "claimed_held.tsv"), ("dev2", "claimed_dev2.tsv"),
+                        ("held2", "claimed_held2.tsv"))}
     for split, name in sets[a.kind]:
         result[split] = score(model, labelled(name), a.kind)
         r = result[split]

@@ -68,6 +68,27 @@ def test_its_remember_judgement_keeps_no_thanks(qwen):
     assert min(p("Remember that my bike lock code is 4512."), p("Merk dir: mein Zug fährt um 7:42.")) >= yes
 
 
+def test_its_claim_reading_takes_no_answer_for_a_keeping(qwen):
+    """The claimed classifier (``loop.judge.reply_claims``) reads whether a reply says something was kept
+    or changed; its yes sends a turn where nothing was kept back to memory_add. On the 1.5B it read a
+    reply that gives what was asked ('"Good night" in German is "Gute Nacht".': 0.985) as a claim, and
+    the retry kept "Good night" in memory. It passes its calibration, says no to an answer (a
+    translation, a synonym, a poem) and yes to a claim, in the languages of claimed_dev2.tsv."""
+    from nanobot.loop.judge import BOUNDS, _calibrated, claim_text, classifier_prompt
+
+    def p(message: str, reply: str) -> float:
+        yes, no = qwen.yes_no_apart(classifier_prompt("claimed", claim_text(message, reply)))
+        return yes / (yes + no)
+
+    bound = BOUNDS["claimed"][1]
+    assert _calibrated(qwen, "claimed")
+    assert p("Translate 'good night' into German.", '"Good night" in German is "Gute Nacht".') < bound
+    assert p("Traduce 'buenos días' al inglés.", '"Buenos días" en inglés es "good morning".') < bound
+    assert p("Give me a synonym for happy.", 'A synonym for happy is "joyful".') < bound
+    assert p("Remember that my dentist is Dr. Ito.", "Noted: your dentist is Dr. Ito.") >= bound
+    assert p("Apunta que la reunión es el lunes.", "Anotado: la reunión es el lunes.") >= bound
+
+
 def test_a_piped_chat_turn_ends_and_is_recorded(cli, home):
     r = cli("chat", "--model", str(QWEN), input="What is the capital of France?\n", env=QUIET)
     assert r.returncode == 0, r.stderr

@@ -112,7 +112,10 @@ REPAIR_SHOTS = (("The test in test_math.py fails since your last change.", "yes"
 # language the model chose ("C'est noté", "Anotado", "I'll keep that in mind"). Given the reply alone,
 # the 1.5B took explanations for claims ("a concise way to create lists": 0.82); with the message it
 # separates them (claimed_dev.tsv: every claim over every other reply), at a high boundary (its yes's sit
-# high: the middle of the gap on dev). Chosen on claimed_dev.tsv, checked on claimed_held.tsv
+# high: the middle of the gap on dev). A translation and a poem are among the no's: without them the
+# 1.5B read a reply that gives what was asked ('"Good night" in German is "Gute Nacht".') as a claim
+# (0.985; 7 of claimed_dev2.tsv's 12 answers), and a retry then kept "Good night" in memory. Chosen on
+# claimed_dev.tsv and claimed_dev2.tsv, checked on claimed_held.tsv and claimed_held2.tsv
 # (bench/judge_probe.py --kind claimed). The text classified is ``claim_text``'s.
 CLAIMED_SYSTEM = ("You read a user's message to an assistant and the assistant's reply. Answer yes when the reply "
                   "says the assistant itself did or will keep something: it saved, noted or remembered a fact, or "
@@ -133,8 +136,10 @@ CLAIMED_SHOTS = tuple((claim_text(m, r), a) for (m, r), a in (
     (("Wann fährt mein Zug?", "Dein Zug fährt um 8."), "no"),
     (("Cambia el color a azul en estilo.css", "Listo, cambié el color a azul en estilo.css."), "yes"),
     (("Cambia el color a azul en estilo.css", "No pude abrir estilo.css, así que no cambié nada."), "no"),
+    (("Translate 'thank you' into French.", "'Thank you' in French is 'merci'."), "no"),
     (("I'm vegetarian, keep that in mind.", "Sure, I'll keep that in mind!"), "yes"),
     (("Explain what git revert does.", "Git revert creates a new commit that undoes an earlier one."), "no"),
+    (("Write a short poem about snow.", "Snow falls soft and slow, / the quiet town sleeps."), "no"),
     (("Add eggs to tasks.txt", "Should I add it to tasks.txt?"), "no")))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
