@@ -962,8 +962,20 @@ def judge_classifiers() -> str:
     """The model's own change judgement on labelled messages (bench/judge_probe.py)."""
     d = _j("judge-allow-qwen2.5-coder-1.5b.json")
     rows = [[split, d[split]["n"], d[split]["right"], d[split]["unsure"], d[split]["wrong"], d[split].get("auc", "-")]
-            for split in ("dev", "dev2", "held", "held2") if split in d]
+            for split in ("dev", "dev2", "dev3", "held", "held2", "held3") if split in d]
     return _table(["set (dev: tuned on; held: only checked)", "messages", "right", "unsure", "wrong", "AUC"], rows)
+
+
+def judge_kinds() -> str:
+    """The other classifiers on their labelled sets (bench/judge_probe.py --kind KIND)."""
+    rows = []
+    for kind in ("remember", "repair", "claimed"):
+        d = _j(f"judge-{kind}-qwen2.5-coder-1.5b.json")
+        splits = sorted((k for k in d if k.startswith(("dev", "held"))), key=lambda k: (k.startswith("held"), k))
+        rows += [[kind, split, d[split]["n"], d[split]["right"], d[split]["unsure"], d[split]["wrong"],
+                  d[split].get("auc", "-")] for split in splits]
+    return _table(["classifier", "set (dev: tuned on; held: only checked)", "messages", "right", "unsure", "wrong",
+                   "AUC"], rows)
 
 
 def listing() -> str:
@@ -983,7 +995,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
-    "busy": busy, "first-reply": first_reply, "judge": judge_classifiers, "listing": listing,
+    "busy": busy, "first-reply": first_reply, "judge": judge_classifiers, "judge-kinds": judge_kinds, "listing": listing,
 }
 
 
