@@ -109,6 +109,19 @@ def test_repeated_reply_to_another_message():
     assert lc.repeated_reply(facts(ask, outside, extra={"before": [("what does utils.py do?", outside)]})) is not None
 
 
+def test_a_repeated_reply_to_a_look_naming_nothing_is_retried_with_a_look_when_the_model_judges_one_asked():
+    earlier = "The garage folder holds two files, tyres.txt and oil.txt, both short."
+    before = [("what's in the garage folder?", earlier)]
+    ask = "und was gibt es sonst noch hier?"  # names nothing a detector reads as a target
+    judged = lc.repeated_reply(facts(ask, earlier, look_sure=True, extra={"before": before}))
+    assert judged is not None and judged.tool == ANY_LOOK and "have not looked" in judged.note
+    assert lc.repeated_reply(facts(ask, earlier, look_sure=False, extra={"before": before})).tool == ""
+    assert lc.repeated_reply(facts(ask, earlier, look_sure=True, offered=frozenset(),
+                                    extra={"before": before})).tool == ""  # no tool to look with
+    tried = Outcome("list_dir", {"path": "."}, True, "garage/\nnotes.md", effects=READ, on_path=True)
+    assert lc.repeated_reply(facts(ask, earlier, [tried], look_sure=True, extra={"before": before})).tool == ""
+
+
 def test_a_reply_that_is_an_earlier_message_of_the_user_is_no_answer():
     """dev2, the 1.5B: "Toma nota: o aniversário da minha mãe é a 9 de agosto." was answered with the
     user's earlier "Mi fai vedere cosa c'è in LEIAME.md?"."""

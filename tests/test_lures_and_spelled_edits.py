@@ -380,6 +380,20 @@ def test_a_file_named_as_spoken_is_the_look_target(home):
     assert done.reply == "It says the basil bolted."
 
 
+def test_a_file_named_without_its_extension_in_a_folder_named_too_is_the_look_target(home):
+    """"The recipe is in the kitchen folder" names kitchen/recipe.md: a listing of kitchen/ that only
+    names the files is no look at the recipe, so the retry reads it and the answer is from the file."""
+    agent = make_agent(home, ["Tool: list_dir", '{"path": "kitchen"}', "Answer:",
+                              "The kitchen folder has recipe.md and shopping.md.",
+                              "Tool: read_file", '{"path": "kitchen/recipe.md"}', "Answer:", "It bakes for 40 minutes."])
+    (agent.workspace / "kitchen").mkdir()
+    (agent.workspace / "kitchen" / "recipe.md").write_text("Bread: bake 40 minutes at 220C\n")
+    (agent.workspace / "kitchen" / "shopping.md").write_text("flour\n")
+    events, done = run(agent, "I forgot how long the bread bakes. The recipe is in the kitchen folder.")
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["list_dir", "read_file"]
+    assert done.reply == "It bakes for 40 minutes."
+
+
 def test_a_fence_that_only_opens_a_call_is_neither_shown_nor_kept(home):
     """A new user's session on the 1.5B: after a refused edit the retried reply ended in "```json\\n{",
     streamed to the terminal as it came. The stream holds a fence back while it holds only a call's

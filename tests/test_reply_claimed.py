@@ -45,6 +45,16 @@ def test_a_claim_in_words_no_list_holds_is_retried_with_memory_add_where_nothing
     assert result.tool == "memory_add" and "nothing was kept" in result.correction
 
 
+def test_a_keeping_claimed_in_another_language_than_the_message_is_read_too():
+    """The reply says the fact back translated: no run of the message is in it, and the remember
+    judgement leans yes, so the claim classifier is asked and the retry keeps the fact."""
+    ask, back = "Pour plus tard : mon vélo est un Peugeot vert.", "Got it, I'll remember your bike is a green Peugeot."
+    table = {("remember", ask): 0.62, ("change", ask): 0.1, ("claimed", claim_text(ask, back)): 0.96}
+    assert check(ask, back, [], agent=_agent(table)).tool == "memory_add"
+    table[("remember", ask)] = 0.3  # no keeping leaned to: the reply is not read
+    assert not check(ask, back, [], agent=_agent(table)).problem
+
+
 def test_the_classifier_saying_no_leaves_the_reply_alone():
     table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", claim_text(ASK, REPLY)): 0.3}
     assert not check(ASK, REPLY, [], agent=_agent(table)).problem

@@ -39,6 +39,9 @@ class ScriptedModel:
         n = self.prompt_tokens(messages, prefill)
         self.last = Generation(prompt_tokens=n, evaluated_tokens=n)
         for word in reply.split(" "):
+            if self.last.completion_tokens == max_tokens:  # cut at the limit, as a real model's reply is
+                self.last.finish_reason = "length"
+                return
             piece = word if not self.last.text else " " + word
             self.last.text += piece
             self.last.completion_tokens += 1

@@ -1,7 +1,8 @@
 """One turn's reply under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
 stream; a call the user spelled out, or the model wrote as text, run; a command the reply proposes for
-an ask to run something, run; a reply that claims what did not happen, or states what it never looked
-at, retried once with a note, then flagged with a correction.
+an ask to run something, run; a reply cut at the token limit while it copied a look's output,
+finished from the output (``loop.cutcopy``); a reply that claims what did not happen, or states what it
+never looked at, retried once with a note, then flagged with a correction.
 ``Agent._checked`` is ``checked``; the agent's history and transcript stay the agent's (``Agent.turn``)."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from nanobot.backends.base import Generation, Message
 from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
+from nanobot.loop.cutcopy import finished
 from nanobot.loop.shown import direct
 
 WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.textcall``)
@@ -51,6 +53,9 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
             seen.append(ev)
             yield ev
         reply = unfenced(scrub(ev.reply, echoes)).strip()  # as the stream showed it
+        if more := finished(reply, ev.generation.finish_reason == "length", seen):  # a copy cut short
+            yield TextDelta(text=more)
+            reply = f"{reply}{more}"
         if runs < WRITTEN_RUNS and agent.tool_runner is not None and (found := call_in_reply(typed, ev.reply, reply,
                                                                                               agent, seen)):
             runs, (call, notice, problem, ran) = runs + 1, found

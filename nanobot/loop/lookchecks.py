@@ -58,8 +58,10 @@ def repeated_reply(f: Facts) -> CheckResult | None:
     """The reply repeats an earlier reply of this session, word for word or nearly, to another message
     (a small model copies its history: every request after a look answered with that look's summary).
     A fact of the session, not of any language. When the user named a file or folder nothing looked at
-    this turn, the retry calls the tool that looks at it. The correction shows what a look of this turn
-    returned, so the user still gets the file asked for."""
+    this turn, the retry calls the tool that looks at it; when it named nothing, tried nothing, and the
+    model's look judgement is a sure yes ("and what else is in there?"), the retry looks with the tool
+    the runner picks (``ANY_LOOK``). The correction shows what a look of this turn returned, so the user
+    still gets the file asked for."""
     reply = " ".join(f.reply.split())
     if parroted := _parroted(f, reply):
         return parroted
@@ -82,8 +84,12 @@ def repeated_reply(f: Facts) -> CheckResult | None:
             tool = looker(f) if f.target and not any(o.looks and _on(o, f) for o in f.done) else ""
             if tool and f.can(tool):  # what the user named is not looked at yet: the retry looks
                 result = f" You have not looked at {f.target} this turn. Call {tool} for it now. "
+            elif not tool and not f.target and not f.done and (f.offered is None or f.offered) and f.look_sure:
+                tool = ANY_LOOK  # nothing named, nothing tried, a look judged asked: the retry looks, with
+                result = " You have not looked this turn. Use a tool on this computer now. "  # the tool it picks
             return CheckResult(
-                problem="the reply repeats an earlier reply to another message", tool=tool if tool and f.can(tool) else "",
+                problem="the reply repeats an earlier reply to another message",
+                tool=tool if tool == ANY_LOOK or tool and f.can(tool) else "",
                 copied=earlier,  # the retry does not see the answer it copied
                 note=f"[nanobot: your reply repeated your answer to an earlier message.{result}Answer this "
                      f"message now, in plain sentences: {f.user_text}]",

@@ -59,7 +59,7 @@ from nanobot.loop.lookchecks import (
     told_of_tool,
 )
 from nanobot.loop.parrot import message_parroted
-from nanobot.loop.restated import restates
+from nanobot.loop.restated import restates, says_back
 from nanobot.loop.unlooked import named_unlooked
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
@@ -352,9 +352,10 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
                          "absent": lambda: paths().get("new", []), "files": lambda: paths().get("file", [])})
     # the reply read by the model where a claim would matter: it says the message back, and a change was
-    # asked for or a keeping leaned to
-    facts.claimed = lambda: (agent is not None and restates(user_text, reply)
-                             and (facts.asked_change or facts.remember_leans) and reply_claims(agent, user_text, reply))
+    # asked for; or it gives back a fact of the message (in another language too), and a keeping is leaned to
+    facts.claimed = lambda: (agent is not None and (restates(user_text, reply) and facts.asked_change
+                                                    or says_back(user_text, reply) and facts.remember_leans)
+                             and reply_claims(agent, user_text, reply))
     for rule in CHECKS:
         if (verdict := rule(facts)) is not None:
             return verdict

@@ -3,7 +3,8 @@
 A word of the message names a path when it is one there (``notes/meeting.txt``, a file name found
 at most two folders down, a folder's name), or when it is one edit away from one (``inventry.csv``
 for ``inventory.csv``: a typo, in any language's sentence); a file's name is also named as spoken,
-its separators as spaces ("the garden log" for ``garden.log``). A word shaped like a file name
+its separators as spaces ("the garden log" for ``garden.log``), and by its name without the
+extension where the message names its folder too ("the roster is in the crew folder"). A word shaped like a file name
 (``hello.txt``) that does not exist is named too, as ``new``: a file the user may want created. No
 list of words is read: the roots are.
 
@@ -15,6 +16,8 @@ list of words is read: the roots are.
 ['garden.log']
 >>> [(n.path, n.kind) for n in named("create hello.txt", [d])]
 [('hello.txt', 'new')]
+>>> [n.path for n in named("the meeting is somewhere in notes", [d])], [n.path for n in named("a meeting", [d])]
+(['notes/meeting.txt', 'notes'], [])
 """
 
 from __future__ import annotations
@@ -87,6 +90,7 @@ def named(text: str, roots: list[Path]) -> list[Named]:
         elif word in shaped and not re.match(r"^\d|^\w\.\w$", word):  # "e.g" is no file
             found.append((m.start(), Named(word, "new", word)))
     found += _spoken(text, have, by_name)
+    found += _in_folder(text, have, {n.path for _, n in found if n.kind == "folder"})
     out: dict[str, Named] = {}
     for _, n in sorted(found, key=lambda f: f[0]):
         out.setdefault(n.path, n)
@@ -103,6 +107,22 @@ def _spoken(text: str, have: dict[str, str], by_name: dict[str, list[str]]) -> l
             continue
         if m := re.search(rf"(?<!\w){re.escape(' '.join(words))}(?!\w)", low):
             out.append((m.start(), Named(rels[0], "file", text[m.start():m.end()])))
+    return out
+
+
+STEM_MIN = 4  # letters of a file's name without its extension, at least, to be named by it
+
+
+def _in_folder(text: str, have: dict[str, str], folders: set[str]) -> list[tuple[int, Named]]:
+    """Files named by their name without the extension, in a folder the message names too: "the roster
+    is somewhere in the crew folder" names ``crew/roster.txt`` (two facts of the roots, not one word)."""
+    low, out = text.lower(), []
+    for rel, kind in have.items():
+        path = Path(rel)
+        if kind != "file" or str(path.parent) not in folders or len(stem := path.stem.lower()) < STEM_MIN:
+            continue
+        if m := re.search(rf"(?<![\w.]){re.escape(stem)}(?![\w.])", low):
+            out.append((m.start(), Named(rel, "file", text[m.start():m.end()])))
     return out
 
 
