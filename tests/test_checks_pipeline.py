@@ -122,6 +122,17 @@ def test_a_repeated_reply_to_a_look_naming_nothing_is_retried_with_a_look_when_t
     assert lc.repeated_reply(facts(ask, earlier, [tried], look_sure=True, extra={"before": before})).tool == ""
 
 
+def test_an_earlier_keepings_claim_copied_to_a_message_leaning_to_a_keeping_is_retried_with_memory_add():
+    claim = "I have added the note that your gym locker is number 88 to your memory."
+    before = [("Merk dir: mein Spind im Gym hat die Nummer 88.", claim)]
+    ask = "Pour plus tard : mon vélo est un Peugeot vert."
+    leaning = lc.repeated_reply(facts(ask, claim, remember_leans=True, offered=frozenset({"memory_add"}),
+                                      extra={"before": before}))
+    assert leaning.tool == "memory_add" and leaning.copied == claim  # the retry does not see the copy
+    plain = lc.repeated_reply(facts(ask, claim, remember_leans=False, extra={"before": before}))
+    assert plain.tool == "" and "repeat" in plain.problem
+
+
 def test_a_reply_that_is_an_earlier_message_of_the_user_is_no_answer():
     """dev2, the 1.5B: "Toma nota: o aniversário da minha mãe é a 9 de agosto." was answered with the
     user's earlier "Mi fai vedere cosa c'è in LEIAME.md?"."""

@@ -11,7 +11,12 @@ from pathlib import PurePath
 
 from nanobot.core.asks import _COMMAND, command_of
 from nanobot.loop.answered import _words, unanswered
-from nanobot.loop.claimchecks import change_not_tried, failure, remember_not_tried
+from nanobot.loop.claimchecks import (
+    change_claimed_without_one,
+    change_not_tried,
+    failure,
+    remember_not_tried,
+)
 from nanobot.loop.listed import listing_answer
 from nanobot.loop.shown import imitates
 from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts, Outcome
@@ -58,7 +63,9 @@ def repeated_reply(f: Facts) -> CheckResult | None:
     """The reply repeats an earlier reply of this session, word for word or nearly, to another message
     (a small model copies its history: every request after a look answered with that look's summary).
     A fact of the session, not of any language. When the user named a file or folder nothing looked at
-    this turn, the retry calls the tool that looks at it; when it named nothing, tried nothing, and the
+    this turn, the retry calls the tool that looks at it; a copied claim of a keeping, where the remember
+    judgement leans to one, is the claim check's (``change_claimed_without_one``: the retry keeps this
+    message's fact); when it named nothing, tried nothing, and the
     model's look judgement is a sure yes ("and what else is in there?"), the retry looks with the tool
     the runner picks (``ANY_LOOK``). The correction shows what a look of this turn returned, so the user
     still gets the file asked for."""
@@ -79,6 +86,9 @@ def repeated_reply(f: Facts) -> CheckResult | None:
         if repeats(reply, earlier):
             if (untried := change_not_tried(f) or remember_not_tried(f)) is not None:
                 return untried  # a change or a keeping asked and not tried: the retry makes it, not another look
+            if f.remember_leans and (kept := change_claimed_without_one(f)) is not None and kept.tool:
+                kept.copied = earlier  # an earlier keeping's claim copied to a message the model leans to
+                return kept  # keep: the claim check's retry keeps this message's fact, without the copy
             shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
             result = f" {shown.name} returned:\n{shown.text[:1500]}\n" if shown else " "
             tool = looker(f) if f.target and not any(o.looks and _on(o, f) for o in f.done) else ""

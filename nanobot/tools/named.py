@@ -119,7 +119,8 @@ def _in_folder(text: str, have: dict[str, str], folders: set[str]) -> list[tuple
     low, out = text.lower(), []
     for rel, kind in have.items():
         path = Path(rel)
-        if kind != "file" or str(path.parent) not in folders or len(stem := path.stem.lower()) < STEM_MIN:
+        if (kind != "file" or str(path.parent) not in folders or len(stem := path.stem.lower()) < STEM_MIN
+                or stem == path.parent.name.lower()):  # "notes" names the folder notes/, not notes/notes.md
             continue
         if m := re.search(rf"(?<![\w.]){re.escape(stem)}(?![\w.])", low):
             out.append((m.start(), Named(rel, "file", text[m.start():m.end()])))
