@@ -285,8 +285,9 @@ def _load(path: Path) -> dict:
     except ValueError:
         kinds = {t.text: t.kind for s in REQ.SESSIONS for t in s.turns}
         turns = [json.loads(line) for line in text.splitlines() if line.startswith('{"session"')]
-        turns = [t | {"kind": kinds.get(t["text"], ""), "correct": _correct(t | {"kind": kinds.get(t["text"], "")})}
-                 for t in turns]
+        turns = [t | {"unasked_changes": ["(masked)"] * t["unasked_changes"]} if "text" not in t else  # ``--masked``:
+                 t | {"kind": kinds.get(t["text"], ""), "correct": _correct(t | {"kind": kinds.get(t["text"], "")})}
+                 for t in turns]  # its kind is on the line, its unasked changes a count
         return {"summary": {"model": "?", "partial": True, "of": sum(len(s.turns) for s in REQ.SESSIONS), "max_tokens": 64, "wall_s": round(sum(t["seconds"] for t in turns)),
                             "load_before": [None], "load_after": [None], "cpus": os.cpu_count()}, "turns": turns}
 
@@ -296,8 +297,9 @@ def combine(out: Path, parts: list[Path], model: str = "") -> dict:
     order = [s.name for s in REQ.SESSIONS]
     turns = sorted((t for r in runs for t in r["turns"]), key=lambda t: order.index(t["session"]))
     first = runs[0]["summary"]
-    partial = any(r["summary"].get("partial") for r in runs)
-    summary = {"model": model or first["model"], "turns": len(turns), "of": sum(len(s.turns) for s in REQ.SESSIONS),
+    of = sum(len(s.turns) for s in REQ.SESSIONS)
+    partial = len(turns) < of  # a part given as the progress lines of a run stopped where another part took over is whole
+    summary = {"model": model or first["model"], "turns": len(turns), "of": of,
                "partial": partial, **_totals(turns), "max_tokens": first["max_tokens"],
                "wall_s": max(r["summary"]["wall_s"] for r in runs), "parts": len(runs), "load": _LOAD,
                "cpus": first["cpus"]}

@@ -85,7 +85,7 @@ def server() -> str:
 
 # -- assistant ---------------------------------------------------------------------------------------
 
-ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round39.json", "assistant-smollm2-round16.json"]
+ASSISTANT_LATEST = ["assistant-qwen2.5-coder-1.5b-round40.json", "assistant-smollm2-round16.json"]
 
 
 def _assistant_rows(files: list[str], with_file: bool) -> str:
@@ -506,6 +506,10 @@ FRESH_RUNS = [("round 10 (eb7f2b1)", "assistant-fresh-qwen2.5-coder-1.5b-round10
               ("round 39: + an answer (a translation, a poem) is no claim of a keeping, the same moment, --masked "
                "(e841538, another AMD EPYC VM, beside the classifier probes, a test run and the project bench)",
                "assistant-fresh-qwen2.5-coder-1.5b-round39-at.json"),
+              ("round 40: + a repeated reply to a look retried with a look, a copy cut at the token limit finished "
+               "from the output, a keeping said back translated read, a file named without its extension in a "
+               "named folder, the same moment, --masked (ab705bc, another AMD EPYC VM, beside the project bench "
+               "and a test run)", "assistant-fresh-qwen2.5-coder-1.5b-round40-at.json"),
               ("round 36's code (85f851d), the same moment, on round 37's VM, --threads 2, alone",
                "assistant-fresh-smollm2-round37-base-at.json"),
               ("round 37 (the claim classifier: not trusted on SmolLM2, so its turns are round 36's), the same "
@@ -869,7 +873,7 @@ def headline() -> str:
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
     a = run["summary"] | ab._totals(run["turns"])
     fresh = {k: ab._load(RESULTS / f"assistant-{k}-qwen2.5-coder-1.5b-{run}.json")
-             for k, run in (("fresh", "round39-at"), ("dev2", "round38-at"), ("dev3", "round38-final"))}
+             for k, run in (("fresh", "round40-at"), ("dev2", "round38-at"), ("dev3", "round38-final"))}
     h2 = _j("bfcl-fit.json")["sets"]["held2"]["with the fit check"]
     lv = _j("bfcl-fit.json")["sets"]["live"]["with the fit check"]
     own = _j("bfcl-lean.json")["sets"]["live"]["own, lenient"]
