@@ -55,7 +55,8 @@ def _find(text: str, output: str, start: int = 0) -> re.Match | None:
 
 
 def finished(reply: str, cut: bool, seen: list) -> str:
-    """The rest of a look's output for a reply the token limit ``cut`` mid-copy; "" otherwise."""
+    """The rest of a tool's output (a look's, as a rule: a change's result is one line) for a reply the
+    token limit ``cut`` mid-copy; "" otherwise."""
     if not cut:
         return ""
     outputs = [ev.text for ev in reversed(seen) if getattr(ev, "kind", "") == "tool_result" and ev.ok
