@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from nanobot.config import load_settings
+from nanobot.memory import indexer
 from nanobot.memory.embedder import get_embedder
 from nanobot.memory.service import MemoryService, insert_bullet
 from nanobot.workspace import init_workspace
@@ -141,3 +144,84 @@ def test_empty_memory_never_loads_the_embedder(home):
     assert not service.has_content()  # the MEMORY.md template is all guidance
     service.start_background()
     assert service.search("anything at all") == []
+
+
+def transcript(sessions: Path, sid: str, said: list[str]) -> Path:
+    """A session transcript as the chat writes it: the session record, then user and assistant turns."""
+    recs = [{"ts": "2026-03-01T10:00:00", "role": "session", "meta": {"id": sid}}]
+    recs += [{"ts": f"2026-03-01T10:{i // 60:02d}:{i % 60:02d}", "role": ("user", "assistant")[i % 2],
+              "content": text} for i, text in enumerate(said, start=1)]
+    path = sessions / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def test_a_torn_transcript_tail_keeps_its_intact_lines(svc):
+    """A power cut leaves NUL bytes (or a cut line) where the last appends were: the lines before are
+    indexed, and so is a whole record appended after the NULs."""
+    p = transcript(svc.sessions, "20260301-100000-aaaa", ["The boiler code is 4711.", "Noted."])
+    with open(p, "ab") as f:
+        f.write(b'{"ts": "2026-03-01T10:05:00", "role": "user", "content": "the cut li' + b"\x00" * 4096)
+        f.write(b'{"ts": "2026-03-01T10:09:00", "role": "user", "content": "Biscuit naps at noon."}\n')
+    r = svc.refresh()
+    assert "sessions/20260301-100000-aaaa.jsonl" in r.added and not r.warnings and r.chunks == 3
+    assert "4711" in svc.search("what is the boiler code", 1)[0].text
+    assert "noon" in svc.search("when does Biscuit nap", 1)[0].text
+
+
+def test_an_interrupted_index_keeps_its_batches_and_goes_on_from_there(svc, monkeypatch):
+    monkeypatch.setattr(indexer, "BATCH_CHUNKS", 10, raising=False)
+    for n in range(6):
+        transcript(svc.sessions, f"2026030{n}-100000-abcd", [f"In week {n} fact {i} was new" for i in range(10)])
+    calls: list[int] = []
+
+    def cut(texts):
+        calls.append(len(texts))
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # Ctrl-C (or a kill) during the third batch
+        return svc.embedder.embed(texts)
+
+    with pytest.raises(KeyboardInterrupt):
+        indexer.index_workspace(svc.workspace, svc.store, cut, svc.sessions)
+    assert svc.store.count() == 20 and len([s for s in svc.store.sources() if s.startswith("sessions/")]) == 2
+    r = svc.refresh()
+    assert (len(r.added), r.embedded, r.cached, r.chunks) == (4, 40, 0, 60)
+
+
+def test_a_search_does_not_wait_behind_a_big_index_and_the_chat_says_how_far_it_is(svc, monkeypatch):
+    from nanobot.memory.feature import MemoryFeature
+
+    monkeypatch.setattr(indexer, "BATCH_CHUNKS", 1, raising=False)
+    for n in range(25):
+        transcript(svc.sessions, f"202603{n + 1:02d}-100000-abcd", [f"The code word of day {n} is zebra{n}."])
+    gate, holding, batches = threading.Event(), threading.Event(), []
+    real = svc.embedder.embed
+
+    def held(texts):  # the index stops after three texts; the search's own query goes through
+        if threading.current_thread().name == "indexing":
+            batches.append(len(texts))
+            if sum(batches) > 3:
+                holding.set()
+                gate.wait(60)
+        return real(texts)
+
+    monkeypatch.setattr(svc.embedder, "embed", held)
+    indexing = threading.Thread(target=svc.refresh, name="indexing")
+    indexing.start()
+    try:
+        assert holding.wait(60)
+        found: list = []
+        searching = threading.Thread(target=lambda: found.extend(svc.search("the code word of day 1", 3)))
+        searching.start()
+        searching.join(10)
+        assert not searching.is_alive(), "the search waited for the whole index"
+        assert any("zebra1." in h.text for h in found)
+        indexed, total = svc.searchable()
+        assert (indexed, total) == (4, 26)  # MEMORY.md and three transcripts so far
+        (line,) = MemoryFeature(svc, None)._backlog()
+        assert line.text.startswith("memory: 4 of 26 files") and "in the background" in line.text
+    finally:
+        gate.set()
+        indexing.join(60)
+    assert svc.store.count() == 25 and MemoryFeature(svc, None)._backlog() == []

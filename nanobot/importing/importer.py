@@ -1,6 +1,7 @@
 """``nanobot import``'s library: parsed sessions -> session transcripts, all or nothing.
 
-Each ``ImportedSession`` becomes ``sessions/<id>.jsonl`` (the id from its start time, as a live
+Sessions are written as they are read (``detect.read_sessions``), record by record: memory holds one
+conversation whatever the file's size. Each ``ImportedSession`` becomes ``sessions/<id>.jsonl`` (the id from its start time, as a live
 session's), records stamped with the imported times; the session record notes the file it came
 from and the file's sha256, so the same file is not imported twice. Every transcript is written in
 a hidden staging folder first (fsynced), then each is renamed into place; if any step fails, the
@@ -17,33 +18,40 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable
+from datetime import datetime
 from pathlib import Path
 
 from nanobot.base import faults
 from nanobot.base.atomic import _fsync_dir, atomic_write
 from nanobot.base.errors import StorageError
-from nanobot.base.regular import NotRegularFile, create_new, open_regular, read_regular
+from nanobot.base.regular import NotRegularFile, open_regular, open_write, read_regular
 from nanobot.config import Settings
 from nanobot.core.transcript import Record, list_transcripts, new_session_id
-from nanobot.importing.detect import parse_file
+from nanobot.importing.chatgpt import Skipped
+from nanobot.importing.detect import read_sessions
 from nanobot.importing.formats import ImportedSession, ImportFormatError
 
 
-def import_file(settings: Settings, path: Path, *, observe: bool = False) -> list[Path]:
+def import_file(settings: Settings, path: Path, *, observe: bool = False, skipped: Skipped | None = None,
+                progress: Callable[[int, int], None] | None = None) -> list[Path]:
     """Import every session of ``path``; returns the transcripts written (oldest first).
-    ``observe``: the observer's catch-up observes them too (else they are past conversations only)."""
-    sessions = parse_file(path)
+    ``observe``: the observer's catch-up observes them too (else they are past conversations only);
+    ``skipped`` counts what the file's format leaves out (ChatGPT's other branches); ``progress(bytes
+    read, file size)`` follows the read."""
     recover(settings.sessions_dir)
-    sha = hashlib.sha256(read_regular(path)).hexdigest()
+    sha = _sha256(path)
     if already := _imported(settings.sessions_dir, sha):
         raise ImportFormatError(f"{path} was already imported (session {already}); delete those sessions "
                                 "first to import it again")
-    return import_sessions(settings, sessions, source=path.name, sha=sha, observe=observe)
+    return import_sessions(settings, read_sessions(path, skipped, progress), source=path.name, sha=sha,
+                           observe=observe)
 
 
-def import_sessions(settings: Settings, sessions: list[ImportedSession], *, source: str = "",
+def import_sessions(settings: Settings, sessions: Iterable[ImportedSession], *, source: str = "",
                     sha: str = "", observe: bool = False) -> list[Path]:
-    """Write ``sessions`` as transcripts, atomically as a set (see the module docstring)."""
+    """Write ``sessions`` as transcripts, atomically as a set (see the module docstring); returns
+    them oldest first (sessions that started together: in the order given)."""
     target = settings.sessions_dir
     try:
         target.mkdir(parents=True, exist_ok=True)
@@ -53,18 +61,19 @@ def import_sessions(settings: Settings, sessions: list[ImportedSession], *, sour
     moved: list[Path] = []
     try:
         taken = {p.stem for p in list_transcripts(target)}
-        staged: list[tuple[Path, Path]] = []
-        for s in sorted(sessions, key=lambda s: s.started):
+        staged: list[tuple[datetime, Path, Path]] = []
+        for s in sessions:
             sid = new_session_id(s.started)
             while sid in taken:
                 sid = new_session_id(s.started)
             taken.add(sid)
             tmp = staging / f"{sid}.jsonl"
             _write(tmp, s, sid, source, sha, observe)
-            staged.append((tmp, target / f"{sid}.jsonl"))
+            staged.append((s.started, tmp, target / f"{sid}.jsonl"))
+        staged.sort(key=lambda t: t[0])
         journal = target / f"{staging.name}.journal"
-        atomic_write(journal, "\n".join(final.name for _, final in staged) + "\n")
-        for tmp, final in staged:
+        atomic_write(journal, "\n".join(final.name for _, _, final in staged) + "\n")
+        for _, tmp, final in staged:
             os.rename(tmp, final)
             moved.append(final)
             faults.point("import-moved")
@@ -101,14 +110,33 @@ def recover(sessions_dir: Path) -> int:
 
 
 def _write(path: Path, s: ImportedSession, sid: str, source: str, sha: str, observe: bool) -> None:
+    """One staged transcript, record by record, durably (a new file: O_EXCL)."""
     meta = {"id": sid, "imported": source or "import", **({"import_sha": sha} if sha else {}),
             **({"observe": True} if observe else {}),
             **({"title": s.title} if s.title else {})}
-    lines = [Record(ts=s.started, role="session", meta=meta)]
-    for m in s.messages:
-        lines.append(Record(ts=m.ts, role=m.role, content=m.content,
-                            meta={"speaker": m.speaker} if m.speaker else {}))
-    create_new(path, "".join(r.model_dump_json(exclude_none=True) + "\n" for r in lines).encode("utf-8"))
+    with os.fdopen(open_write(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "wb") as f:
+        f.write(_line(Record(ts=s.started, role="session", meta=meta)))
+        for m in s.messages:
+            f.write(_line(Record(ts=m.ts, role=m.role, content=m.content,
+                                 meta={"speaker": m.speaker} if m.speaker else {})))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _line(r: Record) -> bytes:
+    return (r.model_dump_json(exclude_none=True) + "\n").encode("utf-8")
+
+
+def _sha256(path: Path) -> str:
+    """The file's sha256, read in blocks; an unreadable file (a FIFO, a folder) is one line."""
+    h = hashlib.sha256()
+    try:
+        with os.fdopen(open_regular(path), "rb") as f:
+            while block := f.read(1 << 20):
+                h.update(block)
+    except OSError as e:
+        raise ImportFormatError(f"cannot read {path}: {e.strerror}") from None
+    return h.hexdigest()
 
 
 def _imported(sessions_dir: Path, sha: str) -> str | None:

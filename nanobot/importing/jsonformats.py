@@ -1,4 +1,7 @@
-"""The JSON and JSONL import formats (OpenAI-style message lists); see ``importfmt``.
+"""The JSON and JSONL import formats (OpenAI-style message lists); see ``formats``.
+
+A whole JSON object or a JSONL file is read here at once; a JSON list (an export) is streamed item by
+item (``jsonstream``) and each item comes to ``conversation`` or ``message``.
 
 >>> from datetime import datetime, timezone
 >>> t0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -33,6 +36,8 @@ def parse_json(text: str, name: str, fallback: datetime) -> list[ImportedSession
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise ImportFormatError(f"{name}:{e.lineno}: not valid JSON ({e.msg}); fix the syntax") from None
+    except RecursionError:
+        raise ImportFormatError(f"{name}: nested too deep to be a conversation; check the file") from None
     if isinstance(data, dict):
         return [conversation(data, name, fallback)]
     if not isinstance(data, list):
@@ -51,6 +56,8 @@ def parse_jsonl(text: str, name: str, fallback: datetime) -> list[ImportedSessio
             items.append((i, json.loads(line)))
         except json.JSONDecodeError as e:
             raise ImportFormatError(f"{name}:{i}: not valid JSON ({e.msg}); fix or remove the line") from None
+        except RecursionError:
+            raise ImportFormatError(f"{name}:{i}: nested too deep to be a message; fix or remove the line") from None
         if not isinstance(items[-1][1], dict):
             raise ImportFormatError(f"{name}:{i}: expected an object, {{\"messages\": [...]}} or "
                                     "{\"role\": ..., \"content\": ...}")
@@ -60,7 +67,7 @@ def parse_jsonl(text: str, name: str, fallback: datetime) -> list[ImportedSessio
     for i, d in items:
         if "messages" in d:
             raise ImportFormatError(f"{name}:{i}: a conversation among single messages; use one kind per file")
-        msg = message(d, f"{name}:{i}", _last(out, fallback))
+        msg = message(d, f"{name}:{i}", next_ts(out, fallback))
         if msg is not None:
             out.messages.append(msg)
     if out.messages:
@@ -81,7 +88,7 @@ def conversation(d: dict, where: str, fallback: datetime) -> ImportedSession:
 def session(msgs: list, where: str, start: datetime) -> ImportedSession:
     out = ImportedSession(started=start, messages=[])
     for i, d in enumerate(msgs, start=1):
-        msg = message(d, f"{where}: message {i}", _last(out, start))
+        msg = message(d, f"{where}: message {i}", next_ts(out, start))
         if msg is not None:
             out.messages.append(msg)
     if out.messages and start is not out.messages[0].ts:
@@ -113,6 +120,6 @@ def message(d: Any, where: str, after: datetime) -> ImportedMessage | None:
                            speaker=str(d.get("name") or "")[:60], ref=str(d.get("id") or ""))
 
 
-def _last(s: ImportedSession, start: datetime) -> datetime:
+def next_ts(s: ImportedSession, start: datetime) -> datetime:
     """A message without a time: one second after the previous one (keeps their order)."""
     return s.messages[-1].ts + timedelta(seconds=1) if s.messages else start

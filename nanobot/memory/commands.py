@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import typer
 from rich.table import Table
@@ -14,6 +15,7 @@ from nanobot.base.errors import ConfigError
 from nanobot.base.safe_text import printable
 from nanobot.config import load_settings
 from nanobot.core.features import Cli
+from nanobot.memory.indexer import IndexReport
 from nanobot.memory.service import MemoryService, get_service
 from nanobot.workspace import init_workspace
 
@@ -24,6 +26,55 @@ def _service() -> MemoryService:
         raise ConfigError("memory is disabled (memory.enabled = false); enable it in config.toml to use it")
     init_workspace(settings.workspace)
     return get_service(settings)
+
+
+def index_shown(svc: MemoryService, console, full: bool = False) -> IndexReport:
+    """``svc.refresh`` with a progress bar in files on ``console`` when stdout and stderr are a terminal
+    (piped: nothing drawn). Ctrl-C: one line saying how far it got (what is committed stays), exit 130."""
+    seen = [0, 0]
+
+    def follow(done: int, todo: int) -> None:
+        seen[:] = [done, todo]
+        if bar is not None:
+            bar.update(task, completed=done, total=todo)
+
+    bar = task = None
+    if sys.stdout.isatty() and sys.stderr.isatty():
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        bar = Progress(TextColumn("indexing memory (files)"), BarColumn(), MofNCompleteColumn(),
+                       TimeRemainingColumn(), console=console, transient=True)
+        task = bar.add_task("index", total=None)
+        bar.start()
+    try:
+        return svc.refresh(full=full, progress=follow)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.stop()
+            bar = None
+        console.print(f"indexing stopped at {seen[0]:,} of {seen[1]:,} files; what was indexed is kept, "
+                      "and `nanobot memory reindex` (or the next chat) goes on from there",
+                      markup=False, highlight=False)
+        raise typer.Exit(130) from None
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
+def reindex_imported(console) -> IndexReport | None:
+    """Index what ``nanobot import`` just wrote, shown (``index_shown``); None when memory is off or
+    does not index past conversations (``memory.transcripts = false``)."""
+    settings = load_settings()
+    if not (settings.memory.enabled and settings.memory.transcripts):
+        return None
+    init_workspace(settings.workspace)
+    return index_shown(get_service(settings), console)
 
 
 def register_commands(app: typer.Typer, cli: Cli) -> None:
@@ -62,9 +113,10 @@ def register_commands(app: typer.Typer, cli: Cli) -> None:
 
     @memory_app.command()
     def reindex(full: bool = typer.Option(False, "--full", help="Re-chunk every file, not only changed ones.")) -> None:
-        """Bring the index up to date with the workspace files (cheap when nothing changed)."""
+        """Bring the index up to date with the workspace files (cheap when nothing changed); a progress
+        bar on a terminal; Ctrl-C keeps the batches done, and the next run goes on from there."""
         svc = _service()
-        r = svc.refresh(full=full)
+        r = index_shown(svc, cli.console(stderr=True), full=full)
         _notices(svc)
         for w in r.warnings:
             cli.echo(f"warning: {w}", err=True)

@@ -5,7 +5,7 @@ memory_add), and a session-start report.
 there is memory to search), so chat is ready to type before torch has loaded. Each turn,
 ``turn_block`` puts what retrieval finds in front of the user's message. At each session start the
 feature refreshes nothing itself (that is the background thread's job) but reports files the index
-had to skip.
+had to skip, and, while a big backlog (an import) is being indexed, how much is searchable so far.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from nanobot.core.events import Notice
 from nanobot.core.features import Feature
 from nanobot.memory.retriever import MemoryRetriever
-from nanobot.memory.service import MemoryService, get_service
+from nanobot.memory.service import BIG_BACKLOG, MemoryService, get_service
 from nanobot.memory.tools import TOOLS
 from nanobot.tools.registry import offered
 
@@ -39,7 +39,15 @@ class MemoryFeature(Feature):
         fresh = [w for w in (report.warnings if report else []) if w not in self._reported]
         self._reported.update(fresh)
         notes = [Notice(text=f"memory: {w}", level="warning") for w in fresh]
-        return notes + self.on_turn_start(agent)
+        return notes + self._backlog() + self.on_turn_start(agent)
+
+    def _backlog(self) -> list[Notice]:
+        """One line while a big backlog (an import) is indexed behind the chat: how much is searchable."""
+        indexed, total = self.service.searchable()
+        if total - indexed < BIG_BACKLOG:
+            return []
+        return [Notice(text=f"memory: {indexed:,} of {total:,} files (notes and past conversations) are "
+                            "searchable so far; the rest is being indexed in the background")]
 
     def on_turn_start(self, agent) -> list[Notice]:
         """One-time messages of the service (e.g. a damaged index rebuilt), as soon as they exist."""

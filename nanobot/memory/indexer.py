@@ -4,11 +4,14 @@ Sources: ``MEMORY.md``, ``observations/*.md`` and ``knowledge/**/*.md``, and -- 
 folder is given (``memory.transcripts``) -- past conversations, ``sessions/*.jsonl`` outside the
 workspace (``transcripts.py``; a deleted transcript leaves the index with its chunks). A run compares each file's
 (mtime, size) with what the store recorded; only files that changed are read, hashed, re-chunked, and
-only chunks whose text is new are embedded (the rest come from the embedding cache). All changes --
-new, changed and deleted files -- are applied in one transaction, so a crash leaves the previous
-index whole. Nothing changed costs one ``stat`` per file and one query, so it runs every turn.
+only chunks whose text is new are embedded (the rest come from the embedding cache). Changed files go
+in batches of about ``BATCH_CHUNKS`` chunks, each committed with its files' new (mtime, size): a crash
+or Ctrl-C keeps the batches done, and the next run starts where it stopped (a file is never half
+indexed: its chunks and its state change in one transaction). Nothing changed costs one ``stat`` per
+file and one query, so it runs every turn.
 
-Embedding happens before the transaction opens: a second process is never blocked behind the model.
+Embedding happens before a batch's transaction opens: a second process is never blocked behind the
+model, and a search in this one (``lock``) runs between batches.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +33,8 @@ from nanobot.memory.transcripts import PREFIX, is_transcript, transcript_chunks
 from nanobot.workspace import utf8_problem
 
 Embed = Callable[[list[str]], np.ndarray]
+Progress = Callable[[int, int], None]
+BATCH_CHUNKS = 256  # chunks embedded, then committed, together: what an interrupted run keeps
 
 
 class IndexReport(BaseModel):
@@ -89,39 +95,82 @@ def has_new_text(workspace: Path, store: MemoryStore, sessions: Path | None = No
             st = path.stat()
             if old is not None and (st.st_mtime_ns, st.st_size) == (old.mtime_ns, old.size):
                 continue
-            text = _decode(read_regular(path))
+            raw = read_regular(path)
         except OSError:
             continue
-        if text and _chunks(rel, path, text):
+        text = _decode(rel, raw)
+        if text and _chunks(rel, path, raw, text):
             return True
     return False
 
 
-def index_workspace(workspace: Path, store: MemoryStore, embed: Embed,
-                    sessions: Path | None = None) -> IndexReport:
-    """Bring the store in line with the workspace files; see the module docstring."""
-    t0 = time.perf_counter()
-    report = IndexReport()
+def backlog(workspace: Path, store: MemoryStore, sessions: Path | None = None) -> tuple[int, int]:
+    """(sources indexed as they are now, sources in all): stat only, for "N of M searchable so far"."""
     known = store.sources()
     files = source_files(workspace, sessions)
-    pending = [p for rel, path in files.items()
-               if (p := _scan(rel, path, known.get(rel), report)) is not None]
+    return sum(1 for rel, path in files.items() if _same(path, known.get(rel))), len(files)
+
+
+def index_workspace(workspace: Path, store: MemoryStore, embed: Embed, sessions: Path | None = None, *,
+                    lock: AbstractContextManager = nullcontext(),
+                    progress: Progress | None = None) -> IndexReport:
+    """Bring the store in line with the workspace files; see the module docstring. ``lock`` is held
+    around each use of the store (never while embedding), so searches run between batches;
+    ``progress(files done, files to do)`` follows the run."""
+    t0 = time.perf_counter()
+    report = IndexReport()
+    with lock:
+        known = store.sources()
+    files = source_files(workspace, sessions)
+    todo = [(rel, path) for rel, path in files.items() if not _same(path, known.get(rel))]
     removed = [rel for rel in known if rel not in files]
-    vectors = _embed_pending(pending, store, embed, report)
-    if pending or removed:
-        with store.write():
+    if removed:
+        with lock, store.write():
             for rel in removed:
                 store.remove_source(rel)
-            for p in pending:
-                if p.chunks is not None:
-                    store.replace_chunks(p.path, p.chunks, _stack(p.chunks, vectors))
-                store.set_source(p.path, p.state)
-            store.prune_cache()
-            faults.point("reindex-write")
         report.removed = removed
-    report.chunks = store.count()
+    batch: list[_Pending] = []
+    if progress is not None:
+        progress(0, len(todo))
+    for done, (rel, path) in enumerate(todo, start=1):
+        if (p := _scan(rel, path, known.get(rel), report)) is not None:
+            batch.append(p)
+        if done == len(todo) or sum(len(b.chunks or []) for b in batch) >= BATCH_CHUNKS:
+            _commit(batch, store, embed, report, lock)
+            batch = []
+            if progress is not None:
+                progress(done, len(todo))
+    if todo or removed:
+        with lock, store.write():
+            store.prune_cache()
+    with lock:
+        report.chunks = store.count()
     report.seconds = round(time.perf_counter() - t0, 4)
     return report
+
+
+def _commit(batch: list[_Pending], store: MemoryStore, embed: Embed, report: IndexReport,
+            lock: AbstractContextManager) -> None:
+    """One batch: its new texts embedded (outside the lock), then its files' chunks and states in one
+    transaction -- what a later crash or Ctrl-C keeps, so the next run goes on after it."""
+    if not batch:
+        return
+    vectors = _embed_pending(batch, store, embed, report, lock)
+    with lock, store.write():
+        for p in batch:
+            if p.chunks is not None:
+                store.replace_chunks(p.path, p.chunks, _stack(p.chunks, vectors))
+            store.set_source(p.path, p.state)
+        faults.point("reindex-write")
+
+
+def _same(path: Path, old: SourceState | None) -> bool:
+    """Is the file as the store last saw it (mtime and size)? A file gone since the listing: no."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return old is not None and (st.st_mtime_ns, st.st_size) == (old.mtime_ns, old.size)
 
 
 def _scan(rel: str, path: Path, old: SourceState | None, report: IndexReport) -> _Pending | None:
@@ -138,47 +187,50 @@ def _scan(rel: str, path: Path, old: SourceState | None, report: IndexReport) ->
     state = SourceState(mtime_ns=st.st_mtime_ns, size=st.st_size, sha=sha)
     if old is not None and old.sha == sha:
         return _Pending(path=rel, state=state, chunks=None)
-    text = _decode(raw)
+    text = _decode(rel, raw)
     if text is None:
         report.warnings.append(f"{rel}: binary (holds NUL bytes); skipped")
         chunks: list[Chunk] = []  # drop what it used to hold
     else:
         if problem := utf8_problem(raw, rel):  # indexed anyway: never lose a file over one byte
             report.warnings.append(problem)
-        chunks = _chunks(rel, path, text)
+        chunks = _chunks(rel, path, raw, text)
     (report.updated if old is not None else report.added).append(rel)
     return _Pending(path=rel, state=state, chunks=chunks)
 
 
-def _chunks(rel: str, path: Path, text: str) -> list[Chunk]:
+def _chunks(rel: str, path: Path, raw: bytes, text: str) -> list[Chunk]:
     if is_transcript(rel):
-        return transcript_chunks(path, text.encode("utf-8"))
+        return transcript_chunks(path, raw)
     return chunk_markdown(text)
 
 
-def _decode(raw: bytes) -> str | None:
-    """Text of a source file; invalid UTF-8 becomes U+FFFD. None for binary (NUL bytes)."""
-    if b"\x00" in raw:
+def _decode(rel: str, raw: bytes) -> str | None:
+    """Text of a source file; invalid UTF-8 becomes U+FFFD. None for binary (NUL bytes) -- except a
+    transcript, whose NUL bytes are a torn tail (a power cut mid-append): its intact lines count."""
+    if b"\x00" in raw and not is_transcript(rel):
         return None
     return raw.decode("utf-8", errors="replace")
 
 
-def _embed_pending(pending: list[_Pending], store: MemoryStore, embed: Embed,
-                   report: IndexReport) -> dict[str, np.ndarray]:
-    """Embeddings for every chunk to write: cached ones looked up, the rest embedded and cached."""
+def _embed_pending(pending: list[_Pending], store: MemoryStore, embed: Embed, report: IndexReport,
+                   lock: AbstractContextManager) -> dict[str, np.ndarray]:
+    """Embeddings for every chunk to write: cached ones looked up, the rest embedded (``BATCH_CHUNKS``
+    at a time, each part cached at once: a big file cut short keeps what was embedded)."""
     texts = {c.hash: c.embed_text for p in pending for c in (p.chunks or [])}
     if not texts:
         return {}
-    vectors = store.cached(list(texts))
-    report.cached = sum(1 for p in pending for c in (p.chunks or []) if c.hash in vectors)
+    with lock:
+        vectors = store.cached(list(texts))
+    report.cached += sum(1 for p in pending for c in (p.chunks or []) if c.hash in vectors)
     todo = [h for h in texts if h not in vectors]
-    if todo:
-        fresh = embed([texts[h] for h in todo])
-        new = dict(zip(todo, fresh, strict=True))
-        with store.write():
+    for i in range(0, len(todo), BATCH_CHUNKS):
+        part = todo[i:i + BATCH_CHUNKS]
+        new = dict(zip(part, embed([texts[h] for h in part]), strict=True))
+        with lock, store.write():
             store.cache(new)
         vectors |= new
-        report.embedded = len(todo)
+        report.embedded += len(part)
     return vectors
 
 

@@ -27,12 +27,20 @@ from nanobot.base.userfile import update_user_file
 from nanobot.base.written import record_written
 from nanobot.config import Settings
 from nanobot.memory.embedder import Embedder, get_embedder
-from nanobot.memory.indexer import IndexReport, has_new_text, index_workspace, needs_update
+from nanobot.memory.indexer import (
+    IndexReport,
+    Progress,
+    backlog,
+    has_new_text,
+    index_workspace,
+    needs_update,
+)
 from nanobot.memory.store import Hit, MemoryStore
 from nanobot.memory.transcripts import source_name
 from nanobot.workspace import read_text
 
 DB_NAME = "memory.db"
+BIG_BACKLOG = 20  # files: an index run this long does not hold up a search (the chat says how far it is)
 Mode = Literal["hybrid", "vector", "fts"]
 T = TypeVar("T")
 
@@ -54,6 +62,8 @@ class MemoryService:
         self.embedder = embedder or get_embedder(settings)
         self._store: MemoryStore | None = None
         self._lock = threading.RLock()
+        self._indexing = threading.Lock()  # one index run at a time; it takes _lock per batch only
+        self.running = (0, 0)  # the index run now: (files done, files to do)
         self._thread: threading.Thread | None = None
         self.last_report: IndexReport | None = None
         self.background_error: BaseException | None = None
@@ -106,21 +116,44 @@ class MemoryService:
                 self._store = None
 
     # -- indexing ----------------------------------------------------------------------------
-    def refresh(self, full: bool = False) -> IndexReport:
+    def refresh(self, full: bool = False, *, patient: bool = True,
+                progress: Progress | None = None) -> IndexReport:
         """Re-index what changed (a stat per file when nothing did); ``full`` re-chunks every
-        file (embeddings still come from the cache when the text is unchanged)."""
-        return self._guard(lambda: self._refresh(full))
+        file (embeddings still come from the cache when the text is unchanged). While another thread
+        indexes, this waits for it -- unless not ``patient`` and that run has ``BIG_BACKLOG`` files or
+        more to do (an import): then it returns at once, and a search sees the batches committed so
+        far. ``progress(files done, files to do)``: see ``index_workspace``."""
+        return self._guard(lambda: self._refresh(full, patient, progress))
 
-    def _refresh(self, full: bool) -> IndexReport:
-        with self._lock:
-            if full:
-                with self.store.write():
-                    self.store.invalidate_sources()
-            elif not needs_update(self.workspace, self.store, self.sessions):
-                return IndexReport(chunks=self.store.count())
-            report = index_workspace(self.workspace, self.store, self.embedder.embed, self.sessions)
+    def _refresh(self, full: bool, patient: bool, progress: Progress | None) -> IndexReport:
+        while not self._indexing.acquire(timeout=0.05):
+            if not patient and self.running[1] >= BIG_BACKLOG:
+                return IndexReport()
+
+        def follow(done: int, todo: int) -> None:
+            self.running = (done, todo)
+            if progress is not None:
+                progress(done, todo)
+        try:
+            with self._lock:
+                if full:
+                    with self.store.write():
+                        self.store.invalidate_sources()
+                elif not needs_update(self.workspace, self.store, self.sessions):
+                    return IndexReport(chunks=self.store.count())
+                store = self.store
+            report = index_workspace(self.workspace, store, self.embedder.embed, self.sessions,
+                                     lock=self._lock, progress=follow)
             self.last_report = report
             return report
+        finally:
+            self.running = (0, 0)
+            self._indexing.release()
+
+    def searchable(self) -> tuple[int, int]:
+        """(sources indexed as they are now, sources in all): stat only."""
+        with self._lock:
+            return backlog(self.workspace, self.store, self.sessions)
 
     def has_content(self) -> bool:
         """Is there anything to search, or about to be? (No torch involved.)"""
@@ -153,7 +186,7 @@ class MemoryService:
         fusion = fusion or self.settings.memory.fusion
         k = k or self.settings.memory.k
         query, _ = scrub(query)
-        self.refresh()
+        self.refresh(patient=False)  # behind a big background run (an import): what is in already
 
         def run() -> list[Hit]:
             with self._lock:

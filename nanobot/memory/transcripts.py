@@ -50,23 +50,29 @@ def day(rec: Record) -> str:
 
 def transcript_chunks(path: Path, raw: bytes | None = None) -> list[Chunk]:
     """The chunks of one transcript; torn or corrupt lines are skipped (the session module
-    reports them)."""
+    reports them). NUL bytes split a line: a power cut leaves a run of them after the last whole
+    record (a cut one before them, perhaps), and a record appended after them is whole."""
     raw = read_regular(path) if raw is None else raw
     out: list[Chunk] = []
     for i, line in enumerate(raw.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = Record.model_validate(json.loads(line.decode("utf-8", errors="replace")))
-        except (json.JSONDecodeError, ValidationError, ValueError):
-            continue
-        if rec.role not in ROLES or not rec.content.strip() or (
-                rec.role == "assistant" and (CORRECTED in rec.content or rec.meta.get("shown"))):  # (loop/shown.py)
-            continue
-        speaker = str(rec.meta.get("speaker") or ROLES[rec.role])
-        body = f"{speaker}: {' '.join(rec.content.split())}"
-        weight = ASSISTANT_WEIGHT if rec.role == "assistant" else 1.0
-        for c in split_long(body, day(rec), i):
-            c.weight = weight
-            out.append(c)
+        for piece in line.split(b"\x00") if b"\x00" in line else (line,):
+            if piece.strip():
+                out += _record_chunks(piece, i)
+    return out
+
+
+def _record_chunks(line: bytes, i: int) -> list[Chunk]:
+    try:
+        rec = Record.model_validate(json.loads(line.decode("utf-8", errors="replace")))
+    except (json.JSONDecodeError, ValidationError, ValueError):
+        return []
+    if rec.role not in ROLES or not rec.content.strip() or (
+            rec.role == "assistant" and (CORRECTED in rec.content or rec.meta.get("shown"))):  # (loop/shown.py)
+        return []
+    speaker = str(rec.meta.get("speaker") or ROLES[rec.role])
+    body = f"{speaker}: {' '.join(rec.content.split())}"
+    weight = ASSISTANT_WEIGHT if rec.role == "assistant" else 1.0
+    out = split_long(body, day(rec), i)
+    for c in out:
+        c.weight = weight
     return out
