@@ -174,6 +174,41 @@ class Provenance:
             return self.grounded(value)
         return Provenance(said=self.said[-1:]).grounded(value)  # not an earlier turn's tool result either
 
+    def has_facts(self) -> bool:
+        """Whether a keeping has facts to draw on: the user's last message gives some of its own
+        (``facts``), or it points back to an earlier message of this session. "What's my locker
+        number?" in a new session has none: a keeping forced on it could only invent one."""
+        return bool(self.facts()) or len(self.said) > 1
+
+    def unsaid(self, value: str) -> list[str]:
+        """What ``value``, a fact to keep, holds that the user never said: its numbers, and its names and
+        content words found in what a tool showed but not in the user's words. The user's words are the
+        last message, or the session's where it points back (``points_back``: "remember what I just
+        told you"), and then what a tool showed counts as said ("remember the port in server.cfg").
+
+        >>> p = Provenance(said=["keep this in mind: my gym locker is 42"], looked=["Passphrase: tangerine owl 17"])
+        >>> p.unsaid("gym locker 42"), p.unsaid("gym locker 42, passphrase tangerine owl 17")
+        ([], ['17', 'passphrase', 'tangerine', 'owl'])
+        >>> Provenance(said=["my train leaves at 7:42, remember it"]).unsaid("train at 7.42 from Delft")
+        ['Delft']
+        """
+        back = self.points_back()
+        said = _norm(" ".join([*self.said, *self.looked] if back else self.said[-1:]))
+        shown = "" if back else _norm(" ".join(self.looked))
+        out: list[str] = []
+        for num in re.findall(r"\d+", value):
+            if num.strip("0") and not re.search(rf"(?<!\d){num}(?!\d)", said):
+                out.append(num)
+        names = Provenance(said=[value]).facts()
+        for word in re.findall(r"[^\W\d_][\w'’-]*", value):
+            key = word.lower()
+            name = word in names and len(word) >= 2
+            if not (name or len(key) >= 3 and key not in STOP and re.search(rf"(?<!\w){re.escape(key)}", shown)):
+                continue
+            if not (re.search(rf"(?<!\w){re.escape(key)}", said) if key.isascii() else key in said):
+                out.append(word)
+        return list(dict.fromkeys(out))
+
     def only_retrieved(self, value: str) -> bool:
         """True when ``value`` occurs in retrieved text but neither the user nor a tool brought it."""
         return (bool(value.strip()) and self._in(value, self.retrieved)

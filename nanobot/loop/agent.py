@@ -29,6 +29,7 @@ from nanobot.core.prompt import SEPARATOR, BuiltPrompt, build_prompt
 from nanobot.core.provenance import Provenance
 from nanobot.core.sections import STANDING, CoreSections
 from nanobot.core.transcript import Transcript
+from nanobot.loop.budget import TurnBudget, metered
 from nanobot.loop.judge import Judge
 from nanobot.loop.loopguard import LoopGuard
 from nanobot.loop.shown import uncaptioned
@@ -67,6 +68,7 @@ class Agent:
         self._template: tuple[Any, Any] | None = None  # (runner, its TemplateCalls) for first_call
         self.provenance = Provenance()  # who brought which text (nanobot.loop.callpolicy, replycheck)
         self.judge = Judge()  # the model's yes/no judgements of the user's message (nanobot.loop.judge)
+        self.budget = TurnBudget(settings.chat.turn_evaluations, settings.chat.turn_seconds)  # loop.budget
 
     # -- session -----------------------------------------------------------------------------
     def start_session(self) -> list[Event]:
@@ -240,6 +242,7 @@ class Agent:
     # -- turn --------------------------------------------------------------------------------
     def turn(self, text: str) -> Iterator[Event]:
         clock = TurnClock(getattr(self.tool_runner, "stats", None))  # Enter: the user waits from here
+        metered(self.model, self.budget).start()  # every evaluation from here on draws from the turn's budget
         if self.transcript is None:
             yield from self.start_session()
         self.transcript.append("user", text)  # first: whatever fails below, the message is kept
@@ -286,10 +289,12 @@ class Agent:
                 self._record(user_msg, last.text.strip(), last, interrupted=True, partial=True)
             self.transcript.append("event", "turn failed", error=str(e))
             raise
+        finally:
+            self.budget.stop()
         assert done is not None, "a responder must end with TurnDone"
         self._record(user_msg, done.reply, done.generation, interrupted=False, remember=not done.corrected, shown=done.shown)
         yield from self._run_hooks("on_turn_end", done)
-        done.timing = clock.timing(done.generation.ttft_s)
+        done.timing = clock.timing(done.generation.ttft_s, self.budget.used)
         yield done
 
     def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, remember: bool = True,
@@ -306,8 +311,9 @@ class Agent:
     def _checked(self, messages: list[Message], typed: str) -> Iterator[Event]:
         """``respond`` under the reply checks (``nanobot.loop.checkedturn``)."""
         from nanobot.loop.checkedturn import checked
+        from nanobot.loop.testrun import counted
 
-        return checked(self, messages, typed)
+        return counted(checked(self, messages, typed))  # a test run's real counts end the reply (loop.testrun)
 
     def respond(self, messages: list[Message]) -> Iterator[Event]:
         """The model's reply to ``messages``: through the tool runner when one is attached."""

@@ -241,6 +241,9 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
             return Refused(f"{name} refused: the user asked to change {files[0]}, not to remember something; "
                            f"change {files[0]} with edit_file (or write_file for a new file)", Refusal.NOT_MEMORY)
         kept = str(getattr(args, "text", "") or (args.get("text", "") if isinstance(args, dict) else ""))
+        if kept.strip() and prov.said and getattr(tool, "user_facts", False) and (unsaid := prov.unsaid(kept)):
+            return Refused(f"{name} refused: {', '.join(unsaid[:4])} in '{' '.join(kept.split())[:80]}' is nothing the "
+                           "user said; keep only what the user said, in their words", Refusal.UNSAID)
         if kept.strip() and prov.said and not prov.grounded_here(kept):
             return Refused(f"{name} refused: '{' '.join(kept.split())[:80]}' is nothing the user said or a tool "
                            "showed; write the fact in the user's own words", Refusal.UNSAID)

@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from nanobot.backends.base import Generation, Message
+from nanobot.core.quoted import own_words, passed_on
 from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
+from nanobot.loop.budget import BudgetSpent
 from nanobot.loop.cutcopy import finished
 from nanobot.loop.shown import direct
 
@@ -21,18 +23,37 @@ WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``na
 def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     """``Agent.respond`` under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
     stream; a reply that claims what did not happen, or states what it never looked at, is
-    retried once with a note, then flagged with a correction."""
+    retried once with a note, then flagged with a correction. A step that finds the turn's budget
+    spent (``loop.budget``) ends the turn with what the user has seen and one line saying so."""
+    shown: list[str] = []
+    try:
+        for ev in _checked(agent, messages, typed):
+            if isinstance(ev, TextDelta):
+                shown.append(ev.text)
+            yield ev
+    except BudgetSpent:
+        line, text = agent.budget.spent_line(), "".join(shown).strip()
+        yield TextDelta(text=f"\n\n{line}" if text else line)
+        yield Notice(text=f"turn budget: {agent.budget.spent_what()} spent; answering with what there is",
+                     level="warning")
+        agent.transcript.append("event", "turn budget spent", used=dict(agent.budget.used))
+        yield TurnDone(reply=f"{text}\n\n{line}".strip(), generation=agent.model.last, corrected=True)
+
+
+def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.echo import Echoes
     from nanobot.loop.explicit import explicit
-    from nanobot.loop.replycheck import Scrubber, check, kept_in_file, remember, scrub, unfenced
+    from nanobot.loop.testrun import asked
+    from nanobot.loop.testrun import shown as tests_shown
+    from nanobot.loop.replycheck import FROM_REPLY, Scrubber, check, kept_in_file, remember, scrub, unfenced
     from nanobot.loop.verdict import ANY_LOOK
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
     agent.judge.context(typed, messages)
-    if agent.tool_runner is not None and (spelled := explicit(typed, agent.tool_names())):
+    if agent.tool_runner is not None and (spelled := explicit(typed, agent.tool_names()) or asked(typed, agent)):
         messages = yield from run_written_call(agent, spelled, messages, seen, "the call the user asked for ran")
-        if shown := direct(typed, spelled, seen):  # the whole message was the look: its output is the reply
+        if shown := direct(typed, spelled, seen) or tests_shown(typed, spelled, seen):  # the whole message was the look
             return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))
     runs = attempt = 0  # calls run from written replies; retries after a failed check
     echoes = None  # the notes a check sent this turn, which the reply may echo (None: the fixed ones)
@@ -56,8 +77,8 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         if more := finished(reply, ev.generation.finish_reason == "length", seen):  # a copy cut short
             yield TextDelta(text=more)
             reply = f"{reply}{more}"
-        if runs < WRITTEN_RUNS and agent.tool_runner is not None and (found := call_in_reply(typed, ev.reply, reply,
-                                                                                              agent, seen)):
+        if (runs < WRITTEN_RUNS and agent.budget.room() and agent.tool_runner is not None
+                and (found := call_in_reply(typed, ev.reply, reply, agent, seen))):
             runs, (call, notice, problem, ran) = runs + 1, found
             yield Notice(text=f"reply check: {notice}", level="warning")
             agent.transcript.append("event", "reply check", problem=problem, attempt=runs - 1)
@@ -66,10 +87,18 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
             continue
         # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
         agent.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
-        result = check(typed, reply, seen, asked_change=lambda: change_asked(typed, agent) or remember(typed, agent)
-                       or kept_in_file(typed, agent),
-                       offered=frozenset(agent.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
-                       agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None)
+        def checks(text: str, **which: Any) -> Any:
+            return check(typed, text, seen, asked_change=lambda: change_asked(typed, agent) or remember(typed, agent)
+                         or kept_in_file(typed, agent),
+                         offered=frozenset(agent.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
+                         agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None,
+                         **which)
+
+        result, own, passed = checks(reply), own_reply(agent, reply), set()
+        while (result.problem and result.tool and own != reply and result.rule in FROM_REPLY
+               and checks(own, only=result.rule).tool != result.tool):
+            passed.add(result.rule)  # the tool was owed to text the reply passes on: that check has no say
+            result = checks(reply, skip=frozenset(passed))
         if not result.problem:
             yield ev.model_copy(update={"reply": reply})
             return
@@ -77,7 +106,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         if attempt == 1 and not result.correction:  # a retry was worth it, a correction is not
             yield ev.model_copy(update={"reply": reply})
             return
-        if attempt == 1 or not result.retry:
+        if attempt == 1 or not result.retry or not agent.budget.room():  # no room: the correction, not a retry
             break
         attempt = 1
         tool = result.tool if result.tool in agent.tool_names() or result.tool == ANY_LOOK else ""
@@ -120,15 +149,24 @@ def call_in_reply(typed: str, raw: str, reply: str, agent: Any,
     from nanobot.loop.replycommand import reply_command
     from nanobot.loop.textcall import RAN, written
 
-    if call := written(reply, agent.tool_names()):
+    prov = agent.provenance
+    others = [*prov.looked, *prov.retrieved]  # text the user did not write: it never makes a call run
+    if call := written(own_words(reply, others, prov.said, names=False), agent.tool_names()):
         return call, f"the reply is a {call[0]} call written as text; running it", "call written as text", RAN
     if made := written_change(typed, reply, agent, seen):
         (call, how) = made
         return call, f"the reply writes the change to {call[1]['path']} {how}; making it", f"change written {how}", RAN
-    if call := reply_command(scrub(raw), agent, seen):
+    if (call := reply_command(scrub(raw), agent, seen)) and not passed_on(call[1]["command"], others, prov.said):
         return (call, f"the reply proposes '{call[1]['command']}' for the user to run; running it",
                 "command proposed, not run", "the command your reply proposed ran")
     return None
+
+
+def own_reply(agent: Any, reply: str) -> str:
+    """The reply without what it passes on from a tool's output, memory or the prompt's Context
+    (``core.quoted``): what may make a tool run."""
+    prov = agent.provenance
+    return own_words(reply, [*prov.looked, *prov.retrieved], prov.said)
 
 
 def written_change(typed: str, reply: str, agent: Any, seen: list[Event]) -> tuple[tuple[str, dict], str] | None:

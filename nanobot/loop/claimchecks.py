@@ -9,7 +9,7 @@ from __future__ import annotations
 from nanobot.base.shorten import shorten
 from nanobot.core.asks import _FILE, _NOT_FILES
 from nanobot.core.provenance import Refusal
-from nanobot.loop.verdict import CheckResult, Facts, Outcome
+from nanobot.loop.verdict import CheckResult, Facts, Outcome, from_reply
 from nanobot.loop.wording import REPLY, USER
 from nanobot.tools.effects import Effect
 
@@ -100,6 +100,7 @@ def failure_untold(f: Facts) -> CheckResult | None:
     return result
 
 
+@from_reply
 def change_claimed_without_one(f: Facts) -> CheckResult | None:
     """No call that can change anything succeeded, and the reply claims a change."""
     if any(o.ok and o.may_change for o in f.done) or not claims(f):
@@ -155,8 +156,8 @@ def remember_not_tried(f: Facts) -> CheckResult | None:
     that asks back stands; a question ("Quando é o aniversário da minha mãe?") recalls, and a message
     that names a file ("I can't remember what I wrote in a.md") is about the file: neither is this."""
     if (f.target or _FILE.search(f.user_text) or f.user_text.rstrip().endswith(("?", "？")) or not f.can("memory_add")
-            or f.reply.rstrip().endswith("?") or not f.keeps):
-        return None
+            or f.reply.rstrip().endswith("?") or not f.keeps or not f.gives_facts):
+        return None  # a message with no fact of its own and nothing said before it: a retry could only invent one
     if any(Effect.REMEMBERS in o.effects and (o.ok or not o.unasked) or o.ok and o.may_change for o in f.done):
         return None
     return CheckResult(

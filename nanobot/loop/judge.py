@@ -188,12 +188,15 @@ def trusted(model: Any, kind: str) -> bool:
 
 
 def _calibrated(model: Any, kind: str) -> bool:
+    from nanobot.loop.budget import unmetered
+
     no, yes = BOUNDS[kind]
     ok = True
-    for text, want in CALIBRATION[kind]:
-        y, n = model.yes_no_apart(classifier_prompt(kind, text))
-        p = y / (y + n) if y + n > 0 else 0.5
-        ok = ok and (p >= yes if want else p < no)
+    with unmetered(model):  # once per model and process: no turn's cost
+        for text, want in CALIBRATION[kind]:
+            y, n = model.yes_no_apart(classifier_prompt(kind, text))
+            p = y / (y + n) if y + n > 0 else 0.5
+            ok = ok and (p >= yes if want else p < no)
     return ok
 
 

@@ -19,7 +19,7 @@ from nanobot.loop.claimchecks import (
 )
 from nanobot.loop.listed import listing_answer
 from nanobot.loop.shown import imitates
-from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts, Outcome
+from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts, Outcome, from_reply
 from nanobot.loop.wording import REPLY
 
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
@@ -169,6 +169,7 @@ def imitated_output(f: Facts) -> CheckResult | None:
                        correction="(nanobot: the reply above imitates a tool's output; no such output was shown.)")
 
 
+@from_reply
 def call_as_text(f: Facts) -> CheckResult | None:
     """A reply holding a call's JSON is no answer: nothing ran. A call of a tool that is not offered
     ("git_log" for "Lancia git log --oneline per favore") where the user named something nothing looked
@@ -187,6 +188,7 @@ def call_as_text(f: Facts) -> CheckResult | None:
         correction=f"(nanobot: the reply above is a {name} call written as text; it did not run.)")
 
 
+@from_reply
 def told_of_tool(f: Facts) -> CheckResult | None:
     """The reply tells the user of a tool ("puedes usar la función `read_file`") that did not run this
     turn: the model meant to call it. Read from the offered tools' names, not the reply's language; a

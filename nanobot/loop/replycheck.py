@@ -243,6 +243,7 @@ CHECKS: tuple[Check, ...] = (
     absent_listed,  # names files that are not there, with nothing looked at
     named_unlooked,  # speaks of the user's files, nothing tried, a look judged asked
 )
+FROM_REPLY = frozenset(c.__name__ for c in CHECKS if getattr(c, "from_reply", False))  # ``verdict.from_reply``
 
 
 
@@ -326,14 +327,16 @@ def _exchanges(agent: Any) -> list[tuple[str, str]]:
 
 def check(user_text: str, reply: str, events: list, asked_change: bool | Callable[[], bool] = False,
           offered: frozenset[str] | None = None, earlier: str = "", agent: Any = None,
-          tools: dict[str, Any] | None = None) -> CheckResult:
+          tools: dict[str, Any] | None = None, skip: frozenset[str] = frozenset(),
+          only: str = "") -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``), through ``CHECKS``;
     ``asked_change``: the user asked for a change (then a bare "created." or "Done." is a claim too), or
     a function that says so, called only when a check needs it (it may ask the model);
     ``offered``: the tools this chat has (None: any): not trying a change or a look is a fault only when
     the tool for it is offered. ``earlier``: what the model was shown before the user's message (the
     retrieved block): a look's reply copied from it is not from the look. ``agent``: for the model's
-    judgements; ``tools``: the chat's tools, whose declared effects say what each call did."""
+    judgements; ``tools``: the chat's tools, whose declared effects say what each call did; ``skip``,
+    ``only``: the checks (by name) left out, or the one asked alone."""
     done = outcomes(events, tools)
     target, folders = looks_at(user_text), ()
     if not target and agent is not None:
@@ -349,6 +352,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   judged=lambda: agent is not None and asks(agent, "change", user_text) is not None,
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
                   look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,
+                  gives_facts=lambda: getattr(agent, "provenance", None) is None or agent.provenance.has_facts(),
                   extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
                          "absent": lambda: paths().get("new", []), "files": lambda: paths().get("file", [])})
     # the reply read by the model where a claim would matter: it says the message back, and a change was
@@ -357,6 +361,9 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                                                     or says_back(user_text, reply) and facts.remember_leans)
                              and reply_claims(agent, user_text, reply))
     for rule in CHECKS:
+        if rule.__name__ in skip or only and rule.__name__ != only:
+            continue
         if (verdict := rule(facts)) is not None:
+            verdict.rule = rule.__name__
             return verdict
     return CheckResult()

@@ -6,7 +6,8 @@ and argument steps and the tools ran: on a turn with a tool call it hides most o
 ``TurnClock`` watches the turn's events and the tool runner's step figures (``StepStats``) and gives
 a ``TurnTiming``, carried on ``TurnDone.timing`` and printed by ``nanobot chat -v``::
 
-    first token 12.40s · decision 2.10s (2) · arguments 6.02s (1) · tools 0.31s · reply ttft 3.61s · total 19.80s
+    first token 12.40s · decision 2.10s (2) · arguments 6.02s (1) · tools 0.31s · reply ttft 3.61s · total 19.80s ·
+    evaluations 5 (prefix_probability 2, stream 2, yes_no_apart 1)
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class TurnTiming(BaseModel):
     arguments: int = 0
     tools_s: float = 0.0  # tools running (an exec's confirmation question included)
     reply_ttft_s: float = 0.0  # the final reply call alone: its prompt evaluation and first token
+    evaluations: dict[str, int] = {}  # model evaluations drawn from the turn's budget, by model method (loop.budget)
 
     def line(self) -> str:
         parts = [f"first token {self.first_token_s:.2f}s"]
@@ -37,6 +39,9 @@ class TurnTiming(BaseModel):
         if self.tools_s:
             parts.append(f"tools {self.tools_s:.2f}s")
         parts += [f"reply ttft {self.reply_ttft_s:.2f}s", f"total {self.total_s:.2f}s"]
+        if self.evaluations:
+            each = ", ".join(f"{k} {v}" for k, v in sorted(self.evaluations.items()))
+            parts.append(f"evaluations {sum(self.evaluations.values())} ({each})")
         return " · ".join(parts)
 
 
@@ -62,11 +67,11 @@ class TurnClock:
             self.tools_s += now - self._call_at
             self._call_at = None
 
-    def timing(self, reply_ttft_s: float) -> TurnTiming:
+    def timing(self, reply_ttft_s: float, evaluations: dict[str, int] | None = None) -> TurnTiming:
         end = self.clock()
         steps = self._steps[self._seen:] if self._steps is not None else []
         dec = [s.seconds for s in steps if s.kind == "decision"]
         arg = [s.seconds for s in steps if s.kind == "args"]
         return TurnTiming(first_token_s=(self.first or end) - self.start, total_s=end - self.start,
                           decision_s=sum(dec), decisions=len(dec), arguments_s=sum(arg), arguments=len(arg),
-                          tools_s=self.tools_s, reply_ttft_s=reply_ttft_s)
+                          tools_s=self.tools_s, reply_ttft_s=reply_ttft_s, evaluations=dict(evaluations or {}))

@@ -23,6 +23,7 @@ class CheckResult:
     copied: str = ""  # an earlier reply the reply repeats: the retry sees the session without it and its question
     bare: bool = False  # the retry sees this message alone: the note holds the result it is answered from
     retry: bool = True  # False: no retry, the correction goes under the reply as it is
+    rule: str = ""  # the check that found it (``replycheck.CHECKS``)
 
 
 class Outcome(NamedTuple):
@@ -94,13 +95,16 @@ class Lazy:
     """A bool field set to a bool or to a function that gives it, called once, on the first read: a
     model judgement (``nanobot.loop.judge``) is asked only when a check reads the fact it decides."""
 
+    def __init__(self, default: bool = False) -> None:
+        self.default = default
+
     def __set_name__(self, owner: type, name: str) -> None:
         self.slot = "_" + name
 
     def __get__(self, obj: Any, owner: type | None = None) -> bool:
         if obj is None:  # the dataclass reads the field's default from the class
-            return False
-        value = obj.__dict__.get(self.slot, False)
+            return self.default
+        value = obj.__dict__.get(self.slot, self.default)
         if callable(value):
             value = obj.__dict__[self.slot] = bool(value())
         return value
@@ -127,6 +131,7 @@ class Facts:
     change_sure: Lazy = Lazy()  # the model's change judgement is a sure yes (not the wording)
     look_sure: Lazy = Lazy()  # the model's look judgement is a sure yes
     claimed: Lazy = Lazy()  # the model is sure the reply says something was kept or changed (``judge.reply_claims``)
+    gives_facts: Lazy = Lazy(True)  # the message gives facts to keep, or points back to an earlier one of this session
     extra: dict = field(default_factory=dict)
 
     def can(self, tool: str) -> bool:
@@ -135,3 +140,11 @@ class Facts:
 
 
 Check = Callable[[Facts], "CheckResult | None"]
+
+
+def from_reply(check: Check) -> Check:
+    """Declares that ``check`` decides the tool it forces from the reply's words (a tool it names, a
+    call it writes, a change it claims): ``loop.checkedturn`` then holds it to the model's own words,
+    with what the reply passes on from a tool, memory or the prompt's Context masked (``core.quoted``)."""
+    check.from_reply = True  # type: ignore[attr-defined]
+    return check

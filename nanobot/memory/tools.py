@@ -56,6 +56,7 @@ class AddArgs(ToolArgs):
 
 
 class MemoryAdd(_MemoryTool):
+    user_facts = True
     name = "memory_add"
     effects = frozenset({Effect.REMEMBERS})
     description = "Remember a fact for later sessions (adds it to MEMORY.md and indexes it)."

@@ -82,6 +82,7 @@ class Tool:
     effects: frozenset[Effect] = UNDECLARED  # what a call does (``effects_for`` when its action decides)
     target_args: ClassVar[dict[str, str]] = {}  # argument -> what it names ("path", "command", ...)
     rewrites: ClassVar[bool] = False  # its call made from the model's rewrite of a short file (``tools.rewrite``)
+    user_facts: ClassVar[bool] = False  # it keeps facts of the user's: each one the user said (``Provenance.unsaid``)
     default: ClassVar[bool] = True  # offered unless ``[tools] enabled`` leaves it out; False: only when it names it
 
     def effects_for(self, args: Any) -> frozenset[Effect]:

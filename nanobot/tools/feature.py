@@ -10,21 +10,53 @@ from __future__ import annotations
 from typing import Any
 
 from nanobot.core.features import Feature
+from nanobot.core.prompt import RawSection
+from nanobot.tools import repofacts
+from nanobot.tools.named import roots_of
+from nanobot.tools.paths import base_dir
 from nanobot.tools.cron import notices
 from nanobot.tools.registry import all_tools, enabled_tools
+
+
+REPO = 92  # the repository's facts: volatile, after Time (read again only when git's HEAD or index changes)
 
 
 class BuiltinTools(Feature):
     name = "tools"
 
+    def __init__(self) -> None:
+        self._stamps: tuple = ()  # the repositories' ``repofacts.stamp`` when their facts were read
+
     def tools(self, settings) -> list[Any]:
         return list(enabled_tools(settings).values())
+
+    def sections(self, agent) -> list[RawSection]:
+        if not agent.settings.prompt.repo:
+            return []
+        tops = self._repos(agent)
+        self._stamps = tuple(repofacts.stamp(t) for t in tops)
+        lines = [f.line() for t in tops if (f := repofacts.read(t)) is not None]
+        return [RawSection(name="repo", text="\n".join(lines), budget=agent.settings.prompt.repo, stable=False,
+                           order=REPO)] if lines else []
 
     def on_session_start(self, agent):
         return notices(agent.settings)
 
+    def turn_block(self, agent, query: str) -> str:
+        """Nothing in front of the message; before it is sent, the prompt is rebuilt when a commit, a
+        checkout or a staging changed the repository since its facts were read."""
+        if agent.settings.prompt.repo and self._stamps and tuple(
+                repofacts.stamp(t) for t in self._repos(agent)) != self._stamps:
+            agent.refresh_prompt()
+        return ""
+
     def on_turn_start(self, agent):
         return notices(agent.settings)
+
+    @staticmethod
+    def _repos(agent) -> list:
+        folders = roots_of(agent.settings)
+        return repofacts.repositories([base_dir(folders), *folders[1:]])
 
 
 def catalogue(settings) -> tuple[dict, dict, list[str]]:

@@ -1,0 +1,122 @@
+"""One budget per turn: the model evaluations and seconds a turn may spend, whatever spends them.
+
+Every model evaluation of a turn -- the reply's stream, a tool step's decision and arguments, a
+judgement, a file's rewrite, a check's retry -- goes through the model's evaluation methods
+(``EVALUATIONS``). ``metered`` wraps those methods on the model once, so each draws one evaluation
+from the Agent's ``TurnBudget`` before it starts: no stage can spend outside the budget, and a new
+stage needs no counter of its own. A call made inside another (``yes_no_apart`` asking ``yes_no``,
+``generate_apart`` streaming) is part of it and draws nothing more; calls from another thread (the
+prefill, housekeeping) and calls between turns draw nothing.
+
+When the budget is spent, a draw raises ``BudgetSpent`` (a ``ModelError``): a judgement then has no
+answer and its caller's fallback decides; a step or a retry ends the turn with the best reply so far
+and one line saying so (``loop.checkedturn``). The first reply of a turn always has room: the
+budget is checked before an evaluation starts, never during one, and it starts with the turn.
+
+>>> b = TurnBudget(evaluations=2, seconds=60.0)
+>>> b.start(); b.draw("stream"); b.draw("yes_no"); b.room()
+False
+>>> b.spent_line()
+'(nanobot: this turn used its budget of 2 model evaluations; the reply above is the best it had.)'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import time
+from collections import Counter
+from typing import Any
+
+from nanobot.base.errors import ModelError
+
+EVALUATIONS = ("stream", "yes_no", "yes_no_apart", "generate_apart", "prefix_probability")
+
+
+class BudgetSpent(ModelError):
+    """The turn's budget is spent: the evaluation asked for does not run."""
+
+
+class TurnBudget:
+    def __init__(self, evaluations: int, seconds: float, clock: Any = time.monotonic) -> None:
+        self.evaluations, self.seconds, self.clock = evaluations, seconds, clock
+        self.used: Counter[str] = Counter()  # evaluations this turn, by model method
+        self.began = clock()
+        self.thread: int | None = None  # the turn's thread; None between turns
+        self.depth = 0  # evaluations running inside another on the turn's thread
+        self.cut = False  # a draw was refused this turn
+
+    def start(self) -> None:
+        self.used, self.began, self.cut = Counter(), self.clock(), False
+        self.thread, self.depth = threading.get_ident(), 0
+
+    def stop(self) -> None:
+        self.thread = None
+
+    @property
+    def elapsed(self) -> float:
+        return self.clock() - self.began
+
+    def room(self) -> bool:
+        return sum(self.used.values()) < self.evaluations and self.elapsed < self.seconds
+
+    def draw(self, stage: str) -> None:
+        if not self.room():
+            self.cut = True
+            raise BudgetSpent(f"the turn's budget is spent ({self.spent_what()})")
+        self.used[stage] += 1
+
+    def spent_what(self) -> str:
+        if sum(self.used.values()) >= self.evaluations:
+            return f"{self.evaluations} model evaluations"
+        return f"{self.seconds:g} s"
+
+    def spent_line(self) -> str:
+        return f"(nanobot: this turn used its budget of {self.spent_what()}; the reply above is the best it had.)"
+
+    def counting(self) -> bool:
+        return self.thread == threading.get_ident() and self.depth == 0
+
+
+def metered(model: Any, budget: TurnBudget) -> TurnBudget:
+    """Make each of ``model``'s evaluation methods draw from ``budget`` (wrapped on the instance, so
+    every holder of the model is metered; a model metered before only changes budget); returns it."""
+    if getattr(model, "_nanobot_budget", None) is not None:
+        model._nanobot_budget = budget
+        return budget
+    for name in EVALUATIONS:
+        method = getattr(model, name, None)
+        if callable(method):
+            setattr(model, name, _drawing(model, name, method))
+    model._nanobot_budget = budget
+    return budget
+
+
+@contextlib.contextmanager
+def unmetered(model: Any):
+    """Evaluations inside draw nothing: set-up done once per model and process (a classifier's
+    calibration, kept on disk after), which no turn asked for."""
+    budget: TurnBudget | None = getattr(model, "_nanobot_budget", None)
+    if budget is not None:
+        budget.depth += 1
+    try:
+        yield
+    finally:
+        if budget is not None:
+            budget.depth -= 1
+
+
+def _drawing(model: Any, name: str, method: Any) -> Any:
+    @functools.wraps(method)
+    def call(*args: Any, **kw: Any) -> Any:
+        budget: TurnBudget = model._nanobot_budget
+        if not budget.counting():
+            return method(*args, **kw)
+        budget.draw(name)
+        budget.depth += 1
+        try:
+            return method(*args, **kw)  # a stream's generator runs later, at depth 0: its nested calls are its own
+        finally:
+            budget.depth -= 1
+    return call

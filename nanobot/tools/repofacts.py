@@ -1,0 +1,99 @@
+"""The repository the file tools work in, as facts for the prompt: the branch, the last commit's
+subject and age, how many files are changed and untracked -- what "which branch am I on?", "what
+was the last commit?" and "is anything uncommitted?" ask, answered without a tool.
+
+The repositories are those of the folder relative paths start in (``tools.paths.base_dir``: the
+start folder when it is inside a root, else the workspace) and of each root, at most ``MAX_REPOS``.
+Git runs hardened (``base.gitsafe``) with a timeout. ``stamp`` is a few ``stat`` calls (HEAD, the
+index, the branch's ref): the facts are read again only when it changes (``tools.feature``).
+
+>>> RepoFacts(label="shop", branch="feature/x", subject="Add tax", age="2 h", changed=3, untracked=1).line()
+'Repository shop: branch feature/x; last commit "Add tax" 2 h ago; 3 changed, 1 untracked'
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from nanobot.base.gitsafe import run_git
+from nanobot.base.safe_text import one_line
+
+MAX_REPOS = 2
+SUBJECT_CHARS = 60
+
+
+class RepoFacts(BaseModel):
+    label: str
+    branch: str
+    subject: str = ""
+    age: str = ""
+    changed: int = 0
+    untracked: int = 0
+
+    def line(self) -> str:
+        last = f'last commit "{self.subject}" {self.age} ago' if self.subject else "no commits yet"
+        state = f"{self.changed} changed, {self.untracked} untracked" if self.changed or self.untracked else "clean"
+        return f"Repository {self.label}: branch {self.branch}; {last}; {state}"
+
+
+def top_of(path: Path) -> Path | None:
+    """The work tree holding ``path`` (the nearest folder with a ``.git``), or None."""
+    for folder in [path, *path.parents]:
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def stamp(top: Path) -> tuple:
+    """What changes when a commit, a checkout or a staging happens: HEAD, the index, the branch's ref."""
+    git = top / ".git"
+    files = [git / "HEAD", git / "index", git / "packed-refs"]
+    try:
+        head = (git / "HEAD").read_text(errors="replace").strip()
+        if head.startswith("ref: "):
+            files.append(git / head[5:])
+    except OSError:
+        pass
+    return tuple(f.stat().st_mtime_ns if f.exists() else 0 for f in files)
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit}"
+    return "under a minute"
+
+
+def read(top: Path, timeout: float = 2.0) -> RepoFacts | None:
+    """The facts of the work tree at ``top``; None when git fails or is missing."""
+    def git(*args: str) -> str | None:
+        try:
+            proc = run_git(top, *args, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    branch = git("symbolic-ref", "--short", "-q", "HEAD") or git("rev-parse", "--short", "HEAD")
+    if branch is None:
+        return None
+    facts = RepoFacts(label=one_line(top.name), branch=one_line(branch.strip()) or "(detached)")
+    if (log := git("log", "-1", "--format=%ct%x00%s")) and "\0" in log:
+        when, subject = log.strip().split("\0", 1)
+        facts.subject = one_line(subject)[:SUBJECT_CHARS]
+        facts.age = _age(max(0.0, time.time() - int(when or 0)))
+    for row in (git("status", "--porcelain", "--untracked-files=normal") or "").splitlines():
+        if row.startswith("??"):
+            facts.untracked += 1
+        elif row.strip():
+            facts.changed += 1
+    return facts
+
+
+def repositories(folders: list[Path]) -> list[Path]:
+    """The distinct work trees holding ``folders``, in order, at most ``MAX_REPOS``."""
+    tops = [t for f in folders if (t := top_of(f)) is not None]
+    return list(dict.fromkeys(tops))[:MAX_REPOS]

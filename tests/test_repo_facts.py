@@ -1,0 +1,65 @@
+"""The repository's state in the prompt (issue 75): a real git repository as a root gives the prompt
+its branch, last commit and changed files; a commit between turns is in the next turn's prompt; a
+home with no repository adds nothing."""
+
+from __future__ import annotations
+
+import subprocess
+
+from nanobot.backends.scripted import ScriptedModel
+from nanobot.config import load_settings
+from nanobot.loop.agent import Agent
+from nanobot.tools import repofacts
+from nanobot.tools.feature import attach_tools
+from nanobot.workspace import init_workspace
+
+
+def git(repo, *args):
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                   check=True, capture_output=True)
+
+
+def make_repo(tmp_path):
+    repo = tmp_path / "lighthouse"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "feature/lamp-7")
+    (repo / "lamp.py").write_text("ON = 19\n")
+    git(repo, "add", "lamp.py")
+    git(repo, "commit", "-q", "-m", "Light the lamp at seven")
+    (repo / "lamp.py").write_text("ON = 20\n")
+    (repo / "fog.txt").write_text("west\n")
+    return repo
+
+
+def agent_for(home, roots):
+    settings = load_settings(home, tools={"roots": [str(r) for r in roots]}, memory={"enabled": False},
+                             observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, ScriptedModel(["ok"] * 4))
+    attach_tools(agent)
+    return agent
+
+
+def test_a_root_that_is_a_repository_gives_its_state_to_the_prompt(home, tmp_path):
+    repo = make_repo(tmp_path)
+    agent = agent_for(home, [repo])
+    text = agent.system_prompt().text
+    assert 'Repository lighthouse: branch feature/lamp-7; last commit "Light the lamp at seven"' in text
+    assert "1 changed, 1 untracked" in text
+    assert agent.model.count_tokens(next(s.text for s in agent.system_prompt().sections if s.name == "repo")) <= 40
+
+
+def test_a_commit_between_turns_is_in_the_next_turns_prompt(home, tmp_path):
+    repo = make_repo(tmp_path)
+    agent = agent_for(home, [repo])
+    list(agent.turn("hi"))
+    git(repo, "commit", "-q", "-am", "Light it at eight")
+    list(agent.turn("and now?"))
+    sent = agent.model.calls[-1]["messages"][0].content
+    assert '"Light it at eight"' in sent and "0 changed, 1 untracked" in sent
+
+
+def test_no_repository_no_section(home, tmp_path):
+    agent = agent_for(home, [])
+    assert all(s.name != "repo" for s in agent.system_prompt().sections)
+    assert repofacts.top_of(tmp_path) is None or not (tmp_path / ".git").exists()

@@ -1,0 +1,112 @@
+"""One budget per turn (``nanobot.loop.budget``): a scripted model that trips every check it can --
+calls written as text, claimed changes, a sure yes to every judgement -- never spends more model
+evaluations in one turn than ``[chat] turn_evaluations``; spent, the turn ends with what the user saw
+and one line saying so; the same model with room to spare spends more (the bound is the budget's)."""
+
+from __future__ import annotations
+
+from nanobot.backends.scripted import ScriptedModel
+from nanobot.config import load_settings
+from nanobot.core.events import Notice, TextDelta, TurnDone
+from nanobot.loop.agent import Agent
+from nanobot.loop.budget import TurnBudget, metered
+from nanobot.tools.feature import attach_tools
+from nanobot.workspace import init_workspace
+
+WRITTEN = '{"name": "read_file", "arguments": {"path": "notes.txt"}}'
+
+
+class Tripping(ScriptedModel):
+    """Every reply a call written as text or a claimed change; every judgement a sure yes."""
+
+    def __init__(self) -> None:
+        from nanobot.loop.judge import CLASSIFIERS
+
+        super().__init__([])
+        self.evaluations = 0
+        self._judge_trusted = dict.fromkeys(CLASSIFIERS, True)  # calibrated before (once per model, on disk)
+
+    def stream(self, messages, **kw):
+        self.evaluations += 1
+        self.replies = [WRITTEN if self.evaluations % 2 else "I've updated notes.txt and saved it to memory."]
+        return super().stream(messages, **kw)
+
+    def yes_no(self, messages, *, tools=None):
+        self.evaluations += 1
+        return 0.99, 0.01
+
+    def yes_no_apart(self, messages):
+        self.evaluations += 1
+        return 0.99, 0.01
+
+
+def agent_with(home, evaluations: int) -> tuple[Agent, Tripping]:
+    settings = load_settings(home, chat={"turn_evaluations": evaluations}, memory={"enabled": False},
+                             observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "notes.txt").write_text("milk, eggs\n")
+    model = Tripping()
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    return agent, model
+
+
+def test_a_turn_that_trips_every_check_never_spends_more_than_its_budget(home):
+    for ask in ("add bread to notes.txt", "what is in notes.txt?", "remember that the shop shuts at 6"):
+        agent, model = agent_with(home, 5)
+        events = list(agent.turn(ask))
+        assert isinstance(events[-1], TurnDone)
+        assert model.evaluations <= 5, (ask, model.evaluations)
+        assert sum(events[-1].timing.evaluations.values()) == model.evaluations
+
+
+def test_without_the_budget_the_same_turn_spends_more(home):
+    agent, model = agent_with(home, 10_000)
+    list(agent.turn("add bread to notes.txt"))
+    assert model.evaluations > 5  # the bound above is the budget's, not the model's
+
+
+def test_a_check_with_no_room_left_corrects_instead_of_retrying(home):
+    agent, model = agent_with(home, 2)
+    events = list(agent.turn("add bread to notes.txt"))
+    assert model.evaluations == 2 and events[-1].corrected and "(nanobot:" in events[-1].reply
+    assert not any(isinstance(e, Notice) and "asking again" in e.text for e in events)
+
+
+def test_a_spent_budget_ends_the_turn_with_what_was_shown_and_one_line(home):
+    settings = load_settings(home, chat={"turn_evaluations": 2}, tools={"call_format": "names"},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "notes.txt").write_text("milk, eggs\n")
+    agent = Agent(settings, ScriptedModel(["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "milk, eggs"]))
+    attach_tools(agent)
+    events = list(agent.turn("what is in notes.txt?"))  # decision, arguments: the answer step finds no room
+    done = events[-1]
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert done.corrected and done.reply.endswith("the reply above is the best it had.)")
+    assert shown.strip().endswith(done.reply.splitlines()[-1])
+    assert any(isinstance(e, Notice) and "turn budget" in e.text for e in events)
+    assert agent.history == []  # a cut turn is not what the model should copy next time
+
+
+def test_evaluations_outside_a_turn_or_on_another_thread_draw_nothing():
+    import threading
+
+    model, budget = Tripping(), TurnBudget(evaluations=1, seconds=60.0)
+    metered(model, budget)
+    model.yes_no([])  # between turns
+    budget.start()
+    model.yes_no([])
+    worker = threading.Thread(target=lambda: model.yes_no([]))  # the prefill thread, housekeeping
+    worker.start()
+    worker.join()
+    assert sum(budget.used.values()) == 1 and not budget.room()
+
+
+def test_the_seconds_are_checked_before_an_evaluation_starts():
+    now = [0.0]
+    budget = TurnBudget(evaluations=99, seconds=10.0, clock=lambda: now[0])
+    budget.start()
+    budget.draw("stream")
+    now[0] = 10.5
+    assert not budget.room() and budget.spent_what() == "10 s"
