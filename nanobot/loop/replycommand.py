@@ -7,7 +7,8 @@ this computer (``loop.judge``: a sure yes), and the reply's code holds one comma
 runs without asking (``tools.exec_allow``, read-only: ``tools.shell.writes``), that command runs as
 an ``exec`` call (``textcall.run_written``: the call policy and the exec permission applied) and the
 reply is asked for again with its output in view. A first word the allow list only has with a
-version is that form ("python" where "python3" is allowed, as the exec grammar offers it). A how-to
+version is that form ("python" where "python3" is allowed, as the exec grammar offers it); a test run
+the allowed test command (``tools.testcommand``). A how-to
 question ("How do I run the tests?") is judged no look and keeps its answer. Facts of the reply and
 the allow list, and the model's probabilities; no word list.
 
@@ -17,6 +18,8 @@ the allow list, and the model's probabilities; no word list.
 ('git status', '')
 >>> proposed("```sh\\npy calc.py\\n```", ["python3"]), proposed("```sh\\nc a.txt\\n```", ["cat"])  # no version: no form
 ('', '')
+>>> proposed("```sh\\npytest -q\\n```", ["python3 -m pytest"])  # a test run: the allowed test command
+'python3 -m pytest -q'
 >>> proposed("```python\\nprint(2 + 2)\\n```", ["python3"])  # code, not a command the allow list has
 ''
 >>> proposed("```\\ngit status\\ngit log\\n```", ["git status", "git log"])  # two commands: which one?
@@ -40,6 +43,7 @@ def proposed(reply: str, allow: list[str]) -> str:
     (no such block, two commands, one the allow list lacks, one that writes); of a block the reply's
     token limit cut, only its finished lines."""
     from nanobot.tools.shell import allowed, writes
+    from nanobot.tools.testcommand import repaired
 
     blocks = [body if end or body.endswith("\n") else body.rpartition("\n")[0]  # cut by max_tokens: its
               for body, end in _FENCE.findall(reply)]  # finished lines
@@ -53,7 +57,9 @@ def proposed(reply: str, allow: list[str]) -> str:
     first = command.split()[0]  # the same program with a version: "python" is "python3", "p" is nothing
     versions = sorted(e.split()[0] for e in allow if e.strip() and re.fullmatch(rf"{re.escape(first)}[\d.]+", e.split()[0]))
     fixed = f"{versions[0]}{command[len(first):]}" if versions else ""
-    return fixed if fixed and allowed(fixed, allow) else ""
+    if fixed and allowed(fixed, allow):
+        return fixed
+    return (repaired({"command": command}, allow) or {}).get("command", "")  # a test run: the allowed test command
 
 
 def reply_command(reply: str, agent: Any, seen: list[Event]) -> tuple[str, dict] | None:

@@ -30,6 +30,13 @@ what it removes is allowed.
 []
 >>> lost("def greet(n):\\n", "def welcome(n):\\n", ["add welcome to greet.py"], "greet.py")
 ['def greet(n):']
+
+A Python file that parses before and after is read as code instead (``pyloss``): what it loses is a
+definition, an imported name, a name a module or class assigns, or a block, that is gone; a line
+extended or a body changed loses nothing. What is gone is shown by its line and mentioned as above.
+
+>>> lost("from m import a, b\\n", "from m import a, b, c\\n\\ndef test_c():\\n    assert c()\\n", ["add a test for c"], "t.py")
+[]
 """
 
 from __future__ import annotations
@@ -38,7 +45,9 @@ import re
 from collections import Counter
 from difflib import SequenceMatcher
 
+from nanobot.base.pysyntax import is_python
 from nanobot.core.provenance import PolicyError, Refusal, Refused
+from nanobot.tools.pyloss import gone
 
 _DEF = re.compile(r"^\s*(?:async\s+)?(?:def|class|function|fn|func)\s+([\w$]+)")
 _HEAD = re.compile(r"^\s*([\w.\-\[\]\"']+)\s*(?:[:=]\s)")  # a setting's key: "log = warn", "port: 80"
@@ -68,11 +77,7 @@ def _mentioned(line: str, said: str, neutral: set[str], path: str = "") -> bool:
 
 def _named_def(line: str, said: str, path: str) -> bool:
     """``line`` defines a name that ``said`` holds as a whole name, the file's own name left out."""
-    if not (m := _DEF.match(line)):
-        return False
-    for name in sorted({path.lower(), path.lower().rsplit("/", 1)[-1]} - {""}, key=len, reverse=True):
-        said = said.replace(name, " ")
-    return re.search(rf"(?<![\w$]){re.escape(m.group(1).lower())}(?![\w$])", said) is not None
+    return bool(m := _DEF.match(line)) and m.group(1).lower() in _named(said, path)
 
 
 def _dictated(old: str, new: str, said: str) -> bool:
@@ -81,14 +86,28 @@ def _dictated(old: str, new: str, said: str) -> bool:
     return bool(fresh) and all(w in said for w in fresh)
 
 
+def _added(before: str, after: str) -> str:
+    kept = set(x.strip() for x in before.splitlines())
+    return "\n".join(x for x in after.splitlines() if x.strip() and x.strip() not in kept)
+
+
+def _named(said: str, path: str) -> set[str]:
+    """The whole names ``said`` holds, the file's own name left out (``_named_def``'s reading)."""
+    for name in sorted({path.lower(), path.lower().rsplit("/", 1)[-1]} - {""}, key=len, reverse=True):
+        said = said.replace(name, " ")
+    return set(re.findall(r"[\w$]+", said))
+
+
 def lost(before: str, after: str, asked: list[str], path: str = "") -> list[str]:
     """The lines of ``before`` that ``after`` (an edit of the file ``path``) loses (see the module
     docstring), in file order."""
+    said = " ".join(asked).lower()
+    if is_python(path) and (pieces := gone(before, after, _named(said, path))) is not None:  # the code's, not lines
+        return [x for x in pieces if not _mentioned(x, said, _words(path) | _words(_added(before, after)), path)]
     removed = Counter(x.strip() for x in before.splitlines() if x.strip())
     removed.subtract(x.strip() for x in after.splitlines())
-    kept = set(x.strip() for x in before.splitlines())
-    added = [x for x in after.splitlines() if x.strip() and x.strip() not in kept]
-    said, neutral = " ".join(asked).lower(), _words(path) | _words("\n".join(added))
+    added = _added(before, after).splitlines()
+    neutral = _words(path) | _words("\n".join(added))
     out = []
     for line in dict.fromkeys(x.strip() for x in before.splitlines() if x.strip()):
         if removed[line] > 0 and not _mentioned(line, said, neutral, path) and not any(

@@ -1,0 +1,85 @@
+"""Issue 79: an edit of a Python file is judged by what it does to the code (``tools.pyloss``), not by
+its lines. Real files in a real git repository; the tests the edit leaves are run with pytest."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from nanobot.config import load_settings
+from nanobot.core.provenance import PolicyError, Provenance, Refusal
+from nanobot.tools.base import ToolContext
+from nanobot.tools.editloss import lost
+from nanobot.tools.files import EditFile, WriteFile
+from nanobot.workspace import init_workspace
+
+MODULE = 'def slugify(text):\n    return "-".join(text.lower().split())\n\n\ndef shout(text):\n    return text.upper()\n'
+TESTS = ("from textutil import slugify, shout\n\n\ndef test_slugify():\n    assert slugify(\"A b\") == \"a-b\"\n\n\n"
+         "def test_shout():\n    assert shout(\"hi\") == \"HI\"\n")
+WIDENED = TESTS.replace("slugify, shout\n", "slugify, shout, reverse_words\n") + (
+    "\n\ndef test_reverse_words():\n    assert reverse_words(\"a b\") == \"b a\"\n")
+
+
+def _repo(home, said: list[str]):
+    """A git repository as the workspace, with a module of two functions (a third added, as the issue's
+    second step left it) and a test file for the first two."""
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    ws = settings.workspace
+    (ws / "textutil.py").write_text(MODULE + '\n\ndef reverse_words(text):\n    return " ".join(text.split()[::-1])\n')
+    (ws / "test_textutil.py").write_text(TESTS)
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    agent = SimpleNamespace(provenance=Provenance(said=said))
+    return ToolContext(settings=settings, agent=agent), ws
+
+
+def _pytest(ws) -> str:
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"],
+                         cwd=ws, capture_output=True, text=True)
+    return run.stdout.strip().splitlines()[-1]
+
+
+def test_an_import_widened_and_a_test_added_is_no_loss_and_the_tests_pass(home):
+    """The issue's third step: the edit extends the import line and adds a test. Nothing disappears."""
+    ask = "Now add a test for reverse_words to test_textutil.py."
+    ctx, ws = _repo(home, [ask])
+    EditFile().run(EditFile.Args(path="test_textutil.py", old="from textutil import slugify, shout\n",
+                                 new="from textutil import slugify, shout, reverse_words\n"), ctx)
+    ctx, ws = _repo(home, [ask])
+    WriteFile().run(WriteFile.Args(path="test_textutil.py", content=WIDENED), ctx)  # the whole file, rewritten
+    assert (ws / "test_textutil.py").read_text() == WIDENED
+    assert _pytest(ws).startswith("3 passed")
+
+
+def test_a_definition_or_an_imported_name_that_disappears_unasked_is_refused(home):
+    ask = "Now add a test for reverse_words to test_textutil.py."
+    ctx, ws = _repo(home, [ask])
+    dropped = WIDENED.replace('\n\ndef test_shout():\n    assert shout("hi") == "HI"\n', "")
+    with pytest.raises(PolicyError) as err:
+        WriteFile().run(WriteFile.Args(path="test_textutil.py", content=dropped), ctx)
+    assert err.value.kind is Refusal.LOSES_LINES and "def test_shout():" in str(err.value)
+    narrowed = WIDENED.replace("slugify, shout, reverse_words", "slugify, reverse_words")
+    with pytest.raises(PolicyError) as err:
+        WriteFile().run(WriteFile.Args(path="test_textutil.py", content=narrowed), ctx)
+    assert "'from textutil import shout'" in str(err.value)
+    assert (ws / "test_textutil.py").read_text() == TESTS and _pytest(ws).startswith("2 passed")
+
+
+def test_a_block_that_disappears_is_a_loss_unless_its_definition_is_named(home):
+    """A block (``if``, a top-level call) gone from a definition nobody named is lost; one gone from the
+    function the request names is the body the user asked to change."""
+    code = "def clamp(x):\n    if x < 0:\n        return 0\n    return x\n\n\nprint(clamp(-1))\n"
+    assert lost(code, "def clamp(x):\n    return x\n\n\nprint(clamp(-1))\n", ["add a docstring to main.py"],
+                "main.py") == ["if x < 0:"]
+    assert lost(code, "def clamp(x):\n    return max(x, 0)\n\n\nprint(clamp(-1))\n", ["simplify clamp"], "main.py") == []
+    assert lost(code, "def clamp(x):\n    if x < 0:\n        return 0\n    return x\n", ["add a docstring"],
+                "main.py") == ["print(clamp(-1))"]
+
+
+def test_a_python_file_that_does_not_parse_is_judged_by_its_lines(home):
+    """No parse tree to read: the line rule stays (a line gone, nobody asked)."""
+    assert lost("def f(:\n    x = 1\n", "def f(:\n", ["add g to a.py"], "a.py") == ["x = 1"]
+    assert lost("x = 1\ny = 2\n", "x = 1\n", ["add g to a.py"], "a.py") == ["y = 2"]  # parses: a name is gone

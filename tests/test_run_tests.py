@@ -1,0 +1,97 @@
+"""Issue 79: "run the tests" runs the test command ``tools.exec_allow`` holds (``loop.testrun``,
+``tools.testcommand``), and the reply says the run's real counts (``tools.testcounts``). Real repositories
+in temporary folders, the real runners (pytest; node's for the other language)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanobot.backends.scripted import ScriptedModel
+from nanobot.config import load_settings
+from nanobot.core.events import ToolCall, ToolResult
+from nanobot.loop.agent import Agent
+from nanobot.tools.feature import attach_tools
+from nanobot.workspace import init_workspace
+
+ALLOW = ["python3 -m pytest", "git status", "git diff"]  # the issue's allow list
+MODULE = 'def slugify(text):\n    return "-".join(text.lower().split())\n\n\ndef shout(text):\n    return text.upper()\n'
+TESTS = ("from textutil import slugify, shout\n\n\ndef test_slugify():\n    assert slugify(\"A b\") == \"a-b\"\n\n\n"
+         "def test_shout():\n    assert shout(\"hi\") == \"HI!\"\n")  # shout's test fails
+
+
+@pytest.fixture(autouse=True)
+def _python3_is_this_python(monkeypatch):
+    """``python3`` in a command is the interpreter running the tests, which has pytest."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def _agent(home, replies: list[str], allow: list[str] = ALLOW, files: dict[str, str] | None = None) -> Agent:
+    settings = load_settings(home, tools={"exec_allow": allow}, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    for name, text in (files or {"textutil.py": MODULE, "test_textutil.py": TESTS}).items():
+        (settings.workspace / name).write_text(text)
+    subprocess.run(["git", "init", "-q"], cwd=settings.workspace, check=True)
+    agent = Agent(settings, ScriptedModel(replies))
+    attach_tools(agent)
+    return agent
+
+
+def _ran(events) -> list[str]:
+    return [e.arguments["command"] for e in events if isinstance(e, ToolCall) and e.name == "exec"]
+
+
+def test_a_written_call_with_an_args_field_runs_the_allowed_test_command_and_the_reply_has_the_real_counts(home):
+    """The issue's fourth step: the exec call written as text, its command split into ``args``. The
+    parts are joined (the allowed command), the tests run, and the reply's invented count is followed
+    by the run's own."""
+    agent = _agent(home, ["Answer:", '{"name": "exec", "arguments": {"command": "python3", "args": ["-m", "pytest"]}}',
+                          "Answer:", "All 2 tests passed."])
+    events = list(agent.turn("Check whether the tests still pass."))
+    assert _ran(events) == ["python3 -m pytest"]
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert result.ok and result.text.splitlines()[:2] == ["exit 1", "(tests: 1 passed, 1 failed)"]
+    assert events[-1].reply == "All 2 tests passed.\n\nTest run `python3 -m pytest` (exit 1): 1 passed, 1 failed."
+
+
+def test_a_command_the_model_invents_for_a_test_run_is_the_allowed_test_command(home):
+    agent = _agent(home, ["Answer:", '{"name": "exec", "arguments": {"command": "git test"}}',
+                          "Answer:", "1 passed and 1 failed."])
+    events = list(agent.turn("Check whether the tests still pass."))
+    assert _ran(events) == ["python3 -m pytest"] and events[-1].reply == "1 passed and 1 failed."  # counts right: as is
+
+
+def test_run_the_tests_runs_the_allowed_test_command_and_shows_its_output(home):
+    """No model reply: the whole message asks for the run, the output is the reply (with its counts)."""
+    agent = _agent(home, [])
+    events = list(agent.turn("run the tests"))
+    assert _ran(events) == ["python3 -m pytest"] and agent.model.calls == []
+    assert events[-1].shown and "(tests: 1 passed, 1 failed)" in events[-1].reply
+    assert "test_textutil.py::test_shout" in events[-1].reply  # pytest's own output
+    events = list(_agent(home, ["Answer:", "Done."]).turn("please run the tests in test_textutil.py"))
+    assert _ran(events) == ["python3 -m pytest test_textutil.py"]
+
+
+def test_without_a_test_command_allowed_or_test_files_nothing_runs_by_itself(home):
+    agent = _agent(home, ["Answer:", "There is no test command I may run."], allow=["git status"])
+    assert _ran(list(agent.turn("run the tests"))) == []
+    (agent.workspace / "test_textutil.py").unlink()
+    agent = _agent(home, ["Answer:", "Which tests?"], files={"textutil.py": MODULE})
+    assert _ran(list(agent.turn("run the tests"))) == []
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_in_another_language_the_allowed_test_command_is_that_languages(home):
+    """A JavaScript repository: ``npm test`` runs node's test runner; its counts are read from its TAP."""
+    files = {"package.json": '{"name": "calc", "version": "1.0.0", "scripts": {"test": "node --test"}}\n',
+             "calc.js": "exports.add = (a, b) => a + b;\n",
+             "calc.test.js": ("const test = require('node:test'); const assert = require('node:assert');\n"
+                              "const {add} = require('./calc');\ntest('adds', () => assert.strictEqual(add(1, 2), 3));\n")}
+    agent = _agent(home, [], allow=["python3 -m pytest", "npm test"], files=files)
+    events = list(agent.turn("Run the tests."))
+    assert _ran(events) == ["npm test"] and "(tests: 1 passed)" in events[-1].reply
