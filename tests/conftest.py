@@ -8,7 +8,8 @@ and every ``nanobot`` subprocess. That is how the suite is run at another thread
 kernels, different tokens); nothing in it may depend on which tokens come out. ``--n-threads N`` (or
 ``NANOBOT_TEST_THREADS=N``) sets it for the bundled model: ``python -m pytest --n-threads 1``.
 
-Two guards hold for every test: the suite is offline (``tests/offline/sitecustomize.py``, first on
+Three guards hold for every test: no test reads the user's ``~/.nanobot``
+(``no_test_reads_the_users_home``), the suite is offline (``tests/offline/sitecustomize.py``, first on
 every child's ``PYTHONPATH``, refuses connections beyond loopback), and no process a test started
 outlives it (``no_process_outlives_its_test``: MCP servers are closed, leftovers are killed and the
 test fails naming them).
@@ -110,6 +111,16 @@ def no_disk_store_outlives_its_test():
     yield
     for shared in SHARED_MODELS:
         shared.apart_store = None
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_test_reads_the_users_home(tmp_path_factory):
+    """``scripts/install.sh`` makes the 1.5B the default in ``~/.nanobot/config.toml``: a test without
+    the ``home`` fixture gets an empty home of the session instead, so the suite runs on the bundled
+    SmolLM2 whatever the user's config chooses (``tests/qwen.py`` has read where the 1.5B is by then)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NANOBOT_HOME", str(tmp_path_factory.mktemp("nohome")))
+        yield
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from nanobot.catalogue.entries import CATALOGUE
 
 ENTRY = CATALOGUE["qwen2.5-coder-1.5b"]
 _HOME = Path(os.environ.get("NANOBOT_HOME") or Path.home() / ".nanobot").expanduser()
-SKIP_REASON = ("Qwen2.5-Coder-1.5B is not installed: run `bash scripts/install.sh --with-qwen` "
+SKIP_REASON = ("Qwen2.5-Coder-1.5B is not installed: run `nanobot models install qwen2.5-coder-1.5b` "
                "(or set NANOBOT_QWEN_GGUF=/path/to/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf)")
 
 

@@ -68,13 +68,15 @@ def test_every_marked_table_on_the_pages_is_filled():
             assert body.strip(), f"{page.name}: figure {name} is empty"
 
 
-def test_readme_is_short_and_its_test_command_is_what_ci_runs():
+def test_readme_is_short_and_its_commands_are_what_ci_runs():
+    """CI installs with README's first command (the 1.5B as the default) and runs README's test command."""
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= 250
-    ci = (ROOT / ".ci" / "run").read_text()
-    assert ".venv/bin/python -m pytest -q" in ci.split("&&")[-1]
-    assert "```bash\n.venv/bin/python -m pytest -q\n```" in readme
-    assert "nanobot models install qwen2.5-coder-1.5b" in readme and "scripts/install.sh --with-qwen" in readme
+    install, test = (part.strip() for part in (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1].split("&&"))
+    assert install == "bash scripts/install.sh" and test == ".venv/bin/python -m pytest -q"
+    assert f"```bash\n{install} && .venv/bin/nanobot chat\n```" in readme
+    assert f"```bash\n{test}\n```" in readme
+    assert "nanobot models install qwen2.5-coder-1.5b" in readme and "scripts/install.sh --tiny" in readme
 
 
 def test_relative_links_in_the_docs_resolve():

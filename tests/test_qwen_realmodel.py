@@ -2,7 +2,7 @@
 on it, never its wording. Its template and stop token are the GGUF's own; its remember judgement keeps
 no thanks; a chat turn ends; a forced tool call parses and validates; the session-end observation
 closes under its grammar or the reported fallback is taken; llama-cpp-python's server serves it. Skipped (with the reason) only when
-the model is not installed; ``bash scripts/install.sh --with-qwen`` installs it, as CI does."""
+the model is not installed; ``bash scripts/install.sh`` installs it, as CI does."""
 
 from __future__ import annotations
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import time
 from pathlib import Path
 
 from nanobot.base.errors import NanobotError
@@ -19,26 +18,20 @@ class AlreadyRunning(NanobotError):
     pass
 
 
-def acquire(home: Path, name: str, wait: float = 0.0):
-    """Take the lock or raise ``AlreadyRunning`` naming the pid that holds it; keep the returned
-    file open for as long as the lock must hold. ``wait``: seconds to queue behind the holder first."""
+def acquire(home: Path, name: str):
+    """Take the lock at once or raise ``AlreadyRunning`` naming the pid that holds it; keep the
+    returned file open for as long as the lock must hold (closing it lets go)."""
     home.mkdir(parents=True, exist_ok=True)
     path = home / f"{name}.lock"
     f = os.fdopen(open_write(path, os.O_RDWR | os.O_CREAT), "r+")  # held open for the process lifetime
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except BlockingIOError:
-            if time.monotonic() < deadline:
-                time.sleep(0.1)
-                continue
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
         f.seek(0)
         pid = f.read().strip() or "?"
         f.close()
         raise AlreadyRunning(f"nanobot {name} already runs for {home} (pid {pid}); stop it first "
-                             f"(kill {pid})")
+                             f"(kill {pid})") from None
     f.seek(0)
     f.truncate()
     f.write(f"{os.getpid()}\n")

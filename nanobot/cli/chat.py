@@ -268,11 +268,9 @@ class ChatUI:
     def run(self) -> int:
         """Chat until EOF or /quit; returns the exit code (1 if a turn failed, after the rest ran)."""
         failed = False
+        self.first_line()
         if self._loading is None:
             self._show(self.begin(self.agent))
-        if self.interactive:
-            name = self.model_name or self.agent.model.name
-            self.err.print(f"[dim]nanobot · {printable(name)} · /help for commands · Ctrl-D to quit[/dim]")
         reason = "eof"
         try:
             for line in self.lines():
@@ -309,6 +307,15 @@ class ChatUI:
             self.render(iter([ev]))
         return 1 if failed else 0
 
+    def first_line(self) -> None:
+        """The model's name, first, where a person reads it: on the terminal, or on stderr when that is
+        one (stdout keeps only replies); a chat whose output is all captured gets no extra line."""
+        if self.interactive:
+            name = self.model_name or self.agent.model.name
+            self.err.print(f"nanobot · {printable(name)} · /help for commands · Ctrl-D to quit", style="dim", markup=False)
+        elif sys.stderr.isatty():
+            self.err.print(f"nanobot · {printable(self.agent.model.name)}", style="dim", markup=False)
+
     def _close(self, reason: str) -> None:
         """The watchdog's last resort: the transcript's "session end" record, unless already there."""
         t = self.agent.transcript
@@ -338,10 +345,8 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
     session end is on disk (``leave``)."""
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     created = write_default(settings)  # the first chat leaves a config.toml to edit (never overwritten)
-    if created is not None and interactive:
-        console(stderr=True, highlight=False).print(
-            printable(f"created {created}: every setting with its default, commented; edit it to change one"),
-            style="dim", markup=False)
+    made = [Notice(text=f"created {created}: every setting with its default, commented; edit it to change one")
+            ] if created is not None and interactive else []  # shown under the first line
     if not interactive:
         agent = build_chat(settings, model, interactive, chat_id, speaker, coding_session)
         signals.install()
@@ -359,6 +364,7 @@ def run_chat(settings, model: str | None, verbose: bool, chat_id: str = "local",
         return agent
 
     ui = ChatUI(Loading(build), interactive, verbose, model_name=name, home=settings.home)
+    ui.hold(made)
     signals.install()
     code = ui.run()
     leave(code)

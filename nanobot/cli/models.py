@@ -61,7 +61,8 @@ def install_cmd(
         help="Extra pip options for the download, e.g. \"--no-index --find-links DIR\"."),
 ) -> None:
     """Install a catalogue model: fetch its slices with pip, stream them into $NANOBOT_HOME/models/,
-    verify the SHA-256 and add [models.NAME] to config.toml. Safe to re-run."""
+    verify the SHA-256 and add [models.NAME] to config.toml; it becomes the default model when
+    config.toml chooses none. Safe to re-run."""
     from nanobot.catalogue.installer import install
 
     settings = load_settings()
@@ -70,6 +71,7 @@ def install_cmd(
         res = install(settings, name, extra, rep)
     if res.action == "bundled":
         echo(f"{res.name} is bundled with nanobot ({res.path}); nothing to install")
+        echo(default_line(res.name, settings.model, False, str(settings.config_path)))
         return
     if res.replaced_bad_file:
         echo(f"the old {res.path.name} failed its checksum and was replaced")
@@ -77,21 +79,38 @@ def install_cmd(
     key = f'"{res.name}"' if "." in res.name else res.name
     echo(f"[models.{key}] " + ("added to " if res.config_added else "already in ")
                + str(settings.config_path))
-    echo(f"chat with it: nanobot chat --model {res.name}")
+    echo(default_line(res.name, res.default, res.made_default, str(settings.config_path)))
+
+
+def default_line(name: str, default: str, made: bool, config: str) -> str:
+    """One line: the install chose ``name`` as the default, or it already is, or how to switch to it."""
+    if made:
+        return f'{name} is now the default model (model = "{name}" in {config}): nanobot chat uses it'
+    if default == name:
+        return f"{name} is the default model: nanobot chat uses it"
+    return (f'the default model stays {default or "smollm2"}; to switch, set model = "{name}" in {config} '
+            f"(or once: nanobot chat --model {name})")
 
 
 class _reporter:
-    """A rich progress bar on a terminal (stderr); piped (CI logs), one line per step on stdout."""
+    """A rich progress bar in bytes on a terminal (stderr): the download, the assembly, a verify;
+    piped (CI logs), one line per step on stdout and no bar."""
 
     def __enter__(self):
         self.bar = None
         self.task = None
         if sys.stderr.isatty():
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                DownloadColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+                TransferSpeedColumn,
+            )
 
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                TextColumn("{task.percentage:>3.0f}%"), TimeRemainingColumn(),
-                                console=console(stderr=True))
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                                TransferSpeedColumn(), TimeRemainingColumn(), console=console(stderr=True))
             self.bar.start()
         return self
 

@@ -5,7 +5,11 @@ At the end of a chat the observer writes a job file, ``$NANOBOT_HOME/housekeep/<
 session as the model saw it (system prompt, history, turns, times, model file). ``spawn`` starts
 ``python -m nanobot housekeep`` in a new session (a closed terminal does not stop it), stdin closed,
 output appended to ``$NANOBOT_HOME/logs/housekeep.log``, and returns at once. ``work`` (the child)
-runs at idle CPU priority and yields to a busy chat (``nanobot/base/foreground.py``), queues on ``housekeep.lock`` (``nanobot/base/pidlock.py``) behind a running one, then
+runs at the lowest priority (nice 19 and SCHED_IDLE: a core only when nothing else wants one; an I/O
+scheduler that weighs priorities, BFQ, gives a SCHED_IDLE task the idle I/O class) and yields to a busy chat (``nanobot/base/foreground.py``). One child per home works at a time: it
+holds ``housekeep.lock`` (``nanobot/base/pidlock.py``), and a child started meanwhile exits at once,
+its job file left in the queue for the holder, which looks at the queue again after it lets go of the
+lock (so no job waits for a child that left). The holder
 observes every job file (the stable system-prompt prefix restored from the disk KV cache, so only
 the history is evaluated), deleting each only after its observation is written; then up to
 ``observer.recover_max`` past sessions that have no observation; then, for a child a session start
@@ -44,7 +48,6 @@ from nanobot.observer.handoff import (  # noqa: F401 - the queue's names, as cal
     write_job,
 )
 
-QUEUE_WAIT_S = 3600.0  # how long a child waits behind a running one
 NICE = 19
 
 
@@ -69,13 +72,37 @@ def report(settings) -> Status:
 
 def work(settings, model: str, say: Callable[[str], None], exclude: str = "", reflect: bool = False) -> int:
     """The child: every queued job, then past sessions without an observation, then (``reflect``:
-    started at a session start that found it due) reflection. Returns how many observations it wrote."""
-    from nanobot.observer.catchup import catch_up
-
+    started at a session start that found it due) reflection. Returns how many observations it wrote.
+    While another child holds the lock it exits at once: that one takes the queued jobs too."""
     priority = foreground.lower_priority(NICE)
-    lock = pidlock.acquire(settings.home, LOCK, wait=QUEUE_WAIT_S)  # noqa: F841 - held until return
-    say(f"start pid {os.getpid()} ({priority})")
+    try:
+        lock = pidlock.acquire(settings.home, LOCK)
+    except pidlock.AlreadyRunning:
+        say(f"pid {running(settings.home) or '?'} is housekeeping this home and takes the queue: "
+            f"pid {os.getpid()} exits ({len(queued(settings.home))} job(s) queued)")
+        return 0
     models: dict[str, object] = {}
+    tried: set[Path] = set()
+    written, first = 0, True
+    while True:
+        say(f"start pid {os.getpid()} ({priority})")
+        written += _round(settings, model, say, models, tried, exclude, reflect if first else False, first)
+        say(f"done pid {os.getpid()}")
+        lock.close()  # then a job queued meanwhile (its child found the lock held and left) is taken here
+        first = False
+        if not [p for p in queued(settings.home) if p not in tried]:
+            return written
+        try:
+            lock = pidlock.acquire(settings.home, LOCK)
+        except pidlock.AlreadyRunning:  # a newer child took the lock, and the queue with it
+            return written
+
+
+def _round(settings, model: str, say: Callable[[str], None], models: dict, tried: set[Path],
+           exclude: str, reflect: bool, recover: bool) -> int:
+    """The queued jobs not ``tried`` yet; with ``recover``, then the past sessions and the reflection;
+    then the next start's KV entry of each chat observed. ``models`` keeps the loaded models."""
+    from nanobot.observer.catchup import catch_up
 
     def load(path: str):
         from nanobot.runtime import load_model
@@ -88,7 +115,7 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
                                                settings.home)
         return models[path]
 
-    written, tried, chats = 0, set(), set()
+    written, chats = 0, set()
     while todo := [p for p in queued(settings.home) if p not in tried]:
         for path in todo:
             tried.add(path)
@@ -107,22 +134,22 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
             written += 1
             chats.add((job.model, chat_of(settings, job.session)))
             say(f"{job.session}: observation written to {out.path} ({out.part.generator})")
-    kept = frozenset(p.stem for p in queued(settings.home))  # failed jobs: the next start retries them
-    done = catch_up(settings, lambda: load(model), datetime.now().astimezone(), exclude=exclude or None,
-                    skip=kept, limit=settings.observer.recover_max, refresh=False,  # each start refreshes it
-                    reflect="due" if reflect else "no", keep_going=True)
-    for o in done.observed:
-        say(f"{o.session}: recovered, observation written ({o.generator})")
-    for what, why in done.failed:
-        say(f"{what} failed ({why})" if what == "reflection" else f"{what}: recovery failed ({why})")
-    if r := done.reflection:
-        say(f"reflected {len(r.observations)} observation(s): {len(r.added)} added, {len(r.merged)} merged")
-    written += len(done.observed)
-    chats |= {(model, chat_of(settings, o.session)) for o in done.observed}
+    if recover:
+        kept = frozenset(p.stem for p in queued(settings.home))  # failed jobs: the next start retries them
+        done = catch_up(settings, lambda: load(model), datetime.now().astimezone(), exclude=exclude or None,
+                        skip=kept, limit=settings.observer.recover_max, refresh=False,  # each start refreshes it
+                        reflect="due" if reflect else "no", keep_going=True)
+        for o in done.observed:
+            say(f"{o.session}: recovered, observation written ({o.generator})")
+        for what, why in done.failed:
+            say(f"{what} failed ({why})" if what == "reflection" else f"{what}: recovery failed ({why})")
+        if r := done.reflection:
+            say(f"reflected {len(r.observations)} observation(s): {len(r.added)} added, {len(r.merged)} merged")
+        written += len(done.observed)
+        chats |= {(model, chat_of(settings, o.session)) for o in done.observed}
     for path, chat in sorted(chats):
         if path in models and chat:
             prewarm_next(settings, models[path], chat, say)
-    say(f"done pid {os.getpid()}")
     return written
 
 
