@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from nanobot.base.errors import WorkspaceError
+from nanobot.base.nonutf8 import where_not_utf8
 from nanobot.base.regular import read_regular
 
 PROMPT_FILES = ("SOUL.md", "USER.md", "CONTEXT.md", "MEMORY.md")
@@ -59,11 +60,12 @@ PROMPT_READ_MAX = 1 << 20  # what a prompt section reads of a file (its token bu
 
 def read_text(path: Path, limit: int | None = None) -> str:
     """Read a workspace file; missing -> ''. Bytes that are not UTF-8 become U+FFFD (never an error,
-    never a dropped file); ``encoding_warnings`` reports such files once, naming the fix. Only a
+    never a dropped file); ``encoding_warnings`` reports such files once, naming the line and the fix;
+    a byte-order mark (an editor's "UTF-8 with BOM") is dropped. Only a
     regular file is read (a FIFO raises WorkspaceError at once, never blocks); ``limit`` bounds the
     bytes read (prompt sections pass ``PROMPT_READ_MAX``; a file that is rewritten must not)."""
     try:
-        return read_regular(path, limit).decode("utf-8", errors="replace")
+        return read_regular(path, limit).decode("utf-8", errors="replace").removeprefix("\ufeff")
     except FileNotFoundError:
         return ""
     except OSError as e:
@@ -71,27 +73,27 @@ def read_text(path: Path, limit: int | None = None) -> str:
 
 
 def utf8_problem(raw: bytes, name: str) -> str:
-    """'' for valid UTF-8, else a one-line warning naming the file, the first bad byte and the fix.
+    """'' for valid UTF-8, else a one-line warning naming the file, where its first bad byte is
+    (``base.nonutf8.where_not_utf8``) and the fix.
 
-    >>> utf8_problem("café".encode("latin-1"), "MEMORY.md")
-    'MEMORY.md is not valid UTF-8 (byte 0xe9 at offset 3): read with U+FFFD in its place; re-save the file as UTF-8'
+    >>> utf8_problem("# Memory\\n- café".encode("latin-1"), "MEMORY.md")
+    'MEMORY.md is not valid UTF-8 (line 2, column 6: byte 0xe9): read with U+FFFD in its place; re-save the file as UTF-8'
     """
-    try:
-        raw.decode("utf-8")
-        return ""
-    except UnicodeDecodeError as e:
-        return (f"{name} is not valid UTF-8 (byte 0x{raw[e.start]:02x} at offset {e.start}): read with "
-                "U+FFFD in its place; re-save the file as UTF-8")
+    where = where_not_utf8(raw)
+    return f"{name} is not valid UTF-8 ({where}): read with U+FFFD in its place; re-save the file as UTF-8" if where else ""
 
 
 def encoding_warnings(workspace: Path) -> list[str]:
-    """One warning per prompt file (SOUL, USER, CONTEXT, MEMORY) that is not valid UTF-8."""
+    """One warning per prompt file (SOUL, USER, CONTEXT, MEMORY) that is not valid UTF-8, in what a
+    prompt reads of it (``PROMPT_READ_MAX``, cut at a line end: a character cut there is no bad byte)."""
     out = []
     for name in PROMPT_FILES:
         try:
-            raw = read_regular(workspace / name)
+            raw = read_regular(workspace / name, PROMPT_READ_MAX)
         except OSError:
             continue
+        if len(raw) == PROMPT_READ_MAX:
+            raw = raw[:raw.rfind(b"\n") + 1]
         if problem := utf8_problem(raw, name):
             out.append(problem)
     return out

@@ -188,6 +188,7 @@ ALLOWED = {
     ("cli/signals.py", "_raise"): "os.devnull",
     ("backends/llama.py", "_quiet_stderr"): "os.devnull",
     ("catalogue/assemble.py", "*"): "slices downloaded into a fresh private temp folder",
+    ("base/beneath.py", "*"): "folders only (O_DIRECTORY | O_NOFOLLOW below a root), for atomic_write",
 }
 
 

@@ -130,7 +130,7 @@ def test_nanobots_own_config_and_state_are_refused(home, tmp_path):
             WriteFile().run(WriteFile.Args(path=path, content="[tools]\nexec_allow = ['sh']\n"), ctx)
     assert not (home / "config.toml").exists()
     # prompt material the user asks the model to edit stays writable
-    for path in ("USER.md", "skills/deploy.md", "notes/git.md", ".github/workflows/x.yml"):
+    for path in ("USER.md", "skills/deploy.md", "notes/git.md"):  # a CI workflow asks first: test_hostile_autorun
         assert WriteFile().run(WriteFile.Args(path=path, content="ok"), ctx).startswith("created")
 
 

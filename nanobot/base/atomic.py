@@ -4,40 +4,87 @@
 fsyncs the directory, so a reader sees either the old file or the new one, never a torn one.
 The new file keeps the permission bits of the file it replaces (a 0755 script stays executable, a
 0644 note stays readable by others); a new file gets the usual ``0666 & ~umask``.
+The folder is opened once and everything after goes through its fd (``base/beneath.py``: the temp file
+made with ``dir_fd``, ``os.replace`` with ``src_dir_fd``/``dst_dir_fd``); given the ``root`` a path was
+checked to be inside (the file tools' roots), every folder below the root is opened without following a
+link, so a folder swapped for a symlink after the check makes the write fail, never land outside.
 ``append_line`` appends one line to a log with a single ``write`` + fsync; readers skip a torn last line.
-Neither writes through a symlink nor blocks on a FIFO (``regular.open_write``/``refuse_link``).
+Neither writes through a symlink nor blocks on a FIFO (``regular.open_write``; a link as the target is refused).
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 
-from nanobot.base.regular import open_write, refuse_link
+from nanobot.base.beneath import open_below
+from nanobot.base.regular import NotRegularFile, open_write
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "utf-8") -> None:
+def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "utf-8", *,
+                 root: str | os.PathLike | None = None) -> None:
+    """Replace ``path`` with ``data`` atomically. ``root``: a folder ``path`` is inside (lexically);
+    the folders between them are opened (made where missing) without following links."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode(encoding) if isinstance(data, str) else data
-    refuse_link(path)  # the rename would replace the link; a runtime file is never a link
-    mode = _mode_of(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if root is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        base, names = path.parent, []
+    else:
+        base = Path(os.path.abspath(root))
+        names = list(Path(os.path.abspath(path.parent)).relative_to(base).parts)
+    folder = open_below(base, names, create=True)
+    try:
+        _replace(folder, path.name, raw, path)
+    finally:
+        os.close(folder)
+
+
+def _replace(folder: int, name: str, raw: bytes, path: Path) -> None:
+    """``raw`` written to a temp file in ``folder`` (an fd) and renamed over ``name`` there."""
+    try:
+        old = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        old = None
+    if old is not None and stat.S_ISLNK(old.st_mode):  # the rename would replace the link; a runtime file is never one
+        raise NotRegularFile(errno.ELOOP, "is a symbolic link; nanobot does not write through or "
+                             "replace links (replace it with a regular file)", os.fspath(path))
+    mode = old.st_mode & 0o7777 if old is not None else 0o666 & ~_umask()
+    tmp, fd = _temp_in(folder, name)
     try:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
         try:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=folder)
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(path.parent)
+    try:
+        os.fsync(folder)
+    except OSError:
+        pass
+
+
+def _temp_in(folder: int, name: str) -> tuple[str, int]:
+    """A new temp file ``.NAME.XXXXXXXX.tmp`` in ``folder`` (``tools/ownfiles.py`` knows the shape)."""
+    for _ in range(100):
+        tmp = f".{name}.{secrets.token_hex(4)}.tmp"
+        try:
+            return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC, 0o600,
+                                dir_fd=folder)
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temp file name", name)
 
 
 def append_line(path: str | os.PathLike, line: str) -> None:
@@ -55,14 +102,6 @@ def append_line(path: str | os.PathLike, line: str) -> None:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
-
-
-def _mode_of(path: Path) -> int:
-    """The permission bits to give the new file: the old file's, else what ``open`` would give."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        return 0o666 & ~_umask()
 
 
 def _umask() -> int:

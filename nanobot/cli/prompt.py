@@ -1,4 +1,5 @@
-"""``nanobot prompt``: the prompt the next turn would use, with tokens per section."""
+"""``nanobot prompt``: the prompt the next turn would use, with tokens per section; a prompt file that is
+not UTF-8 is named on stderr with the line of its first bad byte (as the chat's start does)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from nanobot.base.safe_text import printable
 from nanobot.cli.term import console, echo
 from nanobot.loop.promptreport import prompt_report  # noqa: F401 - /prompt in the chat imports it here
 from nanobot.runtime import open_agent
+from nanobot.workspace import encoding_warnings
 
 
 def render_report(data: dict, console: Console) -> None:
@@ -56,6 +58,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print the system prompt the next turn would use, with tokens per section and the cap."""
         agent = open_agent(model=model, vocab_only=True)
+        for warning in encoding_warnings(agent.workspace):  # a prompt file read with U+FFFD: which one, which line
+            echo(f"warning: {warning}", err=True)
         data = prompt_report(agent, query)
         if as_json:
             echo(json.dumps(data, indent=2, default=str))

@@ -26,20 +26,18 @@ Example config.toml -- swapping the model is one line::
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
+    InitSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    TomlConfigSettingsSource,
 )
 
 from nanobot.base.errors import ConfigError
-from nanobot.base.regular import read_regular
 from nanobot.config.chats import ConsolidationSettings
 from nanobot.config.coding import CodingSettings
 from nanobot.config.kvcache import KVCacheSettings
@@ -47,6 +45,7 @@ from nanobot.config.mcp import McpSettings
 from nanobot.config.memory import MemorySettings
 from nanobot.config.observer import ObserverSettings
 from nanobot.config.strict import MANY, SECONDS, THREADS, TOKENS, Strict, allowed_range
+from nanobot.config.tomlread import read_toml
 from nanobot.config.vault import VaultSettings
 
 DEFAULT_MODEL = "smollm2"
@@ -180,7 +179,7 @@ def default_home() -> Path:
     return Path(os.environ.get("NANOBOT_HOME") or Path.home() / ".nanobot").expanduser()
 
 
-_toml_path: Path | None = None  # set by load_settings() for the TOML source
+_toml_data: dict[str, Any] | None = None  # config.toml as read by load_settings() (``tomlread``), the TOML source
 
 
 class Settings(BaseSettings):
@@ -215,8 +214,8 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        if _toml_path is not None and _toml_path.exists():
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=_toml_path))
+        if _toml_data is not None:
+            sources.append(InitSettingsSource(settings_cls, init_kwargs=_toml_data))
         return tuple(sources)
 
     @model_validator(mode="after")
@@ -249,23 +248,16 @@ def load_settings(home: Path | None = None, **overrides: Any) -> Settings:
 
     Raises ConfigError with a one-line message naming the file, the key and the fix.
     """
-    global _toml_path
+    global _toml_data
     home = (home or default_home()).expanduser()
     path = home / "config.toml"
-    if path.exists():
-        try:
-            tomllib.loads(read_regular(path).decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise ConfigError(f"{path}: not valid TOML ({e}); fix the syntax or delete the file") from None
-        except OSError as e:
-            raise ConfigError(f"{path}: cannot be read ({e.strerror}); make it a regular TOML file or delete it") from None
-    _toml_path = path
+    _toml_data = read_toml(path) if path.exists() else None  # a byte-order mark, bad bytes, depth: tomlread
     try:
         return Settings(home=home, **overrides)
     except ValidationError as e:
         raise ConfigError(_describe(e, path)) from None
     finally:
-        _toml_path = None
+        _toml_data = None
 
 
 _BOUND_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}

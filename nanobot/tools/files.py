@@ -108,9 +108,10 @@ def _writable(raw: str, ctx: ToolContext) -> Path:
 
 
 def _write(path: Path, text: str, raw: str, ctx: ToolContext) -> None:
-    """``text`` written atomically to ``path`` and recorded as nanobot's own write."""
+    """``text`` written atomically to ``path`` and recorded as nanobot's own write; the folders below its
+    root are opened without following links (a folder swapped for a link after the check fails the write)."""
     try:
-        atomic_write(path, text)
+        atomic_write(path, text, root=next((r for r in roots(ctx) if r == path or r in path.parents), None))
     except OSError as e:
         raise ToolError(f"cannot write '{raw}': {e.strerror}") from None
     record_written(ctx.settings.home, ctx.workspace, path)

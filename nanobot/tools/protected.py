@@ -14,6 +14,11 @@ Refused for write_file and edit_file (on the fully resolved path):
 
 Workspace text (SOUL.md, USER.md, MEMORY.md, skills/, knowledge/) stays writable: it is prompt
 material the user asks the model to edit, never executed.
+
+Asked first, whatever the call policy decided (``autorun.py``): a file something else runs with nobody
+starting it (a ``.pth``, a shell rc file, git hooks, ``.envrc``, CI workflows, cron and systemd, ...),
+checked on the path as the model gave it and as resolved (a link to ``.bashrc`` is ``.bashrc``). The
+user says yes or no (``ToolContext.confirm``); where nobody can be asked the write is refused.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from nanobot.base.errors import ToolError
+from nanobot.base.safe_text import printable
+from nanobot.tools.autorun import runs_on_its_own
 from nanobot.tools.base import ToolContext
 
 VCS_DIRS = {".git", ".jj", ".hg", ".svn"}
@@ -62,8 +69,19 @@ def why_protected(real: Path, ctx: ToolContext) -> str | None:
 
 
 def check_writable(real: Path, raw: str, ctx: ToolContext) -> None:
-    """ToolError when ``real`` is a protected path (``raw`` is what the model asked for)."""
+    """ToolError when ``real`` is a protected path (``raw`` is what the model asked for), or a file that
+    runs on its own and the user, asked, does not say yes (or cannot be asked)."""
     why = why_protected(real, ctx)
     if why:
         raise ToolError(f"writing '{raw}' is refused: {why}; the file tools never write there "
                         "(ask the user to make this change)")
+    why = runs_on_its_own(real) or runs_on_its_own(Path(raw.strip()).expanduser())
+    if not why:
+        return
+    shown = printable(raw, keep="")
+    if ctx.confirm is None:
+        raise ToolError(f"writing '{shown}' is refused: {why}, so what is written there runs later by itself; "
+                        "such a file is changed only with the user's yes, and this session cannot ask "
+                        "(tell the user the change to make)")
+    if not ctx.confirm(f"Write `{shown}`? What is written there runs later by itself ({why})"):
+        raise ToolError(f"the user declined writing '{shown}' ({why}); nothing was changed")
