@@ -3,10 +3,11 @@
 Italian, Dutch), typos, indirect requests, "leave it as it is" requests and remembering across
 sessions. Scored by the same code (``bench/assistant_bench.py --set fresh``).
 
-DEVELOPERS: DO NOT READ THIS FILE. It is only run and checked, never read, never tuned on: no rule
-in nanobot may name its files, values or phrasings, and no one working on nanobot should look at
-them (nor at its runs' per-turn output). Report its summary numbers only. Once it has been read it
-is no longer unseen: replace it with another fresh set written by someone else.
+Written to be only checked (never read, never tuned on); from round 38 on its misses were read
+through ``--masked`` and round 40's rules were chosen from them, so it is a development set now and its
+figures are not figures of unseen requests (docs/benchmarks/assistant.md). No rule in nanobot may name
+its files, values or phrasings, and its pages still show counts only. A set that is only checked is
+another file, written by someone who reports its summary numbers only.
 
 ``gone``: {path: text the file must no longer contain}; ``drops``: text a line this turn may remove
 contains (any other removed line of a user file is a destroyed line).

@@ -248,3 +248,19 @@ def test_a_job_queued_as_the_holder_lets_go_is_taken_before_it_exits(home, monke
     assert len(rounds) == 2 and (jobs_dir(home) / "late.bad").exists() and not queued(home), said
     assert [s.split(" pid")[0] for s in said if " pid " in s and s.startswith(("start", "done"))] == \
         ["start", "done", "start", "done"], said
+
+
+# -- the front page says which sets were tuned on -----------------------------------------------------------
+
+def test_the_headline_says_of_every_set_whether_it_was_tuned_on():
+    """A set whose misses were read is a development set on the front page, never "unseen"."""
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("<!-- table:headline -->\n", 1)[1].split("<!-- /table:headline -->", 1)[0]
+    head, _, *rows = [[c.strip() for c in ln.strip("|").split(" | ")] for ln in table.strip().splitlines()]
+    at = head.index("requests")
+    for row in rows:
+        assert row[at] == "-" or row[at].startswith(("development: tuned on", "held back: only checked",
+                                                     "held out: only checked")), row
+    fresh = [row for row in rows if "fresh" in row[0]]
+    assert fresh and all(row[at] == "development: tuned on" for row in fresh)
+    assert not re.search(r"kept out of sight|nobody here tuned|never read", readme)
