@@ -38,6 +38,7 @@ from pydantic_settings import (
 )
 
 from nanobot.base.errors import ConfigError
+from nanobot.base.redact import redact_url
 from nanobot.config.chats import ConsolidationSettings
 from nanobot.config.coding import CodingSettings
 from nanobot.config.kvcache import KVCacheSettings
@@ -90,7 +91,7 @@ class ModelSettings(Strict):
         if self.base_url and self.path:
             raise ValueError("a model has either path (a GGUF file) or base_url (a model server), not both; remove one")
         if self.base_url and not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https:// (got {self.base_url!r})")
+            raise ValueError(f"base_url must start with http:// or https:// (got {redact_url(self.base_url)!r})")
         if self.api_key_env and not self.api_key_env.replace("_", "a").isalnum():
             raise ValueError("api_key_env is the NAME of an environment variable (e.g. VLLM_API_KEY), never the key itself")
         if self.type_v and self.type_v not in _UNQUANTIZED and not self.flash_attn:
@@ -117,6 +118,7 @@ class PromptSettings(Strict):
     tools: int = Field(200, ge=0, le=TOKENS)  # the tool index: intent lines + names
     context: int = Field(500, ge=0, le=TOKENS)
     time: int = Field(80, ge=0, le=TOKENS)
+    repo: int = Field(40, ge=0, le=TOKENS)  # the repository's branch, last commit, changed files (0: left out)
     memory: int = Field(250, ge=0, le=TOKENS)  # per-turn retrieved memory (goes with the user message)
 
 
@@ -136,6 +138,10 @@ class ChatSettings(Strict):
     loop_guard: bool = True  # stop a reply when a sentence or a long word run repeats
     loop_ngram: int = Field(12, ge=4, le=MANY)  # words in a run whose repeat counts as a loop
     loop_sentence_chars: int = Field(24, ge=8, le=TOKENS)  # a repeated sentence at least this long is a loop
+    # one budget per turn (nanobot.loop.budget): every model evaluation of a turn (reply, tool steps,
+    # judgements, rewrites, check retries) draws one; spent, the turn ends with its best reply and a line
+    turn_evaluations: int = Field(16, ge=1, le=MANY)
+    turn_seconds: float = Field(60.0, gt=0, le=SECONDS)  # from Enter; checked before each evaluation starts
 
 
 THRESHOLDS = {"lean": 0.3, "full": 0.4}  # P(call) to call, per ``tools.listing`` (BFCL development items)
