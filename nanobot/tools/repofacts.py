@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from nanobot.base.gitsafe import run_git
+from nanobot.base.regular import read_regular
 from nanobot.base.safe_text import one_line
 
 MAX_REPOS = 2
@@ -53,10 +54,10 @@ def stamp(top: Path) -> tuple:
     git = top / ".git"
     files = [git / "HEAD", git / "index", git / "packed-refs"]
     try:
-        head = (git / "HEAD").read_text(errors="replace").strip()
+        head = read_regular(git / "HEAD").decode("utf-8", "replace").strip()
         if head.startswith("ref: "):
             files.append(git / head[5:])
-    except OSError:
+    except (OSError, ValueError):
         pass
     return tuple(f.stat().st_mtime_ns if f.exists() else 0 for f in files)
 
