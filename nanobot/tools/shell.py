@@ -1,13 +1,19 @@
-"""exec: run a shell command in the workspace (or a root) with a timeout and an output cap.
+"""exec: run a command in the workspace (or a root) with a timeout and an output cap.
 
 Permission: a command whose text starts with an entry of ``tools.exec_allow`` (e.g. ``"git status"``,
-``"ls"``) runs without asking, and so does read-only git (``tools.git_reads``: ``gitexec.unasked``). Otherwise an interactive chat asks the user (``ctx.confirm``); without
-a way to ask (piped chat, daemon, sub-agent) the command is refused. An allow-listed ``git ...`` is
-held to ``tools/gitexec.py`` (read-only subcommands and options, paths inside the roots) and runs
-without a shell through ``gitsafe.run_git``, so it cannot run a repository's programs or touch files
-outside the roots; other allow-listed commands run with the hardened git environment. The confirmation shows control characters escaped
-(``nanobot/base/safe_text.py``): the command the user approves is the command that runs. A command that fails on a path that is not
-there is a tool error naming the close names (``tools/missingpath.py``).
+``"ls"``) runs without asking, and so does read-only git (``tools.git_reads``: ``gitexec.unasked``).
+Otherwise an interactive chat asks the user (``ctx.confirm``); without a way to ask (piped chat,
+daemon, sub-agent) the command is refused. An allow-listed ``git ...`` is held to ``tools/gitexec.py``
+(read-only subcommands and options, paths inside the roots) and runs without a shell through
+``gitsafe.run_git``, so it cannot run a repository's programs or touch files outside the roots. Any
+other allow-listed command is expanded to its argv and runs as that argv, without a shell, only when
+every argument resolves inside the roots (``tools/execargs.py``) and a test runner loads no file from
+outside them (``tools/execloads.py``); it sees only ``execrun.clean_env`` plus the hardened git
+environment. Where one of those does not hold, an interactive chat asks, saying why, and other sessions
+refuse in one line. Every run is ``execrun.run``: its own process group killed at the timeout, output
+kept to a head and a tail as it streams. The confirmation shows control characters escaped
+(``nanobot/base/safe_text.py``): the command the user approves is the command that runs. A command that
+fails on a path that is not there is a tool error naming the close names (``tools/missingpath.py``).
 """
 
 from __future__ import annotations
@@ -15,15 +21,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import signal
-import subprocess
 
 from pydantic import Field
 
 from nanobot.base.errors import ToolError
 from nanobot.base.gitsafe import git_env
 from nanobot.base.safe_text import printable
-from nanobot.tools import gitexec, missingpath, notests
+from nanobot.tools import execargs, execloads, execrun, gitexec, missingpath, notests
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.effects import Effect, arg
 from nanobot.tools.paths import resolve_in_roots, roots
@@ -122,29 +126,48 @@ class Exec(Tool):
         cwd = resolve_in_roots(args.cwd, ctx)
         if not cwd.is_dir():
             raise ToolError(f"cwd '{args.cwd}' is not a directory")
-        listed = allowed(args.command, gitexec.unasked(ctx.settings.tools))
+        unasked = gitexec.unasked(ctx.settings.tools)
+        listed = allowed(args.command, unasked)
         words = shlex.split(args.command) if listed else []
-        why = ""
+        why, argv = "", []
         if listed and words[0] == "git":
             why = gitexec.check(words, cwd, roots(ctx)) or gitexec.repo_outside(cwd, roots(ctx)) or ""
-            listed = not why
+        elif listed:
+            why, argv = confined(args.command, words, unasked, cwd, roots(ctx))
+        listed = listed and not why
         if not listed:
             if ctx.confirm is None and why:
-                raise ToolError(f"exec refused: '{printable(args.command, keep='')}': an allow-listed "
-                                f"git command must be read-only and stay inside the roots ({why}); "
-                                "this session cannot ask the user")
+                rule = "git command must be read-only and stay inside the roots" if words[0] == "git" else \
+                    "command may name only paths inside the workspace and roots"
+                raise ToolError(f"exec refused: '{printable(args.command, keep='')}': an allow-listed {rule} "
+                                f"({printable(why, keep='')}); this session cannot ask the user")
             if ctx.confirm is None:  # the allowed commands named, so a retry can use one ("python3", not "python")
                 listing = ", ".join(printable(c, keep="") for c in ctx.settings.tools.exec_allow[:12] if c.strip())
                 runs = f" (the commands that run: {listing})" if listing else ""
                 raise ToolError(f"exec refused: '{args.command}' is not in tools.exec_allow{runs} and "
                                 "this session cannot ask the user; add it to exec_allow in config.toml")
-            if not ctx.confirm(question(args.command, str(cwd))):
+            if not ctx.confirm(question(args.command, str(cwd), why)):
                 raise ToolError(f"the user declined to run '{args.command}'")
-        elif words and words[0] == "git":
+        elif words[0] == "git":
             code, out = gitexec.run(words, cwd, ctx.settings.tools.exec_timeout)
             return _failed_on_missing(args.command, cwd, _shown(code, out))
-        return _failed_on_missing(args.command, cwd,
-                                  run_command(args.command, cwd, ctx.settings.tools.exec_timeout, hardened=listed))
+        timeout = ctx.settings.tools.exec_timeout
+        shown = run_argv(argv, cwd, timeout, git_env(execrun.clean_env()), args.command) if listed else \
+            run_command(args.command, cwd, timeout)
+        return _failed_on_missing(args.command, cwd, shown)
+
+
+def confined(command: str, words: list[str], allow: list[str], cwd, allowed_roots) -> tuple[str, list[str]]:
+    """(why not, "" when it may run; the argv it runs as) for an allow-listed command that is not git:
+    its arguments resolve inside the roots (``execargs``) and a test runner loads nothing from outside
+    them (``execloads``)."""
+    try:
+        argv = execargs.expand(command, cwd, execrun.clean_env())
+    except ValueError as e:
+        return str(e), []
+    start = execargs.entry_words(words, allow)
+    return execargs.outside(argv, cwd, allowed_roots, start) or \
+        execloads.outside_loads(argv, cwd, allowed_roots) or "", argv
 
 
 def _failed_on_missing(command: str, cwd, shown: str) -> str:
@@ -155,32 +178,35 @@ def _failed_on_missing(command: str, cwd, shown: str) -> str:
     return shown
 
 
-def question(command: str, cwd: str) -> str:
-    """The confirmation, control characters escaped (and said so), on one line.
+def question(command: str, cwd: str, why: str = "") -> str:
+    """The confirmation, control characters escaped (and said so), on one line; ``why`` an allow-listed
+    command asks (an argument outside the roots).
 
     >>> question("ls\\x1b[2K", "/w")
     'Run `ls\\\\x1b[2K` in /w? (control characters shown escaped)'
+    >>> question("head /etc/hosts", "/w", "argument '/etc/hosts' is outside the workspace and roots")
+    "Run `head /etc/hosts` in /w? (argument '/etc/hosts' is outside the workspace and roots)"
     """
     shown = printable(command, keep="")
     note = " (control characters shown escaped)" if shown != command else ""
-    return f"Run `{shown}` in {printable(cwd, keep='')}?{note}"
+    asks = f" ({printable(why, keep='')})" if why else ""
+    return f"Run `{shown}` in {printable(cwd, keep='')}?{note}{asks}"
 
 
-def run_command(command: str, cwd, timeout: float, hardened: bool = False) -> str:
-    """Run ``command`` with a shell; kill its whole process group on timeout. ``hardened``: git
-    inside it ignores the repository's fsmonitor, hooks and pager (for commands nobody approved)."""
-    env = git_env() if hardened else os.environ | {"GIT_TERMINAL_PROMPT": "0"}
-    proc = subprocess.Popen(command, shell=True, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=env)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        text = out.decode("utf-8", "replace")[:MAX_OUTPUT_CHARS]
-        raise ToolError(f"'{command}' timed out after {timeout:g}s (tools.exec_timeout); output so far:\n{text}") from None
-    return _shown(proc.returncode, out.decode("utf-8", "replace"))
+def run_command(command: str, cwd, timeout: float) -> str:
+    """Run a command line the user approved with a shell and the user's environment (git prompts off)."""
+    env = os.environ | {"GIT_TERMINAL_PROMPT": "0"}
+    return run_argv(["/bin/sh", "-c", command], cwd, timeout, env, command)
+
+
+def run_argv(argv: list[str], cwd, timeout: float, env: dict[str, str], command: str) -> str:
+    """The "exit N" line and output of ``argv`` (``execrun.run``: its own session, output bounded as it
+    streams); ToolError when it ran out of time, with the output so far."""
+    ran = execrun.run(argv, cwd, timeout, env)
+    if ran.timed_out:
+        raise ToolError(f"'{command}' timed out after {timeout:g}s (tools.exec_timeout); output so far:\n"
+                        f"{ran.text}")
+    return _shown(ran.code, ran.text)
 
 
 def _shown(code: int, text: str) -> str:
