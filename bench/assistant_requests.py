@@ -8,6 +8,16 @@ sessions, each with what a correct turn does. Used by bench/assistant_bench.py.
 ``gone``: {path: text the file must no longer contain}.
 ``drops``: text that a line this turn may remove from a changed file contains (the line the request
 replaces); any other removed line is a destroyed line.
+
+Rules the later sets add (a turn that leaves them at their defaults is scored as before):
+``never``: the reply must contain none of these (lower case, whole words): a value the computer does
+not hold ("master" for a branch of another name), the output of a command nobody asked to run.
+``says_all``: the reply must contain every one of these (lower case).
+``keep``: a remember turn's memory_add text must hold each of these (lower case), and every
+fact-bearing token of it (a number, a capitalised name) must be in the user's message.
+``no_write``: the turn writes nothing to memory (no memory_add, MEMORY.md and USER.md unchanged).
+``only``: every tool call must match one of these: a tool's name, or ``name:text`` (that tool, with
+``text`` in its arguments); any other call is a stray call.
 """
 
 from __future__ import annotations
@@ -25,6 +35,11 @@ class Turn:
     kind: str = ""
     gone: dict[str, str] = field(default_factory=dict)
     drops: tuple[str, ...] = ()
+    never: tuple[str, ...] = ()
+    says_all: tuple[str, ...] = ()
+    keep: tuple[str, ...] = ()
+    no_write: bool = False
+    only: tuple[str, ...] = ()
 
 
 @dataclass
