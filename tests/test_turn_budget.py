@@ -100,7 +100,21 @@ def test_evaluations_outside_a_turn_or_on_another_thread_draw_nothing():
     worker = threading.Thread(target=lambda: model.yes_no([]))  # the prefill thread, housekeeping
     worker.start()
     worker.join()
+    budget.stop()
     assert sum(budget.used.values()) == 1 and not budget.room()
+
+
+def test_a_wrapper_around_a_metered_model_draws_once_and_never_recurses():
+    from tests.realmodel import Recorder
+
+    inner, budget = Tripping(), TurnBudget(evaluations=3, seconds=60.0)
+    metered(inner, budget)
+    outer = Recorder(inner)  # forwards attribute writes to the model it wraps
+    metered(outer, budget)
+    budget.start()
+    "".join(outer.stream([]))
+    budget.stop()
+    assert budget.used == {"stream": 1}
 
 
 def test_the_seconds_are_checked_before_an_evaluation_starts():

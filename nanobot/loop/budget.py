@@ -5,8 +5,9 @@ judgement, a file's rewrite, a check's retry -- goes through the model's evaluat
 (``EVALUATIONS``). ``metered`` wraps those methods on the model once, so each draws one evaluation
 from the Agent's ``TurnBudget`` before it starts: no stage can spend outside the budget, and a new
 stage needs no counter of its own. A call made inside another (``yes_no_apart`` asking ``yes_no``,
-``generate_apart`` streaming) is part of it and draws nothing more; calls from another thread (the
-prefill, housekeeping) and calls between turns draw nothing.
+``generate_apart`` streaming) is part of it and draws nothing more. The budget is the one of the turn
+running on the calling thread (``current``): calls from another thread (the prefill, housekeeping) and
+calls between turns draw nothing.
 
 When the budget is spent, a draw raises ``BudgetSpent`` (a ``ModelError``): a judgement then has no
 answer and its caller's fallback decides; a step or a retry ends the turn with the best reply so far
@@ -16,6 +17,7 @@ budget is checked before an evaluation starts, never during one, and it starts w
 >>> b = TurnBudget(evaluations=2, seconds=60.0)
 >>> b.start(); b.draw("stream"); b.draw("yes_no"); b.room()
 False
+>>> b.stop()
 >>> b.spent_line()
 '(nanobot: this turn used its budget of 2 model evaluations; the reply above is the best it had.)'
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import threading
 import time
 from collections import Counter
@@ -38,21 +41,29 @@ class BudgetSpent(ModelError):
     """The turn's budget is spent: the evaluation asked for does not run."""
 
 
+_current = threading.local()  # the turn budget of the turn running on this thread
+
+
+def current() -> TurnBudget | None:
+    """The budget of the turn running on this thread; None between turns and on other threads."""
+    return getattr(_current, "budget", None)
+
+
 class TurnBudget:
     def __init__(self, evaluations: int, seconds: float, clock: Any = time.monotonic) -> None:
         self.evaluations, self.seconds, self.clock = evaluations, seconds, clock
         self.used: Counter[str] = Counter()  # evaluations this turn, by model method
         self.began = clock()
-        self.thread: int | None = None  # the turn's thread; None between turns
-        self.depth = 0  # evaluations running inside another on the turn's thread
+        self.depth = 0  # evaluations running inside another
         self.cut = False  # a draw was refused this turn
 
     def start(self) -> None:
-        self.used, self.began, self.cut = Counter(), self.clock(), False
-        self.thread, self.depth = threading.get_ident(), 0
+        self.used, self.began, self.cut, self.depth = Counter(), self.clock(), False, 0
+        _current.budget = self
 
     def stop(self) -> None:
-        self.thread = None
+        if current() is self:
+            _current.budget = None
 
     @property
     def elapsed(self) -> float:
@@ -75,29 +86,25 @@ class TurnBudget:
     def spent_line(self) -> str:
         return f"(nanobot: this turn used its budget of {self.spent_what()}; the reply above is the best it had.)"
 
-    def counting(self) -> bool:
-        return self.thread == threading.get_ident() and self.depth == 0
-
 
 def metered(model: Any, budget: TurnBudget) -> TurnBudget:
-    """Make each of ``model``'s evaluation methods draw from ``budget`` (wrapped on the instance, so
-    every holder of the model is metered; a model metered before only changes budget); returns it."""
-    if getattr(model, "_nanobot_budget", None) is not None:
-        model._nanobot_budget = budget
-        return budget
-    for name in EVALUATIONS:
-        method = getattr(model, name, None)
-        if callable(method):
-            setattr(model, name, _drawing(model, name, method))
-    model._nanobot_budget = budget
+    """Make each of ``model``'s evaluation methods draw from the budget of the turn running on the
+    calling thread (wrapped on the instance once, so every holder of the model is metered; a wrapper
+    around a model, itself metered, draws once for both); returns ``budget``."""
+    if not vars(model).get("_nanobot_metered"):
+        for name in EVALUATIONS:
+            method = getattr(model, name, None)
+            if callable(method):
+                object.__setattr__(model, name, _drawing(name, method))  # on this object, not one it wraps
+        object.__setattr__(model, "_nanobot_metered", True)
     return budget
 
 
 @contextlib.contextmanager
-def unmetered(model: Any):
+def unmetered():
     """Evaluations inside draw nothing: set-up done once per model and process (a classifier's
     calibration, kept on disk after), which no turn asked for."""
-    budget: TurnBudget | None = getattr(model, "_nanobot_budget", None)
+    budget = current()
     if budget is not None:
         budget.depth += 1
     try:
@@ -107,16 +114,33 @@ def unmetered(model: Any):
             budget.depth -= 1
 
 
-def _drawing(model: Any, name: str, method: Any) -> Any:
+def _drawing(name: str, method: Any) -> Any:
     @functools.wraps(method)
     def call(*args: Any, **kw: Any) -> Any:
-        budget: TurnBudget = model._nanobot_budget
-        if not budget.counting():
+        budget = current()
+        if budget is None or budget.depth:
             return method(*args, **kw)
         budget.draw(name)
         budget.depth += 1
         try:
-            return method(*args, **kw)  # a stream's generator runs later, at depth 0: its nested calls are its own
+            out = method(*args, **kw)
         finally:
             budget.depth -= 1
+        return _inside(out, budget) if inspect.isgenerator(out) else out
     return call
+
+
+def _inside(gen: Any, budget: TurnBudget) -> Any:
+    """``gen`` (a stream), each step run inside its own evaluation: what it asks of a model is part of it."""
+    try:
+        while True:
+            budget.depth += 1
+            try:
+                piece = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            finally:
+                budget.depth -= 1
+            yield piece
+    finally:
+        gen.close()

@@ -43,7 +43,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
 def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.echo import Echoes
-    from nanobot.loop.explicit import explicit
+    from nanobot.loop.explicit import asked_run, explicit
     from nanobot.loop.testrun import asked
     from nanobot.loop.testrun import shown as tests_shown
     from nanobot.loop.replycheck import FROM_REPLY, Scrubber, check, kept_in_file, remember, scrub, unfenced
@@ -51,7 +51,8 @@ def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
     agent.judge.context(typed, messages)
-    if agent.tool_runner is not None and (spelled := explicit(typed, agent.tool_names()) or asked(typed, agent)):
+    if agent.tool_runner is not None and (spelled := explicit(typed, agent.tool_names()) or asked(typed, agent)
+                                                 or asked_run(typed, agent)):
         messages = yield from run_written_call(agent, spelled, messages, seen, "the call the user asked for ran")
         if shown := direct(typed, spelled, seen) or tests_shown(typed, spelled, seen):  # the whole message was the look
             return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
+from typing import Any
 
 from nanobot.loop.spelledit import spelled_edit
 
@@ -79,3 +81,41 @@ def explicit(user_text: str, offered: list[str]) -> tuple[str, dict] | None:
     if "edit_file" in offered and (args := spelled_edit(user_text)):  # nanobot.loop.spelledit
         return "edit_file", args
     return None
+
+
+INTERPRETERS = {".py": ("python3", "python"), ".sh": ("bash", "sh"), ".js": ("node",), ".rb": ("ruby",),
+                ".pl": ("perl",), ".php": ("php",), ".lua": ("lua",)}  # a program file's suffix -> what runs it
+
+
+def asked_run(user_text: str, agent: Any) -> tuple[str, dict] | None:
+    """The ``exec`` call of the one program the message names -- a program file in the roots with an
+    interpreter the allow list holds ("python3" for ``fog.py``), or a command the allow list holds
+    (``shell.named_command``) -- when the model judges, in any language, that the message asks for it to
+    be run (``judge``'s "run" classifier, a sure yes). Its output then answers; a read of its source does
+    not. None otherwise: one judgement, asked only where such a program is named."""
+    from nanobot.loop.judge import asks
+    from nanobot.tools.gitexec import unasked
+    from nanobot.tools.named import named, roots_of
+    from nanobot.tools.shell import allowed, named_command
+
+    if "exec" not in agent.tool_names():
+        return None
+    allow = unasked(agent.settings.tools)
+    programs = {n.path for n in named(user_text, roots_of(agent.settings)) if n.kind == "file"
+                and any(allowed(f"{i} {n.path}", allow) for i in INTERPRETERS.get(Path(n.path).suffix.lower(), ()))}
+    if len(programs) == 1:
+        path = programs.pop()
+        runner = next(i for i in INTERPRETERS[Path(path).suffix.lower()] if allowed(f"{i} {path}", allow))
+        command = f"{runner} {path}"
+    elif not programs and (entry := named_command(user_text, allow)) and (command := _typed(user_text, entry)):
+        pass
+    else:
+        return None
+    return ("exec", {"command": command}) if asks(agent, "run", user_text) is True else None
+
+
+def _typed(text: str, entry: str) -> str:
+    """The command line the message types from ``entry`` on: the entry and the words after it up to a
+    sentence's end or the prose after it (``_command``); "" where it is not typed whole."""
+    at = text.find(entry)
+    return _command(text[at:]) if at >= 0 else ""

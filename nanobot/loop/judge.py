@@ -141,14 +141,27 @@ CLAIMED_SHOTS = tuple((claim_text(m, r), a) for (m, r), a in (
     (("Explain what git revert does.", "Git revert creates a new commit that undoes an earlier one."), "no"),
     (("Write a short poem about snow.", "Snow falls soft and slow, / the quiet town sleeps."), "no"),
     (("Add eggs to tasks.txt", "Should I add it to tasks.txt?"), "no")))
+# Run: does the message ask for a program to be run, its output the answer? Asked only where the message
+# names a program file in the roots or a command the allow list holds (``loop.explicit.asked_run``): then
+# "what does X.py do?" is a read and "what does X.py print?" a run, in any language.
+RUN_SYSTEM = ("You classify messages sent to an assistant that can run programs on the user's computer. Does the "
+              "message ask for a program or command to be run, so that what it prints answers the message? A "
+              "question about what code does or contains, a request to read, show or change a file, or a how-to "
+              "question is no. Answer only yes or no.")
+RUN_SHOTS = (("Execute backup.sh, what's the output?", "yes"), ("What does backup.sh do?", "no"),
+             ("Führ mal zahlen.py aus, was kommt raus?", "yes"), ("Zeig mir zahlen.py", "no"),
+             ("¿Qué imprime saludo.py cuando lo ejecuto?", "yes"), ("How do I run a Python script?", "no"),
+             ("Lance le script stats.py", "yes"), ("Explique la boucle de stats.py", "no"),
+             ("count the words in essay.txt with wc -w", "yes"), ("Fix the bug in stats.py", "no"),
+             ("what does stats.py print?", "yes"), ("¿Qué hace la función limpiar en datos.py?", "no"))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
-CLASSIFIERS = {"change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
+CLASSIFIERS = {"run": (RUN_SYSTEM, RUN_SHOTS), "change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
                "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS),
                "claimed": (CLAIMED_SYSTEM, CLAIMED_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
-BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
+BOUNDS = {"run": (0.5, 0.75), "change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
           "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
 
 
@@ -156,6 +169,8 @@ BOUNDS = {"change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "cre
 # messages that are not among the examples): a 135M model's answers sit near chance, and a veto
 # (``callpolicy``'s KEEP) must not rest on them. Then the wording decides, as on a server.
 CALIBRATION = {
+    "run": (("Run report.py and give me its output", True), ("Executa o script limpa.sh", True),
+            ("What does report.py do?", False), ("Show me report.py", False)),
     "change": (("Replace 'foo' with 'bar' in data.txt", True), ("Append a line 'done' to log.md", True),
                ("What does data.txt say?", False), ("Show me log.md without changing it", False)),
     "look": (("What does data.txt say?", True), ("list the folder docs", True),
@@ -192,7 +207,7 @@ def _calibrated(model: Any, kind: str) -> bool:
 
     no, yes = BOUNDS[kind]
     ok = True
-    with unmetered(model):  # once per model and process: no turn's cost
+    with unmetered():  # once per model and process: no turn's cost
         for text, want in CALIBRATION[kind]:
             y, n = model.yes_no_apart(classifier_prompt(kind, text))
             p = y / (y + n) if y + n > 0 else 0.5
