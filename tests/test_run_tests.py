@@ -75,6 +75,9 @@ def test_run_the_tests_runs_the_allowed_test_command_and_shows_its_output(home):
     assert "test_textutil.py::test_shout" in events[-1].reply  # pytest's own output
     events = list(_agent(home, ["Answer:", "Done."]).turn("please run the tests in test_textutil.py"))
     assert _ran(events) == ["python3 -m pytest test_textutil.py"]
+    events = list(_agent(home, ["Answer:", "I will add it first."]).turn(
+        "Add a test for slugify to test_textutil.py and run the tests"))  # the change first: the model's turn
+    assert _ran(events) == []
 
 
 def test_without_a_test_command_allowed_or_test_files_nothing_runs_by_itself(home):

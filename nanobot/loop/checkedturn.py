@@ -44,9 +44,9 @@ def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.echo import Echoes
     from nanobot.loop.explicit import asked_run, explicit
+    from nanobot.loop.replycheck import FROM_REPLY, Scrubber, check, kept_in_file, remember, scrub, unfenced
     from nanobot.loop.testrun import asked
     from nanobot.loop.testrun import shown as tests_shown
-    from nanobot.loop.replycheck import FROM_REPLY, Scrubber, check, kept_in_file, remember, scrub, unfenced
     from nanobot.loop.verdict import ANY_LOOK
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks

@@ -6,7 +6,8 @@ says the run's real counts.
   convention, a fact of the files), a test file by its name, or the allowed runner itself -- makes the
   call of the allowed test command (the one for the test files' language where there are several),
   with the test files it names. ``checkedturn`` runs it as a call the user spelled out; where the
-  message is that ask alone, the run's output is the reply (``shown``), as for ``loop.shown``.
+  message is that ask alone, the run's output is the reply (``shown``), as for ``loop.shown``. A
+  message that also asks for a change (``callpolicy.change_asked``) is the model's: the change first.
 - ``fixed``: an ``exec`` call the model wrote as text, or proposed, is made the allowed command it
   means (``tools.testcommand.repaired``: ``args`` joined, ``git test`` made the test command).
 - ``counted``: after a test command ran, a reply that does not state the run's counts ends with them
@@ -68,7 +69,11 @@ def _ask(typed: str) -> tuple[str, bool] | None:
 
 def asked(typed: str, agent: Any) -> tuple[str, dict] | None:
     """The allowed test command's ``exec`` call where the message asks to run the tests; else None."""
+    from nanobot.loop.callpolicy import change_asked
+
     if "exec" not in agent.tool_names() or not (tests := test_commands(_allow(agent))) or not (ask := _ask(typed)):
+        return None
+    if not ask[1] and change_asked(typed, agent):  # "add a test ... and run the tests": the change comes first
         return None
     files = _tests(agent)
     words = set(re.findall(r"[\w.-]+", ask[0].lower()))

@@ -1,0 +1,287 @@
+"""A small coding job end to end (issue 79): steps piped into ``nanobot chat``, scored on disk.
+
+    .venv/bin/python bench/coding_bench.py --model qwen2.5-coder-1.5b [--set dev|check] [--only NAME ...]
+        [--limit N] [--retry] [--json bench/results/coding-NAME.json] [--masked]
+
+Each repository of the set (bench/coding/dev.py: read and tuned on; bench/coding/check.py: only
+checked, run it ``--masked``, which prints the summary alone) is written to a fresh folder as a git
+repository (bench/coding/make.py) and gets a fresh ``NANOBOT_HOME`` whose config.toml allows the
+repository's test command (``tools.exec_allow``), makes the repository a root, and turns the observer
+and the disk KV cache off (they only cost time here). One ``nanobot chat -v`` runs in the repository;
+its steps are written to it one at a time, each after the previous turn's figures line. After each
+step the scorer checks the disk (bench/coding/spec.py):
+
+- right: the step's checks hold -- the code parses, the definitions it asks for are there, a renamed
+  name is gone, the test it asks for uses the name, its code runs, the tests pass (the scorer runs
+  the repository's test command itself), the test command ran in the step where it asks for a run --
+  with no definition destroyed and no file the user said to leave alone changed;
+- destroyed: definitions (Python's by ``ast``; a JavaScript or shell function by its line) gone from a
+  file, that the step did not ask to remove;
+- left alone: files the user said to leave alone that changed;
+- ran: a step asking for a run in which an ``exec`` ran a test runner (the session's transcript);
+- seconds: the turn's own total from the ``-v`` line, and the wall time from the message to that line.
+
+``--retry``: a step that is not right is sent once more, and scored again (``right_retry``).
+Scores are counts; the median of the turns' seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import queue
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench" / "coding"))
+
+from make import make, repos  # noqa: E402
+
+from nanobot.tools.testcommand import command_of, is_runner  # noqa: E402
+from nanobot.tools.testcounts import counts  # noqa: E402
+
+FIGURES = re.compile(r"^\[prompt .*?total ([\d.]+)s")
+STEP_TIMEOUT = 900.0  # a step that takes longer is scored as it is and the chat is stopped
+_JS_DEFS = re.compile(r"^\s*(?:async\s+)?function\s+(\w+)|^\s*(?:const|let|var)\s+(\w+)\s*=\s*(?:\(|function|async)"
+                      r"|^\s*test\(\s*[\"'`]([^\"'`]+)", re.M)
+_SH_DEFS = re.compile(r"^\s*(?:function\s+)?(\w+)\s*\(\)\s*\{", re.M)
+_PY_DEFS = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
+
+
+def config(home: Path, repo_dir: Path, allow: list[str]) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        "[chat]\ntemperature = 0\n\n[observer]\nenabled = false\n\n[kv_cache]\nenabled = false\n\n"
+        f"[tools]\nexec_allow = {json.dumps(allow)}\nroots = [{json.dumps(str(repo_dir))}]\nexec_timeout = 120\n")
+
+
+def snapshot(path: Path) -> dict[str, str]:
+    return {str(p.relative_to(path)): p.read_text(errors="replace") for p in sorted(path.rglob("*"))
+            if p.is_file() and not {".git", "node_modules", "__pycache__", ".pytest_cache"} & set(p.relative_to(path).parts)}
+
+
+def definitions(name: str, text: str) -> list[str]:
+    """The names ``text`` (the file ``name``) defines: Python's by ``ast`` (its lines where it does not
+    parse), a JavaScript file's functions and tests, a shell script's functions."""
+    if name.endswith(".py"):
+        try:
+            return [n.name for n in ast.walk(ast.parse(text))
+                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        except SyntaxError:
+            return _PY_DEFS.findall(text)
+    if name.endswith(".js"):
+        return [next(g for g in m if g) for m in _JS_DEFS.findall(text)]
+    return _SH_DEFS.findall(text) if name.endswith(".sh") else []
+
+
+def _tested(name: str, text: str, used: str) -> bool:
+    """Whether a test in ``text`` uses ``used``: a ``test_*`` function of a Python file, a ``test(...)``
+    block of a JavaScript one, a line of a shell test."""
+    if name.endswith(".py"):
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            return False
+        return any(isinstance(f, ast.FunctionDef) and f.name.startswith("test") and any(
+            getattr(n, "id", getattr(n, "attr", None)) == used for n in ast.walk(f)) for f in ast.walk(tree))
+    blocks = re.split(r"^\s*test\(", text, flags=re.M)[1:] if name.endswith(".js") else [text]
+    return any(re.search(rf"\b{re.escape(used)}\b", b) for b in blocks)
+
+
+def _run(command: str | list[str], cwd: Path, env: dict) -> bool:
+    try:
+        return subprocess.run(command, shell=isinstance(command, str), cwd=cwd, env=env, capture_output=True,
+                              timeout=120).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def _ran_tests(home: Path, since: int) -> bool:
+    """Whether the session's transcript, from record ``since`` on, shows an exec that ran a test runner."""
+    for rec in _records(home)[since:]:
+        meta = rec.get("meta", {})
+        if rec.get("role") != "tool" or meta.get("name") != "exec":
+            continue
+        if meta.get("kind") == "call":
+            try:
+                if is_runner(command_of(json.loads(rec.get("content") or "{}"))):
+                    return True
+            except ValueError:
+                pass
+        elif meta.get("kind") == "result" and counts(rec.get("content", "")) is not None:
+            return True
+    return False
+
+
+def _records(home: Path) -> list[dict]:
+    files = sorted((home / "sessions").glob("*.jsonl"))
+    if not files:
+        return []
+    return [json.loads(line) for line in files[-1].read_text().splitlines() if line.strip()]
+
+
+def check(step, repo, before: dict[str, str], after: dict[str, str], path: Path, env: dict,
+          ran: bool) -> tuple[list[str], list[str], list[str]]:
+    """(the failed checks, the destroyed definitions, the left-alone files changed) of a step."""
+    failed = [f"{n} does not parse" for n, t in after.items() if n.endswith(".py") and _parses(t) is False]
+    destroyed = [f"{n}: {d}" for n, text in before.items() for d in sorted(
+        set(definitions(n, text)) - set(definitions(n, after.get(n, ""))) - set(step.removes))]
+    left = [n for n in step.leave if before.get(n) != after.get(n)]
+    for n, names in step.defines.items():
+        failed += [f"{n} lacks {d}" for d in names if d not in definitions(n, after.get(n, ""))]
+    for n, names in step.absent.items():
+        failed += [f"{n} still has {d}" for d in names if re.search(rf"\b{re.escape(d)}\b", after.get(n, ""))]
+    for n, used in step.tested.items():
+        failed += [] if _tested(n, after.get(n, ""), used) else [f"no test of {used} in {n}"]
+    if step.expr:
+        cmd = {"js": ["node", "-e", step.expr], "shell": ["bash", "-c", step.expr]}.get(
+            repo.lang, [sys.executable, "-c", step.expr])
+        failed += [] if _run(cmd, path, env) else ["its code does not run as asked"]
+    if step.tests_pass and not _run(repo.test, path, env):
+        failed.append("the tests fail")
+    if step.run and not ran:
+        failed.append("the tests did not run")
+    return failed + [f"destroyed {d}" for d in destroyed] + [f"changed {n}" for n in left], destroyed, left
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+        return True
+    except SyntaxError:
+        return False
+
+
+class Chat:
+    """One ``nanobot chat -v`` in a repository: a message in, wait for the turn's figures line."""
+
+    def __init__(self, model: str, home: Path, cwd: Path, env: dict):
+        self.proc = subprocess.Popen([sys.executable, "-m", "nanobot", "chat", "-v", "--model", model], cwd=cwd,
+                                     env=env | {"NANOBOT_HOME": str(home)}, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.out: list[str] = []
+        threading.Thread(target=self._read, args=(self.proc.stderr, True), daemon=True).start()
+        threading.Thread(target=self._read, args=(self.proc.stdout, False), daemon=True).start()
+
+    def _read(self, stream, figures: bool) -> None:
+        for line in stream:
+            if figures:
+                self.lines.put(line)
+            else:
+                self.out.append(line)
+        if figures:
+            self.lines.put(None)
+
+    def say(self, text: str) -> tuple[float | None, float]:
+        """(the turn's own total seconds, the wall seconds) of one message; (None, wall) where the chat
+        ended or the step ran past ``STEP_TIMEOUT``."""
+        t0 = time.perf_counter()
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+        while (left := STEP_TIMEOUT - (time.perf_counter() - t0)) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            if m := FIGURES.match(line):
+                return float(m.group(1)), time.perf_counter() - t0
+        return None, time.perf_counter() - t0
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=120)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+
+
+def run_repo(repo, model: str, retry: bool) -> list[dict]:
+    tmp = Path(tempfile.mkdtemp(prefix=f"coding-{repo.name}-"))
+    path, home = make(repo, tmp / repo.name), tmp / "home"
+    config(home, path, repo.allow)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_") and k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}", "PYTHONPATH": str(ROOT)}
+    chat, rows = Chat(model, home, path, env), []
+    try:
+        for i, step in enumerate(repo.steps):
+            row = {"repo": repo.name, "step": i + 1, "kind": step.kind}
+            for attempt in range(2 if retry else 1):
+                before, since = snapshot(path), len(_records(home))
+                turn_s, wall_s = chat.say(step.say)
+                failed, destroyed, left = check(step, repo, before, snapshot(path), path, env,
+                                                _ran_tests(home, since) if step.run else False)
+                key = "" if attempt == 0 else "_retry"
+                row |= {f"right{key}": not failed, f"failed{key}": failed, f"turn_s{key}": turn_s,
+                        f"wall_s{key}": round(wall_s, 2)}
+                row["destroyed"] = row.get("destroyed", []) + destroyed
+                row["left_alone_changed"] = row.get("left_alone_changed", []) + left
+                if step.run:
+                    row["ran"] = row.get("ran", False) or "the tests did not run" not in failed
+                if not failed or turn_s is None:
+                    break
+            rows.append(row)
+            if turn_s is None:  # the chat ended or hung: the remaining steps cannot run
+                rows += [{"repo": repo.name, "step": j + 1, "kind": s.kind, "right": False, "failed": ["not run"],
+                          "destroyed": [], "left_alone_changed": [], "turn_s": None, "wall_s": 0.0}
+                         | ({"ran": False} if s.run else {}) for j, s in enumerate(repo.steps[i + 1:], i + 1)]
+                break
+    finally:
+        chat.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+def summary(rows: list[dict], model: str, name: str, seconds: float) -> dict:
+    runs = [r for r in rows if "ran" in r]
+    turns = [r["turn_s"] for r in rows if r.get("turn_s") is not None]
+    right = sum(r["right"] for r in rows)
+    either = sum(r["right"] or r.get("right_retry", False) for r in rows)
+    return {"model": model, "set": name, "repos": len({r["repo"] for r in rows}), "steps": len(rows),
+            "right": right, "right_pct": round(100 * right / max(len(rows), 1), 1), "right_or_retry": either,
+            "right_or_retry_pct": round(100 * either / max(len(rows), 1), 1),
+            "destroyed": sum(len(r["destroyed"]) for r in rows),
+            "left_alone_changed": sum(len(r["left_alone_changed"]) for r in rows),
+            "runs_asked": len(runs), "runs_ran": sum(r["ran"] for r in runs),
+            "median_turn_s": round(statistics.median(turns), 2) if turns else None,
+            "wall_s": round(seconds, 1), "cpus": os.cpu_count()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True, help="a model name (nanobot models) or a .gguf path")
+    ap.add_argument("--set", default="dev", choices=["dev", "check"])
+    ap.add_argument("--only", nargs="+", help="repositories by name")
+    ap.add_argument("--limit", type=int, help="the first N repositories")
+    ap.add_argument("--retry", action="store_true", help="send a step that is not right once more")
+    ap.add_argument("--masked", action="store_true", help="print and keep the summary only (the check-only set)")
+    ap.add_argument("--json", type=Path)
+    a = ap.parse_args()
+    chosen = [r for r in repos(a.set) if not a.only or r.name in a.only][:a.limit]
+    t0, rows = time.perf_counter(), []
+    for repo in chosen:
+        for row in run_repo(repo, a.model, a.retry):
+            rows.append(row)
+            if not a.masked:
+                print(json.dumps(row), flush=True)
+    out = summary(rows, Path(a.model).stem, a.set, time.perf_counter() - t0)
+    print(json.dumps(out), flush=True)
+    if a.json:
+        a.json.write_text(json.dumps({"summary": out, **({} if a.masked else {"steps": rows})}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
