@@ -3,6 +3,7 @@ server answered to a short probe (``backends/wire.py``)."""
 
 from __future__ import annotations
 
+from nanobot.base.redact import redact, redact_url
 from nanobot.config import Settings
 from nanobot.models import bundled_model_path, configured_models
 
@@ -16,9 +17,9 @@ def list_models(settings: Settings, probe_s: float = 1.5) -> list[dict]:
             from nanobot.backends.wire import probe_line  # httpx: only when a server is configured
 
             up, line = probe_line(ms, probe_s)
-            rows.append({"name": name, "path": None, "url": ms.base_url,
+            rows.append({"name": name, "path": None, "url": redact_url(ms.base_url),
                          "served_model": ms.served_model or name, "size_mb": None, "exists": up,
-                         "server": line, "default": name == settings.model})
+                         "server": redact(line), "default": name == settings.model})
             continue
         path = ms.path.expanduser() if ms.path else bundled_model_path()
         exists = bool(path and path.is_file())

@@ -32,6 +32,7 @@ from nanobot.backends.wire import (
     roots,
 )
 from nanobot.base.errors import ModelError, ServerError
+from nanobot.base.redact import redact
 from nanobot.models import ResolvedModel
 
 
@@ -90,7 +91,7 @@ class OpenAIHTTPBackend:
                          token_counting=caps.token_counting if known else "unknown until the server answers")
 
     def _fail(self, what: str) -> ServerError:
-        return ServerError(f"model server '{self.name}' at {self.base} {what}")
+        return ServerError(redact(f"model server '{self.name}' at {self.base} {what}"))  # no secret shown or kept
 
     def _guard(self, fn, *args):
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from nanobot.backends.base import abilities
+from nanobot.base.redact import redact, redact_url
 from nanobot.core.events import Event, Notice
 from nanobot.core.features import Feature
 
@@ -22,9 +23,9 @@ class RemoteModelFeature(Feature):
         if not abilities(model).server:  # /model switched to an in-process model
             return []
         caps = model.detect()
-        where = f"model server '{model.name}' ({caps.flavor}, {model.base})"
+        where = f"model server '{model.name}' ({caps.flavor}, {redact_url(model.base)})"
         if caps.flavor == "unreachable":
-            return [Notice(text=f"{where} is not answering ({caps.error}); start it or fix base_url", level="warning")]
+            return [Notice(text=redact(f"{where} is not answering ({caps.error}); start it or fix base_url"), level="warning")]
         out: list[Event] = []
         if caps.structured == "none":
             out.append(Notice(level="warning", text=(
