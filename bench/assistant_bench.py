@@ -391,6 +391,65 @@ def _shown(t: dict) -> bool:
     return t["shown"] if "shown" in t else bool(_SHOWN.match(t.get("reply", "")))  # (runs before the field: the reply)
 
 
+EVALUATIONS = ("stream", "yes_no", "yes_no_apart", "generate_apart", "prefix_probability")
+
+
+def counted(model) -> Counter:
+    """A Counter of ``model``'s evaluations by method, kept by wrappers on the instance (the same methods
+    ``nanobot.loop.budget`` meters; a call made inside another is part of it), for any code under test."""
+    seen: Counter = Counter()
+    depth = [0]
+
+    def wrap(name, method):
+        def call(*args, **kw):
+            if depth[0]:
+                return method(*args, **kw)
+            seen[name] += 1
+            depth[0] += 1
+            try:
+                out = method(*args, **kw)
+            finally:
+                depth[0] -= 1
+            if hasattr(out, "__next__") and hasattr(out, "close"):
+                return inside(out)
+            return out
+        return call
+
+    def inside(gen):
+        try:
+            while True:
+                depth[0] += 1
+                try:
+                    piece = next(gen)
+                except StopIteration as stop:
+                    return stop.value
+                finally:
+                    depth[0] -= 1
+                yield piece
+        finally:
+            gen.close()
+
+    for name in EVALUATIONS:
+        if callable(method := getattr(model, name, None)):
+            object.__setattr__(model, name, wrap(name, method))
+    return seen
+
+
+def per_turn(turns: list[dict]) -> dict:
+    """Seconds and model evaluations per turn: median, p90, max; evaluations by stage (model method)."""
+    def spread(xs: list[float]) -> dict:
+        xs = sorted(xs)
+        if not xs:
+            return {}
+        return {"median": xs[len(xs) // 2], "p90": xs[min(len(xs) - 1, int(0.9 * len(xs)))], "max": xs[-1]}
+    stages: Counter = Counter()
+    for t in turns:
+        stages.update(t.get("evaluations", {}))
+    return {"seconds": spread([t["seconds"] for t in turns]),
+            "evaluations": spread([sum(t.get("evaluations", {}).values()) for t in turns]),
+            "evaluations_by_stage": {k: round(v / max(1, len(turns)), 2) for k, v in sorted(stages.items())}}
+
+
 def _totals(turns: list[dict]) -> dict:
     own = sum(_own(t) for t in turns)
     shown = sum(_own(t) and _shown(t) for t in turns)
@@ -473,6 +532,7 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
     print(f"home: {home}", file=sys.stderr, flush=True)  # its sessions/ keep every turn's tool steps
     agent, ws = setup(home, opts.model, opts.max_tokens, opts.threads, opts.repack)
+    evaluations = counted(agent.model)
     if opts.at:
         at = datetime.fromisoformat(opts.at).astimezone()
         agent.clock = lambda: at
@@ -486,14 +546,16 @@ def main() -> None:
         agent.start_session()
         for turn in session.turns:
             before, kept, t0 = snapshot(ws), memory_state(ws), time.perf_counter()
+            evaluations.clear()
             events = list(agent.turn(turn.text))
             row = score(turn, events, before, snapshot(ws), ws, (kept, memory_state(ws)))
-            row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1), "judged": judged(agent)}
+            row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1), "judged": judged(agent),
+                    "evaluations": dict(evaluations)}
             turns.append(row)
             print(json.dumps(_masked_row(row) if opts.masked else
                              {k: row[k] for k in ("session", "text", "called", "args", "ok", "correct", "corrected", "shown", "right_tool", "invented",
                                                   "unasked_changes", "destroyed", "false_claim", "says", "applied", "flagged", "seconds", "kind", "judged",
-                                                  "extra", "memory_writes", "ungrounded", "stray", "stored")}
+                                                  "extra", "memory_writes", "ungrounded", "stray", "stored", "evaluations")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()
     summary = {
@@ -503,6 +565,7 @@ def main() -> None:
         "cpus": os.cpu_count(), "repack": getattr(agent.model, "repack", None), "at": opts.at or "the clock",
     }
     summary["by_kind"] = _by_kind(turns)
+    summary["per_turn"] = per_turn(turns)
     print(json.dumps(summary, indent=2))
     if opts.json:
         emit({"summary": summary, "turns": turns}, opts.json, indent=1, echo=False)

@@ -24,6 +24,11 @@ def test_configuration_page_is_generated_from_the_settings():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_the_pipeline_table_is_generated_from_the_checks():
+    r = _run("scripts/pipeline_doc.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_benchmark_tables_are_the_stored_runs():
     r = _run("bench/docs_tables.py")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
-from nanobot.core.events import Notice, ToolCall, ToolResult
+from nanobot.core.events import Notice, ToolCall
 from nanobot.core.provenance import Provenance
 from nanobot.core.quoted import own_words
 from nanobot.loop.agent import Agent

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from nanobot.backends.base import Generation, Message
-from nanobot.core.quoted import own_words, passed_on
 from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
+from nanobot.core.quoted import own_words, passed_on
 from nanobot.loop.budget import BudgetSpent
 from nanobot.loop.cutcopy import finished
 from nanobot.loop.shown import direct
@@ -44,7 +44,15 @@ def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.echo import Echoes
     from nanobot.loop.explicit import asked_run, explicit
-    from nanobot.loop.replycheck import FROM_REPLY, Scrubber, check, kept_in_file, remember, scrub, unfenced
+    from nanobot.loop.replycheck import (
+        FROM_REPLY,
+        Scrubber,
+        check,
+        kept_in_file,
+        remember,
+        scrub,
+        unfenced,
+    )
     from nanobot.loop.testrun import asked
     from nanobot.loop.testrun import shown as tests_shown
     from nanobot.loop.verdict import ANY_LOOK
@@ -88,10 +96,12 @@ def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]
             continue
         # judgements made from here on are asked after the reply: the next turn reuses it from the KV cache
         agent.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
-        def checks(text: str, **which: Any) -> Any:
+        earlier = messages[-1].content.split(typed, 1)[0]
+
+        def checks(text: str, earlier: str = earlier, **which: Any) -> Any:
             return check(typed, text, seen, asked_change=lambda: change_asked(typed, agent) or remember(typed, agent)
                          or kept_in_file(typed, agent),
-                         offered=frozenset(agent.tool_names()), earlier=messages[-1].content.split(typed, 1)[0],
+                         offered=frozenset(agent.tool_names()), earlier=earlier,
                          agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None,
                          **which)
 

@@ -19,6 +19,18 @@
 ``Agent.turn`` retries a failing reply once with a note saying what went wrong (``CheckResult.note``)
 and otherwise flags it: a correction line is added to the reply and a warning shown.
 
+**How to add a check.** Write ``def my_check(f: Facts) -> CheckResult | None`` in the module of its
+concern (claims: ``claimchecks``; looks and answers: ``lookchecks``), reading only ``Facts``: the
+user's message and what the runtime knows of it (lazy judgements, the target), the reply, this turn's
+``Outcome``s. Return None when the reply may stand; else a ``CheckResult`` with the ``problem`` (for
+the transcript), the ``note`` the retry sees, the ``correction`` the user sees if the retry fails, and
+``tool`` where the retry must call one. A check that picks that tool from the reply's words (a tool it
+names, a call it writes, a change it claims) is decorated ``@from_reply``: it is then held to the
+model's own words, never to text the reply quotes from a file or memory. Put it in ``CHECKS`` at its
+place (the first objection stands), run ``scripts/pipeline_doc.py``, and write a test that is red
+without it. It costs no budget of its own: a judgement it reads and the retry it asks for draw from
+the turn's (``loop.budget``).
+
 >>> scrub('Your name is Priya. (said: "I am Priya") (observations/20261123-150749-8fbf.md:1)')
 'Your name is Priya.'
 >>> looks_at("please read notes.txt"), looks_at("what is 2+2?")

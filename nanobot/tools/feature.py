@@ -12,11 +12,10 @@ from typing import Any
 from nanobot.core.features import Feature
 from nanobot.core.prompt import RawSection
 from nanobot.tools import repofacts
+from nanobot.tools.cron import notices
 from nanobot.tools.named import roots_of
 from nanobot.tools.paths import base_dir
-from nanobot.tools.cron import notices
 from nanobot.tools.registry import all_tools, enabled_tools
-
 
 REPO = 92  # the repository's facts: volatile, after Time (read again only when git's HEAD or index changes)
 
