@@ -63,3 +63,13 @@ def test_no_repository_no_section(home, tmp_path):
     agent = agent_for(home, [])
     assert all(s.name != "repo" for s in agent.system_prompt().sections)
     assert repofacts.top_of(tmp_path) is None or not (tmp_path / ".git").exists()
+
+
+def test_a_reply_from_the_prompts_facts_is_marked_for_verbose(home, tmp_path):
+    repo = make_repo(tmp_path)
+    settings = load_settings(home, tools={"roots": [str(repo)]}, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, ScriptedModel(["Answer:", "You are on feature/lamp-7."]))
+    attach_tools(agent)
+    done = list(agent.turn("which branch am I on?"))[-1]
+    assert done.timing.from_prompt == ["branch feature/lamp-7"] and "from the prompt: branch" in done.timing.line()

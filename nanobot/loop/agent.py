@@ -34,6 +34,7 @@ from nanobot.loop.judge import Judge
 from nanobot.loop.loopguard import LoopGuard
 from nanobot.loop.shown import uncaptioned
 from nanobot.loop.turntiming import TurnClock
+from nanobot.tools.repofacts import told
 
 F = TypeVar("F", bound=Feature)
 
@@ -295,6 +296,9 @@ class Agent:
         self._record(user_msg, done.reply, done.generation, interrupted=False, remember=not done.corrected, shown=done.shown)
         yield from self._run_hooks("on_turn_end", done)
         done.timing = clock.timing(done.generation.ttft_s, self.budget.used)
+        if not clock.calls:  # answered from what the prompt carries: said so under -v
+            repo = next((s.text for s in self.system_prompt().sections if s.name == "repo"), "")
+            done.timing.from_prompt = told(done.reply, repo) if repo else []
         yield done
 
     def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, remember: bool = True,

@@ -29,6 +29,7 @@ class TurnTiming(BaseModel):
     tools_s: float = 0.0  # tools running (an exec's confirmation question included)
     reply_ttft_s: float = 0.0  # the final reply call alone: its prompt evaluation and first token
     evaluations: dict[str, int] = {}  # model evaluations drawn from the turn's budget, by model method (loop.budget)
+    from_prompt: list[str] = []  # the prompt's repository facts a reply with no tool call gives (``repofacts.told``)
 
     def line(self) -> str:
         parts = [f"first token {self.first_token_s:.2f}s"]
@@ -39,6 +40,8 @@ class TurnTiming(BaseModel):
         if self.tools_s:
             parts.append(f"tools {self.tools_s:.2f}s")
         parts += [f"reply ttft {self.reply_ttft_s:.2f}s", f"total {self.total_s:.2f}s"]
+        if self.from_prompt:
+            parts.append(f"from the prompt: {', '.join(self.from_prompt)}")
         if self.evaluations:
             each = ", ".join(f"{k} {v}" for k, v in sorted(self.evaluations.items()))
             parts.append(f"evaluations {sum(self.evaluations.values())} ({each})")
@@ -56,13 +59,14 @@ class TurnClock:
         self._seen = len(steps) if steps is not None else 0
         self._call_at: float | None = None
         self.tools_s = 0.0
+        self.calls = 0  # tool calls seen this turn
 
     def see(self, ev: Event) -> None:
         now = self.clock()
         if isinstance(ev, TextDelta) and self.first is None and ev.text.strip():
             self.first = now
         elif isinstance(ev, ToolCall):
-            self._call_at = now
+            self._call_at, self.calls = now, self.calls + 1
         elif isinstance(ev, ToolResult) and self._call_at is not None:
             self.tools_s += now - self._call_at
             self._call_at = None

@@ -98,3 +98,22 @@ def repositories(folders: list[Path]) -> list[Path]:
     """The distinct work trees holding ``folders``, in order, at most ``MAX_REPOS``."""
     tops = [t for f in folders if (t := top_of(f)) is not None]
     return list(dict.fromkeys(tops))[:MAX_REPOS]
+
+
+def told(reply: str, section: str) -> list[str]:
+    """Which of the prompt's repository facts (``section``: ``RepoFacts.line``s) ``reply`` gives: the
+    branch, the last commit's subject, for ``nanobot chat -v`` to mark a reply answered from the prompt.
+
+    >>> told("You are on feature/x.", 'Repository a: branch feature/x; last commit "Add tax" 2 h ago; clean')
+    ['branch feature/x']
+    """
+    import re
+
+    found = []
+    low = reply.lower()
+    for m in re.finditer(r'branch (\S+); last commit "([^"]*)"', section):
+        if re.search(rf"(?<![\w/.-]){re.escape(m.group(1).lower())}(?![\w/-])", low):
+            found.append(f"branch {m.group(1)}")
+        if m.group(2) and m.group(2).lower() in low:
+            found.append(f"last commit \"{m.group(2)}\"")
+    return found
