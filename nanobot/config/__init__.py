@@ -140,7 +140,7 @@ class ChatSettings(Strict):
     loop_sentence_chars: int = Field(24, ge=8, le=TOKENS)  # a repeated sentence at least this long is a loop
     # one budget per turn (nanobot.loop.budget): every model evaluation of a turn (reply, tool steps,
     # judgements, rewrites, check retries) draws one; spent, the turn ends with its best reply and a line
-    turn_evaluations: int = Field(16, ge=1, le=MANY)
+    turn_evaluations: int = Field(16, ge=1, le=MANY)  # model evaluations one turn may spend: reply, tool steps, judgements, a retry
     turn_seconds: float = Field(60.0, gt=0, le=SECONDS)  # from Enter; checked before each evaluation starts
 
 
