@@ -14,6 +14,21 @@ from nanobot.tools.feature import attach_tools
 from nanobot.workspace import init_workspace
 
 
+class LookAsked(ScriptedModel):
+    """Scripted replies; the model's classifiers: a look asked, nothing else (calibrated before)."""
+
+    def __init__(self, replies):
+        from nanobot.loop.judge import CLASSIFIERS
+
+        super().__init__(replies)
+        self._judge_trusted = dict.fromkeys(CLASSIFIERS, True)
+
+    def yes_no_apart(self, messages):
+        from nanobot.loop.judge import LOOK_SYSTEM
+
+        return (0.95, 0.05) if messages[0].content == LOOK_SYSTEM else (0.05, 0.95)
+
+
 def git(repo, *args):
     subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
                    check=True, capture_output=True)
@@ -73,3 +88,15 @@ def test_a_reply_from_the_prompts_facts_is_marked_for_verbose(home, tmp_path):
     attach_tools(agent)
     done = list(agent.turn("which branch am I on?"))[-1]
     assert done.timing.from_prompt == ["branch feature/lamp-7"] and "from the prompt: branch" in done.timing.line()
+
+
+def test_a_reply_from_the_prompts_facts_after_a_look_elsewhere_stands(home, tmp_path):
+    repo = make_repo(tmp_path)
+    settings = load_settings(home, tools={"roots": [str(repo)], "call_format": "names"}, memory={"enabled": False},
+                             observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, LookAsked(["Tool: list_dir", '{"path": "."}', "Answer:", "You are on feature/lamp-7.",
+                                        "Answer:", "I could not tell."]))
+    attach_tools(agent)
+    done = list(agent.turn("which branch am I on?"))[-1]
+    assert done.reply == "You are on feature/lamp-7." and not done.corrected

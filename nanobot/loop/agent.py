@@ -30,6 +30,7 @@ from nanobot.core.provenance import Provenance
 from nanobot.core.sections import STANDING, CoreSections
 from nanobot.core.transcript import Transcript
 from nanobot.loop.budget import TurnBudget, metered
+from nanobot.loop.checkedturn import prompt_repo
 from nanobot.loop.judge import Judge
 from nanobot.loop.loopguard import LoopGuard
 from nanobot.loop.shown import uncaptioned
@@ -297,8 +298,7 @@ class Agent:
         yield from self._run_hooks("on_turn_end", done)
         done.timing = clock.timing(done.generation.ttft_s, self.budget.used)
         if not clock.calls:  # answered from what the prompt carries: said so under -v
-            repo = next((s.text for s in self.system_prompt().sections if s.name == "repo"), "")
-            done.timing.from_prompt = told(done.reply, repo) if repo else []
+            done.timing.from_prompt = told(done.reply, prompt_repo(self))
         yield done
 
     def _record(self, user_msg: Message, reply: str, gen: Generation, interrupted: bool, remember: bool = True,
@@ -315,9 +315,10 @@ class Agent:
     def _checked(self, messages: list[Message], typed: str) -> Iterator[Event]:
         """``respond`` under the reply checks (``nanobot.loop.checkedturn``)."""
         from nanobot.loop.checkedturn import checked
-        from nanobot.loop.testrun import counted
+        from nanobot.loop.testrun import counted, tested
 
-        return counted(checked(self, messages, typed))  # a test run's real counts end the reply (loop.testrun)
+        # after a fix the tests run, and a test run's real counts end the reply (loop.testrun)
+        return counted(checked(self, messages, typed))
 
     def respond(self, messages: list[Message]) -> Iterator[Event]:
         """The model's reply to ``messages``: through the tool runner when one is attached."""

@@ -46,6 +46,7 @@ def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]
     from nanobot.loop.explicit import asked_run, explicit
     from nanobot.loop.replycheck import (
         FROM_REPLY,
+        LOOKED_FOR,
         Scrubber,
         check,
         kept_in_file,
@@ -56,6 +57,7 @@ def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]
     from nanobot.loop.testrun import asked
     from nanobot.loop.testrun import shown as tests_shown
     from nanobot.loop.verdict import ANY_LOOK
+    from nanobot.tools.repofacts import told
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
     agent.judge.context(typed, messages)
@@ -105,7 +107,8 @@ def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]
                          agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None,
                          **which)
 
-        result, own, passed = checks(reply), own_reply(agent, reply), set()
+        passed = set(LOOKED_FOR if told(reply, prompt_repo(agent)) else ())  # answered from the prompt's repository facts
+        result, own = checks(reply, skip=frozenset(passed)), own_reply(agent, reply)
         while (result.problem and result.tool and own != reply and result.rule in FROM_REPLY
                and checks(own, only=result.rule).tool != result.tool):
             passed.add(result.rule)  # the tool was owed to text the reply passes on: that check has no say
@@ -171,6 +174,11 @@ def call_in_reply(typed: str, raw: str, reply: str, agent: Any,
         return (call, f"the reply proposes '{call[1]['command']}' for the user to run; running it",
                 "command proposed, not run", "the command your reply proposed ran")
     return None
+
+
+def prompt_repo(agent: Any) -> str:
+    """The system prompt's repository facts (``tools.repofacts``); "" where it has none."""
+    return next((s.text for s in agent.system_prompt().sections if s.name == "repo"), "")
 
 
 def own_reply(agent: Any, reply: str) -> str:

@@ -256,6 +256,10 @@ CHECKS: tuple[Check, ...] = (
     named_unlooked,  # speaks of the user's files, nothing tried, a look judged asked
 )
 FROM_REPLY = frozenset(c.__name__ for c in CHECKS if getattr(c, "from_reply", False))  # ``verdict.from_reply``
+# the checks that hold a reply to a look of this turn: a reply that gives the prompt's repository facts
+# (``tools.repofacts.told``: the branch, the last commit) is answered from what nanobot read itself
+LOOKED_FOR = frozenset({"look_failed", "not_from_look", "listing_unnamed", "declined_without_look", "not_looked",
+                        "absent_listed", "named_unlooked"})
 
 
 
