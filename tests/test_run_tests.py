@@ -98,3 +98,71 @@ def test_in_another_language_the_allowed_test_command_is_that_languages(home):
     agent = _agent(home, [], allow=["python3 -m pytest", "npm test"], files=files)
     events = list(agent.turn("Run the tests."))
     assert _ran(events) == ["npm test"] and "(tests: 1 passed)" in events[-1].reply
+
+
+class Judged(ScriptedModel):
+    """A scripted model whose classifiers (``loop.judge``) answer their calibration right and give
+    ``yes`` on the user's message for the kinds named, no for the rest; ``tick`` seconds pass per reply."""
+
+    def __init__(self, replies: list[str], *yes: str, tick: float = 0.0):
+        super().__init__(replies)
+        self.yes, self.tick, self.now = set(yes), tick, 0.0
+
+    def stream(self, messages, **kw):
+        self.now += self.tick
+        yield from super().stream(messages, **kw)
+
+    def yes_no_apart(self, messages):
+        from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
+
+        kind = next((k for k, (system, _) in CLASSIFIERS.items() if system == messages[0].content), "")
+        yes = dict(CALIBRATION.get(kind, ())).get(messages[-1].content, kind in self.yes)
+        return (0.9, 0.1) if yes else (0.1, 0.9)
+
+
+FIX = ["Tool: edit_file", '{"path": "textutil.py", "old": "return text.upper()", "new": "return text.upper() + \\"!\\""}',
+       "Answer:", "I changed shout in textutil.py so it ends with an exclamation mark."]
+
+
+def _judged(home, replies, *yes: str, allow: list[str] = ALLOW, tick: float = 0.0) -> Agent:
+    agent = _agent(home, [], allow=allow)
+    agent.model = Judged(replies, *yes, tick=tick)
+    agent.budget.clock = lambda: agent.model.now
+    return agent
+
+
+def test_after_a_fix_the_allowed_test_command_runs_and_the_reply_ends_with_its_real_counts(home):
+    """The loop a person expects: the message reports a failing test (the repair classifier's sure yes),
+    the model's edit fixes the code, the tests run after it (no model reply more) and the reply ends with
+    the run's counts; the test file is read for the counts, not the reply."""
+    agent = _judged(home, FIX, "repair")
+    events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))
+    assert 'return text.upper() + "!"' in (agent.workspace / "textutil.py").read_text()
+    assert _ran(events) == ["python3 -m pytest"]
+    tools = [e.name for e in events if isinstance(e, ToolCall)]
+    assert tools == ["edit_file", "exec"] and agent.model.replies == []  # after the change, no reply more
+    assert events[-1].reply.endswith("\n\nTest run `python3 -m pytest` (exit 0): 2 passed.")
+    asked = _judged(home, FIX, "change")  # no repair judged: the change judged, and the message names the test
+    assert _ran(asked.turn("make test_shout pass by changing shout in textutil.py")) == ["python3 -m pytest"]
+
+
+def test_after_a_fix_without_a_test_command_allowed_one_line_says_how_to_allow_it(home):
+    agent = _judged(home, FIX, "repair", allow=["git status"])
+    events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))
+    assert _ran(events) == [] and 'text.upper() + "!"' in (agent.workspace / "textutil.py").read_text()
+    last = events[-1].reply.splitlines()[-1]
+    assert last == ("Tests not run: no test command is allowed; to run them after a fix, put this under [tools] "
+                    f'in {agent.settings.config_path}: exec_allow = ["git status", "python3 -m pytest"]')
+
+
+def test_no_test_run_without_a_change_a_fix_asked_or_time_left(home):
+    agent = _judged(home, ["Answer:", "shout looks right to me."], "repair")
+    events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))
+    assert _ran(events) == [] and events[-1].reply == "shout looks right to me."  # no change made
+    agent = _judged(home, FIX, "change")  # a change asked, no fix: no test named, no repair judged
+    events = list(agent.turn("in textutil.py make shout end with an exclamation mark"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"] and "Test" not in events[-1].reply
+    agent = _judged(home, FIX, "repair", tick=25.0)  # 75 s of the turn's 60 s gone by the reply's end
+    events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))
+    assert _ran(events) == [] and events[-1].reply.splitlines()[-1] == (
+        "Tests not run: this turn's budget of 60 s is spent (`python3 -m pytest` runs them).")

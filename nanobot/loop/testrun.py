@@ -12,15 +12,25 @@ says the run's real counts.
   means (``tools.testcommand.repaired``: ``args`` joined, ``git test`` made the test command).
 - ``counted``: after a test command ran, a reply that does not state the run's counts ends with them
   (``tools.testcounts``), so a retelling cannot leave invented figures standing alone.
+- ``tested``: after a turn whose change to a code file succeeded, where the roots hold test files of that
+  code's language and the user asked for a fix -- the model's repair classifier sure (``loop.judge``), or
+  its change judgement sure on a message naming a test the test files define ("make test_shout pass") --
+  the allowed test command for that language runs once, after the change, and ``counted`` ends the reply
+  with its counts: a tool run, no model reply more. Where no test command for that language is allowed,
+  one line says the tests were not run and gives the ``exec_allow`` line that allows one; where the turn's
+  seconds are spent (``loop.budget``), one line says they were not run. Facts first (a change made, tests
+  there), the judgements only then; a test run after the change in the turn already is the one.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from nanobot.backends.base import Message
 from nanobot.core.events import Event, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.tools.testcommand import (
     command_of,
@@ -35,6 +45,9 @@ from nanobot.tools.testcounts import Counts, counts
 _LANGS = {".py": "python python3 pytest unittest tox nox", ".js": "npm node jest vitest mocha yarn pnpm bun",
           ".ts": "npm node jest vitest deno yarn pnpm bun", ".go": "go", ".rs": "cargo", ".bats": "bats make",
           ".sh": "bats make", ".rb": "rspec bundle rake"}  # the runners of a test file's language
+# the command a language's tests commonly run with, for the line that says how to allow one
+_PROPOSED = {".py": "python3 -m pytest", ".js": "npm test", ".ts": "npm test", ".go": "go test ./...",
+             ".rs": "cargo test", ".sh": "make test", ".bats": "bats .", ".rb": "bundle exec rspec"}
 _STATED = re.compile(r"(\d+)\s+(?:\w+\s+){0,2}?(passed|failed|passing|failing|errors?|skipped)\b", re.I)
 
 
@@ -120,4 +133,89 @@ def counted(events: Iterator[Event]) -> Iterator[Event]:
             line = f"Test run `{last[0]}` ({last[1]}): {last[2].line()}."
             yield TextDelta(text=f"\n\n{line}" if ev.reply.strip() else line)
             ev = ev.model_copy(update={"reply": f"{ev.reply}\n\n{line}".strip()})
+        yield ev
+
+
+def _language(path: str) -> set[str]:
+    """The runners of ``path``'s language (``_LANGS``): two files whose runners meet are one language."""
+    return set(_LANGS.get(Path(path).suffix.lower(), "").split())
+
+
+def _changed_code(agent: Any, call: ToolCall, result: ToolResult) -> str:
+    """The code file a call that succeeded changed (its ``path`` target); "" for none."""
+    from nanobot.tools.effects import Effect, effects_of, targets
+
+    tool = agent.tool_runner.tools.get(call.name) if agent.tool_runner is not None else None
+    if tool is None or not result.ok or Effect.CHANGES not in effects_of(tool, call.arguments):
+        return ""
+    path = next((text for what, text in targets(tool, call.arguments) if what == "path"), "")
+    return path if _language(path) else ""
+
+
+def _names_a_test(typed: str, files: list[Path]) -> bool:
+    """Whether the message names one of the test files, or a function one of them defines."""
+    words = set(re.findall(r"[\w.-]+", typed))
+    if any(f.name in words for f in files):
+        return True
+    names = {w for w in words if re.fullmatch(r"[A-Za-z_]\w{3,}", w)}
+    for f in files[:200]:
+        text = f.read_text(errors="replace")[:200_000] if names else ""
+        if any(re.search(rf"\b(?:def|func|fn|function)\s+{re.escape(n)}\s*\(", text) for n in names):
+            return True
+    return False
+
+
+def fix_asked(typed: str, agent: Any, files: list[Path]) -> bool:
+    """Whether the user asked for a fix: the repair classifier's sure yes, or the change judgement's
+    on a message naming a test of ``files``; False where the model cannot say (a server backend)."""
+    from nanobot.loop.judge import asks
+
+    return asks(agent, "repair", typed) is True or (_names_a_test(typed, files) and asks(agent, "change", typed) is True)
+
+
+def _after(agent: Any, messages: list[Message], typed: str, changed: str) -> Iterator[Event]:
+    """The test run after the change to ``changed`` (its events), or the one line saying why none ran."""
+    from nanobot.loop.checkedturn import run_written_call
+    from nanobot.tools.named import roots_of
+
+    rels = [f for f in _tests(agent) if _language(f) & _language(changed)]
+    files = [root / f for f in rels for root in roots_of(agent.settings) if (root / f).is_file()]
+    if not files or "exec" not in agent.tool_names() or not fix_asked(typed, agent, files):
+        return
+    mine = [t for t in test_commands(_allow(agent)) if _language(changed) & {w.rsplit("/", 1)[-1] for w in t.split()}]
+    if not mine:
+        allow = [*agent.settings.tools.exec_allow, _PROPOSED[Path(changed).suffix.lower()]]
+        line = ("Tests not run: no test command is allowed; to run them after a fix, put this under [tools] "
+                f"in {agent.settings.config_path}: exec_allow = {json.dumps(allow)}")
+    elif agent.budget.elapsed >= agent.budget.seconds:
+        line = f"Tests not run: this turn's budget of {agent.budget.seconds:g} s is spent (`{mine[0]}` runs them)."
+    else:
+        pick = likeliest(f"{changed} {' '.join(_language(changed))}", mine)
+        seen: list[Event] = []
+        yield from run_written_call(agent, ("exec", {"command": pick}), messages, seen, "the tests ran after the fix")
+        result = next((e for e in reversed(seen) if isinstance(e, ToolResult)), None)
+        if result is not None and result.ok and counts(result.text):
+            return  # ``counted`` ends the reply with the counts
+        line = f"Test run `{pick}` after the change: {(result.text if result else 'did not run').partition(chr(10))[0]}."
+    yield TextDelta(text=line)
+
+
+def tested(agent: Any, messages: list[Message], typed: str, events: Iterator[Event]) -> Iterator[Event]:
+    """The turn's events, with the test run after a fix (``_after``) before its end; see the module docstring."""
+    changed, call = "", None
+    for ev in events:
+        if isinstance(ev, ToolCall):
+            call = ev
+        elif isinstance(ev, ToolResult) and call is not None and call.name == ev.name:
+            if ev.name == "exec" and is_runner(command_of(call.arguments)):
+                changed = ""  # the tests ran after the change already
+            changed = _changed_code(agent, call, ev) or changed
+        elif isinstance(ev, TurnDone) and changed and not ev.shown:
+            line = ""
+            for extra in _after(agent, messages, typed, changed):
+                if isinstance(extra, TextDelta):
+                    line = extra.text
+                    extra = TextDelta(text=f"\n\n{line}" if ev.reply.strip() else line)
+                yield extra
+            ev = ev.model_copy(update={"reply": f"{ev.reply}\n\n{line}".strip()}) if line else ev
         yield ev
