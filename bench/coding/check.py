@@ -1,111 +1,202 @@
-"""The coding bench's check-only half: six repositories drawn from pools of their own (modules, a bug
-in each, functions to add, the wording of each kind of step) by a fixed seed. Only checked, never
-tuned on: run it ``--masked`` and report its summary alone. Five Python repositories, one shell."""
+"""DEVELOPERS: DO NOT READ THIS FILE. It is only run and checked, never read, never tuned on; report its summary numbers only.
+
+The coding bench's check-only half: six repositories (four Python, one JavaScript run by node's own
+test runner, one shell script tested by ``make test``), asked in English, German, Spanish and French.
+``SOLVED`` holds a hand-made right answer to each step, for tests/test_coding_check_set.py.
+
+    .venv/bin/python bench/coding_bench.py --model qwen2.5-coder-1.5b --set check --retry --masked
+"""
 
 from __future__ import annotations
-
-import random
 
 from spec import PY_ALLOW, Repo, Step
 
 PYTEST = "python3 -m pytest -q -p no:cacheprovider"
-SEED = 7907
 
-# (module, {function: (good body, buggy body, test body)}): each module's two functions and their tests
-MODULES = [
-    ("geometry", {"area_rect": ("(w, h):\n    return w * h", "(w, h):\n    return w + h", "area_rect(3, 4) == 12"),
-                  "perimeter_rect": ("(w, h):\n    return 2 * (w + h)", "(w, h):\n    return w * h * 2",
-                                     "perimeter_rect(3, 4) == 14")}),
-    ("temps", {"c_to_f": ("(c):\n    return c * 9 / 5 + 32", "(c):\n    return c * 9 / 5 - 32", "c_to_f(100) == 212"),
-               "f_to_c": ("(f):\n    return (f - 32) * 5 / 9", "(f):\n    return f - 32 * 5 / 9", "f_to_c(212) == 100")}),
-    ("money", {"to_cents": ("(amount):\n    return round(amount * 100)", "(amount):\n    return int(amount * 10)",
-                            "to_cents(2.5) == 250"),
-               "format_price": ("(cents):\n    return f\"${cents // 100}.{cents % 100:02d}\"",
-                                "(cents):\n    return f\"${cents // 100}.{cents % 100}\"", "format_price(305) == '$3.05'")}),
-    ("words", {"count_vowels": ("(text):\n    return sum(ch in 'aeiou' for ch in text.lower())",
-                                "(text):\n    return sum(ch in 'aeiou' for ch in text)", "count_vowels('HELLO') == 2"),
-               "capitalize_words": ("(text):\n    return ' '.join(w.capitalize() for w in text.split())",
-                                    "(text):\n    return text.capitalize()", "capitalize_words('ab cd') == 'Ab Cd'")}),
-    ("names", {"initials": ("(full):\n    return ''.join(p[0].upper() for p in full.split())",
-                            "(full):\n    return full[0].upper()", "initials('ada king lovelace') == 'AKL'"),
-               "last_name": ("(full):\n    return full.split()[-1]", "(full):\n    return full.split()[1]",
-                             "last_name('ada king lovelace') == 'lovelace'")}),
-]
-
-# (name, signature, what it returns, a check of it)
-NEW = [
-    ("is_palindrome", "text", "True when text reads the same backwards, ignoring case",
-     "is_palindrome('Level') and not is_palindrome('abc')"),
-    ("clamp", "x, low, high", "x limited to the range from low to high", "clamp(5, 0, 3) == 3 and clamp(-1, 0, 3) == 0"),
-    ("chunk", "items, size", "the items in lists of size items each, the last one shorter if needed",
-     "chunk([1, 2, 3], 2) == [[1, 2], [3]]"),
-    ("word_count", "text", "the number of words in text", "word_count('a bb  ccc') == 3"),
-    ("digit_sum", "n", "the sum of the decimal digits of the whole number n", "digit_sum(472) == 13"),
-    ("unique", "items", "the items without repeats, in their first order", "unique([3, 1, 3, 2, 1]) == [3, 1, 2]"),
-]
-
-SAY = {
-    "add_function": ["Add a function {name}({sig}) to {file} that returns {what}.",
-                     "In {file}, add {name}({sig}): it should return {what}.",
-                     "Please write a new function {name}({sig}) in {file}, returning {what}."],
-    "add_test": ["Add a test for {name} to {file}.", "Write a test for {name} in {file}.",
-                 "Now put a test of {name} in {file}."],
-    "run_tests": ["run the tests", "Run the tests now.", "please run the tests", "Run the test suite."],
-    "fix": ["{test} fails. Fix {name} in {file} so that it passes; leave {tests} alone.",
-            "The test {test} is failing. Fix the bug in {name} ({file}) and do not edit {tests}."],
-    "rename": ["Rename {old} to {new} in {file} and {other}.", "In {file} and {other}, rename the function {old} to {new}."],
-}
-
-
-def _module(funcs: dict, buggy: str = "") -> str:
-    return "\n\n\n".join(f"def {n}{(b if n == buggy else g)}" for n, (g, b, _) in funcs.items()) + "\n"
-
-
-def _tests(mod: str, funcs: dict) -> str:
-    body = "\n\n\n".join(f"def test_{n}():\n    assert {t}" for n, (_, _, t) in funcs.items())
-    return f"from {mod} import {', '.join(sorted(funcs))}\n\n\n{body}\n"
-
-
-def _python(i: int, rnd: random.Random) -> Repo:
-    mod, funcs = MODULES[i]
-    file, tests = f"{mod}.py", f"test_{mod}.py"
-    name, sig, what, ok = NEW[i]
-    say = {k: rnd.choice(v) for k, v in SAY.items()}
-    add = Step(say["add_function"].format(name=name, sig=sig, file=file, what=what), "add_function",
-               defines={file: [name, *funcs]}, expr=f"from {mod} import {name}; assert {ok}")
-    test = Step(say["add_test"].format(name=name, file=tests), "add_test", tested={tests: name}, tests_pass=True)
-    run = Step(say["run_tests"], "run_tests", run=True)
-    if i % 2 == 0:  # add, test, run, rename
-        old = sorted(funcs)[0]
-        new = {"area_rect": "rect_area", "c_to_f": "celsius_to_fahrenheit", "capitalize_words": "title_words",
-               "format_price": "price_text", "initials": "name_initials"}[old]
-        rename = Step(say["rename"].format(old=old, new=new, file=file, other=tests), "rename",
-                      defines={file: [new]}, absent={file: [old], tests: [old]}, removes=[old, f"test_{old}"],
-                      tests_pass=True)
-        return Repo(mod, "python", {file: _module(funcs), tests: _tests(mod, funcs)}, PY_ALLOW, PYTEST,
-                    [add, test, run, rename])
-    bug = sorted(funcs)[1]  # run, fix, add, test
-    fix = Step(say["fix"].format(test=f"test_{bug}", name=bug, file=file, tests=tests), "fix", tests_pass=True,
-               leave=[tests], expr=f"from {mod} import {bug}; assert {funcs[bug][2]}")
-    return Repo(mod, "python", {file: _module(funcs, bug), tests: _tests(mod, funcs)}, PY_ALLOW, PYTEST,
-                [run, fix, add, test])
-
-
-SHELL = Repo("strtools-sh", "shell", {
-    "strtools.sh": 'upper() {\n  printf "%s" "$1" | tr "[:lower:]" "[:upper:]"\n}\n\n'
-                   'repeat() {\n  local out=""\n  for ((i = 0; i < $2; i++)); do out="$out$1"; done\n  printf "%s" "$out"\n}\n',
-    "tests/test_strtools.sh": '#!/usr/bin/env bash\n. ./strtools.sh\nn=0\nfail=0\ncheck() {\n  n=$((n + 1))\n'
-                              '  if [ "$2" = "$3" ]; then echo "ok $n $1"; else echo "not ok $n $1"; fail=1; fi\n}\n'
-                              'check upper "$(upper abc)" "ABC"\ncheck repeat "$(repeat ab 3)" "ababab"\necho "1..$n"\n'
-                              'exit $fail\n',
-    "Makefile": "test:\n\tbash tests/test_strtools.sh\n",
-}, ["make test", "git status", "git diff"], "make -s test", [
-    Step("Add a shell function lower to strtools.sh that prints its first argument in lower case.", "add_function",
-         defines={"strtools.sh": ["lower", "upper", "repeat"]}, expr='. ./strtools.sh; [ "$(lower AbC)" = abc ]'),
-    Step("Add a check for lower to tests/test_strtools.sh.", "add_test", tested={"tests/test_strtools.sh": "lower"},
-         tests_pass=True),
-    Step("run the tests", "run_tests", run=True),
+CONVERT = Repo("convert", "python", {
+    "convert.py": '"""Unit conversions."""\n\n\ndef celsius_to_fahrenheit(celsius):\n    return celsius * 9 / 5 + 32\n\n\n'
+                  "def km_to_miles(km):\n    return km * 1.609344\n",
+    "test_convert.py": "from convert import celsius_to_fahrenheit, km_to_miles\n\n\ndef test_celsius_to_fahrenheit():\n"
+                       "    assert celsius_to_fahrenheit(100) == 212\n\n\ndef test_km_to_miles():\n"
+                       "    assert round(km_to_miles(16.09344), 3) == 10.0\n",
+}, PY_ALLOW, PYTEST, [
+    Step("Please run the tests.", "run_tests", run=True),
+    Step("test_km_to_miles is failing. Fix the bug in km_to_miles in convert.py, but don't edit test_convert.py.",
+         "fix", tests_pass=True, leave=["test_convert.py"],
+         expr="from convert import km_to_miles; assert abs(km_to_miles(42.195) - 26.219) < 0.001"),
+    Step("Add a function inches_to_cm(inches) to convert.py that converts inches to centimetres (1 inch is 2.54 cm).",
+         "add_function", defines={"convert.py": ["inches_to_cm", "celsius_to_fahrenheit", "km_to_miles"]},
+         expr="from convert import inches_to_cm; assert abs(inches_to_cm(12) - 30.48) < 1e-9"),
+    Step("Now write a test for inches_to_cm in test_convert.py.", "add_test",
+         tested={"test_convert.py": "inches_to_cm"}, tests_pass=True),
 ])
 
-_rnd = random.Random(SEED)
-REPOS = [_python(i, _rnd) for i in range(len(MODULES))] + [SHELL]
+BASKET = Repo("basket", "python", {
+    "basket.py": '"""Prices in a shopping basket."""\n\n\ndef subtotal(prices):\n    return round(sum(prices), 2)\n\n\n'
+                 "def discounted(total, percent):\n    return round(total * (100 - percent) / 100, 2)\n",
+    "tests/test_basket.py": "from basket import discounted, subtotal\n\n\ndef test_subtotal():\n"
+                            "    assert subtotal([1.25, 2.5, 0.25]) == 4.0\n\n\ndef test_discounted():\n"
+                            "    assert discounted(80, 25) == 60.0\n",
+}, PY_ALLOW, PYTEST, [
+    Step("Füge in basket.py eine Funktion vat(amount, rate) hinzu, die die Mehrwertsteuer auf amount zum Satz rate "
+         "(in Prozent) zurückgibt, auf zwei Nachkommastellen gerundet.", "add_function",
+         defines={"basket.py": ["vat", "subtotal", "discounted"]},
+         expr="from basket import vat; assert vat(200, 19) == 38.0 and vat(9.99, 7) == 0.7"),
+    Step("Schreib jetzt einen Test für vat in tests/test_basket.py.", "add_test",
+         tested={"tests/test_basket.py": "vat"}, tests_pass=True),
+    Step("Benenne die Funktion subtotal in basket.py und in tests/test_basket.py in sum_prices um.", "rename",
+         defines={"basket.py": ["sum_prices", "discounted"]},
+         absent={"basket.py": ["subtotal"], "tests/test_basket.py": ["subtotal"]},
+         removes=["subtotal", "test_subtotal"], tests_pass=True),
+    Step("Führ bitte die Tests aus.", "run_tests", run=True),
+])
+
+AGENDA = Repo("agenda", "python", {
+    "agenda.py": '"""A phone book."""\n\n\nclass Agenda:\n    def __init__(self):\n        self.contacts = {}\n\n'
+                 "    def add_contact(self, name, phone):\n        self.contacts[name] = phone\n\n"
+                 "    def find(self, name):\n        return self.contacts.get(name.lower())\n",
+    "test_agenda.py": "import unittest\n\nfrom agenda import Agenda\n\n\nclass AgendaTest(unittest.TestCase):\n"
+                      "    def test_add_contact(self):\n        a = Agenda()\n        a.add_contact(\"Lucas\", \"600 111 222\")\n"
+                      "        self.assertEqual(len(a.contacts), 1)\n\n    def test_find(self):\n        a = Agenda()\n"
+                      "        a.add_contact(\"Marta\", \"611 222 333\")\n"
+                      "        self.assertEqual(a.find(\"Marta\"), \"611 222 333\")\n",
+}, ["python3 -m unittest", "git status", "git diff"], "python3 -m unittest -q", [
+    Step("test_find falla: find no encuentra un contacto que acabo de añadir. Arregla find en agenda.py sin tocar "
+         "test_agenda.py.", "fix", tests_pass=True, leave=["test_agenda.py"],
+         expr="from agenda import Agenda; a = Agenda(); a.add_contact('Pablo', '622 333 444'); "
+              "assert a.find('Pablo') == '622 333 444' and a.find('Nadie') is None"),
+    Step("Añade a la clase Agenda de agenda.py un método remove_contact(name) que borre ese contacto y devuelva True, "
+         "o False si no existía.", "add_function",
+         defines={"agenda.py": ["remove_contact", "add_contact", "find", "Agenda"]},
+         expr="from agenda import Agenda; a = Agenda(); a.add_contact('Pablo', '1'); "
+              "assert a.remove_contact('Pablo') is True and not a.contacts and a.remove_contact('Pablo') is False"),
+    Step("Ahora añade una prueba para remove_contact en test_agenda.py.", "add_test",
+         tested={"test_agenda.py": "remove_contact"}, tests_pass=True),
+    Step("Ejecuta las pruebas, por favor.", "run_tests", run=True),
+])
+
+NOTES = Repo("notes", "python", {
+    "notes.py": '"""Grades out of 20."""\n\n\ndef average(grades):\n    return sum(grades) / len(grades)\n\n\n'
+                "def passed(grade):\n    return grade >= 10\n",
+    "report.py": "from notes import average, passed\n\n\ndef summary(grades):\n"
+                 "    admitted = sum(1 for g in grades if passed(g))\n"
+                 '    return f"{average(grades):.1f}/20, {admitted} admis sur {len(grades)}"\n',
+    "test_report.py": 'from report import summary\n\n\ndef test_summary():\n'
+                      '    assert summary([8, 12, 16]) == "12.0/20, 2 admis sur 3"\n',
+}, PY_ALLOW, PYTEST, [
+    Step("Renomme la fonction passed en is_passing dans notes.py et dans report.py.", "rename",
+         defines={"notes.py": ["is_passing", "average"], "report.py": ["summary"]},
+         absent={"notes.py": ["passed"], "report.py": ["passed"]}, removes=["passed"], tests_pass=True),
+    Step("Ajoute à notes.py une fonction spread(grades) qui renvoie l'écart entre la note la plus haute et la plus "
+         "basse.", "add_function", defines={"notes.py": ["spread", "average"]},
+         expr="from notes import spread; assert spread([12, 7, 15.5]) == 8.5"),
+    Step("Écris un test pour spread dans un nouveau fichier test_notes.py.", "add_test",
+         tested={"test_notes.py": "spread"}, tests_pass=True),
+    Step("Lance les tests, s'il te plaît.", "run_tests", run=True),
+])
+
+TEXT_JS = Repo("text-js", "js", {
+    "package.json": '{\n  "name": "text",\n  "version": "0.1.0",\n  "private": true\n}\n',
+    "text.js": "function capitalize(s) {\n  return s.charAt(0).toUpperCase() + s.slice(1);\n}\n\n"
+               "function truncate(s, n) {\n  if (s.length <= n) return s;\n  return s.slice(0, n + 1) + \"...\";\n}\n\n"
+               "module.exports = { capitalize, truncate };\n",
+    "text.test.js": 'const test = require("node:test");\nconst assert = require("node:assert");\n'
+                    'const { capitalize, truncate } = require("./text");\n\n'
+                    'test("first letter in upper case", () => {\n  assert.strictEqual(capitalize("river"), "River");\n});\n\n'
+                    'test("long text is cut to n characters", () => {\n'
+                    '  assert.strictEqual(truncate("mountain", 4), "moun...");\n});\n\n'
+                    'test("short text is kept", () => {\n  assert.strictEqual(truncate("sea", 5), "sea");\n});\n',
+}, ["node --test", "git status", "git diff"], "node --test", [
+    Step("Can you run the test suite?", "run_tests", run=True),
+    Step("One truncate test fails: it keeps one character too many. Fix truncate in text.js and leave text.test.js "
+         "unchanged.", "fix", tests_pass=True, leave=["text.test.js"],
+         expr="const t = require('./text'); if (t.truncate('abcdefgh', 3) !== 'abc...' || "
+              "t.truncate('abc', 3) !== 'abc') process.exit(1)"),
+    Step("Rename capitalize to upperFirst in text.js and text.test.js.", "rename",
+         defines={"text.js": ["upperFirst", "truncate"]},
+         absent={"text.js": ["capitalize"], "text.test.js": ["capitalize"]}, removes=["capitalize"], tests_pass=True),
+    Step("Add a function countVowels(s) to text.js that returns how many vowels (a, e, i, o, u, upper or lower case) "
+         "s contains, and export it.", "add_function", defines={"text.js": ["countVowels", "truncate"]},
+         expr="const t = require('./text'); if (t.countVowels('Education') !== 5 || t.countVowels('rhythm') !== 0) "
+              "process.exit(1)"),
+    Step("Add a test for countVowels to text.test.js.", "add_test", tested={"text.test.js": "countVowels"},
+         tests_pass=True),
+])
+
+SHTOOLS = Repo("shtools", "shell", {
+    "lib.sh": "# Small string helpers, sourced by tests.sh.\n\nto_upper() {\n"
+              "  printf '%s\\n' \"$1\" | tr '[:lower:]' '[:upper:]'\n}\n\n"
+              "file_ext() {\n  printf '%s\\n' \"${1#*.}\"\n}\n",
+    "tests.sh": "#!/usr/bin/env bash\n# Checks the functions of lib.sh; exits 1 when one fails.\n. ./lib.sh\nfail=0\n\n"
+                "check() {\n  if [ \"$2\" = \"$3\" ]; then\n    echo \"ok - $1\"\n  else\n"
+                "    echo \"not ok - $1: got '$2', want '$3'\"\n    fail=1\n  fi\n}\n\n"
+                "check \"to_upper\" \"$(to_upper abc)\" \"ABC\"\n"
+                "check \"file_ext\" \"$(file_ext backup.tar.gz)\" \"gz\"\nexit $fail\n",
+    "Makefile": "test:\n\tbash tests.sh\n\n.PHONY: test\n",
+}, ["make test", "git status", "git diff"], "make -s test", [
+    Step("Lass die Tests mit make test laufen.", "run_tests", run=True),
+    Step("Der Test für file_ext schlägt fehl: bei backup.tar.gz kommt tar.gz statt gz heraus. Korrigiere file_ext in "
+         "lib.sh und ändere tests.sh nicht.", "fix", tests_pass=True, leave=["tests.sh"],
+         expr='. ./lib.sh && [ "$(file_ext notes.v2.txt)" = txt ] && [ "$(file_ext photo.png)" = png ]'),
+    Step("Füge lib.sh eine Funktion repeat_char hinzu, die das Zeichen $1 genau $2-mal hintereinander ausgibt.",
+         "add_function", defines={"lib.sh": ["repeat_char", "to_upper", "file_ext"]},
+         expr='. ./lib.sh && [ "$(repeat_char x 4)" = xxxx ] && [ "$(repeat_char = 2)" = "==" ]'),
+    Step("Schreib in tests.sh einen Test für repeat_char.", "add_test", tested={"tests.sh": "repeat_char"},
+         tests_pass=True),
+])
+
+REPOS = [CONVERT, BASKET, AGENDA, NOTES, TEXT_JS, SHTOOLS]
+
+# A right answer to each step: per step, edits (file, old, new) -- every ``old`` in the file becomes
+# ``new``; an empty ``old`` appends ``new`` (a new file where there is none). A run step edits nothing.
+SOLVED: dict[str, list[list[tuple[str, str, str]]]] = {
+    "convert": [
+        [],
+        [("convert.py", "km * 1.609344", "km / 1.609344")],
+        [("convert.py", "", "\n\ndef inches_to_cm(inches):\n    return inches * 2.54\n")],
+        [("test_convert.py", "import celsius_to_fahrenheit, km_to_miles",
+          "import celsius_to_fahrenheit, inches_to_cm, km_to_miles"),
+         ("test_convert.py", "", "\n\ndef test_inches_to_cm():\n    assert inches_to_cm(10) == 25.4\n")],
+    ],
+    "basket": [
+        [("basket.py", "", "\n\ndef vat(amount, rate):\n    return round(amount * rate / 100, 2)\n")],
+        [("tests/test_basket.py", "import discounted, subtotal", "import discounted, subtotal, vat"),
+         ("tests/test_basket.py", "", "\n\ndef test_vat():\n    assert vat(50, 19) == 9.5\n")],
+        [("basket.py", "subtotal", "sum_prices"), ("tests/test_basket.py", "subtotal", "sum_prices")],
+        [],
+    ],
+    "agenda": [
+        [("agenda.py", "name.lower()", "name")],
+        [("agenda.py", "", "\n    def remove_contact(self, name):\n"
+                           "        return self.contacts.pop(name, None) is not None\n")],
+        [("test_agenda.py", "", "\n    def test_remove_contact(self):\n        a = Agenda()\n"
+                                "        a.add_contact(\"Lucas\", \"633 444 555\")\n"
+                                "        self.assertTrue(a.remove_contact(\"Lucas\"))\n"
+                                "        self.assertFalse(a.remove_contact(\"Lucas\"))\n")],
+        [],
+    ],
+    "notes": [
+        [("notes.py", "passed", "is_passing"), ("report.py", "passed", "is_passing")],
+        [("notes.py", "", "\n\ndef spread(grades):\n    return max(grades) - min(grades)\n")],
+        [("test_notes.py", "", "from notes import spread\n\n\ndef test_spread():\n    assert spread([9, 14, 11]) == 5\n")],
+        [],
+    ],
+    "text-js": [
+        [],
+        [("text.js", "s.slice(0, n + 1)", "s.slice(0, n)")],
+        [("text.js", "capitalize", "upperFirst"), ("text.test.js", "capitalize", "upperFirst")],
+        [("text.js", "module.exports = { upperFirst, truncate };",
+          "function countVowels(s) {\n  return (s.match(/[aeiou]/gi) || []).length;\n}\n\n"
+          "module.exports = { upperFirst, truncate, countVowels };")],
+        [("text.test.js", "{ upperFirst, truncate }", "{ upperFirst, truncate, countVowels }"),
+         ("text.test.js", "", '\ntest("vowels are counted", () => {\n'
+                              '  assert.strictEqual(countVowels("Banana"), 3);\n});\n')],
+    ],
+    "shtools": [
+        [],
+        [("lib.sh", '"${1#*.}"', '"${1##*.}"')],
+        [("lib.sh", "", '\nrepeat_char() {\n  local out="" i\n  for ((i = 0; i < $2; i++)); do out="$out$1"; done\n'
+                        "  printf '%s\\n' \"$out\"\n}\n")],
+        [("tests.sh", "exit $fail", 'check "repeat_char" "$(repeat_char ab 3)" "ababab"\nexit $fail')],
+    ],
+}
