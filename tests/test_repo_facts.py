@@ -59,8 +59,8 @@ def test_a_root_that_is_a_repository_gives_its_state_to_the_prompt(home, tmp_pat
     repo = make_repo(tmp_path)
     agent = agent_for(home, [repo])
     text = agent.system_prompt().text
-    assert 'Repository lighthouse: branch feature/lamp-7; last commit "Light the lamp at seven"' in text
-    assert "1 changed, 1 untracked" in text
+    assert 'Git lighthouse: branch feature/lamp-7; last commit "Light the lamp at seven"' in text
+    assert "uncommitted: 1 changed, 1 untracked" in text
     assert agent.model.count_tokens(next(s.text for s in agent.system_prompt().sections if s.name == "repo")) <= 40
 
 
@@ -71,7 +71,7 @@ def test_a_commit_between_turns_is_in_the_next_turns_prompt(home, tmp_path):
     git(repo, "commit", "-q", "-am", "Light it at eight")
     list(agent.turn("and now?"))
     sent = agent.model.calls[-1]["messages"][0].content
-    assert '"Light it at eight"' in sent and "0 changed, 1 untracked" in sent
+    assert '"Light it at eight"' in sent and "uncommitted: 0 changed, 1 untracked" in sent
 
 
 def test_no_repository_no_section(home, tmp_path):
@@ -100,3 +100,14 @@ def test_a_reply_from_the_prompts_facts_after_a_look_elsewhere_stands(home, tmp_
     attach_tools(agent)
     done = list(agent.turn("which branch am I on?"))[-1]
     assert done.reply == "You are on feature/lamp-7." and not done.corrected
+
+
+def test_the_facts_fit_their_budget_keeping_the_branch_and_the_counts():
+    long = repofacts.RepoFacts(label="lighthouse", branch="feature/lighthouse-7", age="10 d", changed=1, untracked=1,
+                               subject="lamp: rotate the lens every fourteen seconds and log each turn")
+    words = lambda text: len(text.split())  # noqa: E731 - the scripted model's tokenizer
+    for budget in (40, 20, 14, 11):
+        text = repofacts.fitted([long], budget, words)
+        assert words(text) <= budget or budget < 11, (budget, text)
+        assert "branch feature/lighthouse-7" in text and "uncommitted: 1 changed, 1 untracked" in text
+    assert repofacts.fitted([long], 40, words) == long.line()

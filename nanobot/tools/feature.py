@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nanobot.core.features import Feature
+from nanobot.core.features import Agent, Feature, Runner
 from nanobot.core.prompt import RawSection
 from nanobot.tools import repofacts
 from nanobot.tools.cron import notices
@@ -34,9 +34,10 @@ class BuiltinTools(Feature):
             return []
         tops = self._repos(agent)
         self._stamps = tuple(repofacts.stamp(t) for t in tops)
-        lines = [f.line() for t in tops if (f := repofacts.read(t)) is not None]
-        return [RawSection(name="repo", text="\n".join(lines), budget=agent.settings.prompt.repo, stable=False,
-                           order=REPO)] if lines else []
+        facts = [f for t in tops if (f := repofacts.read(t)) is not None]
+        budget = agent.settings.prompt.repo
+        text = repofacts.fitted(facts, budget, agent.model.count_tokens) if facts else ""
+        return [RawSection(name="repo", text=text, budget=budget, stable=False, order=REPO)] if text else []
 
     def on_session_start(self, agent):
         return notices(agent.settings)
@@ -63,11 +64,11 @@ def catalogue(settings) -> tuple[dict, dict, list[str]]:
     return dict(all_tools()), dict(enabled_tools(settings)), []
 
 
-def make_feature(agent: Any) -> BuiltinTools:
+def make_feature(agent: Agent) -> BuiltinTools:
     return BuiltinTools()
 
 
-def attach_tools(agent: Any):
+def attach_tools(agent: Agent) -> Runner | None:
     """Add the built-in tools to ``agent``; returns its ToolRunner (None if every tool is off)."""
     agent.add_feature(BuiltinTools())
     return agent.tool_runner

@@ -8,7 +8,7 @@ Git runs hardened (``base.gitsafe``) with a timeout. ``stamp`` is a few ``stat``
 index, the branch's ref): the facts are read again only when it changes (``tools.feature``).
 
 >>> RepoFacts(label="shop", branch="feature/x", subject="Add tax", age="2 h", changed=3, untracked=1).line()
-'Repository shop: branch feature/x; last commit "Add tax" 2 h ago; 3 changed, 1 untracked'
+'Git shop: branch feature/x; last commit "Add tax" 2 h ago; uncommitted: 3 changed, 1 untracked'
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from nanobot.base.regular import read_regular
 from nanobot.base.safe_text import one_line
 
 MAX_REPOS = 2
-SUBJECT_CHARS = 60
+SUBJECT_CHARS = 48
 
 
 class RepoFacts(BaseModel):
@@ -36,9 +36,25 @@ class RepoFacts(BaseModel):
     untracked: int = 0
 
     def line(self) -> str:
-        last = f'last commit "{self.subject}" {self.age} ago' if self.subject else "no commits yet"
-        state = f"{self.changed} changed, {self.untracked} untracked" if self.changed or self.untracked else "clean"
-        return f"Repository {self.label}: branch {self.branch}; {last}; {state}"
+        last = (f'last commit "{self.subject}"' + (f" {self.age} ago" if self.age else "") if self.subject
+                else "no commits yet")
+        state = (f"uncommitted: {self.changed} changed, {self.untracked} untracked"
+                 if self.changed or self.untracked else "nothing uncommitted")
+        return f"Git {self.label}: branch {self.branch}; {last}; {state}"
+
+
+def fitted(facts: list[RepoFacts], budget: int, count) -> str:
+    """The facts' lines within ``budget`` tokens (``count``): the commits' ages go first, then their
+    subjects are cut to 24 characters, then dropped; branch and uncommitted counts stay."""
+    steps = [lambda f: f, lambda f: f.model_copy(update={"age": ""}),
+             lambda f: f.model_copy(update={"age": "", "subject": f.subject[:24]}),
+             lambda f: f.model_copy(update={"age": "", "subject": ""})]
+    text = ""
+    for step in steps:
+        text = "\n".join(step(f).line() for f in facts)
+        if count(text) <= budget:
+            break
+    return text
 
 
 def top_of(path: Path) -> Path | None:
@@ -104,7 +120,7 @@ def told(reply: str, section: str) -> list[str]:
     """Which of the prompt's repository facts (``section``: ``RepoFacts.line``s) ``reply`` gives: the
     branch, the last commit's subject, for ``nanobot chat -v`` to mark a reply answered from the prompt.
 
-    >>> told("You are on feature/x.", 'Repository a: branch feature/x; last commit "Add tax" 2 h ago; clean')
+    >>> told("You are on feature/x.", 'Git a: branch feature/x; last commit "Add tax" 2 h ago; nothing uncommitted')
     ['branch feature/x']
     """
     import re
