@@ -34,13 +34,14 @@ class RepoFacts(BaseModel):
     age: str = ""
     changed: int = 0
     untracked: int = 0
+    commits: int = 1  # 0: the branch has none yet
 
     def line(self) -> str:
         last = (f'last commit "{self.subject}"' + (f" {self.age} ago" if self.age else "") if self.subject
-                else "no commits yet")
+                else "no commits yet" if self.commits == 0 else "")
         state = (f"uncommitted: {self.changed} changed, {self.untracked} untracked"
                  if self.changed or self.untracked else "nothing uncommitted")
-        return f"Git {self.label}: branch {self.branch}; {last}; {state}"
+        return "; ".join(x for x in (f"Git {self.label}: branch {self.branch}", last, state) if x)
 
 
 def fitted(facts: list[RepoFacts], budget: int, count) -> str:
@@ -98,7 +99,9 @@ def read(top: Path, timeout: float = 2.0) -> RepoFacts | None:
     if branch is None:
         return None
     facts = RepoFacts(label=one_line(top.name), branch=one_line(branch.strip()) or "(detached)")
+    facts.commits = 0
     if (log := git("log", "-1", "--format=%ct%x00%s")) and "\0" in log:
+        facts.commits = 1
         when, subject = log.strip().split("\0", 1)
         facts.subject = one_line(subject)[:SUBJECT_CHARS]
         facts.age = _age(max(0.0, time.time() - int(when or 0)))
