@@ -144,6 +144,15 @@ def test_after_a_fix_the_allowed_test_command_runs_and_the_reply_ends_with_its_r
     assert events[-1].reply.endswith("\n\nTest run `python3 -m pytest` (exit 0): 2 passed.")
     asked = _judged(home, FIX, "change")  # no repair judged: the change judged, and the message names the test
     assert _ran(asked.turn("make test_shout pass by changing shout in textutil.py")) == ["python3 -m pytest"]
+    ran = _judged(home, [*FIX[:2], "Tool: exec", '{"command": "python3 -m pytest"}', *FIX[2:]], "repair")
+    assert _ran(ran.turn("test_shout in test_textutil.py fails, fix textutil.py please")) == ["python3 -m pytest"]
+
+
+def test_a_test_run_after_a_fix_that_gives_no_counts_says_what_it_gave(home):
+    agent = _judged(home, FIX, "repair", allow=["python3 -m nose2"])  # not installed: no summary
+    events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))
+    assert _ran(events) == ["python3 -m nose2"]
+    assert events[-1].reply.splitlines()[-1] == "Test run `python3 -m nose2` after the change: exit 1."
 
 
 def test_after_a_fix_without_a_test_command_allowed_one_line_says_how_to_allow_it(home):
@@ -156,9 +165,15 @@ def test_after_a_fix_without_a_test_command_allowed_one_line_says_how_to_allow_i
 
 
 def test_no_test_run_without_a_change_a_fix_asked_or_time_left(home):
-    agent = _judged(home, ["Answer:", "shout looks right to me."], "repair")
+    agent = _judged(home, ["Tool: read_file", '{"path": "textutil.py"}', "Answer:", "shout looks right to me."], "repair")
     events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))
-    assert _ran(events) == [] and events[-1].reply == "shout looks right to me."  # no change made
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]  # read, no change made
+    assert _ran(events) == [] and events[-1].reply == "shout looks right to me."
+    notes = _judged(home, ["Tool: edit_file", '{"path": "notes.txt", "old": "teh", "new": "the"}', "Answer:", "Fixed."],
+                    "repair")
+    (notes.workspace / "notes.txt").write_text("teh tests\n")
+    events = list(notes.turn("notes.txt has a typo, fix it"))  # a fix, but not to code
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["edit_file"] and _ran(events) == []
     agent = _judged(home, FIX, "change")  # a change asked, no fix: no test named, no repair judged
     events = list(agent.turn("in textutil.py make shout end with an exclamation mark"))
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"] and "Test" not in events[-1].reply

@@ -318,7 +318,7 @@ class Agent:
         from nanobot.loop.testrun import counted, tested
 
         # after a fix the tests run, and a test run's real counts end the reply (loop.testrun)
-        return counted(tested(self, messages, typed, checked(self, messages, typed)))
+        return counted(tested(self, typed, checked(self, messages, typed)))
 
     def respond(self, messages: list[Message]) -> Iterator[Event]:
         """The model's reply to ``messages``: through the tool runner when one is attached."""

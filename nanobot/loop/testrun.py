@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
-from nanobot.backends.base import Message
 from nanobot.core.events import Event, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.tools.testcommand import (
     command_of,
@@ -157,10 +156,13 @@ def _names_a_test(typed: str, files: list[Path]) -> bool:
     words = set(re.findall(r"[\w.-]+", typed))
     if any(f.name in words for f in files):
         return True
-    names = {w for w in words if re.fullmatch(r"[A-Za-z_]\w{3,}", w)}
-    for f in files[:200]:
-        text = f.read_text(errors="replace")[:200_000] if names else ""
-        if any(re.search(rf"\b(?:def|func|fn|function)\s+{re.escape(n)}\s*\(", text) for n in names):
+    names = "|".join(re.escape(w) for w in words if re.fullmatch(r"[A-Za-z_]\w{3,}", w))
+    for f in files[:200] if names else []:
+        try:
+            text = f.read_text(errors="replace")[:200_000]
+        except OSError:
+            continue
+        if re.search(rf"\b(?:def|func|fn|function)\s+(?:{names})\s*\(", text):
             return True
     return False
 
@@ -173,9 +175,24 @@ def fix_asked(typed: str, agent: Any, files: list[Path]) -> bool:
     return asks(agent, "repair", typed) is True or (_names_a_test(typed, files) and asks(agent, "change", typed) is True)
 
 
-def _after(agent: Any, messages: list[Message], typed: str, changed: str) -> Iterator[Event]:
+def _run(agent: Any, command: str) -> Generator[Event, None, tuple[bool, str]]:
+    """``exec`` of ``command`` as nanobot's own call: validated, run, in the transcript; returns (ok, result)."""
+    from nanobot.tools.validate import validate
+
+    runner, raw = agent.tool_runner, json.dumps({"command": command})
+    valid, error = validate(runner.tools["exec"], raw)
+    if valid is None:
+        yield ToolResult(name="exec", ok=False, text=error)
+        return False, error
+    runner._record(agent, "call", "exec", raw)
+    ok, text = yield from runner.run_valid(agent, "exec", valid)
+    runner._record(agent, "result", "exec", text, ok=ok)
+    agent.provenance.looked.append(text)  # the run's output is no word of the user's
+    return ok, text
+
+
+def _after(agent: Any, typed: str, changed: str) -> Iterator[Event]:
     """The test run after the change to ``changed`` (its events), or the one line saying why none ran."""
-    from nanobot.loop.checkedturn import run_written_call
     from nanobot.tools.named import roots_of
 
     rels = [f for f in _tests(agent) if _language(f) & _language(changed)]
@@ -191,16 +208,14 @@ def _after(agent: Any, messages: list[Message], typed: str, changed: str) -> Ite
         line = f"Tests not run: this turn's budget of {agent.budget.seconds:g} s is spent (`{mine[0]}` runs them)."
     else:
         pick = likeliest(f"{changed} {' '.join(_language(changed))}", mine)
-        seen: list[Event] = []
-        yield from run_written_call(agent, ("exec", {"command": pick}), messages, seen, "the tests ran after the fix")
-        result = next((e for e in reversed(seen) if isinstance(e, ToolResult)), None)
-        if result is not None and result.ok and counts(result.text):
+        ok, text = yield from _run(agent, pick)
+        if ok and counts(text):
             return  # ``counted`` ends the reply with the counts
-        line = f"Test run `{pick}` after the change: {(result.text if result else 'did not run').partition(chr(10))[0]}."
+        line = f"Test run `{pick}` after the change: {(text.splitlines() or [''])[0]}."
     yield TextDelta(text=line)
 
 
-def tested(agent: Any, messages: list[Message], typed: str, events: Iterator[Event]) -> Iterator[Event]:
+def tested(agent: Any, typed: str, events: Iterator[Event]) -> Iterator[Event]:
     """The turn's events, with the test run after a fix (``_after``) before its end; see the module docstring."""
     changed, call = "", None
     for ev in events:
@@ -212,7 +227,7 @@ def tested(agent: Any, messages: list[Message], typed: str, events: Iterator[Eve
             changed = _changed_code(agent, call, ev) or changed
         elif isinstance(ev, TurnDone) and changed and not ev.shown:
             line = ""
-            for extra in _after(agent, messages, typed, changed):
+            for extra in _after(agent, typed, changed):
                 if isinstance(extra, TextDelta):
                     line = extra.text
                     extra = TextDelta(text=f"\n\n{line}" if ev.reply.strip() else line)
