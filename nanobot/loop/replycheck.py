@@ -45,6 +45,7 @@ from functools import cache
 from typing import Any
 
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, ASKS, looks_at  # noqa: F401 (re-exported)
+from nanobot.core.features import Agent
 from nanobot.loop import wording
 from nanobot.loop.claimchecks import (
     asked_file_not_changed,
@@ -174,7 +175,7 @@ def unfenced(text: str) -> str:
     return text[:at].rstrip() + (f"\n\n{rest}" if rest else "")
 
 
-def remember(user_text: str, agent: Any = None) -> bool:
+def remember(user_text: str, agent: Agent | None = None) -> bool:
     """The user asks to remember or note something (a change to memory): the model's judgement where
     it can give one (``nanobot.loop.judge``), else the listed wording.
 
@@ -191,7 +192,7 @@ def remember(user_text: str, agent: Any = None) -> bool:
     return not (_FILE.search(user_text) and (asks(agent, "change", user_text) is True or names_a_file(user_text, agent)))
 
 
-def kept_in_file(user_text: str, agent: Any = None) -> bool:
+def kept_in_file(user_text: str, agent: Agent | None = None) -> bool:
     """The model judges the user asks to note something down (its sure remember judgement) and the
     message names a file that exists in the roots: a note for that file, a change to it ("Log today's
     harvest at the bottom of garden.log: ..."), where ``remember`` says it is no memory -- unless the model
@@ -203,7 +204,7 @@ def kept_in_file(user_text: str, agent: Any = None) -> bool:
             and not says_leave_it(agent, user_text))
 
 
-def names_a_file(user_text: str, agent: Any, kinds: tuple[str, ...] = ("file",)) -> bool:
+def names_a_file(user_text: str, agent: Agent, kinds: tuple[str, ...] = ("file",)) -> bool:
     """Whether the message names a file (or another of ``kinds``: "folder") that exists in the agent's
     roots (``tools.named``)."""
     settings = getattr(agent, "settings", None)
@@ -214,7 +215,7 @@ def names_a_file(user_text: str, agent: Any, kinds: tuple[str, ...] = ("file",))
     return any(n.kind in kinds for n in named(user_text, roots_of(settings)))
 
 
-def asks_to_keep(user_text: str, agent: Any = None) -> bool:
+def asks_to_keep(user_text: str, agent: Agent | None = None) -> bool:
     """The user asks to remember something, by the model's sure judgement where it gives one (and its
     change judgement is not sure of a change); else the listed wording in a message that names no file
     ("save it to notes.md" saves a file, not a memory).
@@ -256,15 +257,15 @@ CHECKS: tuple[Check, ...] = (
     named_unlooked,  # speaks of the user's files, nothing tried, a look judged asked
 )
 FROM_REPLY = frozenset(c.__name__ for c in CHECKS if getattr(c, "from_reply", False))  # ``verdict.from_reply``
-# the checks that hold a reply to a look of this turn: a reply that gives the prompt's repository facts
-# (``tools.repofacts.told``: the branch, the last commit) is answered from what nanobot read itself
-LOOKED_FOR = frozenset({"look_failed", "not_from_look", "listing_unnamed", "declined_without_look", "not_looked",
-                        "absent_listed", "named_unlooked"})
+# the checks that hold a reply to the look this turn made: a reply that gives the prompt's repository facts
+# (``tools.repofacts.told``: the branch, the last commit) after a look at something else is answered from
+# what nanobot read itself; a reply with no look at all is still held to one where a look was asked
+LOOKED_FOR = frozenset({"look_failed", "not_from_look", "listing_unnamed"})
 
 
 
 
-def judged_target(user_text: str, agent: Any, reply: str = "") -> tuple[str, tuple[str, ...]]:
+def judged_target(user_text: str, agent: Agent, reply: str = "") -> tuple[str, tuple[str, ...]]:
     """What the user asks to see, in any wording: a file or folder the message names that exists in the
     roots (``tools.named``: a typo within one edit too), when the reply speaks of it too (it tells of
     the file: it must have read it), declines it, the message asks a question (``ASKS``: a question
@@ -306,7 +307,7 @@ def named_run(user_text: str, done: list) -> str:
     return ""
 
 
-def allowed_named(user_text: str, agent: Any) -> str:
+def allowed_named(user_text: str, agent: Agent | None) -> str:
     """A command ``tools.exec_allow`` admits that the user's message names (``shell.named_command``, in
     any language); "" for none. A reply to it with nothing run this turn is not its output."""
     from nanobot.tools.gitexec import unasked
@@ -316,7 +317,7 @@ def allowed_named(user_text: str, agent: Any) -> str:
     return named_command(user_text, unasked(settings.tools)) if settings is not None else ""
 
 
-def reply_paths(reply: str, agent: Any) -> Callable[[], dict[str, list[str]]]:
+def reply_paths(reply: str, agent: Agent | None) -> Callable[[], dict[str, list[str]]]:
     """The paths ``reply`` names (``tools.named``), as written, by kind ("file", "folder", "new": not in
     the roots): read once, when a check first asks for them."""
     @cache
@@ -334,7 +335,7 @@ def reply_paths(reply: str, agent: Any) -> Callable[[], dict[str, list[str]]]:
     return paths
 
 
-def _exchanges(agent: Any) -> list[tuple[str, str]]:
+def _exchanges(agent: Agent | None) -> list[tuple[str, str]]:
     """(user message, reply) of the session's history before this turn."""
     history = getattr(agent, "history", None) or []
     return [(u.content, a.content) for u, a in zip(history, history[1:])
@@ -342,7 +343,7 @@ def _exchanges(agent: Any) -> list[tuple[str, str]]:
 
 
 def check(user_text: str, reply: str, events: list, asked_change: bool | Callable[[], bool] = False,
-          offered: frozenset[str] | None = None, earlier: str = "", agent: Any = None,
+          offered: frozenset[str] | None = None, earlier: str = "", agent: Agent | None = None,
           tools: dict[str, Any] | None = None, skip: frozenset[str] = frozenset(),
           only: str = "") -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``), through ``CHECKS``;
