@@ -31,6 +31,7 @@ def test_a_read_ends_with_the_definition_the_message_names(home):
 
     from nanobot.config import load_settings
     from nanobot.core.provenance import Provenance
+    from nanobot.loop.judge import Judge
     from nanobot.tools.base import ToolContext
     from nanobot.tools.files import ReadFile
     from nanobot.workspace import init_workspace
@@ -41,7 +42,8 @@ def test_a_read_ends_with_the_definition_the_message_names(home):
     (settings.workspace / "one.py").write_text("def split_bill(total, people):\n    return total / people\n")
 
     def read(path: str, said: str) -> str:
-        ctx = ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said])))
+        agent = SimpleNamespace(provenance=Provenance(said=[said]), judge=Judge())  # a model that cannot judge
+        ctx = ToolContext(settings=settings, agent=agent)
         return ReadFile().run(ReadFile.Args(path=path), ctx)
 
     out = read("pricing.py", "¿Qué hace split_bill en pricing.py?")

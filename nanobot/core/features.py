@@ -39,7 +39,7 @@ add one line to ``runtime.FEATURES``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -52,15 +52,55 @@ if TYPE_CHECKING:  # pragma: no cover
     from nanobot.config import Settings
     from nanobot.core.prefill import Prefill
     from nanobot.core.prompt import BuiltPrompt
+    from nanobot.core.provenance import Provenance
     from nanobot.core.transcript import Transcript
 
 F = TypeVar("F", bound="Feature")
 
 
-class Agent(Protocol):
-    """The view of the Agent a feature's hooks get (``nanobot.loop.agent.Agent`` implements it).
+class Judgements(Protocol):
+    """The model's yes/no judgements of the user's current message (``nanobot.loop.judge.Judge``),
+    cached until the message changes; each is None where the backend cannot score one."""
 
-    Declared here, not imported, so the contract does not depend on the class that uses it.
+    text: str  # the user's message as typed
+    cache: dict[str, float | None]
+    messages: list[Message]  # the turn's prompt as the model sees it
+
+    def context(self, text: str, messages: list[Message]) -> None: ...
+    def classified(self, agent: Agent, kind: str) -> float | None: ...
+    def sure(self, agent: Agent, kind: str) -> bool | None: ...
+    def probability(self, agent: Agent, kind: str) -> float | None: ...
+
+
+class Budget(Protocol):
+    """The model evaluations and seconds one turn may spend (``nanobot.loop.budget.TurnBudget``)."""
+
+    used: Mapping[str, int]  # evaluations this turn, by model method
+
+    def room(self) -> bool: ...
+    def spent_what(self) -> str: ...
+    def spent_line(self) -> str: ...
+
+
+class Runner(Protocol):
+    """The tool runner the Agent answers through (``nanobot.tools.runner.ToolRunner``)."""
+
+    settings: Settings
+    tools: dict[str, Any]  # name -> ``nanobot.tools.base.Tool``
+    stats: list[Any]  # every constrained step, oldest first (``tools.runner.StepStats``)
+
+    def names(self) -> list[str]: ...
+    def template_calls(self, agent: Agent) -> bool: ...
+    def listed_by_template(self, agent: Agent) -> bool: ...
+    def respond(self, agent: Agent, messages: list[Message], first: str = "") -> Iterator[Event]: ...
+    def retry_tool(self, agent: Agent, messages: list[Message], name: str) -> Iterator[Event]: ...
+    def run_valid(self, agent: Agent, name: str, args: Any) -> Generator[Event, None, tuple[bool, str]]: ...
+
+
+class Agent(Protocol):
+    """The view of the Agent that features, tools and the reply checks get (``nanobot.loop.agent.Agent``
+    implements it). Declared here, not imported, so the contract does not depend on the class that uses it:
+    a tool reads ``agent.judge`` without importing the layer that builds it.
     """
 
     settings: Settings
@@ -75,9 +115,14 @@ class Agent(Protocol):
     features: list[Feature]
     confirm: Callable[[str], bool] | None
     detach_housekeeping: bool  # session-end model work goes to a detached child (the chat CLI)
+    provenance: Provenance  # who brought which text
+    judge: Judgements
+    budget: Budget
 
     @property
     def user_turns(self) -> int: ...
+    @property
+    def tool_runner(self) -> Runner | None: ...
     def feature(self, kind: type[F]) -> F | None: ...
     def add_feature(self, feature: F) -> F: ...
     def system_prompt(self) -> BuiltPrompt: ...
@@ -85,6 +130,11 @@ class Agent(Protocol):
     def memory_block(self, query: str) -> str: ...
     def tool_names(self) -> list[str]: ...
     def stop_prefill(self, abandon: bool = False) -> Prefill | None: ...
+    def system_messages(self) -> list[Message]: ...
+    def first_call(self, messages: list[Message]) -> tuple[list[Message], dict[str, Any]]: ...
+    def messages_for(self, user_sent: str) -> list[Message]: ...
+    def respond(self, messages: list[Message]) -> Iterator[Event]: ...
+    def stream_reply(self, messages: list[Message], **kw: Any) -> Iterator[Event]: ...
 
 Events = Iterable[Event] | None
 

@@ -49,6 +49,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from nanobot.core.features import Agent
 from nanobot.core.provenance import (
     FROM_RETRIEVED,
     NOT_ASKED,
@@ -106,13 +107,13 @@ def changes(tool: Any, args: Any, read_only: bool = False) -> bool:
     return bool(effects_of(_tool(tool, read_only), args) & {Effect.CHANGES, Effect.REMEMBERS})
 
 
-def _signal(agent: Any, kind: str, text: str) -> bool:
+def _signal(agent: Agent | None, kind: str, text: str) -> bool:
     """The model's sure yes, or the listed wording: either signal asks. A judged "no" alone refuses
     nothing: a small model's judgement can miss a plain "Add a line ... at the end of poem.txt"."""
     return wording.says(kind, text) or (agent is not None and _judged(agent, kind, text) is True)
 
 
-def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -> bool:
+def asked_for_change(said: list[str], coding: bool = False, agent: Agent | None = None) -> bool:
     """Whether the user's last two messages ask for a change to a file (or this is a coding session): the
     wording, the change judgement's sure yes, or the repair classifier's (a report of something broken in
     the file the message names asks for its fix: "reverse_words in utils.py gives the words back in the
@@ -137,7 +138,7 @@ def asked_for_change(said: list[str], coding: bool = False, agent: Any = None) -
 KEEP_TYPED = 0.2
 
 
-def _probability(agent: Any, kind: str, text: str) -> float | None:
+def _probability(agent: Agent, kind: str, text: str) -> float | None:
     """The model's P(yes) for ``kind`` on ``text`` (``loop.judge``, cached per message); None when it cannot say."""
     from nanobot.loop.judge import asks, judge_of
 
@@ -145,19 +146,19 @@ def _probability(agent: Any, kind: str, text: str) -> float | None:
     return judge_of(agent).probability(agent, kind)
 
 
-def _change_p(agent: Any, text: str) -> float:
+def _change_p(agent: Agent, text: str) -> float:
     """The model's P(the message asks for a change) (1.0 when it cannot say)."""
     p = _probability(agent, "change", text)
     return 1.0 if p is None else p
 
 
-def change_asked(text: str, agent: Any) -> bool:
+def change_asked(text: str, agent: Agent | None) -> bool:
     """What the reply checks take for "a change was asked": ``asked_for_change`` on the message, unless
     the model's own judgement is a sure no (``refuted_change``)."""
     return asked_for_change([text], agent=agent) and not refuted_change(agent, text)
 
 
-def refuted_change(agent: Any, text: str) -> bool:
+def refuted_change(agent: Agent | None, text: str) -> bool:
     """Whether the model's own judgement is a sure "no change asked" (P <= ``KEEP_TYPED``) for ``text``, or
     its keep classifier is sure the message says to leave a file as it is: the reply checks then do not
     take a change word ("What does the add function in calc.py do?" holds "add", P 0.18 on
@@ -166,7 +167,7 @@ def refuted_change(agent: Any, text: str) -> bool:
     return agent is not None and (_change_p(agent, text) <= KEEP_TYPED or says_leave_it(agent, text))
 
 
-def says_leave_it(agent: Any, text: str) -> bool:
+def says_leave_it(agent: Agent, text: str) -> bool:
     """The keep classifier is sure the message says to leave a file as it is, more sure than the change
     classifier is that it asks for a change, and the message names a file or folder that exists in the
     roots: a file to be made ("Create a new file hello.txt that says hi", 0.54-0.68 on the 1.5B) has
@@ -183,13 +184,13 @@ def says_leave_it(agent: Any, text: str) -> bool:
     return keep is None or change is None or keep > change
 
 
-def _judged(agent: Any, kind: str, text: str) -> bool | None:
+def _judged(agent: Agent, kind: str, text: str) -> bool | None:
     from nanobot.loop.judge import asks
 
     return asks(agent, kind, text)
 
 
-def _names_path(text: str, agent: Any = None) -> bool:
+def _names_path(text: str, agent: Agent | None = None) -> bool:
     """A path the message names (a fact of the roots where the agent is known), or the listed words
     for a file ("the file", "this folder")."""
     if agent is not None and getattr(agent, "settings", None) is not None:
@@ -211,7 +212,7 @@ def _own_words(tool: Any, said: list[str]) -> bool:
                and (len(b) >= 5 or b == a))
 
 
-def asked_for(tool: Any, said: list[str], coding: bool = False, agent: Any = None) -> bool:
+def asked_for(tool: Any, said: list[str], coding: bool = False, agent: Agent | None = None) -> bool:
     """Whether the user's last two messages ask for the kind of change ``tool`` makes."""
     tool, recent = _tool(tool), said[-2:]
     if "path" in getattr(tool, "target_args", {}).values() or "command" in getattr(tool, "target_args", {}).values():
@@ -221,7 +222,7 @@ def asked_for(tool: Any, said: list[str], coding: bool = False, agent: Any = Non
 
 
 def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_only: bool = False,
-            agent: Any = None) -> str:
+            agent: Agent | None = None) -> str:
     """Why this call must be confirmed by the user first (a ``Refused``); "" when it may run."""
     tool = _tool(tool, read_only)
     name = getattr(tool, "name", "")
@@ -343,5 +344,5 @@ def _varies(tool: Any) -> bool:
     return fn is not None and fn is not Tool.effects_for
 
 
-def _coding(agent: Any) -> bool:
+def _coding(agent: Agent) -> bool:
     return any(getattr(f, "name", "") == "coding" for f in getattr(agent, "features", []))

@@ -17,6 +17,7 @@ from typing import Any
 
 from nanobot.backends.base import Message
 from nanobot.base.errors import ModelError
+from nanobot.core.features import Agent
 
 QUESTIONS = {
     "change": "Does this message ask you to create, change, add to, rename or delete a file, a setting or a "
@@ -241,7 +242,7 @@ class Judge:
             self.text, self.cache = text, {}
         self.messages = messages
 
-    def classified(self, agent: Any, kind: str) -> float | None:
+    def classified(self, agent: Agent, kind: str) -> float | None:
         """P(yes) from ``CLASSIFIERS[kind]`` whether or not the model answers ``CALIBRATION`` right: for
         a caller that weighs it with a signal of its own (``tools.firstlook.asked_here``: with P(call));
         None when the backend cannot score a classifier of its own."""
@@ -255,13 +256,13 @@ class Judge:
             self.cache[key] = yes / (yes + no) if yes + no > 0 else None
         return self.cache[key]
 
-    def sure(self, agent: Any, kind: str) -> bool | None:
+    def sure(self, agent: Agent, kind: str) -> bool | None:
         """The judgement where it counts (``BOUNDS``): True, False, or None when unsure or unscored."""
         p = self.probability(agent, kind)
         no, yes = BOUNDS.get(kind, (1 - SURE, SURE))
         return None if p is None or no < p < yes else p >= yes
 
-    def probability(self, agent: Any, kind: str) -> float | None:
+    def probability(self, agent: Agent, kind: str) -> float | None:
         """P(yes) / (P(yes) + P(no)) for ``QUESTIONS[kind]``; None when the backend cannot score."""
         if kind in self.cache:
             return self.cache[kind]
@@ -296,7 +297,7 @@ class Judge:
         return p
 
 
-def _specs(agent: Any) -> list[dict] | None:
+def _specs(agent: Agent) -> list[dict] | None:
     """The tools the prompt is rendered with (a template-tool model), so the judged prompt shares the
     reply's prefix in the KV cache."""
     runner = getattr(agent, "tool_runner", None)
@@ -309,7 +310,7 @@ def _specs(agent: Any) -> list[dict] | None:
     return lean_specs(runner.tools) if lean else tool_specs(runner.tools)
 
 
-def judge_of(agent: Any) -> Judge:
+def judge_of(agent: Agent) -> Judge:
     """The agent's Judge (``Agent.judge``); a fresh one, uncached, for anything else."""
     judge = getattr(agent, "judge", None)
     return judge if isinstance(judge, Judge) else Judge()
@@ -318,7 +319,7 @@ def judge_of(agent: Any) -> Judge:
 SURE = 0.7  # a judgement counts at P >= SURE (yes) or P <= 1 - SURE (no); between, the model is unsure
 
 
-def asks(agent: Any, kind: str, text: str | None = None) -> bool | None:
+def asks(agent: Agent, kind: str, text: str | None = None) -> bool | None:
     """Whether the model judges the user's message to ask ``kind``; None when it cannot say, or is
     unsure (a 135M model's judgements sit near 0.5): then the caller's wording decides."""
     judge = judge_of(agent)
@@ -330,7 +331,7 @@ def asks(agent: Any, kind: str, text: str | None = None) -> bool | None:
 LEAN = 0.5  # P(yes) over P(no): the model leans yes without being sure; read only where a second signal agrees
 
 
-def leans(agent: Any, kind: str, text: str | None = None) -> bool:
+def leans(agent: Agent, kind: str, text: str | None = None) -> bool:
     """Whether the model's judgement leans to yes (``LEAN``), sure or not: for a check that weighs it
     with a signal of its own (a reply that already speaks as if it had done it). False where it cannot say."""
     judge = judge_of(agent)
@@ -340,7 +341,7 @@ def leans(agent: Any, kind: str, text: str | None = None) -> bool:
     return p is not None and p >= LEAN
 
 
-def reply_claims(agent: Any, message: str, reply: str) -> bool:
+def reply_claims(agent: Agent, message: str, reply: str) -> bool:
     """Whether the model, as a classifier of its own (``CLAIMED_SYSTEM``), is sure that ``reply`` says
     something was kept or changed, in whatever words and language the reply is in. False where the
     backend cannot score one or the model does not answer ``CALIBRATION["claimed"]`` right (a 135M

@@ -8,8 +8,6 @@ model's own tokenizer, so its total is the turn's ``prompt`` figure of ``nanobot
 
 from __future__ import annotations
 
-from typing import Any
-
 from nanobot.backends.base import abilities
 from nanobot.core.features import Agent
 
@@ -39,7 +37,7 @@ def prompt_report(agent: Agent, query: str | None = None) -> dict:
     return data
 
 
-def sent_report(agent: Any, query: str | None = None) -> dict:
+def sent_report(agent: Agent, query: str | None = None) -> dict:
     """Tokens the next turn sends, as rows that sum to the total: the sections, the template's wrapping
     (and decline line), the tools block; with ``query`` also its memory block and the message itself."""
     model = agent.model

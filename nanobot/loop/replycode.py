@@ -28,13 +28,14 @@ import re
 from typing import Any
 
 from nanobot.core.events import Event, ToolResult
+from nanobot.core.features import Agent
 from nanobot.tools.pydefs import _DEFS  # the definitions edit_file replaces whole
 
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)(?:```|$)", re.S)
 _DEF_LINE = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+\w", re.M)
 
 
-def reply_edit(typed: str, reply: str, agent: Any, seen: list[Event], asked: Any) -> tuple[str, dict] | None:
+def reply_edit(typed: str, reply: str, agent: Agent, seen: list[Event], asked: Any) -> tuple[str, dict] | None:
     """The ``edit_file`` call the reply's code describes, or None; ``asked()`` says whether the user
     asked for a change (called last: it may ask the model)."""
     if (not _DEF_LINE.search(reply) or "edit_file" not in agent.tool_names()

@@ -31,9 +31,9 @@ the allow list, and the model's probabilities; no word list.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from nanobot.core.events import Event, ToolCall
+from nanobot.core.features import Agent
 
 _FENCE = re.compile(r"```[\w+-]*[ \t]*\n(.*?)(```|\Z)", re.S)  # any language: the allow list decides
 
@@ -62,7 +62,7 @@ def proposed(reply: str, allow: list[str]) -> str:
     return (repaired({"command": command}, allow) or {}).get("command", "")  # a test run: the allowed test command
 
 
-def reply_command(reply: str, agent: Any, seen: list[Event]) -> tuple[str, dict] | None:
+def reply_command(reply: str, agent: Agent, seen: list[Event]) -> tuple[str, dict] | None:
     """The ``exec`` call of the command the reply proposes (``proposed``), or None: something ran this
     turn already, exec is not offered, or the model does not judge the message an ask to read or run."""
     from nanobot.loop.judge import asks

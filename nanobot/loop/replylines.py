@@ -26,13 +26,14 @@ import re
 from typing import Any
 
 from nanobot.core.events import Event, ToolCall, ToolResult
+from nanobot.core.features import Agent
 
 ANCHORS = 2  # the file's non-blank lines the reply must quote word for word
 MOST = 6  # the most lines a reply's change may touch: more is a rewrite, not an edit
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)(?:```|$)", re.S)
 
 
-def lines_edit(typed: str, reply: str, agent: Any, seen: list[Event], asked: Any) -> tuple[str, dict] | None:
+def lines_edit(typed: str, reply: str, agent: Agent, seen: list[Event], asked: Any) -> tuple[str, dict] | None:
     """The call the reply's changed lines describe, or None; ``asked()`` says whether the user asked
     for a change (called last: it may ask the model)."""
     names = agent.tool_names()
@@ -58,7 +59,7 @@ def lines_edit(typed: str, reply: str, agent: Any, seen: list[Event], asked: Any
     return "edit_file", {"path": path, "old": change[1], "new": change[2]}
 
 
-def _the_file(typed: str, agent: Any, seen: list[Event]) -> str:
+def _the_file(typed: str, agent: Agent, seen: list[Event]) -> str:
     """The one file the message names in the roots, else the one file read this turn; "" otherwise."""
     from nanobot.tools.named import named, roots_of
 

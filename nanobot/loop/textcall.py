@@ -33,10 +33,10 @@ import ast
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from nanobot.backends.base import Message
 from nanobot.core.events import Event, ToolResult
+from nanobot.core.features import Agent
 from nanobot.tools.validate import validate
 
 _OPEN = re.compile(r'\{\s*"name"\s*:')
@@ -93,7 +93,7 @@ def _python_call(reply: str, names: list[str]) -> tuple[str, dict] | None:
 RAN = "the call you wrote ran"
 
 
-def run_written(agent: Any, name: str, args: dict, messages: list[Message], ran: str = RAN) -> Iterator[Event]:
+def run_written(agent: Agent, name: str, args: dict, messages: list[Message], ran: str = RAN) -> Iterator[Event]:
     """Validate and run the written call; its outcome is appended to the last message (as the
     names path notes a call), so the retried reply is written from it. Returns the new messages.
     ``ran``: how the note to the model says where the call came from."""

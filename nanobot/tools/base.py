@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from nanobot.config import Settings
+from nanobot.core.features import Agent
 from nanobot.tools.effects import UNDECLARED, Effect
 from nanobot.tools.grammar import args_grammar
 
@@ -51,7 +52,7 @@ class ToolContext:
     session_id: str = "default"
     confirm: Callable[[str], bool] | None = None  # asks the user; None = not interactive
     model: Any = None
-    agent: Any = None
+    agent: Agent | None = None
     notices: list[str] = field(default_factory=list)  # messages for the user (become Notice events)
     refused: str = ""  # set by ``execute`` when the call policy refused the call (its ``Refusal``)
     instead: str = ""  # set by ``execute``: the tool a failed call's error points to (``ToolError.instead``)
@@ -61,8 +62,8 @@ class ToolContext:
         return self.settings.workspace
 
     @classmethod
-    def for_agent(cls, agent: Any) -> ToolContext:
-        sid = agent.transcript.id if getattr(agent, "transcript", None) else "default"
+    def for_agent(cls, agent: Agent) -> ToolContext:
+        sid = agent.transcript.id if agent.transcript is not None else "default"
         return cls(settings=agent.settings, session_id=sid, confirm=agent.confirm,
                    model=agent.model, agent=agent)
 

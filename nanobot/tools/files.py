@@ -65,10 +65,10 @@ def _missing(raw: str, ctx: ToolContext | None, what: str = "file", create: bool
 
 def _new_file_asked(ctx: ToolContext) -> bool:
     """Whether the model judges that the user's message asks for a new file (``loop.judge``'s create
-    classifier, read through ``agent.judge``, a layer above): a change of a file that is missing is not
-    made into a new one. False where it cannot say (a server, a scripted model) or is unsure."""
-    judge = getattr(ctx.agent, "judge", None)
-    return callable(getattr(judge, "sure", None)) and judge.sure(ctx.agent, "create") is True
+    classifier, read through ``agent.judge``): a change of a file that is missing is not made into a new
+    one. False outside a chat, or where the model cannot say (a server, a scripted model) or is unsure."""
+    agent = ctx.agent
+    return agent is not None and agent.judge.sure(agent, "create") is True
 
 
 def _typo_resolved(args: ToolArgs, ctx: ToolContext, what: str) -> tuple[Any, str]:
@@ -145,7 +145,7 @@ class ReadFile(Tool):
         total = len(all_lines)
         if total == 0:
             return f"{args.path}: empty file"
-        prov = getattr(ctx.agent, "provenance", None)
+        prov = ctx.agent.provenance if ctx.agent is not None else None
         if prov is not None and prov.said and whole(args.start, args.lines, total, prov.said[-1], MAX_READ_LINES):
             args = args.model_copy(update={"start": 1, "lines": total})  # a window nobody asked for: the file
         if args.start > total:
@@ -163,8 +163,8 @@ def _change_sure(ctx: ToolContext) -> bool:
     """The model's change judgement is sure the user's message asks for a change: a read in such a turn
     is the edit's source, and ``focus``'s note is left out: a small model copies its first line
     ("square_area (named in the message)") into an edit's ``old``."""
-    judge = getattr(ctx.agent, "judge", None)
-    return callable(getattr(judge, "sure", None)) and judge.sure(ctx.agent, "change") is True
+    agent = ctx.agent
+    return agent is not None and agent.judge.sure(agent, "change") is True
 
 
 class WriteArgs(PathArgs):
@@ -264,8 +264,7 @@ class EditFile(Tool):
 
 def _asked(ctx: ToolContext) -> list[str] | None:
     """The user's last two messages (what a removed line must be mentioned in); None outside a chat."""
-    prov = getattr(ctx.agent, "provenance", None)
-    return list(prov.said[-2:]) if prov is not None else None
+    return list(ctx.agent.provenance.said[-2:]) if ctx.agent is not None else None
 
 
 def _replaced(text: str, args: EditArgs, said: str = "") -> tuple[str, str]:
@@ -396,7 +395,7 @@ class ListDir(Tool):
 def _invented(raw: str, ctx: ToolContext) -> bool:
     """An absolute path that is not there and that the user never wrote ("/Users/nano" for "what files
     are in this folder?"): listed as the base folder, said so, rather than refused as outside the roots."""
-    path, prov = Path(raw.strip()).expanduser(), getattr(ctx.agent, "provenance", None)
+    path, prov = Path(raw.strip()).expanduser(), ctx.agent.provenance if ctx.agent is not None else None
     return (path.is_absolute() and not has_controls(raw) and not path.exists() and prov is not None
             and bool(prov.said) and not prov.mentioned_by_user(raw))
 

@@ -13,16 +13,17 @@ import re
 from typing import Any
 
 from nanobot.core.asks import ASKS, looks_at
+from nanobot.core.features import Agent
 from nanobot.tools.effects import Effect, changes, declared
 
 # A message that names a file or folder that exists in the roots (``tools.named``: in any language, a
 # typo within one edit) or a command ``tools.exec_allow`` admits, or asks in so many words to see or run something (``core.asks.looks_at``),
-# makes the first step a call when P(call) is at least this: such asks can score under the threshold
-# (0.2-0.4 on Qwen2.5-Coder-1.5B), and the reply checks would ask for the look anyway.
+# makes the first step a call when P(call) is at least this: a small model can score such asks under the
+# threshold, and the reply checks would ask for the look anyway.
 LOOK_FLOOR = 0.05
 
 
-def asks_to_look(agent: Any) -> str | None:
+def asks_to_look(agent: Agent) -> str | None:
     """Whether the user's last message (what they typed, not retrieved text) asks for a look, and with
     which tool: ``exec`` for a command ``exec_allow`` admits ("Führe bitte ls aus"), ``read_file`` /
     ``list_dir`` for a file / folder that exists in the roots (any language, a typo within one edit),
@@ -35,7 +36,7 @@ def asks_to_look(agent: Any) -> str | None:
     said = agent.provenance.said
     if not said:
         return None
-    settings = getattr(agent, "settings", None)
+    settings = agent.settings
     if settings is not None:
         from nanobot.tools.gitexec import unasked
         from nanobot.tools.named import named, roots_of
@@ -57,77 +58,71 @@ def asks_to_look(agent: Any) -> str | None:
 # "Zeig mir die letzten drei Commits") is looked into when P(call) is at least ASK_FLOOR and the model's
 # own look classifier (``loop.judge``, ``Judge.classified``: weighed here with P(call), so without the
 # calibration a judgement standing alone needs) gives it ASK_SURE or more: either alone does not separate
-# such asks from "what's 17 times 23?" or "translate ... to Italian" on Qwen2.5-Coder-1.5B. After the
-# session's first message a classifier that passes its calibration (``Judge.probability``) and gives
-# LOOK_CERTAIN or more decides alone: after a few replies made without tools, P(call) of such an ask falls
-# to ~0 however plain the ask (a session's first message keeps the cheaper rule: its P(call) still tells,
-# and a declined first question is not made to wait for a classifier). The numbers were chosen on
-# bench/data/judge/look_dev.tsv and checked on look_held.tsv (bench/ask_probe.py).
+# such asks from "what's 17 times 23?" or "translate ... to Italian". After the session's first message a
+# classifier that passes its calibration (``Judge.probability``) and gives LOOK_CERTAIN or more decides
+# alone: after a few replies made without tools, P(call) of such an ask falls to ~0 however plain the ask
+# (a session's first message keeps the cheaper rule: its P(call) still tells, and a declined first
+# question is not made to wait for a classifier). How the numbers were chosen: docs/tools.md.
 ASK_FLOOR = 0.1
 ASK_SURE = 0.65
 LOOK_CERTAIN = 0.9
 
 
-def asked_here(agent: Any, p: float) -> bool:
+def asked_here(agent: Agent, p: float) -> bool:
     """Whether the user's last message asks something the model judges is answered on this computer,
     at a P(call) of ``p`` (see ``ASK_FLOOR``)."""
     said = agent.provenance.said
-    judge = getattr(agent, "judge", None)
-    if not said or judge is None:
+    if not said:
         return False
-    if p >= ASK_FLOOR and callable(getattr(judge, "classified", None)):
-        look = judge.classified(agent, "look")
+    if p >= ASK_FLOOR:
+        look = agent.judge.classified(agent, "look")
         if look is not None and look >= ASK_SURE:
             return True
-    if len(said) < 2 or not callable(getattr(judge, "probability", None)):
+    if len(said) < 2:
         return False
-    sure = judge.probability(agent, "look")
+    sure = agent.judge.probability(agent, "look")
     return sure is not None and sure >= LOOK_CERTAIN
 
 
-def _change_judged(agent: Any) -> bool | None:
-    """Whether the model judges that the user's message asks for a change (``loop.judge``, read
-    through ``agent.judge``, a layer above); None when it cannot say (a server, a scripted model)."""
+def _change_judged(agent: Agent) -> bool | None:
+    """Whether the model judges that the user's message asks for a change (``agent.judge``); None when
+    it cannot say (a server, a scripted model)."""
     p = _change_p(agent)
     return None if p is None else p >= CHANGE_SURE
 
 
-def _change_p(agent: Any) -> float | None:
-    judge = getattr(agent, "judge", None)
-    return judge.probability(agent, "change") if callable(getattr(judge, "probability", None)) else None
+def _change_p(agent: Agent) -> float | None:
+    return agent.judge.probability(agent, "change")
 
 
 LOOK_SURE = 0.6  # the look classifier's sure yes (``loop.judge.BOUNDS``)
 LOOK_NO = 0.5  # under this, its sure no
 CHANGE_SURE = 0.6  # the change classifier's one bound (``loop.judge.BOUNDS``)
-# Under this, a sure no for a look made on an unsure look judgement: on bench/data/judge/allow_dev.tsv and
-# allow_dev2.tsv every message that asks for a change scores 0.61 or more, and the band 0.5-0.6 holds both
-# kinds (a "no" at 0.56 twice in dev2); a change asked in it must not become a read.
+# Under this, a sure no for a look made on an unsure look judgement: the band between it and CHANGE_SURE
+# holds messages that ask for a change and messages that do not, and a change asked there must not become a
+# read.
 CHANGE_NO = 0.5
 
 
-def judged_look(agent: Any, look: str) -> bool:
+def judged_look(agent: Agent, look: str) -> bool:
     """A look the facts name (a path in the roots, an allowed command: ``look`` is its tool) that the
     model's own look classifier does not say surely no to: a call even under ``LOOK_FLOOR``, where the
     model opens its call some way the decision does not count ("tools {{" for "can you shwo me
-    buget.tsv") or answers from what it guesses ("what does utils.py do?": P(call) 0.001, P(look) 0.59
-    on the 1.5B). A look at what exists changes nothing, and a reply that speaks of it unread is
-    retried with that look anyway (``loop.lookchecks.not_looked``), after the user saw it; so an unsure
-    judgement looks first where the model's change classifier is sure it is no (``CHANGE_NO``): "Log
-    today's harvest at the bottom of garden.log: ..." (P(change) 0.59, under the change's bound) was
-    read, and after a look only a sure change judgement asks for the change, so it stayed unchanged. A command (a tool that runs) still needs a sure yes: it
-    may do more than look. A message that asks a question (a question mark anywhere, in any script:
-    ``core.asks.ASKS``) and names a file or folder that is there is a look whatever the look classifier
-    says, unless a change may be asked ("How long should the batter rest? The recipe is in
-    recipes/pancakes.md" is answered from the file, not from a guess). On
-    bench/data/judge/named_dev.tsv the look classifier does not separate such questions from mentions
-    (yes 0.39-0.80, no 0.29-0.60); the question mark holds in 10 of its 12 yes and none of its 8 no
-    (named_held.tsv: 6 of 8, none of 6). Read through ``agent.judge`` (``loop.judge``, a layer above)."""
-    judge = getattr(agent, "judge", None)
-    if not look or judge is None or not callable(getattr(judge, "probability", None)):
+    buget.tsv") or answers from what it guesses ("what does utils.py do?"). A look at what exists
+    changes nothing, and a reply that speaks of it unread is retried with that look anyway
+    (``loop.lookchecks.not_looked``), after the user saw it; so an unsure judgement looks first only where
+    the model's change classifier is sure it is no (``CHANGE_NO``): after a look only a sure change
+    judgement asks for the change, so a change asked under the change's bound would stay unmade. A
+    command (a tool that runs) still needs a sure yes: it may do more than look. A message that asks a
+    question (a question mark anywhere, in any script: ``core.asks.ASKS``) and names a file or folder
+    that is there is a look whatever the look classifier says, unless a change may be asked ("How long
+    should the batter rest? The recipe is in recipes/pancakes.md" is answered from the file, not from a
+    guess): the look classifier does not separate such questions from mentions of a file, the question
+    mark does (docs/tools.md)."""
+    if not look:
         return False
-    p = judge.probability(agent, "look")
-    runner = getattr(agent, "tool_runner", None)
+    p = agent.judge.probability(agent, "look")
+    runner = agent.tool_runner
     tool = runner.tools.get(look) if runner is not None else None
     runs = tool is None or Effect.RUNS in declared(tool) or Effect.CHANGES in declared(tool)
     change = _change_p(agent)
@@ -138,7 +133,7 @@ def judged_look(agent: Any, look: str) -> bool:
     return p >= LOOK_SURE or (not runs and change is not None and change < CHANGE_NO)
 
 
-def look_instead(agent: Any, look: str | None, tool: Any) -> bool:
+def look_instead(agent: Agent, look: str | None, tool: Any) -> bool:
     """Whether a turn's first call of ``tool``, which changes something, is to be the look the facts name
     (``look``: ``read_file`` for a file the message names) instead: the model judges that no change is
     asked, so the call policy would refuse the change as nobody's ask ("What does the add function in

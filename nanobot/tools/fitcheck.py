@@ -25,6 +25,7 @@ from typing import Any
 
 from nanobot.backends.base import Message
 from nanobot.base.errors import ModelError
+from nanobot.core.features import Agent
 
 FIT_YES = 0.55  # P(yes) / (P(yes) + P(no)) at which the picked tool counts as fitting the message
 FIT_FLOOR = 0.02  # the least P(call) at which a turn's first decision asks at all
@@ -82,10 +83,10 @@ def judged(tool: Any) -> bool:
     return not getattr(tool, "intent", "")
 
 
-def user_text(agent: Any, msgs: list[Message]) -> str:
+def user_text(agent: Agent, msgs: list[Message]) -> str:
     """The user's message as typed (``agent.judge.text``, without the retrieved block in front of it),
     else the last user message of ``msgs``."""
-    text = getattr(getattr(agent, "judge", None), "text", "")
+    text = agent.judge.text
     return text or next((m.content for m in reversed(msgs) if m.role == "user"), "")
 
 

@@ -25,7 +25,7 @@ class SendMessage(Tool):
 
     def run(self, args: MessageArgs, ctx: ToolContext) -> str:
         ctx.notices.append(args.text)
-        transcript = getattr(ctx.agent, "transcript", None)
+        transcript = ctx.agent.transcript if ctx.agent is not None else None
         if transcript is not None:
             transcript.append("message", args.text)
         return "message delivered"

@@ -12,13 +12,16 @@ what is there), and so does any call outside a chat.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nanobot.tools.base import ToolContext
 
 
-def held(schema: dict, ctx: Any, kind: str) -> dict:
+def held(schema: dict, ctx: ToolContext, kind: str) -> dict:
     """``schema`` with ``path`` one of the existing ``kind`` entries ("file" or "folder") the user's last
     message names, as a call writes them; ``schema`` itself where it names none."""
-    prov = getattr(getattr(ctx, "agent", None), "provenance", None)
+    prov = ctx.agent.provenance if ctx.agent is not None else None
     if prov is None or not prov.said:
         return schema
     from nanobot.tools.named import named, roots_of

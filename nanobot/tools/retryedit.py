@@ -19,26 +19,30 @@ edit replaces the wrong one. What an edit may remove is still guarded by ``tools
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from nanobot.base.errors import ToolError
 from nanobot.base.regular import read_regular
 from nanobot.tools.namedcode import _DEF, _end
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nanobot.tools.base import ToolContext
 
 MAX_BYTES = 16_000  # a file larger than this is not offered line by line
 MAX_LINES = 300
 _PART = re.compile(r"[^\W_]+")
 
 
-def note_miss(ctx: Any, raw: str | None) -> None:
+def note_miss(ctx: ToolContext, raw: str | None) -> None:
     """Record (``raw``: the path) or clear (None) this turn's edit whose text was not found."""
-    if (prov := getattr(ctx.agent, "provenance", None)) is not None:
+    if ctx.agent is not None:
+        prov = ctx.agent.provenance
         prov.missed = (len(prov.said), raw) if raw else None
 
 
-def held(schema: dict, ctx: Any) -> dict:
+def held(schema: dict, ctx: ToolContext) -> dict:
     """edit_file's ``schema`` with ``path`` and ``old`` held as above after a miss this turn; else ``schema``."""
-    prov = getattr(ctx.agent, "provenance", None)
+    prov = ctx.agent.provenance if ctx.agent is not None else None
     if prov is None or not prov.said or not prov.missed or prov.missed[0] != len(prov.said):
         return schema
     from nanobot.tools.paths import resolve_in_roots

@@ -28,6 +28,7 @@ import difflib
 from typing import Any
 
 from nanobot.backends.base import Message
+from nanobot.core.features import Agent
 from nanobot.tools.callgrammar import parse_call
 
 MOST_TOKENS = 800  # a longer file is edited by the model's own old/new: its rewrite would be slow and long
@@ -62,7 +63,7 @@ def call_from(text: str, new_text: str) -> tuple[str, str] | None:
     return old, "\n".join(theirs[j1:j2])
 
 
-def target(agent: Any, msgs: list[Message], said: str) -> str:
+def target(agent: Agent, msgs: list[Message], said: str) -> str:
     """The one file the user's message names in the roots, else the one file read this turn; "" else."""
     from nanobot.tools.named import named, roots_of
 
@@ -76,7 +77,7 @@ def target(agent: Any, msgs: list[Message], said: str) -> str:
     return files.pop() if len(files) == 1 else ""
 
 
-def rewritten(runner: Any, agent: Any, msgs: list[Message], said: str) -> dict | None:
+def rewritten(runner: Any, agent: Agent, msgs: list[Message], said: str) -> dict | None:
     """``edit_file``'s arguments from the model's rewrite of the file the turn is about (see the module);
     None where there is no such file, it is long, or the rewrite changes nothing one call can hold."""
     from nanobot.base.errors import ToolError

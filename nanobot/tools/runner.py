@@ -31,6 +31,7 @@ from nanobot.backends.base import Message, abilities
 from nanobot.base.errors import NanobotError
 from nanobot.config import Settings
 from nanobot.core.events import Event, Notice, ToolCall, ToolResult
+from nanobot.core.features import Agent
 from nanobot.tools.base import Tool, ToolContext
 from nanobot.tools.effects import ANY_LOOK, declared, effects_of
 from nanobot.tools.grammar import (
@@ -85,7 +86,7 @@ class ToolRunner:
                 "compact_index": len(self.tools) > self.settings.tools.index_max, "schema_tokens": schemas,
                 "decision_grammar_chars": len(decision_grammar(self.names()))}
 
-    def template_calls(self, agent: Any) -> bool:
+    def template_calls(self, agent: Agent) -> bool:
         """Whether tool steps use the model's own format (``tools.templatecalls``): ``call_format``
         "template", or "auto" and a backend whose chat template declares tool support."""
         fmt = self.settings.tools.call_format
@@ -94,12 +95,12 @@ class ToolRunner:
             return False
         return fmt == "template" or (fmt == "auto" and can.tool_template)
 
-    def listed_by_template(self, agent: Any) -> bool:
+    def listed_by_template(self, agent: Agent) -> bool:
         """Whether the template's tools slot lists the tools (template calls, ``tools.listing`` lean:
         ``tools.leancalls``), so the prompt needs no tool index of its own."""
         return self.settings.tools.listing == "lean" and self.template_calls(agent)
 
-    def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
+    def respond(self, agent: Agent, messages: list[Message], first: str = "") -> Iterator[Event]:
         """Tool steps, then the streamed reply; ``first``: the first step calls that tool, undecided."""
         if self.template_calls(agent):
             from nanobot.tools.templatecalls import TemplateCalls
@@ -127,7 +128,7 @@ class ToolRunner:
                          level="warning")
         yield from agent.stream_reply(msgs)
 
-    def retry_tool(self, agent: Any, messages: list[Message], name: str) -> Iterator[Event]:
+    def retry_tool(self, agent: Agent, messages: list[Message], name: str) -> Iterator[Event]:
         """A reply check's retry whose note names a tool (``CheckResult.tool``: read_file for a file the
         reply described unread): that tool is called directly, under its argument grammar, instead
         of a decision, so the model makes the call rather than repeating the note to the user."""
@@ -135,7 +136,7 @@ class ToolRunner:
             name = self.looking_tool(agent, messages)
         yield from self.respond(agent, messages, first=name)
 
-    def looking_tool(self, agent: Any, messages: list[Message]) -> str:
+    def looking_tool(self, agent: Agent, messages: list[Message]) -> str:
         """The tool that looks or runs (``templatecalls.LOOKING``) the model picks for the messages (its
         fit judgement or its name step, ``TemplateCalls.pick``; the decision grammar among them on the
         other path); "" when none is offered or it picks none."""
@@ -149,13 +150,13 @@ class ToolRunner:
         return self.decide(agent, list(messages), names) or ""
 
     # -- steps -------------------------------------------------------------------------------
-    def decide(self, agent: Any, msgs: list[Message], names: list[str]) -> str | None:
+    def decide(self, agent: Agent, msgs: list[Message], names: list[str]) -> str | None:
         """Run the decision grammar; the chosen tool name or None (reply)."""
         text = self._generate(agent, msgs, decision_grammar(names), "", DECISION_TOKENS,
                               "decision", "")
         return parse_decision(text, names)
 
-    def call(self, agent: Any, msgs: list[Message], name: str,
+    def call(self, agent: Agent, msgs: list[Message], name: str,
              seen: set[str] | None = None) -> Generator[Event, None, bool]:
         """Generate, validate (with retries) and run one call of ``name``, noting the outcome in
         ``msgs``. Returns True (running nothing) when the same call already ran in ``seen``."""
@@ -180,7 +181,7 @@ class ToolRunner:
             return False
         return False
 
-    def run_valid(self, agent: Any, name: str, args: BaseModel) -> Generator[Event, None, tuple[bool, str]]:
+    def run_valid(self, agent: Agent, name: str, args: BaseModel) -> Generator[Event, None, tuple[bool, str]]:
         """Run a validated call of ``name``, whichever path produced it (names, template, written
         as text): yields the call, the tool's notices and its result (cut to ``tools.output_tokens``);
         returns (ok, the result as the model sees it)."""
@@ -194,20 +195,20 @@ class ToolRunner:
         yield ToolResult(name=name, ok=ok, text=text, refused=self.refused, instead=instead)
         return ok, text
 
-    def arguments(self, agent: Any, msgs: list[Message], tool: Tool) -> tuple[str, Any, str]:
+    def arguments(self, agent: Agent, msgs: list[Message], tool: Tool) -> tuple[str, Any, str]:
         """(raw JSON, validated args or None, error message)."""
         prefill = args_prefill(tool)
         raw = self._generate(agent, msgs, self.grammar(tool, tool.offered(ToolContext.for_agent(agent))), prefill, self.settings.tools.args_tokens,
                              "args", tool.name).strip()
         return (raw, *validate(tool, raw, agent.model.last.finish_reason == "length"))
 
-    def execute(self, agent: Any, tool: Tool, args: BaseModel) -> tuple[bool, str, list[str]]:
+    def execute(self, agent: Agent, tool: Tool, args: BaseModel) -> tuple[bool, str, list[str]]:
         ctx = ToolContext.for_agent(agent)
         out = execute(tool, args, ctx)
         self.refused, self.instead = ctx.refused, ctx.instead  # for the ToolResult (``run_valid``)
         return out
 
-    def truncate(self, agent: Any, text: str) -> str:
+    def truncate(self, agent: Agent, text: str) -> str:
         return truncate(text, self.settings.tools.output_tokens, agent.model.count_tokens)
 
     def grammar(self, tool: Tool, schema: dict | None = None) -> str:
@@ -220,12 +221,12 @@ class ToolRunner:
         return self._grammars[key]
 
     # -- helpers -----------------------------------------------------------------------------
-    def _room(self, agent: Any, msgs: list[Message], **render: Any) -> bool:
+    def _room(self, agent: Agent, msgs: list[Message], **render: Any) -> bool:
         """Whether one more call (schema + arguments + a result) and the reply still fit n_ctx."""
         need = 128 + self.settings.tools.args_tokens + self.settings.tools.output_tokens
         return agent.model.prompt_tokens(msgs, **render) + need + self.settings.chat.max_tokens <= agent.model.n_ctx
 
-    def _generate(self, agent: Any, msgs: list[Message], grammar: str | None, prefill: str,
+    def _generate(self, agent: Agent, msgs: list[Message], grammar: str | None, prefill: str,
                   max_tokens: int, kind: str, tool: str, apart: bool = False, copies: bool = False,
                   **extra: Any) -> str:
         """Generate at temperature 0 (``apart``: from a prompt of its own, the conversation's KV state
@@ -247,7 +248,7 @@ class ToolRunner:
                                     reused_tokens=last.reused_tokens))
         return text
 
-    def _note(self, agent: Any, msgs: list[Message], name: str, args: str, ok: bool, text: str) -> None:
+    def _note(self, agent: Agent, msgs: list[Message], name: str, args: str, ok: bool, text: str) -> None:
         """Append the call and its outcome to the last user message.
 
         Not as separate messages: a small model copies an assistant "Tool: ..." message into its
@@ -259,7 +260,7 @@ class ToolRunner:
         msgs[-1] = Message(role=last.role, content=f"{last.content}\n\n[tool {name} {args} {label}]\n{text}")
         self._record(agent, "result", name, text, ok=ok)
 
-    def _record(self, agent: Any, kind: str, name: str, text: str, **meta: Any) -> None:
+    def _record(self, agent: Agent, kind: str, name: str, text: str, **meta: Any) -> None:
         """A call or its result in the transcript; a result with the call's declared effects, which the
         observer reads to tell what changed or ran from what only looked (no list of tool names)."""
         if kind == "call":
@@ -271,7 +272,7 @@ class ToolRunner:
             except ValueError:
                 args = {}
             meta["effects"] = sorted(effects_of(tool, args if isinstance(args, dict) else {}))
-        if getattr(agent, "transcript", None) is not None:
+        if agent.transcript is not None:
             agent.transcript.append("tool", text, kind=kind, name=name, **meta)
 
 

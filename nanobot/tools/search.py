@@ -95,7 +95,7 @@ class ToolSearch(Tool):
         self._embedder = embedder  # settings -> an embedder (the memory one; nanobot.mcptools.feature)
 
     def run(self, args: ToolSearchArgs, ctx: ToolContext) -> str:
-        runner = getattr(ctx.agent, "tool_runner", None)
+        runner = ctx.agent.tool_runner if ctx.agent is not None else None
         tools = runner.tools if runner is not None else self._tools()
         found = search(tools, args.query, ctx.settings, embedder=self._embedder)
         return "\n".join(found) if found else "no tools"

@@ -56,6 +56,7 @@ from nanobot.backends.base import Message
 from nanobot.backends.openban import MARKUP
 from nanobot.base.shorten import shorten
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.core.features import Agent
 from nanobot.core.provenance import unasked
 from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
@@ -98,10 +99,10 @@ ASKED_CHARS = 300  # of the user's message, in the note after the last result (`
 AFTER_CALL = "[nanobot: the call ran; answer the user in plain text from its result above, without another call.]"
 
 
-def answer_note(agent: Any) -> str:
+def answer_note(agent: Agent) -> str:
     """The note after a turn's last result: the user's message again, where a small model reads it
     last, so the reply answers it from the result rather than retelling the result."""
-    said = getattr(getattr(agent, "provenance", None), "said", None) or [""]
+    said = agent.provenance.said or [""]
     asked = shorten(" ".join(str(said[-1]).split()), ASKED_CHARS)
     return f'[nanobot: the user asked: "{asked}" Answer that from the result above, in plain sentences.]'
 
@@ -167,10 +168,10 @@ class TemplateCalls:
             return [Message(role="system", content=f"{msgs[0].content}\n\n{DECLINE}"), *msgs[1:]]
         return [Message(role="system", content=DECLINE), *msgs]
 
-    def call_probability(self, agent: Any, msgs: list[Message]) -> float:
+    def call_probability(self, agent: Agent, msgs: list[Message]) -> float:
         return agent.model.prefix_probability(msgs, STARTS, tools=self.specs)
 
-    def decide(self, agent: Any, msgs: list[Message], first: bool) -> float:
+    def decide(self, agent: Agent, msgs: list[Message], first: bool) -> float:
         """P(call) of a step. On the turn's ``first`` decision, when the retrieved block in front of the
         user's message names a file nobody brought (``Provenance.lures``), P is taken without the block
         first, and under the threshold that is the decision: the block alone does not make a call (a
@@ -184,7 +185,7 @@ class TemplateCalls:
                 return 0.0  # declined, under the fit check's floor too
         return self.call_probability(agent, msgs)
 
-    def fit_on(self, agent: Any, n: int) -> bool:
+    def fit_on(self, agent: Agent, n: int) -> bool:
         """Whether step ``n``'s decision goes through the fit check (``tools.fitcheck``): a turn's
         first step on the lean listing (``tools.fit_check``), with a model that scores a yes/no, when
         a tool it judges is offered (``judged``)."""
@@ -192,7 +193,7 @@ class TemplateCalls:
                 and scores(agent.model)
                 and any(judged(t) for t in self.runner.tools.values()))
 
-    def fitting(self, agent: Any, msgs: list[Message], n: int, p: float) -> str | None:
+    def fitting(self, agent: Agent, msgs: list[Message], n: int, p: float) -> str | None:
         """The tool step ``n`` calls: "" (any) without the fit check; with it, the tool the lean step
         picks, when the model judges that it does what the user's message asks (a tool with nanobot's
         own index line: when P(call) reaches the threshold, as without the check), else None."""
@@ -205,7 +206,7 @@ class TemplateCalls:
         fit = fits(agent.model, spec, user_text(agent, msgs))
         return name if fit is None or fit >= FIT_YES else None
 
-    def generate(self, agent: Any, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
+    def generate(self, agent: Agent, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
         """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
 
         settings = self.runner.settings.tools
@@ -230,7 +231,7 @@ class TemplateCalls:
         ok, error = validate(self.runner.tools[name], json.dumps(args), cut)
         return raw, name, ok, error
 
-    def pick(self, agent: Any, msgs: list[Message], among: frozenset = frozenset()) -> str:
+    def pick(self, agent: Agent, msgs: list[Message], among: frozenset = frozenset()) -> str:
         """The tool a call opens with (``leancalls.name_grammar``), from the lean prompt, of the tools
         declaring one of the effects ``among`` (any, when empty; among several, the model's fit judgement
         picks by their descriptions where it scores one, ``fitcheck.best_fit``); the same messages pick
@@ -249,12 +250,12 @@ class TemplateCalls:
             self.picked = (key, next((n for n in names if text.strip().endswith(f"{json.dumps(n)},")), names[0]))
         return self.picked[1]
 
-    def pick_among(self, agent: Any, messages: list[Message], among: frozenset) -> str:
+    def pick_among(self, agent: Agent, messages: list[Message], among: frozenset) -> str:
         """``pick`` for a turn's messages as the agent keeps them (a reply check's retry)."""
         self.picked = ((), "")
         return self.pick(agent, self.messages(messages), among)
 
-    def respond(self, agent: Any, messages: list[Message], first: str = "") -> Iterator[Event]:
+    def respond(self, agent: Agent, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
         self.picked = ((), "")
@@ -313,7 +314,7 @@ class TemplateCalls:
             yield done
             return
 
-    def reply(self, agent: Any, msgs: list[Message]) -> Generator[Event, None, tuple[TurnDone, list[TextDelta]]]:
+    def reply(self, agent: Agent, msgs: list[Message]) -> Generator[Event, None, tuple[TurnDone, list[TextDelta]]]:
         """Stream a text reply, holding back its first ``HOLD`` characters while they could be only a
         call's opening; returns (its TurnDone, the deltas still held)."""
         held: list[TextDelta] = []
@@ -348,7 +349,7 @@ class TemplateCalls:
         named = [f'"name":{sp}"{n}"' for n in self.runner.tools for sp in (" ", "")]
         return [*MARKUP, *named]
 
-    def call(self, agent: Any, msgs: list[Message], seen: set[str], only: str = "") -> Generator[Event, None, bool]:
+    def call(self, agent: Agent, msgs: list[Message], seen: set[str], only: str = "") -> Generator[Event, None, bool]:
         """Generate, validate (with retries) and run one call (of ``only``, when given); True when it
         repeats one already run."""
         runner, retries = self.runner, self.runner.settings.tools.max_retries
@@ -379,7 +380,7 @@ class TemplateCalls:
         return False
 
 
-def unlure(msgs: list[Message], agent: Any, forced: bool = False) -> None:
+def unlure(msgs: list[Message], agent: Agent, forced: bool = False) -> None:
     """The last user message without its retrieved block once a call this turn was refused as
     nobody's ask (``Provenance.unlured``): the same lure otherwise makes the same call again; with
     ``forced`` (a call is made without a decision) also when the block names a file nobody brought."""
