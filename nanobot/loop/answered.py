@@ -1,40 +1,16 @@
 """Whether a reply to "show me / run X" says anything of what the look showed (``unanswered``).
 
-The user asked to see a file, a folder or a command's output, the look ran and succeeded, and the
-reply shares no word with its result: it is not from it ("Done.", a canned "I'm sorry, but I can't
-help with that.", an earlier turn's answer copied from the history or the retrieved past
-conversations). ``replycheck.check`` retries such a reply once with the result in the note
-(the retry does not see the turn's tool steps) and otherwise shows the user the result itself, as
-a correction: they asked to see it.
+The look ran and succeeded and the reply shares no word with its result ("Done.", a canned "I'm sorry,
+but I can't help with that.", an earlier answer copied from the history): ``replycheck.check`` retries
+it once with the result in the note (the retry does not see the turn's tool steps), else shows the user
+the result itself as a correction: they asked to see it.
 
-Words are compared, not meaning: a result's words (numbers too, "42"; a word and its longer form,
-"add"/"adds"), less the tool's own header ("todo.md lines 1-3 of 3", "exit 0", "trips: 3 files")
-and the words of the user's message (the file's name), against the reply's. A listing's count is
-no word shown: "There are 17 files." to "What files are in this folder?" names none of them. A file
-read whole shows its length: "There are 5 lines in packing.txt." is from the read that showed lines
-1-5 of 5, an answer to "How many lines are in packing.txt?"; the length only answers, it is never
-a word to miss. So does, for a file read, how many of its lines open with the same word: "There are
-2 functions in utils.py." is from the read that showed two lines opening with ``def``. A
-reply in other words entirely is asked again; that costs one retry, not a wrong answer.
-
->>> unanswered("show me todo.md", "Done.", "todo.md lines 1-2 of 2\\n# Todo\\n- buy milk")
-'# Todo\\n- buy milk'
->>> unanswered("show me todo.md", "You need to buy milk.", "todo.md lines 1-2 of 2\\n- buy milk")
-''
->>> unanswered("run date", "It printed nothing.", "exit 0")  # nothing shown: nothing to miss
-''
->>> unanswered("what is in trips?", "There are 21 entries in trips.", "trips: 2 files\\noslo.md\\nrome.md")
-'oslo.md\\nrome.md'
->>> unanswered("What files are in trips?", "There are 2 files.", "trips: 2 files\\noslo.md\\nrome.md")
-'oslo.md\\nrome.md'
->>> unanswered("How many lines are in packing.txt?", "It has 2 lines.", "packing.txt lines 1-2 of 2\\npassport\\nadapter")
-''
->>> unanswered("show me big.txt", "It has 300 lines.", "big.txt lines 1-2 of 300\\nalpha\\nbeta")
-'alpha\\nbeta'
->>> unanswered("how many functions are in u.py?", "It has 2.", "u.py lines 1-4 of 4\\ndef a():\\n  pass\\ndef b():\\n  pass")
-''
->>> unanswered("how many functions are in u.py?", "It has 3.", "u.py lines 1-4 of 4\\ndef a():\\n  pass\\ndef b():\\n  pass")
-'def a():\\n  pass\\ndef b():\\n  pass'
+Words are compared, not meaning: the result's words (numbers too; a word and its longer form,
+"add"/"adds"), less the tool's own header ("todo.md lines 1-3 of 3", "exit 0") and the words of the
+user's message, against the reply's. A listing's count names none of its entries. A file read whole
+shows its length, and how many of its lines open with the same word ("There are 2 functions in
+utils.py."): those answer, and are never words to miss. A reply in other words entirely costs one retry,
+not a wrong answer.
 """
 
 from __future__ import annotations
@@ -68,7 +44,27 @@ def _shares(reply: set[str], shown: set[str]) -> bool:
 
 def unanswered(user_text: str, reply: str, result: str) -> str:
     """The result's body (what the look showed) when ``reply`` says nothing of it; "" when it does,
-    or when there was nothing to show."""
+    or when there was nothing to show.
+
+    >>> unanswered("show me todo.md", "Done.", "todo.md lines 1-2 of 2\\n# Todo\\n- buy milk")
+    '# Todo\\n- buy milk'
+    >>> unanswered("show me todo.md", "You need to buy milk.", "todo.md lines 1-2 of 2\\n- buy milk")
+    ''
+    >>> unanswered("run date", "It printed nothing.", "exit 0")  # nothing shown: nothing to miss
+    ''
+    >>> unanswered("what is in trips?", "There are 21 entries in trips.", "trips: 2 files\\noslo.md\\nrome.md")
+    'oslo.md\\nrome.md'
+    >>> unanswered("What files are in trips?", "There are 2 files.", "trips: 2 files\\noslo.md\\nrome.md")
+    'oslo.md\\nrome.md'
+    >>> unanswered("How many lines are in packing.txt?", "It has 2 lines.", "packing.txt lines 1-2 of 2\\npassport\\nadapter")
+    ''
+    >>> unanswered("show me big.txt", "It has 300 lines.", "big.txt lines 1-2 of 300\\nalpha\\nbeta")
+    'alpha\\nbeta'
+    >>> unanswered("how many functions are in u.py?", "It has 2.", "u.py lines 1-4 of 4\\ndef a():\\n  pass\\ndef b():\\n  pass")
+    ''
+    >>> unanswered("how many functions are in u.py?", "It has 3.", "u.py lines 1-4 of 4\\ndef a():\\n  pass\\ndef b():\\n  pass")
+    'def a():\\n  pass\\ndef b():\\n  pass'
+    """
     body = _HEADER.sub("", result, count=1).strip()
     shown = _words(body) - _words(user_text)
     if not shown or body == "(no output)":

@@ -1,47 +1,22 @@
 """The call policy: checks on a validated call that changes something, before it runs.
 
-What a call does is the tool's own declaration (``nanobot.tools.effects``): a call whose effects
-include ``CHANGES`` or ``REMEMBERS`` is checked; a tool that declares nothing is taken to change and
-is checked too, so a new tool is guarded without a list here to update. The rules, in order, each a
-``Refusal`` kind (``nanobot.core.provenance``):
+A call is checked where its tool's declared effects (``nanobot.tools.effects``) include ``CHANGES`` or
+``REMEMBERS``, or where the tool declares none, so a new tool is guarded without a list to update. The
+rules, in order, each a ``Refusal`` kind (``nanobot.core.provenance``; docs/safety.md tells them to users):
 
-1. **Retrieved, not asked** (``FROM_RETRIEVED``). A target of the call (its declared path, text to
-   replace or command; else its string arguments) occurs in retrieved text (a memory block, the
-   system prompt's Context) while the user never mentioned it and no tool showed it.
-2. **Memory is not the file** (``NOT_MEMORY``). A call that only remembers, on a message that names an
-   existing file and asks to change it and not to remember anything ("Add a function mul ... to
-   calc.py" went to memory_add): its refusal names the file and the tools that change it.
-   **Not said** (``UNSAID``): what a call that only remembers keeps shares no word with what the user
-   said or a tool showed ("remember that my train leaves at 7" saved as "12345"), or keeps none of the
-   facts the message gives (its numbers, names, quotes: "remember that my cat is called Miso" saved as
-   "The fact that you have a cat is a very special thing").
-3. **Not the file the user named** (``OTHER_FILE``). The user's message names paths and the call's path
-   is none of them; a message that names none: its previous message's paths ("create hello.txt"
-   neither edits todo.md nor writes your_file.txt; "In units.js ... rename it" edits no garden.log
-   named the turn before).
-4. **Hands off** (``KEEP``, checked after rule 5: a change nobody asked for is refused as that). A
-   call on a path, where the user's message names a file and the model judges that it does not allow
-   changing one ("look at server.cfg but don't change anything", in any phrasing the model reads;
-   "just fix sub, don't touch the rest" allows it): the judgement vetoes what the wording let through,
-   and so does the keep classifier's sure yes (the message says to leave the file as it is), whatever
-   the change judgement says.
-   Where the message gives the text the call writes, word for word, only a sure "no" vetoes it. A
-   report of something broken ("test_books.py still fails after your change", "total() in cart.py
-   counts the discount twice", which the change judgement reads as no) asks for the fix, in any chat:
-   the repair classifier's sure yes lifts the change judgement's veto (not the keep classifier's).
-5. **Nobody asked for a change** (``NOT_ASKED``). The user did not ask for a change (and did not type
-   the command itself): "What is 2+2?" edits no file. A call with a declared path needs a change
-   request and a path the user named (or a coding session), or the text it writes typed by the user
-   in a message naming that file; another changing tool (a task, a
-   scheduled job, an MCP tool) a change request, or a request in the tool's own words (its name and
-   description: "remind me ... every hour" for cron).
+1. ``FROM_RETRIEVED``: a target of the call occurs in retrieved text only (memory, Context), never said or shown.
+2. ``NOT_MEMORY``: a call that only remembers, on a message that asks to change a file it names;
+   ``UNSAID``: what such a call keeps is nothing the user said or a tool showed, or leaves out every fact given.
+3. ``OTHER_FILE``: the call's path is none of those the message (else the message before) names.
+4. ``KEEP`` (checked after 5): the message names a file and the model judges that it allows no change, or
+   says to leave the file as it is; text the user typed for that file is vetoed only by a sure no, and the
+   repair classifier's sure yes (a report of something broken) lifts the change judgement's veto.
+5. ``NOT_ASKED``: nobody asked for the change, typed the command, or typed the text written.
 
-"Asks for a change" and "to remember" are asked when either signal says so (for a change of a file the
-message names, the repair classifier's sure yes too: a report of something broken asks for its fix): the
-model's own sure yes/no judgement (``nanobot.loop.judge``: a request in any language) or the listed wording
-(``nanobot.loop.wording``); a sure "no" from the judgement vetoes a change of a named file. An interactive chat asks the user (``agent.confirm``); otherwise the call
-is refused with a message to the model naming the reason and what to do instead. ``guard(tool)``
-wraps a tool so its ``run`` checks first; the Agent wraps every tool it offers.
+"Asks for a change" is the model's sure judgement (``nanobot.loop.judge``, any language) or the listed
+wording (``nanobot.loop.wording``). An interactive chat asks the user (``agent.confirm``); otherwise the
+call is refused with a line naming the reason and what to do instead. ``guard(tool)`` wraps a tool so its
+``run`` checks first; the Agent wraps every tool it offers.
 """
 
 from __future__ import annotations
@@ -133,8 +108,8 @@ def asked_for_change(said: list[str], coding: bool = False, agent: Agent | None 
 
 
 # a message that gives the text to write into the file it names is vetoed only by a sure "no" (P(change)
-# at most this: "Don't write 'call the plumber' into notes.txt" is 0.06 on Qwen2.5-Coder-1.5B), not by a
-# judgement just under the change bound ("Log today's harvest at the bottom of garden.log: ..." is 0.59)
+# at most this: "Don't write 'call the plumber' into notes.txt"), not by a judgement just under the change
+# bound ("Log today's harvest at the bottom of garden.log: ...")
 KEEP_TYPED = 0.2
 
 
@@ -161,19 +136,18 @@ def change_asked(text: str, agent: Agent | None) -> bool:
 def refuted_change(agent: Agent | None, text: str) -> bool:
     """Whether the model's own judgement is a sure "no change asked" (P <= ``KEEP_TYPED``) for ``text``, or
     its keep classifier is sure the message says to leave a file as it is: the reply checks then do not
-    take a change word ("What does the add function in calc.py do?" holds "add", P 0.18 on
-    Qwen2.5-Coder-1.5B; "... Don't change anything." holds "change") for an ask to change the file. False
-    when it cannot say."""
+    take a change word ("What does the add function in calc.py do?" holds "add"; "... Don't change
+    anything." holds "change") for an ask to change the file. False when it cannot say."""
     return agent is not None and (_change_p(agent, text) <= KEEP_TYPED or says_leave_it(agent, text))
 
 
 def says_leave_it(agent: Agent, text: str) -> bool:
     """The keep classifier is sure the message says to leave a file as it is, more sure than the change
     classifier is that it asks for a change, and the message names a file or folder that exists in the
-    roots: a file to be made ("Create a new file hello.txt that says hi", 0.54-0.68 on the 1.5B) has
-    nothing to leave as it is. Of two sure judgements that disagree the surer stands: the keep classifier
-    also says yes to removals ("Lösch bitte die Zeile mit duct tape aus inventory.csv": keep 0.65, change
-    0.83), and every "leave it" of bench/data/judge/keep_dev.tsv scores keep above change."""
+    roots: a file to be made ("Create a new file hello.txt that says hi", which the keep classifier can
+    be sure of) has nothing to leave as it is. Of two sure judgements that disagree the surer stands: the
+    keep classifier also says yes to removals ("Lösch bitte die Zeile mit duct tape aus inventory.csv"),
+    which the change classifier is surer of, while a "leave it" scores keep above change."""
     if getattr(agent, "settings", None) is None or _judged(agent, "keep", text) is not True:
         return False
     from nanobot.tools.named import named, roots_of

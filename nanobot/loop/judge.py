@@ -8,7 +8,7 @@ reuses the cache up to the user's message. A backend without first-token probabi
 OpenAI-compatible server) gets None: the caller falls back to ``nanobot.loop.wording``.
 
 The judgements are cached per user message; the call policy (``nanobot.loop.callpolicy``) and the
-reply checks (``nanobot.loop.checks``) read them instead of English word lists.
+reply checks (``nanobot.loop.replycheck``) read them instead of English word lists.
 """
 
 from __future__ import annotations
@@ -32,9 +32,8 @@ QUESTIONS = {
 
 # "change" is asked as a classifier of its own: a few-shot prompt (``ALLOW``), scored apart from the
 # conversation (``LlamaBackend.yes_no_apart``, which puts the conversation's KV state back), because a
-# small model's yes/no on a question appended to the conversation barely moves with the message (the
-# 1.5B: 0.40 for "hi", 0.59 for "Change the port ..."), while with examples it separates them (0.18 vs
-# 0.91; bench/judge_probe.py). The examples are in three languages and none is a bench request.
+# small model's yes/no on a question appended to the conversation barely moves with the message, while
+# with examples it separates asks from the rest. The examples are in three languages.
 ALLOW_SYSTEM = ("You classify messages to an assistant that can edit files. Does the message allow you to "
                 "change a file? Answer only yes or no.")
 ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "no"),
@@ -44,9 +43,8 @@ ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "n
                ("Regarde config.json sans le modifier : quel est le port ?", "no"), ("delete old.log", "yes"))
 # The look classifier asks whether a right answer needs something read or run on this computer now,
 # with examples of both kinds in four languages (a state of the repository asked, a how-to or small talk
-# not): asked only "does it ask you to show, read, list, count or run?", the 1.5B said yes to "thanks,
-# that helps" (0.93) and "How do I undo a commit in git?" (0.92). Chosen on look_dev.tsv, checked on
-# look_held.tsv (bench/judge_probe.py --kind look).
+# not): asked only "does it ask you to show, read, list, count or run?", a small model says yes to thanks
+# and to how-to questions too.
 LOOK_SYSTEM = ("You sort messages sent to an assistant that runs on the user's computer, next to their files, "
                "folders and git repository. Answer yes when a right answer needs something read or run on that "
                "computer now: a file, a folder, the repository's state, a program's output. Answer no when general "
@@ -57,10 +55,8 @@ LOOK_SHOTS = (("show me config.json", "yes"), ("thanks, great!", "no"),
               ("¿Cuántas líneas tiene datos.csv?", "yes"), ("translate 'thank you' into Spanish", "no"),
               ("what did the build log say about warnings?", "yes"), ("what's 12% of 250?", "no"),
               ("Liste les fichiers du dossier images", "yes"), ("Fix the typo in readme.md", "no"))
-# Remember: chosen on remember_dev.tsv and remember_dev2.tsv (indirect asks, "for the record"), checked on
-# remember_held.tsv (bench/judge_probe.py --kind remember). A thanks is among the no's: without it the 1.5B
-# judged "thank you, that helped" a sure yes (0.79) and kept it with memory_add (small talk's dev set,
-# ``bench/smalltalk_bench.py``; its held set only checked).
+# Remember: indirect asks ("just so you're aware") are among the yes's; a thanks is among the no's, which
+# a small model otherwise judges a sure yes and keeps with memory_add.
 REMEMBER_SYSTEM = ("You classify messages to an assistant with a memory. Does the message ask you to remember or "
                    "keep a fact for later? Answer only yes or no.")
 REMEMBER_SHOTS = (("Keep in mind that my flight leaves at 9.", "yes"), ("what's in notes.txt?", "no"),
@@ -70,8 +66,7 @@ REMEMBER_SHOTS = (("Keep in mind that my flight leaves at 9.", "yes"), ("what's 
                   ("My dog is named Rex, please don't forget it.", "yes"), ("Fix the typo in readme.md", "no"),
                   ("Just so you're aware, I work night shifts.", "yes"), ("Put 'eggs' on shopping.md", "no"))
 # The create classifier is asked only where edit_file met a path that is not there: a request to make a
-# new file is then written (``tools.files``), a change of a file that is missing is not. Chosen on
-# create_dev.tsv and create_dev2.tsv, checked on create_held.tsv (bench/judge_probe.py --kind create).
+# new file is then written (``tools.files``), a change of a file that is missing is not.
 CREATE_SYSTEM = ("You classify messages to an assistant that can write files. Does the message ask you to make a "
                  "new file, one that is not there yet? Answer yes only for a new file; a change to a file is no. "
                  "Answer only yes or no.")
@@ -81,10 +76,9 @@ CREATE_SHOTS = (("Create a file shopping.txt with eggs and bread", "yes"), ("Fix
                 ("Écris un nouveau script bonjour.py qui affiche bonjour", "yes"),
                 ("Add 'call mum' to the end of todo.txt", "no"), ("Save this recipe as pancakes.md", "yes"),
                 ("what's in budget.csv?", "no"))
-# Keep: "leave this file as it is", asked apart from "does it allow a change?", whose few-shot read "Can
-# you take a look at server.cfg and tell me which port it uses? Don't change anything." as allowing one
-# (0.75 on the 1.5B). Its sure yes vetoes a change of a named file (``callpolicy``'s KEEP). Chosen on
-# keep_dev.tsv, checked on keep_held.tsv (bench/judge_probe.py --kind keep).
+# Keep: "leave this file as it is", asked apart from "does it allow a change?", whose few-shot can read
+# "Can you take a look at server.cfg and tell me which port it uses? Don't change anything." as allowing
+# one. Its sure yes vetoes a change of a named file (``callpolicy``'s KEEP).
 KEEP_SYSTEM = ("You classify messages to an assistant that can edit files. Does the message tell you to leave a file "
                "unchanged -- to look at it, read it or answer about it without editing it? A request to change a file "
                "is no, even when it says to leave the rest alone; a question that does not forbid edits is no. "
@@ -96,8 +90,7 @@ KEEP_SHOTS = (("Show me notes.txt, but don't edit it.", "yes"), ("Fix the typo i
               ("Tell me what budget.csv says; I'll edit it myself.", "yes"))
 # Repair: a report that something is broken or wrong (a failing test, an error, a wrong result), which asks
 # for a fix of the file it names though it names no change: the change classifier reads "X still fails after
-# your change" as no (0.19 on the 1.5B). Its sure yes asks for the change and lifts the KEEP veto
-# (``callpolicy``). Chosen on repair_dev.tsv, checked on repair_held.tsv (bench/judge_probe.py --kind repair).
+# your change" as no. Its sure yes asks for the change and lifts the KEEP veto (``callpolicy``).
 REPAIR_SYSTEM = ("You classify messages sent to an assistant that works on the user's code with them. Does the message "
                  "report something broken, failing or wrong in a file or a program (an error, a failing test, a wrong "
                  "result) for you to fix? A question about what code does, a request only to look or to run "
@@ -110,14 +103,10 @@ REPAIR_SHOTS = (("The test in test_math.py fails since your last change.", "yes"
                 ("Montre-moi sort.py sans le modifier.", "no"))
 # Claimed: the *reply* read with the message it answers: does it say something was kept or changed? The
 # reply checks read an English list first (``wording.REPLY``); this reads a claim in the words and the
-# language the model chose ("C'est noté", "Anotado", "I'll keep that in mind"). Given the reply alone,
-# the 1.5B took explanations for claims ("a concise way to create lists": 0.82); with the message it
-# separates them (claimed_dev.tsv: every claim over every other reply), at a high boundary (its yes's sit
-# high: the middle of the gap on dev). A translation and a poem are among the no's: without them the
-# 1.5B read a reply that gives what was asked ('"Good night" in German is "Gute Nacht".') as a claim
-# (0.985; 7 of claimed_dev2.tsv's 12 answers), and a retry then kept "Good night" in memory. Chosen on
-# claimed_dev.tsv and claimed_dev2.tsv, checked on claimed_held.tsv and claimed_held2.tsv
-# (bench/judge_probe.py --kind claimed). The text classified is ``claim_text``'s.
+# language the model chose ("C'est noté", "Anotado", "I'll keep that in mind"). Given the reply alone, a
+# small model takes explanations for claims; with the message it separates them, at a high boundary (its
+# yes's sit high). A translation and a poem are among the no's: a reply that gives what was asked ('"Good
+# night" in German is "Gute Nacht".') is no claim of a keeping. The text classified is ``claim_text``'s.
 CLAIMED_SYSTEM = ("You read a user's message to an assistant and the assistant's reply. Answer yes when the reply "
                   "says the assistant itself did or will keep something: it saved, noted or remembered a fact, or "
                   "wrote, changed, created or deleted a file. Answer no when the reply only answers, explains how "
@@ -161,9 +150,9 @@ CLASSIFIERS = {"run": (RUN_SYSTEM, RUN_SHOTS), "change": (ALLOW_SYSTEM, ALLOW_SH
                "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS),
                "claimed": (CLAIMED_SYSTEM, CLAIMED_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
-# change classifier has one boundary, the middle of the gap on bench/data/judge/allow_dev.tsv
+# change classifier has one boundary, between the asks and the other messages of its development set
 BOUNDS = {"run": (0.5, 0.75), "change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
-          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92)}  # keep: keep_dev's lowest yes above every no (a veto errs toward letting a change be)
+          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92)}  # keep: a veto errs toward letting a change be
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on

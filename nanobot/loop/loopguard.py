@@ -1,11 +1,10 @@
 """The loop guard: stops a streamed reply once it starts repeating itself.
 
-Small models fall into loops (the same paragraph until ``max_tokens``). llama.cpp's DRY sampler
-(``chat.dry_*``) makes loops expensive; this guard is the stream-level backstop. It reads the reply
-as it streams and trips when a finished sentence of at least ``sentence_chars`` characters (words
-only, case folded) comes a second time, or when a run of ``ngram`` words repeats. ``cut`` is where
-the repeat began: the reply kept in the session ends there. The agent reports a tripped guard as
-``stopped: repetition`` (``-v`` and the transcript).
+Small models fall into loops (the same paragraph until ``max_tokens``); llama.cpp's DRY sampler
+(``chat.dry_*``) makes them expensive, and this guard is the stream-level backstop: it trips when a
+finished sentence of at least ``sentence_chars`` characters (words only, case folded) comes a second
+time, or a run of ``ngram`` words repeats. ``cut`` is where the repeat began: the reply kept in the
+session ends there, reported as ``stopped: repetition``.
 
 Linear in the reply: each piece is scanned once (a sentence's text is joined only when it ends, a
 word longer than ``WORD_MAX`` characters counts as several), so a reply delivered as one 1 MB delta,

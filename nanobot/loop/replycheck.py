@@ -1,40 +1,22 @@
 """Reply checks: what a reply may not say, checked in code against what happened this turn.
 
-- **Markup.** nanobot's own markup (the memory block's headers, ``(said: "...")`` quotes, source
-  references like ``(observations/20261123-150749-8fbf.md:1)``, ``[tool NAME ...]`` notes, and the
-  ``(nanobot: ...)`` corrections and ``[nanobot: ...]`` notes a model copies from its history) never
-  reaches the user: ``Scrubber`` removes it from the stream, holding back only an unclosed bracket.
-- **The checks** (``CHECKS``, in order; the first objection stands): one pipeline of named checks,
-  each a function of the turn's ``Facts`` (``nanobot.loop.verdict``) returning a ``CheckResult`` or
-  None. About changes (``nanobot.loop.claimchecks``): a claimed change after a failed one, a failed call's error repeated as the reply, a claimed
-  change with no change behind it, a claimed file change where only memory changed, a change asked
-  for and not tried. About answers and looks (``nanobot.loop.lookchecks``): no answer, a tool's output
-  imitated, a call written as text, a failed look described, a reply not from the look, a look
-  declined untried, a look described unlooked. What each call did is the tools' declared effects
-  (``nanobot.tools.effects``), not a list of names; a call the policy refused as nobody's ask is no
-  try (its typed ``refused``). What the user asks (a change, to remember) is the model's judgement
-  (``nanobot.loop.judge``) where it can give one; what the reply claims or denies is read from its
-  text (``nanobot.loop.wording.REPLY``).
-
-``Agent.turn`` retries a failing reply once with a note saying what went wrong (``CheckResult.note``)
-and otherwise flags it: a correction line is added to the reply and a warning shown.
+``Scrubber`` keeps nanobot's own markup (the memory block's headers, ``(said: "...")`` quotes, source
+references, ``[tool ...]`` notes, ``(nanobot: ...)`` corrections a model copies from its history) from
+reaching the user, holding back only an unclosed bracket. ``CHECKS`` is one ordered pipeline of named
+checks over the turn's ``Facts`` (``nanobot.loop.verdict``); the first objection stands, and the reply is
+retried once with its note, else corrected with its line (``nanobot.loop.checkedturn``). What the user
+asks is the model's judgement (``loop.judge``) where it gives one; what the reply claims is read from its
+text (``loop.wording.REPLY``).
 
 **How to add a check.** Write ``def my_check(f: Facts) -> CheckResult | None`` in the module of its
-concern (claims: ``claimchecks``; looks and answers: ``lookchecks``), reading only ``Facts``: the
-user's message and what the runtime knows of it (lazy judgements, the target), the reply, this turn's
-``Outcome``s. Return None when the reply may stand; else a ``CheckResult`` with the ``problem`` (for
-the transcript), the ``note`` the retry sees, the ``correction`` the user sees if the retry fails, and
-``tool`` where the retry must call one. A check that picks that tool from the reply's words (a tool it
-names, a call it writes, a change it claims) is decorated ``@from_reply``: it is then held to the
-model's own words, never to text the reply quotes from a file or memory. Put it in ``CHECKS`` at its
-place (the first objection stands), run ``scripts/pipeline_doc.py``, and write a test that is red
-without it. It costs no budget of its own: a judgement it reads and the retry it asks for draw from
-the turn's (``loop.budget``).
-
->>> scrub('Your name is Priya. (said: "I am Priya") (observations/20261123-150749-8fbf.md:1)')
-'Your name is Priya.'
->>> looks_at("please read notes.txt"), looks_at("what is 2+2?")
-('notes.txt', '')
+concern (claims: ``claimchecks``; looks and answers: ``lookchecks``), reading only ``Facts``: the user's
+message and what the runtime knows of it (lazy judgements, the target), the reply, this turn's
+``Outcome``s (what each call did is its tool's declared effects). Return None when the reply may stand;
+else a ``CheckResult`` with the ``problem`` (for the transcript), the ``note`` the retry sees, the
+``correction`` the user sees if the retry fails, and ``tool`` where the retry must call one. A check that
+picks that tool from the reply's own words is decorated ``@from_reply`` (then never held to text the
+reply quotes from a file or memory). Put it in ``CHECKS`` at its place, run ``scripts/pipeline_doc.py``,
+and write a test that is red without it. Its judgements and retry draw from the turn's budget (``loop.budget``).
 """
 
 from __future__ import annotations
@@ -92,7 +74,11 @@ _FIXED = Echoes()
 
 def scrub(text: str, echoes: Echoes | None = None) -> str:
     """``text`` without nanobot's markup (see the module docstring) and without the notes it sent,
-    echoed (``nanobot.loop.echo``: the fixed ones, and those of ``echoes``)."""
+    echoed (``nanobot.loop.echo``: the fixed ones, and those of ``echoes``).
+
+    >>> scrub('Your name is Priya. (said: "I am Priya") (observations/20261123-150749-8fbf.md:1)')
+    'Your name is Priya.'
+    """
     text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", _NANOBOT.sub("", text)))))
     text = (echoes or _FIXED).sub(text)
     return re.sub(r"\n{3,}", "\n\n", text)
@@ -186,7 +172,7 @@ def remember(user_text: str, agent: Agent | None = None) -> bool:
         return True
     if agent is None or asks(agent, "remember", user_text) is not True:
         return False
-    # the remember classifier also says yes to "fix the typo in letter.txt" (the 1.5B: 0.93) and "Log
+    # the remember classifier also says yes to "fix the typo in letter.txt" and "Log
     # today's harvest at the bottom of garden.log: ..."; where the message names a file that exists in the
     # roots (a fact), or names a file and the change classifier is sure it asks for a change, the change stands
     return not (_FILE.search(user_text) and (asks(agent, "change", user_text) is True or names_a_file(user_text, agent)))

@@ -13,12 +13,6 @@ name ("Add a function mul(a, b) ... to calc.py" answered with ``def mul(a, b): .
 none of the file's (``def subtract`` with sub's body, for "rename sub to subtract", is no addition). Statements
 around definitions are never taken from a reply. These are facts (a named file, its parse tree, the reply's), in any
 language.
-
->>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n"
->>> _changed_defs(calc, "def sub(a, b):\\n    return a - b\\n\\nprint(sub(40, 2))")
-('def sub(a, b):\\n    return a + b', 'def sub(a, b):\\n    return a - b')
->>> _changed_defs(calc, "def add(a, b):\\n    return a + b") is None  # the file's own code, explained
-True
 """
 
 from __future__ import annotations
@@ -91,7 +85,14 @@ def _says(typed: str, name: str) -> bool:
 
 def _changed_defs(text: str, reply: str) -> tuple[str, str] | None:
     """(the file's definition, the reply's) for the first top-level definition of the reply's code that
-    the file defines in another form; None when there is none."""
+    the file defines in another form; None when there is none.
+
+    >>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n"
+    >>> _changed_defs(calc, "def sub(a, b):\\n    return a - b\\n\\nprint(sub(40, 2))")
+    ('def sub(a, b):\\n    return a + b', 'def sub(a, b):\\n    return a - b')
+    >>> _changed_defs(calc, "def add(a, b):\\n    return a + b") is None  # the file's own code, explained
+    True
+    """
     mine = _defs(text)
     for code in [*_FENCE.findall(reply), reply]:
         for name, source in (_defs(code) or {}).items():

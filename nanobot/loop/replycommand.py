@@ -11,21 +11,6 @@ version is that form ("python" where "python3" is allowed, as the exec grammar o
 the allowed test command (``tools.testcommand``). A how-to
 question ("How do I run the tests?") is judged no look and keeps its answer. Facts of the reply and
 the allow list, and the model's probabilities; no word list.
-
->>> proposed("Run this:\\n\\n```sh\\npython -m unittest discover\\n```\\nIt runs all tests.", ["python3", "git status"])
-'python3 -m unittest discover'
->>> proposed("```bash\\n$ git status\\n```", ["git status"]), proposed("```sh\\nrm -rf build\\n```", ["rm"])
-('git status', '')
->>> proposed("```sh\\npy calc.py\\n```", ["python3"]), proposed("```sh\\nc a.txt\\n```", ["cat"])  # no version: no form
-('', '')
->>> proposed("```sh\\npytest -q\\n```", ["python3 -m pytest"])  # a test run: the allowed test command
-'python3 -m pytest -q'
->>> proposed("```python\\nprint(2 + 2)\\n```", ["python3"])  # code, not a command the allow list has
-''
->>> proposed("```\\ngit status\\ngit log\\n```", ["git status", "git log"])  # two commands: which one?
-''
->>> proposed("Run:\\n```sh\\ngit status\\n", ["git status"]), proposed("Run:\\n```sh\\ngit sta", ["git"])  # cut short
-('git status', '')
 """
 
 from __future__ import annotations
@@ -41,7 +26,23 @@ _FENCE = re.compile(r"```[\w+-]*[ \t]*\n(.*?)(```|\Z)", re.S)  # any language: t
 def proposed(reply: str, allow: list[str]) -> str:
     """The one command line the reply's fenced code holds that ``exec`` runs without asking, "" for none
     (no such block, two commands, one the allow list lacks, one that writes); of a block the reply's
-    token limit cut, only its finished lines."""
+    token limit cut, only its finished lines.
+
+    >>> proposed("Run this:\\n\\n```sh\\npython -m unittest discover\\n```\\nIt runs all tests.", ["python3", "git status"])
+    'python3 -m unittest discover'
+    >>> proposed("```bash\\n$ git status\\n```", ["git status"]), proposed("```sh\\nrm -rf build\\n```", ["rm"])
+    ('git status', '')
+    >>> proposed("```sh\\npy calc.py\\n```", ["python3"]), proposed("```sh\\nc a.txt\\n```", ["cat"])  # no version: no form
+    ('', '')
+    >>> proposed("```sh\\npytest -q\\n```", ["python3 -m pytest"])  # a test run: the allowed test command
+    'python3 -m pytest -q'
+    >>> proposed("```python\\nprint(2 + 2)\\n```", ["python3"])  # code, not a command the allow list has
+    ''
+    >>> proposed("```\\ngit status\\ngit log\\n```", ["git status", "git log"])  # two commands: which one?
+    ''
+    >>> proposed("Run:\\n```sh\\ngit status\\n", ["git status"]), proposed("Run:\\n```sh\\ngit sta", ["git"])  # cut short
+    ('git status', '')
+    """
     from nanobot.tools.shell import allowed, writes
     from nanobot.tools.testcommand import repaired
 

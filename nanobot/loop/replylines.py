@@ -7,8 +7,8 @@ file's lines word for word with a few lines added among them, the reply is that 
 ``edit_file`` call whose ``old`` is the line before the added ones and ``new`` that line and them, or
 ``append_file`` for lines a fenced copy of the file adds at its end. It runs like a call the model wrote
 as text (``loop/textcall.py``: the call policy and the loss guard included). Only added lines are taken:
-a copy with a line changed ("Wendesday" corrected in a letter) is no edit here, because on requests
-nobody here had seen, a line the 1.5B rewrote this way was a wrong rewrite that lost what the line held.
+a copy with a line changed ("Wendesday" corrected in a letter) is no edit here: a line a small model
+rewrites this way is more often a wrong rewrite that loses what the line held than the fix asked for.
 Prose around the quote is not taken: only lines between quoted ones, or lines after the end of a fenced
 copy. These are facts (a named file, its lines, the reply's) in any language.
 

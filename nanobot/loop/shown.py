@@ -4,27 +4,13 @@
 see one file or one command's output, and ``nanobot.loop.explicit`` has already made that call. A
 terminal answers such a line with the output itself; so does nanobot, instead of asking the model to
 retell it: a small model's retelling adds mistakes (an earlier turn's answer, a vague summary of a
-listing) and costs a model reply (5-15 s on Qwen2.5-Coder-1.5B at 2 threads) for nothing the output
-does not say. A message with more in it ("run pytest and tell me what fails", "How many lines does
-notes.txt have? Run wc -l notes.txt", "Summarize notes.txt") is still answered by the model.
+listing) and costs a model reply for nothing the output does not say. A message with more in it ("run
+pytest and tell me what fails", "How many lines does notes.txt have? Run wc -l notes.txt", "Summarize
+notes.txt") is still answered by the model.
 
 The reply names what was shown (the path and its line range, or the command and its exit status) on
 one line, then the output verbatim; the CLI prints it as text (``printable``: no terminal markup or
 control codes). A look that failed is reported as the tool's error.
-
->>> only_look("run date", ("exec", {"command": "date"}))
-True
->>> only_look("alice: read greet.py please", ("read_file", {"path": "greet.py"}))
-True
->>> only_look("How many lines? Run wc -l notes.txt", ("exec", {"command": "wc -l notes.txt"}))
-False
->>> print(shown_reply("read_file", {"path": "todo.md"}, True, "todo.md lines 1-2 of 2\\n# Todo\\n- milk"))
-todo.md (lines 1-2 of 2):
-# Todo
-- milk
->>> print(shown_reply("exec", {"command": "date"}, True, "exit 0\\nWed Nov 25"))
-`date` (exit 0):
-Wed Nov 25
 """
 
 from __future__ import annotations
@@ -39,7 +25,15 @@ _MORE = re.compile(r"\n\[more: read_file start=(\d+)\]\Z")  # read_file's pointe
 
 
 def only_look(user_text: str, call: tuple[str, dict]) -> bool:
-    """Whether ``user_text`` is nothing but the spelled-out look ``call`` (``explicit``'s answer)."""
+    """Whether ``user_text`` is nothing but the spelled-out look ``call`` (``explicit``'s answer).
+
+    >>> only_look("run date", ("exec", {"command": "date"}))
+    True
+    >>> only_look("alice: read greet.py please", ("read_file", {"path": "greet.py"}))
+    True
+    >>> only_look("How many lines? Run wc -l notes.txt", ("exec", {"command": "wc -l notes.txt"}))
+    False
+    """
     name, args = call
     if name == "read_file":
         return True  # explicit's read form is the whole message already
@@ -51,7 +45,16 @@ def only_look(user_text: str, call: tuple[str, dict]) -> bool:
 
 
 def shown_reply(name: str, args: dict, ok: bool, text: str) -> str:
-    """The reply for a look the user spelled out: a one-line caption, then the output as it came."""
+    """The reply for a look the user spelled out: a one-line caption, then the output as it came.
+
+    >>> print(shown_reply("read_file", {"path": "todo.md"}, True, "todo.md lines 1-2 of 2\\n# Todo\\n- milk"))
+    todo.md (lines 1-2 of 2):
+    # Todo
+    - milk
+    >>> print(shown_reply("exec", {"command": "date"}, True, "exit 0\\nWed Nov 25"))
+    `date` (exit 0):
+    Wed Nov 25
+    """
     if not ok:
         return f"{name} failed: {text.strip()}"
     if name == "read_file":

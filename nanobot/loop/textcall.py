@@ -14,17 +14,6 @@ A model may also write the call as Python (``edit_file(path="a.py", old="x", new
 arguments with literal values only, so code that merely mentions a tool's name is no call; or as the
 tool's name followed, on the same line, by a JSON object of its arguments (``tools: memory_add,
 arguments: {"text": ...}``).
-
->>> written('json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}', ["exec"])
-('exec', {'command': 'date', 'cwd': '.'})
->>> written('Sure: read_file(path="notes.txt")', ["read_file"])
-('read_file', {'path': 'notes.txt'})
->>> written('tools: memory_add, arguments: {"text": "My cat is Pixel."}', ["memory_add"])
-('memory_add', {'text': 'My cat is Pixel.'})
->>> written('use read_file(path) here', ["read_file"]) is None
-True
->>> written('Use {"name": "rm"} carefully', ["exec"]) is None
-True
 """
 
 from __future__ import annotations
@@ -43,7 +32,19 @@ _OPEN = re.compile(r'\{\s*"name"\s*:')
 
 
 def written(reply: str, names: list[str]) -> tuple[str, dict] | None:
-    """(tool, arguments) of the first call of an offered tool written in ``reply``; None for none."""
+    """(tool, arguments) of the first call of an offered tool written in ``reply``; None for none.
+
+    >>> written('json: {"name": "exec", "arguments": {"command": "date", "cwd": "."}}', ["exec"])
+    ('exec', {'command': 'date', 'cwd': '.'})
+    >>> written('Sure: read_file(path="notes.txt")', ["read_file"])
+    ('read_file', {'path': 'notes.txt'})
+    >>> written('tools: memory_add, arguments: {"text": "My cat is Pixel."}', ["memory_add"])
+    ('memory_add', {'text': 'My cat is Pixel.'})
+    >>> written('use read_file(path) here', ["read_file"]) is None
+    True
+    >>> written('Use {"name": "rm"} carefully', ["exec"]) is None
+    True
+    """
     for m in _OPEN.finditer(reply):
         try:
             data, _ = json.JSONDecoder().raw_decode(reply[m.start():])

@@ -7,7 +7,7 @@ Read from facts, not from the reply's wording: the reply names a file that exist
 look at (``lookchecks.not_looked`` has that case), and the model's own look judgement of the message
 is a sure yes (``loop.judge``: a right answer needs something read or run on this computer now). A
 command the reply names does not count: the look judgement also says yes to how-to questions ("what
-command shows the last commit?": 0.71 on Qwen2.5-Coder-1.5B), whose answer is the command. The retry
+command shows the last commit?"), whose answer is the command. The retry
 makes the look with the looking tool the runner picks; a reply that still names the files unlooked
 then stands.
 """

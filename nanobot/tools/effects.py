@@ -1,5 +1,5 @@
 """What a tool call does to the world, declared on the tool: the call policy
-(``nanobot.loop.callpolicy``) and the reply checks (``nanobot.loop.checks``) read these
+(``nanobot.loop.callpolicy``) and the reply checks (``nanobot.loop.replycheck``) read these
 declarations, never a list of tool names, so a tool nobody listed is guarded by default.
 
 - ``LOOKS``: shows a local file, a folder or what is on disk (read_file, list_dir).
