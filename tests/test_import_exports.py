@@ -163,3 +163,18 @@ def test_message_times_are_kept_in_the_transcript(home):
     recs, _ = read_transcript(lyon)
     assert recs[1].ts == datetime(2024, 5, 10, 8, 0, 5, 120000, tzinfo=UTC)
     assert recs[0].meta["title"] == "Sister in Lyon"
+
+
+def test_a_big_unindexed_import_is_searched_as_far_as_it_is_indexed_with_a_note(home, tmp_path):
+    """`memory search` does not index 25 new sessions first (at real sizes: many minutes, unshown): it
+    says how far the index is and what indexes the rest; `memory reindex` does, and then it is found."""
+    f = tmp_path / "chats.json"
+    f.write_text(json.dumps([{"date": f"2026-03-{n + 1:02d}", "messages": [
+        {"role": "user", "content": f"On day {n} the parcel code was {7000 + n}."}]} for n in range(25)]))
+    assert run_cli("import", "--no-index", str(f), home=home).returncode == 0
+    r = run_cli("memory", "search", "--json", "parcel code on day 3", home=home)
+    assert json.loads(r.stdout) == [] and "note: 0 of 26 files are indexed so far" in r.stderr, r.stderr
+    r = run_cli("memory", "reindex", home=home)
+    assert r.returncode == 0 and "25 chunks" in r.stdout and "━" not in r.stdout + r.stderr, r.stderr
+    r = run_cli("memory", "search", "--json", "--k", "1", "parcel code on day 3", home=home)
+    assert "7003" in json.loads(r.stdout)[0]["text"] and "note:" not in r.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -225,3 +226,17 @@ def test_a_search_does_not_wait_behind_a_big_index_and_the_chat_says_how_far_it_
         gate.set()
         indexing.join(60)
     assert svc.store.count() == 25 and MemoryFeature(svc, None)._backlog() == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread is Linux's")
+def test_the_background_index_runs_below_the_chat(svc, monkeypatch):
+    """The chat's model goes first: a big import indexed behind a chat slowed its first reply 2x."""
+    write(svc.workspace / "MEMORY.md", "- Biscuit is a beagle.\n")
+    seen: list[int] = []
+    monkeypatch.setattr(svc, "refresh", lambda *a, **k: seen.append(
+        os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    svc.start_background()
+    svc._thread.join(10)
+    assert seen == [max(10, before)]  # below the chat (a process already lower stays as low)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before  # this thread: unchanged

@@ -16,7 +16,7 @@ from nanobot.base.safe_text import printable
 from nanobot.config import load_settings
 from nanobot.core.features import Cli
 from nanobot.memory.indexer import IndexReport
-from nanobot.memory.service import MemoryService, get_service
+from nanobot.memory.service import BIG_BACKLOG, MemoryService, get_service
 from nanobot.workspace import init_workspace
 
 
@@ -85,6 +85,10 @@ def register_commands(app: typer.Typer, cli: Cli) -> None:
     def _notices(svc: MemoryService) -> None:
         for note in svc.notices():  # e.g. a damaged index moved aside and rebuilt
             cli.echo(f"warning: {note}", err=True)
+        indexed, total = svc.searchable()
+        if total - indexed >= BIG_BACKLOG:  # not indexed here: that would take minutes, unshown
+            cli.echo(f"note: {indexed:,} of {total:,} files are indexed so far; `nanobot memory reindex` "
+                     "indexes the rest (with progress)", err=True)
 
     @memory_app.command()
     def search(
@@ -127,7 +131,7 @@ def register_commands(app: typer.Typer, cli: Cli) -> None:
     def stats(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
         """Chunks, sources, database size and the embedder."""
         svc = _service()
-        svc.refresh()
+        svc.refresh(patient=False)
         data = svc.stats()
         _notices(svc)
         if as_json:

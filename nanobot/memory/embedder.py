@@ -27,7 +27,7 @@ from nanobot.base.cores import model_threads
 from nanobot.base.errors import ConfigError, MissingDependency, NanobotError
 from nanobot.config import Settings
 
-BATCH = 64
+BATCH = 16  # texts per forward pass: a bigger one pads more (CPU) and holds more activations (memory)
 BULK = 32  # more texts than this at once: a bulk batch (indexing)
 EMBED_THREADS = 1
 

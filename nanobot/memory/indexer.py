@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -73,19 +74,6 @@ def source_files(workspace: Path, sessions: Path | None = None) -> dict[str, Pat
     return out
 
 
-def needs_update(workspace: Path, store: MemoryStore, sessions: Path | None = None) -> bool:
-    """Cheap check (stat only): does any source differ from what the store has?"""
-    known = store.sources()
-    files = source_files(workspace, sessions)
-    if set(files) != set(known):
-        return True
-    for rel, path in files.items():
-        st = path.stat()
-        if (st.st_mtime_ns, st.st_size) != (known[rel].mtime_ns, known[rel].size):
-            return True
-    return False
-
-
 def has_new_text(workspace: Path, store: MemoryStore, sessions: Path | None = None) -> bool:
     """Does a new or changed source hold any chunk? (Reads and chunks; never embeds.)"""
     known = store.sources()
@@ -104,11 +92,22 @@ def has_new_text(workspace: Path, store: MemoryStore, sessions: Path | None = No
     return False
 
 
-def backlog(workspace: Path, store: MemoryStore, sessions: Path | None = None) -> tuple[int, int]:
-    """(sources indexed as they are now, sources in all): stat only, for "N of M searchable so far"."""
+class Backlog(NamedTuple):
+    indexed: int  # sources indexed as they are now
+    total: int  # sources in all
+    removed: int  # sources indexed that are gone
+
+    @property
+    def changed(self) -> bool:
+        return self.indexed < self.total or self.removed > 0
+
+
+def backlog(workspace: Path, store: MemoryStore, sessions: Path | None = None) -> Backlog:
+    """What the index lacks, by stat only: "N of M searchable so far", and whether a run has work."""
     known = store.sources()
     files = source_files(workspace, sessions)
-    return sum(1 for rel, path in files.items() if _same(path, known.get(rel))), len(files)
+    indexed = sum(1 for rel, path in files.items() if _same(path, known.get(rel)))
+    return Backlog(indexed, len(files), sum(1 for rel in known if rel not in files))
 
 
 def index_workspace(workspace: Path, store: MemoryStore, embed: Embed, sessions: Path | None = None, *,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -33,13 +34,13 @@ from nanobot.memory.indexer import (
     backlog,
     has_new_text,
     index_workspace,
-    needs_update,
 )
 from nanobot.memory.store import Hit, MemoryStore
 from nanobot.memory.transcripts import source_name
 from nanobot.workspace import read_text
 
 DB_NAME = "memory.db"
+BACKGROUND_NICE = 10
 BIG_BACKLOG = 20  # files: an index run this long does not hold up a search (the chat says how far it is)
 Mode = Literal["hybrid", "vector", "fts"]
 T = TypeVar("T")
@@ -120,9 +121,10 @@ class MemoryService:
                 progress: Progress | None = None) -> IndexReport:
         """Re-index what changed (a stat per file when nothing did); ``full`` re-chunks every
         file (embeddings still come from the cache when the text is unchanged). While another thread
-        indexes, this waits for it -- unless not ``patient`` and that run has ``BIG_BACKLOG`` files or
-        more to do (an import): then it returns at once, and a search sees the batches committed so
-        far. ``progress(files done, files to do)``: see ``index_workspace``."""
+        indexes, this waits for it. Not ``patient`` (a search, ``add``), it returns at once where that
+        run, or its own, would have ``BIG_BACKLOG`` files or more to do (an import): a search then sees
+        what is indexed so far, and the background run or ``nanobot memory reindex`` does the rest.
+        ``progress(files done, files to do)``: see ``index_workspace``."""
         return self._guard(lambda: self._refresh(full, patient, progress))
 
     def _refresh(self, full: bool, patient: bool, progress: Progress | None) -> IndexReport:
@@ -139,8 +141,10 @@ class MemoryService:
                 if full:
                     with self.store.write():
                         self.store.invalidate_sources()
-                elif not needs_update(self.workspace, self.store, self.sessions):
-                    return IndexReport(chunks=self.store.count())
+                else:
+                    b = backlog(self.workspace, self.store, self.sessions)
+                    if not b.changed or (not patient and b.total - b.indexed >= BIG_BACKLOG):
+                        return IndexReport(chunks=self.store.count())
                 store = self.store
             report = index_workspace(self.workspace, store, self.embedder.embed, self.sessions,
                                      lock=self._lock, progress=follow)
@@ -153,7 +157,8 @@ class MemoryService:
     def searchable(self) -> tuple[int, int]:
         """(sources indexed as they are now, sources in all): stat only."""
         with self._lock:
-            return backlog(self.workspace, self.store, self.sessions)
+            b = backlog(self.workspace, self.store, self.sessions)
+        return b.indexed, b.total
 
     def has_content(self) -> bool:
         """Is there anything to search, or about to be? (No torch involved.)"""
@@ -170,6 +175,7 @@ class MemoryService:
         self._thread = background.start(self._background, "nanobot-memory-index", derived=True)
 
     def _background(self) -> None:
+        _yield_cores()
         try:
             self.refresh()
         except BaseException as e:  # surfaced by the next foreground call
@@ -239,8 +245,19 @@ class MemoryService:
             if not added:
                 return Added(path, line, False)
         record_written(self.settings.home, self.workspace, path)
-        self.refresh()
+        self.refresh(patient=False)  # behind a big import's index: indexed once that run is done
         return Added(path, line, True)
+
+
+def _yield_cores() -> None:
+    """Lower this thread's priority (Linux: nice is per thread, and the threads it starts inherit it):
+    a background index of a big import only fills the time the chat's model leaves idle."""
+    if sys.platform.startswith("linux"):
+        tid = threading.get_native_id()
+        try:  # never raised: a process already at a lower priority (housekeeping) stays there
+            os.setpriority(os.PRIO_PROCESS, tid, max(BACKGROUND_NICE, os.getpriority(os.PRIO_PROCESS, tid)))
+        except OSError:
+            pass
 
 
 _services: dict[tuple[Path, Path], MemoryService] = {}
