@@ -84,7 +84,6 @@ def _cls(ch: str) -> str:
 
 
 # schema keywords the call grammar and validation enforce, so the prompt need not spell them out
-# (13 built-in tools on Qwen's template: 2,044 -> 1,753 prompt tokens)
 _ENFORCED = frozenset({"additionalProperties", "maxLength", "minLength"})
 
 

@@ -1,13 +1,13 @@
 """Values a string parameter's description enumerates, made an ``enum`` for the template call grammar.
 
 Schemas written for people often list a parameter's values only in prose, as quoted alternatives:
-"Optional parameter to choose between 'imperial' and 'metric' systems." (BFCL multiple_116, a
-development item). Left free, a small model writes what the user said where the function takes one of
-those values. ``described`` returns the schema with such a list as the parameter's ``enum`` (the
-description's default and the schema's ``default`` included), so the argument grammar admits only
-those values. Only quoted alternatives joined by "or"/"and" are taken ("'a', 'b' or 'c'"), at most
-three words each, never after "e.g.", "etc", "such as", "like" or "including"; unquoted lists
-("(red, green)", "either fast or slow") are left free: no development item needs them.
+"Optional parameter to choose between 'imperial' and 'metric' systems." Left free, a small model
+writes what the user said where the function takes one of those values. ``described`` returns the
+schema with such a list as the parameter's ``enum`` (the description's default and the schema's
+``default`` included), so the argument grammar admits only those values. Only quoted alternatives
+joined by "or"/"and" are taken ("'a', 'b' or 'c'"), at most three words each, never after "e.g.",
+"etc", "such as", "like" or "including"; unquoted lists ("(red, green)", "either fast or slow") are
+left free.
 ``enum``/``const``/``pattern``/``format`` parameters are left as they are.
 
 >>> described({"properties": {"u": {"type": "string", "description": "Units: 'metric' or 'imperial'."}}})

@@ -1,42 +1,17 @@
 """Edits that cannot destroy what they were not asked to touch: the lines a write or an edit removes,
 checked against what the user asked, before anything is written.
 
-A removed line is **lost** when no added line is a changed form of it (``similar``: a value set, a
-typo fixed, ``return a + b`` become ``return a - b``; a definition line only by its own name) and the
-user's last two messages do not mention it (its text, or a word of it of 4+ letters: "remove the line
-about the budget" mentions ``Budget: 3200 EUR.``; a definition line also by its whole name outside
-the file's name: "rename greet to welcome in greet.py" mentions ``def greet(n):``, "add welcome to
-greet.py" does not). A word that names the edited file, or that the added lines hold, mentions nothing: "log the strawberries at the bottom of garden.log" names the file
-and supplies the new line's words, and neither names ``2024-06-01 garden: picked radishes``. Nor is
-a line the user dictated a changed form of the one it replaced: an added line whose new words all
-come from the request, over a line the request does not mention, is an addition ("add eggs to
-shopping.txt" that turned ``- buy milk`` into ``- buy eggs``). An edit that loses lines is refused with the lines
-and the way to keep them ("to add a line, keep old's text in new"), typed ``Refusal.LOSES_LINES``. An
-append is then an append: "add a line at the end" that replaced the last line is refused, or, where the
-request dictates the new line, the line goes after the last one and it stays (``added_after``). Facts of the text, no word list: a request in any language that names
-what it removes is allowed.
-
->>> lost("a = 1\\nb = 2\\n", "a = 1\\nc = 3\\n", ["add c = 3 at the end"])
-['b = 2']
->>> lost("port = 80\\nlog = warn\\n", "port = 80\\nlog = debug\\n", ["set the log level to debug"])
-[]
->>> lost("06-01 picked radishes\\n", "06-08 picked strawberries\\n", ["add: 06-08 picked strawberries"])
-['06-01 picked radishes']
->>> lost("- buy milk\\n", "- buy eggs\\n", ["add eggs to shopping.txt"])
-['- buy milk']
->>> lost("def slugify(s):\\n    return s\\n", "def reverse_words(s):\\n    return s\\n", ["add reverse_words"])
-['def slugify(s):']
->>> lost("def greet(n):\\n", "def welcome(n):\\n", ["in greet.py rename greet to welcome"], "greet.py")
-[]
->>> lost("def greet(n):\\n", "def welcome(n):\\n", ["add welcome to greet.py"], "greet.py")
-['def greet(n):']
-
-A Python file that parses before and after is read as code instead (``pyloss``): what it loses is a
-definition, an imported name, a name a module or class assigns, or a block, that is gone; a line
-extended or a body changed loses nothing. What is gone is shown by its line and mentioned as above.
-
->>> lost("from m import a, b\\n", "from m import a, b, c\\n\\ndef test_c():\\n    assert c()\\n", ["add a test for c"], "t.py")
-[]
+A removed line is **lost** when no added line is a changed form of it (``similar``: a value set, a typo
+fixed, ``return a + b`` become ``return a - b``; a definition line only by its own name) and the user's
+last two messages do not mention it (its text, or a word of it of 4+ letters; a definition line also by
+its whole name outside the file's name). A word that names the edited file, or that the added lines
+hold, mentions nothing; a line the user dictated is an addition, not a changed form of the line it
+replaced. An edit that loses lines is refused with the lines and the way to keep them, typed
+``Refusal.LOSES_LINES``; where the request dictates the new line, the line goes after the last one and
+that one stays (``added_after``). A Python file that parses before and after is read as code
+(``pyloss``): what it loses is a definition, an imported name, a name a module or class assigns, or a
+block that is gone. Facts of the text, no word list: a request in any language that names what it
+removes is allowed.
 """
 
 from __future__ import annotations
@@ -100,7 +75,25 @@ def _named(said: str, path: str) -> set[str]:
 
 def lost(before: str, after: str, asked: list[str], path: str = "") -> list[str]:
     """The lines of ``before`` that ``after`` (an edit of the file ``path``) loses (see the module
-    docstring), in file order."""
+    docstring), in file order.
+
+    >>> lost("a = 1\\nb = 2\\n", "a = 1\\nc = 3\\n", ["add c = 3 at the end"])
+    ['b = 2']
+    >>> lost("port = 80\\nlog = warn\\n", "port = 80\\nlog = debug\\n", ["set the log level to debug"])
+    []
+    >>> lost("06-01 picked radishes\\n", "06-08 picked strawberries\\n", ["add: 06-08 picked strawberries"])
+    ['06-01 picked radishes']
+    >>> lost("- buy milk\\n", "- buy eggs\\n", ["add eggs to shopping.txt"])
+    ['- buy milk']
+    >>> lost("def slugify(s):\\n    return s\\n", "def reverse_words(s):\\n    return s\\n", ["add reverse_words"])
+    ['def slugify(s):']
+    >>> lost("def greet(n):\\n", "def welcome(n):\\n", ["in greet.py rename greet to welcome"], "greet.py")
+    []
+    >>> lost("def greet(n):\\n", "def welcome(n):\\n", ["add welcome to greet.py"], "greet.py")
+    ['def greet(n):']
+    >>> lost("from m import a, b\\n", "from m import a, b, c\\n\\ndef test_c():\\n    assert c()\\n", ["add a test for c"], "t.py")
+    []
+    """
     said = " ".join(asked).lower()
     if is_python(path) and (pieces := gone(before, after, _named(said, path))) is not None:  # the code's, not lines
         return [x for x in pieces if not _mentioned(x, said, _words(path) | _words(_added(before, after)), path)]

@@ -108,7 +108,7 @@ def judged_look(agent: Agent, look: str) -> bool:
     """A look the facts name (a path in the roots, an allowed command: ``look`` is its tool) that the
     model's own look classifier does not say surely no to: a call even under ``LOOK_FLOOR``, where the
     model opens its call some way the decision does not count ("tools {{" for "can you shwo me
-    buget.tsv") or answers from what it guesses ("what does utils.py do?"). A look at what exists
+    buget.csv") or answers from what it guesses ("what does utils.py do?"). A look at what exists
     changes nothing, and a reply that speaks of it unread is retried with that look anyway
     (``loop.lookchecks.not_looked``), after the user saw it; so an unsure judgement looks first only where
     the model's change classifier is sure it is no (``CHANGE_NO``): after a look only a sure change

@@ -7,12 +7,10 @@ the tool (``TemplateCalls.pick``: its name, a few tokens), this asks the model, 
 of its own (``yes_no_apart``: the conversation's KV state is set aside and put back), whether that
 tool, named with its parameters and the first sentence of its description, does what the message asks
 and is given what it needs. The call is made at ``FIT_YES`` or more; the first decision of a turn
-then needs only ``FIT_FLOOR`` of P(call), not the listing's threshold. Both numbers, and the examples
-(none from a bench: a weather tool, a calendar, an email, flights), were chosen on the development
-items (BFCL's first half and its live categories: ``bench/bfcl_fit.py``); the held-back half is only
-checked. A backend that cannot score a first token (a server, a scripted model) gets None: the
-threshold alone decides, as before. Only tools without nanobot's own index line are judged
-(``judged``): nanobot's file, command and memory tools keep the threshold and the loop's own checks.
+then needs only ``FIT_FLOOR`` of P(call), not the listing's threshold (how both were chosen:
+docs/benchmarks/bfcl.md). A backend that cannot score a first token (a server, a scripted model) gets
+None: the threshold alone decides. Only tools without nanobot's own index line are judged (``judged``):
+nanobot's file, command and memory tools keep the threshold and the loop's own checks.
 
 >>> fit_line({"name": "get_weather", "description": "Current weather. In Celsius.",
 ...           "parameters": {"properties": {"city": {}}}})
@@ -78,8 +76,8 @@ def judged(tool: Any) -> bool:
     """Whether the fit check judges calls of ``tool``: one without nanobot's own index line
     (``Tool.intent``: an MCP server's tool, a plugin's, the task board). nanobot's file, command and
     memory tools have the requests they are for written out, and the loop's facts (a file the message
-    names in the roots, a command ``exec_allow`` admits) and reply checks guard them; on the second
-    assistant set the check declined 4 of their calls the user asked for, so the threshold decides them."""
+    names in the roots, a command ``exec_allow`` admits) and reply checks guard them, and the check
+    declines calls of theirs the user asked for, so the threshold decides them."""
     return not getattr(tool, "intent", "")
 
 

@@ -14,13 +14,6 @@ Schemas written for people declare a value's form in prose: "The start date in t
 
 The description's quoted lowercase words ('today', 'dontcare') and the schema's default stay admitted.
 ``enum``/``const``/``pattern``/``format`` parameters are left as they are.
-
->>> shaped({"type": "string", "description": "Start date, YYYY-MM-DD."})["pattern"]
-'^([0-9]{4}-[0-9]{1,2}-[0-9]{1,2})$'
->>> shaped({"type": "string", "description": "City, such as 'Berkeley, CA' or 'New York, NY'."})["pattern"]
-'^([^,"]+, [A-Z]{2})$'
->>> written({"properties": {"d": {"type": "string", "description": "In MM/DD/YYYY."}}}, {"d": "2024-3-7"})
-{'d': '03/07/2024'}
 """
 
 from __future__ import annotations
@@ -76,7 +69,15 @@ def pattern(prop: dict) -> str | None:
 
 
 def shaped(schema: dict) -> dict:
-    """``schema`` with each declared form as its string parameter's ``pattern`` (a copy; nested too)."""
+    """``schema`` with each declared form as its string parameter's ``pattern`` (a copy; nested too).
+
+    >>> shaped({"type": "string", "description": "Start date, YYYY-MM-DD."})["pattern"]
+    '^([0-9]{4}-[0-9]{1,2}-[0-9]{1,2})$'
+    >>> shaped({"type": "string", "description": "City, such as 'Berkeley, CA' or 'New York, NY'."})["pattern"]
+    '^([^,"]+, [A-Z]{2})$'
+    >>> written({"properties": {"d": {"type": "string", "description": "In MM/DD/YYYY."}}}, {"d": "2024-3-7"})
+    {'d': '03/07/2024'}
+    """
     if not isinstance(schema, dict):
         return schema
     out = dict(schema)

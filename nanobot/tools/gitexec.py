@@ -14,11 +14,6 @@ repository's config names programs). So a command that ``exec_allow`` admits and
 
 and then runs argv-only (no shell) through ``gitsafe.run_git``, so no repository-local program runs.
 Anything else is not allow-listed: an interactive chat asks, other sessions refuse, naming why.
-
->>> check(["git", "log", "--oneline", "-n", "5"], "/w", ["/w"]) is None
-True
->>> check(["git", "diff", "--output=/tmp/x"], "/w", ["/w"])
-"option '--output' is not on nanobot's read-only git list for 'git diff'"
 """
 
 from __future__ import annotations
@@ -48,7 +43,13 @@ def unasked(tools) -> list[str]:
 
 
 def check(argv: list[str], cwd: str | Path, roots: list[str | Path]) -> str | None:
-    """Why ``argv`` (``git SUB ...``) is not allow-listed, or None when it may run."""
+    """Why ``argv`` (``git SUB ...``) is not allow-listed, or None when it may run.
+
+    >>> check(["git", "log", "--oneline", "-n", "5"], "/w", ["/w"]) is None
+    True
+    >>> check(["git", "diff", "--output=/tmp/x"], "/w", ["/w"])
+    "option '--output' is not on nanobot's read-only git list for 'git diff'"
+    """
     if len(argv) < 2 or argv[0] != "git":
         return "not a git command"
     sub = argv[1]

@@ -7,17 +7,6 @@ its separators as spaces ("the garden log" for ``garden.log``), and by its name 
 extension where the message names its folder too ("the roster is in the crew folder"). A word shaped like a file name
 (``hello.txt``) that does not exist is named too, as ``new``: a file the user may want created. No
 list of words is read: the roots are.
-
->>> import tempfile, pathlib; d = pathlib.Path(tempfile.mkdtemp()); (d / "notes").mkdir()
->>> _ = (d / "notes" / "meeting.txt").write_text("x"); _ = (d / "todo.md").write_text("x")
->>> [(n.path, n.kind) for n in named("Zeig mir bitte tod.md und notes", [d])]
-[('todo.md', 'file'), ('notes', 'folder')]
->>> _ = (d / "garden.log").write_text("x"); [n.path for n in named("what did the garden log say?", [d])]
-['garden.log']
->>> [(n.path, n.kind) for n in named("create hello.txt", [d])]
-[('hello.txt', 'new')]
->>> [n.path for n in named("the meeting is somewhere in notes", [d])], [n.path for n in named("a meeting", [d])]
-(['notes/meeting.txt', 'notes'], [])
 """
 
 from __future__ import annotations
@@ -73,7 +62,19 @@ def _one_edit(a: str, b: str) -> bool:
 
 
 def named(text: str, roots: list[Path]) -> list[Named]:
-    """The paths ``text`` names, in the order it names them (see the module docstring)."""
+    """The paths ``text`` names, in the order it names them (see the module docstring).
+
+    >>> import tempfile, pathlib; d = pathlib.Path(tempfile.mkdtemp()); (d / "notes").mkdir()
+    >>> _ = (d / "notes" / "meeting.txt").write_text("x"); _ = (d / "todo.md").write_text("x")
+    >>> [(n.path, n.kind) for n in named("Zeig mir bitte tod.md und notes", [d])]
+    [('todo.md', 'file'), ('notes', 'folder')]
+    >>> _ = (d / "garden.log").write_text("x"); [n.path for n in named("what did the garden log say?", [d])]
+    ['garden.log']
+    >>> [(n.path, n.kind) for n in named("create hello.txt", [d])]
+    [('hello.txt', 'new')]
+    >>> [n.path for n in named("the meeting is somewhere in notes", [d])], [n.path for n in named("a meeting", [d])]
+    (['notes/meeting.txt', 'notes'], [])
+    """
     have = entries(roots)
     by_name: dict[str, list[str]] = {}
     for rel in have:

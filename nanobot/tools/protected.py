@@ -1,12 +1,10 @@
-"""Places the file tools may read but never write: what would let a tool call run code later.
-
-Refused for write_file and edit_file (on the fully resolved path):
+"""Places the file tools may read but never write: what would let a tool call run code later. Refused
+for write_file and edit_file (on the fully resolved path):
 
 - version-control metadata at any depth: a ``.git``, ``.jj``, ``.hg`` or ``.svn`` component (a
-  ``.git`` *file* too), and any folder git would take for a repository (``HEAD`` plus ``objects``
-  and ``refs``, or a ``commondir``/``gitdir`` file, counting what the write itself would add): that is where a worktree's or submodule's
-  ``.git`` file points, and where a separate git dir lives. A repository's config and hooks name
-  programs that an innocent ``git status`` runs.
+  ``.git`` *file* too), and any folder git would take for a repository (``HEAD`` plus ``objects`` and
+  ``refs``, or a ``commondir``/``gitdir`` file, counting what the write itself would add: where a
+  worktree's ``.git`` file points, a separate git dir). Its config and hooks name programs ``git status`` runs.
 - nanobot's own home outside the workspace (``config.toml``, state, sessions, caches, the KV cache
   nanobot loads into the model), and the workspace's ``nanobot.db`` (cron and task state, including
   SQLite's ``-wal``/``-journal`` companions).

@@ -13,26 +13,6 @@ replacement parses without leaving code under a ``return``/``raise`` (a guard wr
 ``def`` line it points at: the old body still runs), the plain edit is what was asked and the old body
 stays. The result must parse; anything else goes the plain way (``tools/files.py``: exact, then with
 free whitespace).
-
->>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n\\n\\nprint(add(40, 2))\\n"
->>> print(replace_defs(calc, "sub(a, b)", "def sub(a, b):\\n    return a - b")[0])
-def add(a, b):
-    return a + b
-<BLANKLINE>
-<BLANKLINE>
-def sub(a, b):
-    return a - b
-<BLANKLINE>
-<BLANKLINE>
-print(add(40, 2))
-<BLANKLINE>
->>> replace_defs(calc, "sub(a, b)", "def mul(a, b):\\n    return a * b") is None  # no def of that name
-True
->>> replace_defs(calc, "print(add", "def sub(a, b):\\n    return a - b") is None  # old points elsewhere
-True
->>> guard = "def sub(a, b):\\n    if a is None:\\n        raise ValueError"
->>> replace_defs(calc, "def sub(a, b):", guard) is None  # plain: the guard goes above the kept body
-True
 """
 
 from __future__ import annotations
@@ -73,7 +53,28 @@ def _plain_is_sound(text: str, old: str, new: str) -> bool:
 
 def replace_defs(text: str, old: str, new: str) -> tuple[str, list[str]] | None:
     """(the new text, the names replaced), or None when ``new`` is not whole definitions the file
-    has, ``old`` points outside them, or the result would not parse."""
+    has, ``old`` points outside them, or the result would not parse.
+
+    >>> calc = "def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n\\n\\nprint(add(40, 2))\\n"
+    >>> print(replace_defs(calc, "sub(a, b)", "def sub(a, b):\\n    return a - b")[0])
+    def add(a, b):
+        return a + b
+    <BLANKLINE>
+    <BLANKLINE>
+    def sub(a, b):
+        return a - b
+    <BLANKLINE>
+    <BLANKLINE>
+    print(add(40, 2))
+    <BLANKLINE>
+    >>> replace_defs(calc, "sub(a, b)", "def mul(a, b):\\n    return a * b") is None  # no def of that name
+    True
+    >>> replace_defs(calc, "print(add", "def sub(a, b):\\n    return a - b") is None  # old points elsewhere
+    True
+    >>> guard = "def sub(a, b):\\n    if a is None:\\n        raise ValueError"
+    >>> replace_defs(calc, "def sub(a, b):", guard) is None  # plain: the guard goes above the kept body
+    True
+    """
     code = textwrap.dedent(new).strip("\n")
     try:
         tree, given = ast.parse(text), ast.parse(code)

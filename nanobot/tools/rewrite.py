@@ -13,13 +13,6 @@ once, and ``new`` what the rewrite has there (``call_from``). The call then runs
 policy (was a change asked?), the loss guard (``tools.editloss``) and the syntax check. A rewrite that
 changes nothing, is cut off, replaces more than ``MOST_LINES`` of the file's lines, or keeps none of
 several leaves the call's arguments to the model.
-
->>> call_from("a\\nb\\nc\\n", "a\\nB\\nc\\n")
-('b', 'B')
->>> call_from("x = 1\\n\\n\\ny = 2\\n", "x = 1\\n\\n\\ny = 2\\n\\n\\nz = 3\\n")
-('y = 2', 'y = 2\\n\\n\\nz = 3')
->>> call_from("a\\nb\\n", "a\\nb\\n") is None
-True
 """
 
 from __future__ import annotations
@@ -39,7 +32,15 @@ ROOM = 256  # tokens the rewrite may add to the file's
 def call_from(text: str, new_text: str) -> tuple[str, str] | None:
     """(old, new) of the one ``edit_file`` call that turns ``text`` into ``new_text``; None when they
     differ in nothing but blank lines, replace or drop more than ``MOST_LINES`` lines, or no unique
-    ``old`` holds the change."""
+    ``old`` holds the change.
+
+    >>> call_from("a\\nb\\nc\\n", "a\\nB\\nc\\n")
+    ('b', 'B')
+    >>> call_from("x = 1\\n\\n\\ny = 2\\n", "x = 1\\n\\n\\ny = 2\\n\\n\\nz = 3\\n")
+    ('y = 2', 'y = 2\\n\\n\\nz = 3')
+    >>> call_from("a\\nb\\n", "a\\nb\\n") is None
+    True
+    """
     mine, theirs = text.splitlines(), new_text.splitlines()
     every = difflib.SequenceMatcher(a=mine, b=theirs, autojunk=False).get_opcodes()
     kept = sum(1 for tag, i1, i2, _, _ in every if tag == "equal" for x in mine[i1:i2] if x.strip())

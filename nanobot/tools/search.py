@@ -54,8 +54,8 @@ def search(tools: dict[str, Any], query: str, settings, k: int = TOP, embedder: 
     lines = {n: tool_line(n, t) for n, t in tools.items() if n != ToolSearch.name}
     if not lines:
         return []
-    # the description alone ranks best (measured on tests' 200 tools: needs at rank <= 2 vs <= 7
-    # with the name in front); a tool without one is ranked by its name's words
+    # the description alone ranks best (a tool's name in front of it pulls other tools' needs up);
+    # a tool without one is ranked by its name's words
     texts = [tools[n].description or n.replace("_", " ").replace(".", " ") for n in lines]
     try:
         if embedder is None:

@@ -1,47 +1,21 @@
 """Tool steps in the model's own format, for models whose chat template declares tool support.
 
-A template-tool model (Qwen2.5: ``LlamaBackend.tool_template``) was trained on its template rendered
-with the tools' JSON schemas, answering either in text or with ``<tool_call>{"name", "arguments"}
-</tool_call>``. One step here:
+A template-tool model (Qwen2.5: ``LlamaBackend.tool_template``) answers in text or with
+``<tool_call>{"name", "arguments"}</tool_call>``. One step here (docs/tools.md tells the whole loop):
 
-1. **Decide**: the prompt is rendered with the offered tools (``callgrammar.tool_specs``) and one
-   line in the system message saying to answer in text when no function fits (``DECLINE``); one
-   prompt evaluation gives the probability that the reply opens with ``<tool_call>``
-   (``prefix_probability``: ``STARTS``). Below ``tools.call_threshold`` (``ToolSettings.threshold``) the step answers in text. The threshold is
-   tuned on the development half of a BFCL sample (bench/bfcl_bench.py): the model alone opens a call
-   for almost any request, so the margin is what declines "hello".
-2. **Call**: after ``<tool_call>\\n`` the call is generated under ``callgrammar.call_grammar`` (an
-   offered name, then that tool's argument grammar, where a parameter's description closes its values
-   those values only: ``choices.described``), parsed and validated by the tool's ``Args``; an
-   error goes back as a tool message and the call is retried (``tools.max_retries``).
-3. The call and its result enter the context as the template expects them (an assistant message
-   holding the call, a ``tool`` message holding the result), then the next step decides again.
+1. **Decide**: the prompt rendered with the offered tools and a line saying to answer in text when no
+   function fits (``DECLINE``) gives P(the reply opens a call) (``prefix_probability`` of ``STARTS``);
+   under ``tools.call_threshold`` the step answers in text: alone, the model opens a call for almost anything.
+2. **Call**: after ``<tool_call>`` the call is generated under ``callgrammar.call_grammar`` and validated
+   by the tool's ``Args``; an error goes back as a tool message and the call is retried (``tools.max_retries``).
+3. The call and its result enter the context as the template expects them; the next step decides again.
 
-The reply is streamed from the same rendering. The decision sums the probability of every call
-opening, while the reply is sampled a token at a time, so after a decline the likeliest opening can
-still be ```` ```json ````: the reply is kept from beginning with any call opening (``NO_OPENING``, a
-logits mask on its first tokens: ``backends/openban.py``) and stops at ``<tool_call>`` or at an offered
-tool's ``"name": "TOOL"`` anywhere later, so what the user gets is plain text or validated calls, never
-a call written out as text.
-
-A declined reply that is only a call's opening (``json: {``, then the stop at ``"name": "TOOL"``; or
-``tools: exec`` and a fenced ``{``) meant to call. Such a reply (``OPENING_ONLY``; held back from the
-stream only while it could still become one, ``may_open``, so a plain reply shows from its first word)
-is made into a call under the call grammar when no call ran yet this turn (at most ``FORCED`` times).
-After a call it is mostly the result rewritten as JSON: it is asked for once more in plain text
-(``AFTER_CALL``), as an empty reply is (``REASK``). Right after a tool's error (not a refusal) the next
-step calls that tool again under its own grammar (``watch``), once a turn, a retry's forced call too,
-so the model fixes its call rather than explaining the error to the user. After a turn's last
-successful result, a reply check's retry's included, the user's message comes again (``answer_note``),
-so the reply answers it from the result; a retry whose last step failed gets ``AFTER_CALL``.
-
-A call the call policy refuses because nobody asked for it (its path or text came only from retrieved
-memory, or no change was asked: ``core.provenance.unasked``) leaves the model's context (the events
-and the transcript keep it; the same call again ends the steps), so the model answers the user rather
-than the refusal. The retrieved block in front of the user's message leaves it too for the rest of the
-turn (``unlure``), a reply check's retry included, so the lure cannot make the same call again. A retry
-that calls a tool directly (``first``) does not see a block that names a file nobody brought
-(``Provenance.lures``).
+The reply is kept from opening with a call (``NO_OPENING``) and stops at one, so the user gets plain
+text or validated calls. A declined reply that is only a call's opening (``OPENING_ONLY``) is made into
+a call (at most ``FORCED`` times); after a call, such a reply or an empty one is asked for once more in
+plain text (``AFTER_CALL``, ``REASK``); after a tool's error that tool is called again under its grammar
+(``watch``); after the last result the user's message comes again (``answer_note``). A call refused as
+nobody's ask leaves the model's context, and so does the retrieved block that lured it (``unlure``).
 """
 
 from __future__ import annotations
@@ -70,8 +44,8 @@ from nanobot.tools.plain import plain
 from nanobot.tools.rewrite import rewritten
 from nanobot.tools.validate import validate
 
-# How the model opens a call when left alone: Qwen2.5-Coder-1.5B puts <tool_call> at ~1e-9 and
-# writes ```json or a bare {"name": ...} instead (bench/bfcl_bench.py); any of them counts as a call.
+# How the model opens a call when left alone: a small model rarely writes <tool_call> first, but
+# ```json or a bare {"name": ...}; any of them counts as a call.
 STARTS = (OPEN, "{", "```json")
 # what a text reply may not begin with (``backends/openban.py``): every call opening, a fenced bare one
 # (```` ```python\n{ ```` then prose is a call abandoned, the opening a model picks when ```` ```json ```` is masked)

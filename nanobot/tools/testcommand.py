@@ -11,19 +11,6 @@ not have (``git test``). A model may write ``exec`` as text with the command spl
 joined (``command_of``). Where the joined line is not allowed and names a test run, ``repaired`` gives
 the allowed test command it most likely names (the one sharing a runner word, else the first), with
 the call's options where it names that runner, or else the test files it named.
-
->>> repaired({"command": "python3", "args": ["-m", "pytest"]}, ["python3 -m pytest", "git status"])
-{'command': 'python3 -m pytest'}
->>> repaired({"command": "git test"}, ["python3 -m pytest", "git status"])
-{'command': 'python3 -m pytest'}
->>> repaired({"command": "pytest tests/test_calc.py -q"}, ["git diff", "python3 -m pytest"])
-{'command': 'python3 -m pytest tests/test_calc.py -q'}
->>> repaired({"command": "python -m unittest test_calc.py"}, ["python3 -m pytest"])
-{'command': 'python3 -m pytest test_calc.py'}
->>> repaired({"command": "git status"}, ["python3 -m pytest", "git status"]) is None  # allowed as it is
-True
->>> repaired({"command": "rm -rf build"}, ["python3 -m pytest"]) is None  # no test run
-True
 """
 
 from __future__ import annotations
@@ -115,7 +102,21 @@ def repaired(args: dict, allow: list[str]) -> dict | None:
     """The ``exec`` arguments a written call means where they differ from what it wrote: its parts joined
     where that makes an allowed command, else the allowed test command it names -- with the call's own
     options and files where it names the same runner, its test files otherwise; None where the call is
-    right as it is or names no test run (see the module docstring)."""
+    right as it is or names no test run (see the module docstring).
+
+    >>> repaired({"command": "python3", "args": ["-m", "pytest"]}, ["python3 -m pytest", "git status"])
+    {'command': 'python3 -m pytest'}
+    >>> repaired({"command": "git test"}, ["python3 -m pytest", "git status"])
+    {'command': 'python3 -m pytest'}
+    >>> repaired({"command": "pytest tests/test_calc.py -q"}, ["git diff", "python3 -m pytest"])
+    {'command': 'python3 -m pytest tests/test_calc.py -q'}
+    >>> repaired({"command": "python -m unittest test_calc.py"}, ["python3 -m pytest"])
+    {'command': 'python3 -m pytest test_calc.py'}
+    >>> repaired({"command": "git status"}, ["python3 -m pytest", "git status"]) is None  # allowed as it is
+    True
+    >>> repaired({"command": "rm -rf build"}, ["python3 -m pytest"]) is None  # no test run
+    True
+    """
     from nanobot.tools.shell import allowed
 
     line, rest = command_of(args), {k: args[k] for k in ("cwd",) if isinstance(args.get(k), str)}
