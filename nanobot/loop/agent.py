@@ -204,8 +204,8 @@ class Agent:
     def system_messages(self) -> list[Message]:
         """The system prompt as the model gets it: one system message; with template tool calls, two.
 
-        The template renders the tools block (lean: ~450 tokens on Qwen2.5; every schema: ~2k) after the first system message,
-        so it holds only the standing sections (``STANDING``: SOUL, rules, USER, tool index) and a
+        The template renders the tools block (the lean listing or every schema) after the first system
+        message, so it holds only the standing sections (``STANDING``: SOUL, rules, USER, tool index) and a
         second one the rest (CONTEXT, Time): the first plus the schemas is the same from session to
         session, and the disk KV cache restores it (``nanobot.kvcache.feature``)."""
         built = self.system_prompt()

@@ -183,7 +183,7 @@ def kept_in_file(user_text: str, agent: Agent | None = None) -> bool:
     message names a file that exists in the roots: a note for that file, a change to it ("Log today's
     harvest at the bottom of garden.log: ..."), where ``remember`` says it is no memory -- unless the model
     is sure the message says to leave the file as it is (``callpolicy.says_leave_it``: the remember
-    classifier scored "Can you take a look at server.cfg ...? Don't change anything." 0.79)."""
+    classifier can be sure of "Can you take a look at server.cfg ...? Don't change anything." too)."""
     from nanobot.loop.callpolicy import says_leave_it
 
     return (agent is not None and asks(agent, "remember", user_text) is True and names_a_file(user_text, agent)
