@@ -1,18 +1,12 @@
 """One budget per turn: the model evaluations and seconds a turn may spend, whatever spends them.
 
-Every model evaluation of a turn -- the reply's stream, a tool step's decision and arguments, a
-judgement, a file's rewrite, a check's retry -- goes through the model's evaluation methods
-(``EVALUATIONS``). ``metered`` wraps those methods on the model once, so each draws one evaluation
-from the Agent's ``TurnBudget`` before it starts: no stage can spend outside the budget, and a new
-stage needs no counter of its own. A call made inside another (``yes_no_apart`` asking ``yes_no``,
-``generate_apart`` streaming) is part of it and draws nothing more. The budget is the one of the turn
-running on the calling thread (``current``): calls from another thread (the prefill, housekeeping) and
-calls between turns draw nothing.
-
-When the budget is spent, a draw raises ``BudgetSpent`` (a ``ModelError``): a judgement then has no
-answer and its caller's fallback decides; a step or a retry ends the turn with the best reply so far
-and one line saying so (``loop.checkedturn``). The first reply of a turn always has room: the
-budget is checked before an evaluation starts, never during one, and it starts with the turn.
+``metered`` wraps a model's evaluation methods (``EVALUATIONS``: the reply's stream, a tool step, a
+judgement, a rewrite) once on the instance, so each draws one evaluation from the budget of the turn
+running on the calling thread before it starts: no stage spends outside it, and a new stage needs no
+counter of its own. A call inside another (``yes_no_apart`` asking ``yes_no``) is part of it; calls on
+other threads (the prefill, housekeeping) and between turns draw nothing. Spent, a draw raises
+``BudgetSpent`` (a ``ModelError``): a judgement then has no answer and its caller's fallback decides;
+a step or a retry ends the turn with the best reply so far and one line (``loop.checkedturn``).
 
 >>> b = TurnBudget(evaluations=2, seconds=60.0)
 >>> b.start(); b.draw("stream"); b.draw("yes_no"); b.room()

@@ -12,6 +12,7 @@ from typing import Any
 
 from nanobot.backends.base import Generation, Message
 from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
+from nanobot.core.features import Agent
 from nanobot.core.quoted import own_words, passed_on
 from nanobot.loop.budget import BudgetSpent
 from nanobot.loop.cutcopy import finished
@@ -20,7 +21,7 @@ from nanobot.loop.shown import direct
 WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.textcall``)
 
 
-def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
+def checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event]:
     """``Agent.respond`` under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
     stream; a reply that claims what did not happen, or states what it never looked at, is
     retried once with a note, then flagged with a correction. A step that finds the turn's budget
@@ -40,7 +41,7 @@ def checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
         yield TurnDone(reply=f"{text}\n\n{line}".strip(), generation=agent.model.last, corrected=True)
 
 
-def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]:
+def _checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.echo import Echoes
     from nanobot.loop.explicit import asked_run, explicit
@@ -61,17 +62,22 @@ def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
     agent.judge.context(typed, messages)
+    answer = False  # the next reply answers from a run the user asked for, in words: no other tool first
     if agent.tool_runner is not None and (spelled := explicit(typed, agent.tool_names()) or asked(typed, agent)
-                                                 or asked_run(typed, agent)):
+                                          or (answer := asked_run(typed, agent))):
         messages = yield from run_written_call(agent, spelled, messages, seen, "the call the user asked for ran")
         if shown := direct(typed, spelled, seen) or tests_shown(typed, spelled, seen):  # the whole message was the look
             return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))
+        answer = bool(answer) and any(isinstance(e, ToolResult) and e.ok for e in seen)
     runs = attempt = 0  # calls run from written replies; retries after a failed check
     echoes = None  # the notes a check sent this turn, which the reply may echo (None: the fixed ones)
     tool = ""  # the tool a failed check's note names: the retry calls it (``ToolRunner.retry_tool``)
     while True:
         stream = Scrubber(echoes)
-        for ev in agent.respond(messages) if not tool else agent.tool_runner.retry_tool(agent, messages, tool):
+        replying = (agent.stream_reply(messages) if answer else agent.respond(messages) if not tool
+                    else agent.tool_runner.retry_tool(agent, messages, tool))
+        answer = False
+        for ev in replying:
             if isinstance(ev, TextDelta):
                 if shown := stream.feed(ev.text):
                     yield TextDelta(text=shown)
@@ -138,7 +144,7 @@ def _checked(agent: Any, messages: list[Message], typed: str) -> Iterator[Event]
 def without(earlier: list[Message], result: Any) -> list[Message]:
     """The session a retry sees: with ``result.bare`` the system message alone (the note holds the
     result); with ``result.copied``, without that reply and the message it answered, so the turns left
-    still alternate (stacked user messages made the 1.5B answer the first of them, or repeat it)."""
+    still alternate (after stacked user messages a small model answers the first of them, or repeats it)."""
     if result.bare:
         return [m for m in earlier if m.role == "system"]
     if not result.copied:
@@ -154,7 +160,7 @@ def without(earlier: list[Message], result: Any) -> list[Message]:
     return out
 
 
-def call_in_reply(typed: str, raw: str, reply: str, agent: Any,
+def call_in_reply(typed: str, raw: str, reply: str, agent: Agent,
                   seen: list[Event]) -> tuple[tuple[str, dict], str, str, str] | None:
     """The call a reply holds instead of making it -- a call written as text (``loop.textcall``), a change
     written out (``written_change``), a command proposed for the user to run (``loop.replycommand``) --
@@ -176,19 +182,19 @@ def call_in_reply(typed: str, raw: str, reply: str, agent: Any,
     return None
 
 
-def prompt_repo(agent: Any) -> str:
+def prompt_repo(agent: Agent) -> str:
     """The system prompt's repository facts (``tools.repofacts``); "" where it has none."""
     return next((s.text for s in agent.system_prompt().sections if s.name == "repo"), "")
 
 
-def own_reply(agent: Any, reply: str) -> str:
+def own_reply(agent: Agent, reply: str) -> str:
     """The reply without what it passes on from a tool's output, memory or the prompt's Context
     (``core.quoted``): what may make a tool run."""
     prov = agent.provenance
     return own_words(reply, [*prov.looked, *prov.retrieved], prov.said)
 
 
-def written_change(typed: str, reply: str, agent: Any, seen: list[Event]) -> tuple[tuple[str, dict], str] | None:
+def written_change(typed: str, reply: str, agent: Agent, seen: list[Event]) -> tuple[tuple[str, dict], str] | None:
     """The change the reply writes instead of calling, and how: its code (``loop.replycode``: a
     definition of the named Python file in another form) or the file's own lines, changed
     (``loop.replylines``); None when it writes none or the user asked for none."""
@@ -206,7 +212,7 @@ def written_change(typed: str, reply: str, agent: Any, seen: list[Event]) -> tup
     return (call, "as its lines") if (call := lines_edit(typed, reply, agent, seen, asked)) else None
 
 
-def run_written_call(agent: Any, call: tuple[str, dict], messages: list[Message], seen: list[Event],
+def run_written_call(agent: Agent, call: tuple[str, dict], messages: list[Message], seen: list[Event],
                      ran: str = "the call you wrote ran") -> Any:
     """Run a call the model wrote as its reply (``nanobot.loop.textcall``), or one the user spelled
     out (``nanobot.loop.explicit``); its events are yielded and kept in ``seen``; returns the

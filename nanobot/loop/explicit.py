@@ -1,31 +1,15 @@
-"""A call the user spelled out: nanobot makes it, instead of asking a small model to pick it.
+"""A call the user spelled out, or a run the user asked for: nanobot makes it first, instead of
+asking a small model to pick it, through the path of a call the model wrote as text
+(``textcall.run_written``: validated, the call policy and the exec permission applied); the model
+answers from its result.
 
-"run python3 calc.py" names the tool (``exec``) and its whole argument; "read calc.py" names ``read_file`` and its path;
-"In todo.md replace 'a' with 'b'" names ``edit_file`` and all three arguments (``nanobot.loop.spelledit``); "create a file hello.txt
-containing: Hello world" names ``write_file``, its path and its content. A small model can send such
-asks to ``memory_search`` or ``knowledge_search``, or claim a change with no call. When the user's message holds such a call and the tool is offered,
-``Agent._checked`` runs it first, through the same path as a call the model wrote as text
-(``textcall.run_written``: validated, the call policy and the exec permission applied), and the
-model answers from its result. Only what the user typed counts: a command is a word that names a
-program on this machine (``shutil.which``) or a path to one (``./x``), so "run a marathon" is no call.
-
->>> explicit("run python3 calc.py", ["exec"])
-('exec', {'command': 'python3 calc.py'})
->>> explicit("How many lines does notes.txt have? Run wc -l notes.txt", ["exec"])
-('exec', {'command': 'wc -l notes.txt'})
->>> explicit("Please run pytest and tell me what fails", ["exec"])
-('exec', {'command': 'pytest'})
->>> explicit("Create a file hello.txt containing: Hello world", ["write_file"])
-('write_file', {'path': 'hello.txt', 'content': 'Hello world'})
->>> explicit("alice: read greet.py please", ["read_file"]), explicit("show me todo.md", ["read_file"])
-(('read_file', {'path': 'greet.py'}), ('read_file', {'path': 'todo.md'}))
->>> explicit("run a marathon with me", ["exec"]), explicit("run date", ["read_file"])
-(None, None)
->>> explicit("read calc.py and explain sub", ["read_file"]), explicit("show me how to open a.txt", ["read_file"])
-(None, None)
-
-"read calc.py" too names its tool and argument, so the read never goes to a path a model copied from
-the memory block.
+- ``explicit``: "run python3 calc.py", "read calc.py", "In todo.md replace 'a' with 'b'"
+  (``loop.spelledit``), "create a file hello.txt containing: ...": the tool and its whole arguments, in
+  the message's words. Only what the user typed counts: a command is a word naming a program on this
+  machine (``shutil.which``) or a path to one, so "run a marathon" is no call. These patterns are
+  English; ``asked_run`` is how a run is asked for in any language.
+- ``asked_run``: a program file or an allowed command the message names, where the model judges that
+  the message asks for it to be run (``judge``'s "run" classifier).
 """
 
 from __future__ import annotations
@@ -33,8 +17,8 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
-from typing import Any
 
+from nanobot.core.features import Agent
 from nanobot.loop.spelledit import spelled_edit
 
 _RUN = re.compile(r"(?:^|[\s.?!,;:])(?:please\s+|now\s+|can you\s+|could you\s+)?(?:run|execute)\s+"
@@ -68,7 +52,23 @@ def _is_program(word: str) -> bool:
 
 
 def explicit(user_text: str, offered: list[str]) -> tuple[str, dict] | None:
-    """(tool, arguments) of the call ``user_text`` spells out, when that tool is offered; else None."""
+    """(tool, arguments) of the call ``user_text`` spells out, when that tool is offered; else None.
+
+    >>> explicit("run python3 calc.py", ["exec"])
+    ('exec', {'command': 'python3 calc.py'})
+    >>> explicit("How many lines does notes.txt have? Run wc -l notes.txt", ["exec"])
+    ('exec', {'command': 'wc -l notes.txt'})
+    >>> explicit("Please run pytest and tell me what fails", ["exec"])
+    ('exec', {'command': 'pytest'})
+    >>> explicit("Create a file hello.txt containing: Hello world", ["write_file"])
+    ('write_file', {'path': 'hello.txt', 'content': 'Hello world'})
+    >>> explicit("alice: read greet.py please", ["read_file"]), explicit("show me todo.md", ["read_file"])
+    (('read_file', {'path': 'greet.py'}), ('read_file', {'path': 'todo.md'}))
+    >>> explicit("run a marathon with me", ["exec"]), explicit("run date", ["read_file"])
+    (None, None)
+    >>> explicit("read calc.py and explain sub", ["read_file"]), explicit("show me how to open a.txt", ["read_file"])
+    (None, None)
+    """
     if "exec" in offered:
         for m in _RUN.finditer(user_text):
             command = _command(m.group(1))
@@ -87,7 +87,7 @@ INTERPRETERS = {".py": ("python3", "python"), ".sh": ("bash", "sh"), ".js": ("no
                 ".pl": ("perl",), ".php": ("php",), ".lua": ("lua",)}  # a program file's suffix -> what runs it
 
 
-def asked_run(user_text: str, agent: Any) -> tuple[str, dict] | None:
+def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
     """The ``exec`` call of the one program the message names -- a program file in the roots with an
     interpreter the allow list holds ("python3" for ``fog.py``), or a command the allow list holds
     (``shell.named_command``) -- when the model judges, in any language, that the message asks for it to

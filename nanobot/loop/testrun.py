@@ -28,9 +28,9 @@ import json
 import re
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
 
 from nanobot.core.events import Event, TextDelta, ToolCall, ToolResult, TurnDone
+from nanobot.core.features import Agent
 from nanobot.tools.testcommand import (
     command_of,
     is_runner,
@@ -50,20 +50,20 @@ _PROPOSED = {".py": "python3 -m pytest", ".js": "npm test", ".ts": "npm test", "
 _STATED = re.compile(r"(\d+)\s+(?:\w+\s+){0,2}?(passed|failed|passing|failing|errors?|skipped)\b", re.I)
 
 
-def _allow(agent: Any) -> list[str]:
+def _allow(agent: Agent) -> list[str]:
     from nanobot.tools.gitexec import unasked
 
     return unasked(agent.settings.tools)
 
 
-def fixed(call: tuple[str, dict] | None, agent: Any) -> tuple[str, dict] | None:
+def fixed(call: tuple[str, dict] | None, agent: Agent) -> tuple[str, dict] | None:
     """``call`` with an ``exec`` command made the allowed one it means (see the module docstring)."""
     if call is None or call[0] != "exec" or not (args := repaired(call[1], _allow(agent))):
         return call
     return "exec", {k: v for k, v in call[1].items() if k not in ("args", "argv", "cmd")} | args
 
 
-def _tests(agent: Any) -> list[str]:
+def _tests(agent: Agent) -> list[str]:
     from nanobot.tools.named import entries, roots_of
 
     return [rel for rel, kind in entries(roots_of(agent.settings)).items() if kind == "file" and test_file(rel)]
@@ -79,7 +79,7 @@ def _ask(typed: str) -> tuple[str, bool] | None:
     return phrase, not typed[:m.start()].strip() and m.group(1).strip().rstrip(" .!?").strip() == phrase
 
 
-def asked(typed: str, agent: Any) -> tuple[str, dict] | None:
+def asked(typed: str, agent: Agent) -> tuple[str, dict] | None:
     """The allowed test command's ``exec`` call where the message asks to run the tests; else None."""
     from nanobot.loop.callpolicy import change_asked
 
@@ -140,7 +140,7 @@ def _language(path: str) -> set[str]:
     return set(_LANGS.get(Path(path).suffix.lower(), "").split())
 
 
-def _changed_code(agent: Any, call: ToolCall, result: ToolResult) -> str:
+def _changed_code(agent: Agent, call: ToolCall, result: ToolResult) -> str:
     """The code file a call that succeeded changed (its ``path`` target); "" for none."""
     from nanobot.tools.effects import Effect, effects_of, targets
 
@@ -167,7 +167,7 @@ def _names_a_test(typed: str, files: list[Path]) -> bool:
     return False
 
 
-def fix_asked(typed: str, agent: Any, files: list[Path]) -> bool:
+def fix_asked(typed: str, agent: Agent, files: list[Path]) -> bool:
     """Whether the user asked for a fix: the repair classifier's sure yes, or the change judgement's
     on a message naming a test of ``files``; False where the model cannot say (a server backend)."""
     from nanobot.loop.judge import asks
@@ -175,7 +175,7 @@ def fix_asked(typed: str, agent: Any, files: list[Path]) -> bool:
     return asks(agent, "repair", typed) is True or (_names_a_test(typed, files) and asks(agent, "change", typed) is True)
 
 
-def _run(agent: Any, command: str) -> Generator[Event, None, tuple[bool, str]]:
+def _run(agent: Agent, command: str) -> Generator[Event, None, tuple[bool, str]]:
     """``exec`` of ``command`` as nanobot's own call: validated, run, in the transcript; returns (ok, result)."""
     from nanobot.tools.validate import validate
 
@@ -191,7 +191,7 @@ def _run(agent: Any, command: str) -> Generator[Event, None, tuple[bool, str]]:
     return ok, text
 
 
-def _after(agent: Any, typed: str, changed: str) -> Iterator[Event]:
+def _after(agent: Agent, typed: str, changed: str) -> Iterator[Event]:
     """The test run after the change to ``changed`` (its events), or the one line saying why none ran."""
     from nanobot.tools.named import roots_of
 
@@ -215,7 +215,7 @@ def _after(agent: Any, typed: str, changed: str) -> Iterator[Event]:
     yield TextDelta(text=line)
 
 
-def tested(agent: Any, typed: str, events: Iterator[Event]) -> Iterator[Event]:
+def tested(agent: Agent, typed: str, events: Iterator[Event]) -> Iterator[Event]:
     """The turn's events, with the test run after a fix (``_after``) before its end; see the module docstring."""
     changed, call = "", None
     for ev in events:
