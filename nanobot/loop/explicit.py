@@ -8,8 +8,8 @@ answers from its result.
   the message's words. Only what the user typed counts: a command is a word naming a program on this
   machine (``shutil.which``) or a path to one, so "run a marathon" is no call. These patterns are
   English; ``asked_run`` is how a run is asked for in any language.
-- ``asked_run``: a program file or an allowed command the message names, where the model judges that
-  the message asks for it to be run (``judge``'s "run" classifier).
+- ``asked_run``: a program file the message names, where the model judges that the message asks for
+  it to be run (``judge``'s "run" classifier).
 """
 
 from __future__ import annotations
@@ -88,34 +88,23 @@ INTERPRETERS = {".py": ("python3", "python"), ".sh": ("bash", "sh"), ".js": ("no
 
 
 def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
-    """The ``exec`` call of the one program the message names -- a program file in the roots with an
-    interpreter the allow list holds ("python3" for ``fog.py``), or a command the allow list holds
-    (``shell.named_command``) -- when the model judges, in any language, that the message asks for it to
-    be run (``judge``'s "run" classifier, a sure yes). Its output then answers; a read of its source does
+    """The ``exec`` call of the one program file the message names in the roots whose interpreter the
+    allow list holds ("python3" for ``fog.py``), when the model judges, in any language, that the
+    message asks for it to be run (``judge``'s "run" classifier, a sure yes). A command the message
+    types is the model's to call (``explicit`` where it is spelled out in English). Its output then answers; a read of its source does
     not. None otherwise: one judgement, asked only where such a program is named."""
     from nanobot.loop.judge import asks
     from nanobot.tools.gitexec import unasked
     from nanobot.tools.named import named, roots_of
-    from nanobot.tools.shell import allowed, named_command
+    from nanobot.tools.shell import allowed
 
     if "exec" not in agent.tool_names():
         return None
     allow = unasked(agent.settings.tools)
     programs = {n.path for n in named(user_text, roots_of(agent.settings)) if n.kind == "file"
                 and any(allowed(f"{i} {n.path}", allow) for i in INTERPRETERS.get(Path(n.path).suffix.lower(), ()))}
-    if len(programs) == 1:
-        path = programs.pop()
-        runner = next(i for i in INTERPRETERS[Path(path).suffix.lower()] if allowed(f"{i} {path}", allow))
-        command = f"{runner} {path}"
-    elif not programs and (entry := named_command(user_text, allow)) and (command := _typed(user_text, entry)):
-        pass
-    else:
+    if len(programs) != 1:
         return None
-    return ("exec", {"command": command}) if asks(agent, "run", user_text) is True else None
-
-
-def _typed(text: str, entry: str) -> str:
-    """The command line the message types from ``entry`` on: the entry and the words after it up to a
-    sentence's end or the prose after it (``_command``); "" where it is not typed whole."""
-    at = text.find(entry)
-    return _command(text[at:]) if at >= 0 else ""
+    path = programs.pop()
+    runner = next(i for i in INTERPRETERS[Path(path).suffix.lower()] if allowed(f"{i} {path}", allow))
+    return ("exec", {"command": f"{runner} {path}"}) if asks(agent, "run", user_text) is True else None
