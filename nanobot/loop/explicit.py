@@ -91,8 +91,9 @@ def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
     """The ``exec`` call of the one program file the message names in the roots whose interpreter the
     allow list holds ("python3" for ``fog.py``), when the model judges, in any language, that the
     message asks for it to be run (``judge``'s "run" classifier, a sure yes). A command the message
-    types is the model's to call (``explicit`` where it is spelled out in English). Its output then answers; a read of its source does
-    not. None otherwise: one judgement, asked only where such a program is named."""
+    types is the model's to call (``explicit`` where it is spelled out in English). Its output then
+    answers; a read of its source does not. None otherwise: one judgement, asked only where such a
+    program is named."""
     from nanobot.loop.judge import asks
     from nanobot.tools.gitexec import unasked
     from nanobot.tools.named import named, roots_of
