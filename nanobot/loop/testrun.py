@@ -29,6 +29,7 @@ import re
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
+from nanobot.base.regular import read_regular
 from nanobot.core.events import Event, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.features import Agent
 from nanobot.tools.testcommand import (
@@ -159,8 +160,8 @@ def _names_a_test(typed: str, files: list[Path]) -> bool:
     names = "|".join(re.escape(w) for w in words if re.fullmatch(r"[A-Za-z_]\w{3,}", w))
     for f in files[:200] if names else []:
         try:
-            text = f.read_text(errors="replace")[:200_000]
-        except OSError:
+            text = read_regular(f, 200_000).decode("utf-8", "replace")
+        except (OSError, ValueError):
             continue
         if re.search(rf"\b(?:def|func|fn|function)\s+(?:{names})\s*\(", text):
             return True
