@@ -134,6 +134,9 @@ def home(tmp_path, monkeypatch) -> Path:
     h = tmp_path / "home"
     monkeypatch.setenv("NANOBOT_HOME", str(h))
     monkeypatch.setenv("NANOBOT_CHAT__TEMPERATURE", "0")
+    # a turn's seconds depend on the machine: the suite holds the evaluations budget, which does not
+    # (tests/test_turn_budget.py checks the seconds with a clock of its own)
+    monkeypatch.setenv("NANOBOT_CHAT__TURN_SECONDS", "86400")
     yield h
     from tests.housekeeping import wait_housekept
 

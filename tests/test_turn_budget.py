@@ -124,3 +124,19 @@ def test_the_seconds_are_checked_before_an_evaluation_starts():
     budget.draw("stream")
     now[0] = 10.5
     assert not budget.room() and budget.spent_what() == "10 s"
+
+
+def test_set_up_work_draws_neither_evaluations_nor_seconds():
+    from nanobot.loop.budget import unmetered
+
+    now = [0.0]
+    model, budget = Tripping(), TurnBudget(evaluations=1, seconds=10.0, clock=lambda: now[0])
+    metered(model, budget)
+    budget.start()
+    with unmetered():  # a classifier's calibration, once per model and process
+        model.yes_no([])
+        now[0] = 30.0
+    assert budget.room()
+    model.yes_no([])
+    budget.stop()
+    assert budget.used == {"yes_no": 1}

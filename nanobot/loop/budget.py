@@ -99,13 +99,15 @@ def unmetered():
     """Evaluations inside draw nothing: set-up done once per model and process (a classifier's
     calibration, kept on disk after), which no turn asked for."""
     budget = current()
-    if budget is not None:
-        budget.depth += 1
+    if budget is None:
+        yield
+        return
+    budget.depth, began = budget.depth + 1, budget.clock()
     try:
         yield
     finally:
-        if budget is not None:
-            budget.depth -= 1
+        budget.depth -= 1
+        budget.began += budget.clock() - began  # nor its seconds
 
 
 def _drawing(name: str, method: Any) -> Any:
