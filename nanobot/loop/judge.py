@@ -143,7 +143,8 @@ RUN_SHOTS = (("Execute backup.sh, what's the output?", "yes"), ("What does backu
              ("¿Qué imprime saludo.py cuando lo ejecuto?", "yes"), ("How do I run a Python script?", "no"),
              ("Lance le script stats.py", "yes"), ("Explique la boucle de stats.py", "no"),
              ("count the words in essay.txt with wc -w", "yes"), ("Fix the bug in stats.py", "no"),
-             ("what does stats.py print?", "yes"), ("¿Qué hace la función limpiar en datos.py?", "no"))
+             ("what does stats.py print?", "yes"), ("¿Qué hace la función limpiar en datos.py?", "no"),
+             ("Ouvre compte.py sans le lancer et explique-le.", "no"), ("Show me deploy.py without running it", "no"))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"run": (RUN_SYSTEM, RUN_SHOTS), "change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
