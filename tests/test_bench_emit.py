@@ -34,7 +34,7 @@ def test_a_write_that_fails_leaves_the_old_result_whole(tmp_path, monkeypatch):
     out = tmp_path / "x.json"
     out.write_text('{"old": true}\n')
 
-    def boom(src, dst):
+    def boom(src, dst, **kw):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)

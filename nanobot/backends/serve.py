@@ -108,7 +108,7 @@ def _fits():
     n_vocab = model.n_vocab()
 
     def fits(request) -> str | None:
-        grammar = getattr(request, "grammar", None)
+        grammar = vars(request).get("grammar")  # llama.cpp's request model: a field, set or None
         if grammar:
             sampler = llama_cpp.llama_sampler_init_grammar(model.vocab, grammar.encode("utf-8"), b"root")
             if not sampler:

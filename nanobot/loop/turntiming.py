@@ -6,8 +6,8 @@ and argument steps and the tools ran: on a turn with a tool call it hides most o
 ``TurnClock`` watches the turn's events and the tool runner's step figures (``StepStats``) and gives
 a ``TurnTiming``, carried on ``TurnDone.timing`` and printed by ``nanobot chat -v``::
 
-    first token 12.40s · decision 2.10s (2) · arguments 6.02s (1) · tools 0.31s · reply ttft 3.61s · total 19.80s ·
-    evaluations 5 (prefix_probability 2, stream 2, yes_no_apart 1)
+    first token 12.40s · decision 2.10s (2) · arguments 6.02s (1) · tools 0.31s · reply ttft 3.61s ·
+    evaluations 5 (prefix_probability 2, stream 2, yes_no_apart 1) · total 19.80s
 """
 
 from __future__ import annotations
@@ -39,12 +39,13 @@ class TurnTiming(BaseModel):
             parts.append(f"arguments {self.arguments_s:.2f}s ({self.arguments})")
         if self.tools_s:
             parts.append(f"tools {self.tools_s:.2f}s")
-        parts += [f"reply ttft {self.reply_ttft_s:.2f}s", f"total {self.total_s:.2f}s"]
+        parts.append(f"reply ttft {self.reply_ttft_s:.2f}s")
         if self.from_prompt:
             parts.append(f"from the prompt: {', '.join(self.from_prompt)}")
         if self.evaluations:
             each = ", ".join(f"{k} {v}" for k, v in sorted(self.evaluations.items()))
             parts.append(f"evaluations {sum(self.evaluations.values())} ({each})")
+        parts.append(f"total {self.total_s:.2f}s")
         return " · ".join(parts)
 
 
