@@ -102,3 +102,24 @@ def test_a_recall_question_in_a_new_session_is_not_retried_into_a_keeping():
     f = Facts(user_text="keep in mind my locker is 42", reply="Sure.", done=[], keeps=True,
               gives_facts=Provenance(said=["keep in mind my locker is 42"]).has_facts())
     assert cc.remember_not_tried(f) is not None and cc.remember_not_tried(f).tool == "memory_add"
+
+
+def test_what_a_search_brought_is_retrieved_and_never_a_fact_to_keep_again():
+    from types import SimpleNamespace
+
+    from nanobot.core.events import ToolResult
+    from nanobot.loop.callpolicy import refusal
+    from nanobot.loop.checkedturn import kept_shown
+    from nanobot.memory.tools import MemoryAdd, MemorySearch
+    from nanobot.tools.files import ReadFile
+
+    prov = Provenance(said=["hi", "Remind me of the boiler company's phone number."])
+    agent = SimpleNamespace(provenance=prov, tool_runner=SimpleNamespace(
+        tools={"memory_search": MemorySearch(), "read_file": ReadFile()}))
+    found = "- The boiler service company is Hartwell & Sons, phone 0161 496 0732. (MEMORY.md:4)"
+    kept_shown(agent, ToolResult(name="memory_search", ok=True, text=found))
+    kept_shown(agent, ToolResult(name="read_file", ok=True, text="notes.txt lines 1-1 of 1\nmilk"))
+    assert prov.retrieved == [found] and prov.looked == ["notes.txt lines 1-1 of 1\nmilk"]
+    why = refusal(MemoryAdd(), {"text": "The boiler service company is Hartwell & Sons, phone 0161 496 0732."}, prov)
+    assert "nothing the user said" in why and "0161" in why
+    assert not prov.has_facts()  # no message of this session gives a fact: no keeping is owed

@@ -176,9 +176,15 @@ class Provenance:
 
     def has_facts(self) -> bool:
         """Whether a keeping has facts to draw on: the user's last message gives some of its own
-        (``facts``), or it points back to an earlier message of this session. "What's my locker
-        number?" in a new session has none: a keeping forced on it could only invent one."""
-        return bool(self.facts()) or len(self.said) > 1
+        (``facts``), or an earlier message of this session does. "What's my locker number?" after
+        "hi" has none: a keeping forced on it could only invent one, or copy memory back.
+
+        >>> Provenance(said=["hi", "what's my locker number?"]).has_facts()
+        False
+        >>> Provenance(said=["my locker is 218", "please remember that"]).has_facts()
+        True
+        """
+        return any(Provenance(said=[m]).facts() for m in self.said)
 
     def unsaid(self, value: str) -> list[str]:
         """What ``value``, a fact to keep, holds that the user never said: its numbers, and its names and

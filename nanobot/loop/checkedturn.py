@@ -87,7 +87,7 @@ def _checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Even
                     yield TextDelta(text=rest)
                 break
             if shown_by_tool(ev):
-                agent.provenance.looked.append(ev.text)
+                kept_shown(agent, ev)
             seen.append(ev)
             yield ev
         reply = unfenced(scrub(ev.reply, echoes)).strip()  # as the stream showed it
@@ -226,9 +226,19 @@ def run_written_call(agent: Agent, call: tuple[str, dict], messages: list[Messag
         except StopIteration as stop:
             return stop.value
         if shown_by_tool(ev):
-            agent.provenance.looked.append(ev.text)
+            kept_shown(agent, ev)
         seen.append(ev)
         yield ev
+
+
+def kept_shown(agent: Agent, ev: Event) -> None:
+    """A tool's result into the session's provenance: what a search brought (memory, the knowledge vault,
+    the web) is retrieved text, as the memory block is; what a look or a run showed is seen."""
+    from nanobot.tools.effects import Effect, effects_of
+
+    tool = agent.tool_runner.tools.get(ev.name) if agent.tool_runner is not None else None
+    searched = tool is not None and Effect.SEARCHES in effects_of(tool)
+    (agent.provenance.retrieved if searched else agent.provenance.looked).append(ev.text)
 
 
 def shown_by_tool(ev: Event) -> bool:
