@@ -96,11 +96,12 @@ def test_a_recall_question_in_a_new_session_is_not_retried_into_a_keeping():
     from nanobot.loop import claimchecks as cc
     from nanobot.loop.verdict import Facts
 
+    kept = ["- My locker number at the pool is 42. (MEMORY.md:3)"]
     f = Facts(user_text="tell me my locker number", reply="Your locker number is 42.", done=[], keeps=True,
-              gives_facts=Provenance(said=["tell me my locker number"]).has_facts())
+              gives_facts=Provenance(said=["tell me my locker number"], retrieved=kept).has_facts())
     assert cc.remember_not_tried(f) is None
     f = Facts(user_text="keep in mind my locker is 42", reply="Sure.", done=[], keeps=True,
-              gives_facts=Provenance(said=["keep in mind my locker is 42"]).has_facts())
+              gives_facts=Provenance(said=["keep in mind my locker is 42"], retrieved=[]).has_facts())
     assert cc.remember_not_tried(f) is not None and cc.remember_not_tried(f).tool == "memory_add"
 
 
@@ -123,3 +124,28 @@ def test_what_a_search_brought_is_retrieved_and_never_a_fact_to_keep_again():
     why = refusal(MemoryAdd(), {"text": "The boiler service company is Hartwell & Sons, phone 0161 496 0732."}, prov)
     assert "nothing the user said" in why and "0161" in why
     assert not prov.has_facts()  # no message of this session gives a fact: no keeping is owed
+
+
+def test_a_keeping_owed_is_made_with_the_users_own_words_not_the_models(home):
+    """The remember judgement is sure, nothing was kept, and the model's own keeping would be wrong
+    ("locker 99", refused as unsaid): nanobot keeps the message as the user wrote it instead."""
+    from nanobot.runtime import build_agent
+    from tests.test_reply_claimed import _answers
+    from tests.test_templatecalls import ToolTemplateModel, body
+
+    ask = "Keep in mind: my pool locker is 218."
+    table = {("remember", ask): 0.95, ("change", ask): 0.1}
+
+    class Noting(ToolTemplateModel):
+        def yes_no_apart(self, msgs):
+            return _answers(table, msgs)
+
+    model = Noting(["Sure, noted!", body("memory_add", {"text": "locker 99"}), "Done."], [0.01] * 8)
+    settings = load_settings(home, tools={"enabled": ["memory_add"], "listing": "full"}, observer={"enabled": False},
+                             kv_cache={"enabled": False})
+    agent = build_agent(settings, model)
+    events = list(agent.turn(ask))
+    kept = [e for e in events if isinstance(e, ToolCall) and e.name == "memory_add"]
+    assert [e.arguments["text"] for e in kept] == [ask]
+    memory = (settings.workspace / "MEMORY.md").read_text()
+    assert "218" in memory and "99" not in memory

@@ -175,16 +175,29 @@ class Provenance:
         return Provenance(said=self.said[-1:]).grounded(value)  # not an earlier turn's tool result either
 
     def has_facts(self) -> bool:
-        """Whether a keeping has facts to draw on: the user's last message gives some of its own
-        (``facts``), or an earlier message of this session does. "What's my locker number?" after
-        "hi" has none: a keeping forced on it could only invent one, or copy memory back.
+        """Whether the user's last message may ask to keep something new, rather than ask about a fact
+        memory already holds: it is about a kept fact when at least two of its content words, and half
+        of them, are in one retrieved line (the memory block, a search's result) and every fact it gives
+        (``facts``) is there too. "Remind me of the boiler company's phone number" beside "The boiler
+        service company is Hartwell & Sons, phone 0161 496 0732" asks; a keeping forced on it could only
+        copy memory back.
 
-        >>> Provenance(said=["hi", "what's my locker number?"]).has_facts()
+        >>> kept = ["- The boiler service company is Hartwell & Sons, phone 0161 496 0732. (MEMORY.md:4)"]
+        >>> Provenance(said=["Remind me of the boiler company's phone number."], retrieved=kept).has_facts()
         False
-        >>> Provenance(said=["my locker is 218", "please remember that"]).has_facts()
+        >>> Provenance(said=["Keep in mind the boiler company moved to phone 0161 555 0100."], retrieved=kept).has_facts()
+        True
+        >>> Provenance(said=["remember that I'm vegetarian"], retrieved=kept).has_facts()
         True
         """
-        return any(Provenance(said=[m]).facts() for m in self.said)
+        last = _norm(self.said[-1]) if self.said else ""
+        words = {w for w in re.findall(r"\w+", last) if len(w) >= 3 and w not in STOP and not w.isdigit()}
+        for line in (x for text in self.retrieved for x in text.splitlines() if x.strip()):
+            have = _norm(line)
+            shared = {w for w in words if re.search(rf"(?<!\w){re.escape(w)}", have)}
+            if len(shared) >= 2 and 2 * len(shared) >= len(words) and all(_norm(f) in have for f in self.facts()):
+                return False
+        return True
 
     def unsaid(self, value: str) -> list[str]:
         """What ``value``, a fact to keep, holds that the user never said: its numbers, and its names and

@@ -129,6 +129,14 @@ def _checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Even
         if attempt == 1 or not result.retry or not agent.budget.room():  # no room: the correction, not a retry
             break
         attempt = 1
+        if result.tool == "memory_add" and "memory_add" in agent.tool_names() and agent.provenance.facts():
+            # a keeping owed for a message that gives its facts: the user's own words are it, nothing to author
+            yield Notice(text=f"reply check: {result.problem}; keeping the message as the user wrote it", level="warning")
+            messages = yield from run_written_call(agent, ("memory_add", {"text": typed}), messages, seen,
+                                                   "the keeping the user asked for ran, with the user's own words")
+            echoes, tool, answer = None, "", True  # the reply tells of it, in words
+            yield TextDelta(text="\n\n" if reply else "")
+            continue
         tool = result.tool if result.tool in agent.tool_names() or result.tool == ANY_LOOK else ""
         yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
         last = messages[-1]
@@ -171,7 +179,9 @@ def call_in_reply(typed: str, raw: str, reply: str, agent: Agent,
 
     prov = agent.provenance
     others = [*prov.looked, *prov.retrieved]  # text the user did not write: it never makes a call run
-    if call := written(own_words(reply, others, prov.said, names=False), agent.tool_names()):
+    kept = any(isinstance(e, ToolResult) and e.ok and e.name == "memory_add" for e in seen)
+    if (call := written(own_words(reply, others, prov.said, names=False), agent.tool_names())) and not (
+            kept and call[0] == "memory_add"):  # a keeping made this turn is not made twice
         return call, f"the reply is a {call[0]} call written as text; running it", "call written as text", RAN
     if made := written_change(typed, reply, agent, seen):
         (call, how) = made
