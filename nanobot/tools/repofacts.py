@@ -25,6 +25,7 @@ from nanobot.base.safe_text import one_line
 
 MAX_REPOS = 2
 SUBJECT_CHARS = 48
+MAX_NAMES = 3  # uncommitted files named, at most; more: counted
 
 
 class RepoFacts(BaseModel):
@@ -34,22 +35,29 @@ class RepoFacts(BaseModel):
     age: str = ""
     changed: int = 0
     untracked: int = 0
+    names: list[str] = []  # the uncommitted files as "path (changed)" / "path (untracked)", when few
     commits: int = 1  # 0: the branch has none yet
 
     def line(self) -> str:
         last = (f'last commit "{self.subject}"' + (f" {self.age} ago" if self.age else "") if self.subject
                 else "no commits yet" if self.commits == 0 else "")
-        state = (f"uncommitted: {self.changed} changed, {self.untracked} untracked"
+        state = ("uncommitted: " + (", ".join(self.names) if self.names else
+                                    f"{self.changed} changed, {self.untracked} untracked")
                  if self.changed or self.untracked else "nothing uncommitted")
         return "; ".join(x for x in (f"Git {self.label}: branch {self.branch}", last, state) if x)
 
 
 def fitted(facts: list[RepoFacts], budget: int, count) -> str:
     """The facts' lines within ``budget`` tokens (``count``): the commits' ages go first, then their
-    subjects are cut to 24 characters, then dropped; branch and uncommitted counts stay."""
+    subjects are cut to about 24 characters at a word, then the uncommitted files' names give way to
+    their counts, then the subjects go; the branch and what is uncommitted stay."""
+    def cut(subject: str) -> str:
+        return subject if len(subject) <= 24 else subject[:24].rsplit(" ", 1)[0] + "…"
+
     steps = [lambda f: f, lambda f: f.model_copy(update={"age": ""}),
-             lambda f: f.model_copy(update={"age": "", "subject": f.subject[:24]}),
-             lambda f: f.model_copy(update={"age": "", "subject": ""})]
+             lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject)}),
+             lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject), "names": []}),
+             lambda f: f.model_copy(update={"age": "", "subject": "", "names": []})]
     text = ""
     for step in steps:
         text = "\n".join(step(f).line() for f in facts)
@@ -105,11 +113,15 @@ def read(top: Path, timeout: float = 2.0) -> RepoFacts | None:
         when, subject = log.strip().split("\0", 1)
         facts.subject = one_line(subject)[:SUBJECT_CHARS]
         facts.age = _age(max(0.0, time.time() - int(when or 0)))
+    names = []
     for row in (git("status", "--porcelain", "--untracked-files=normal") or "").splitlines():
         if row.startswith("??"):
             facts.untracked += 1
+            names.append(f"{one_line(row[3:])} (untracked)")
         elif row.strip():
             facts.changed += 1
+            names.append(f"{one_line(row[3:])} (changed)")
+    facts.names = names if len(names) <= MAX_NAMES else []
     return facts
 
 
