@@ -568,7 +568,8 @@ def main() -> None:
     summary["per_turn"] = per_turn(turns)
     print(json.dumps(summary, indent=2))
     if opts.json:
-        emit({"summary": summary, "turns": turns}, opts.json, indent=1, echo=False)
+        emit({"summary": summary, "turns": [_masked_row(t) for t in turns] if opts.masked else turns}, opts.json,
+             indent=1, echo=False)  # a check-only set's turns stay unread in the stored run too
 
 
 if __name__ == "__main__":
