@@ -164,7 +164,7 @@ def test_after_a_fix_without_a_test_command_allowed_one_line_says_how_to_allow_i
                     f'in {agent.settings.config_path}: exec_allow = ["git status", "python3 -m pytest"]')
 
 
-def test_no_test_run_without_a_change_a_fix_asked_or_time_left(home):
+def test_no_test_run_without_a_change_a_fix_asked_or_time_left(home, monkeypatch):
     agent = _judged(home, ["Tool: read_file", '{"path": "textutil.py"}', "Answer:", "shout looks right to me."], "repair")
     events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file"]  # read, no change made
@@ -177,6 +177,7 @@ def test_no_test_run_without_a_change_a_fix_asked_or_time_left(home):
     agent = _judged(home, FIX, "change")  # a change asked, no fix: no test named, no repair judged
     events = list(agent.turn("in textutil.py make shout end with an exclamation mark"))
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"] and "Test" not in events[-1].reply
+    monkeypatch.setenv("NANOBOT_CHAT__TURN_SECONDS", "60")  # the default (the suite's home lifts it)
     agent = _judged(home, FIX, "repair", tick=25.0)  # 75 s of the turn's 60 s gone by the reply's end
     events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))
     assert _ran(events) == [] and events[-1].reply.splitlines()[-1] == (
