@@ -114,9 +114,9 @@ def _checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Even
                          **which)
 
         passed = set(LOOKED_FOR if told(reply, prompt_repo(agent)) else ())  # answered from the prompt's repository facts
-        result, own = checks(reply, skip=frozenset(passed)), own_reply(agent, reply)
-        while (result.problem and result.tool and own != reply and result.rule in FROM_REPLY
-               and checks(own, only=result.rule).tool != result.tool):
+        result, own = checks(reply, skip=frozenset(passed)), None  # own words: read only when a check needs them
+        while (result.problem and result.tool and result.rule in FROM_REPLY
+               and (own := own or own_reply(agent, reply)) != reply and checks(own, only=result.rule).tool != result.tool):
             passed.add(result.rule)  # the tool was owed to text the reply passes on: that check has no say
             result = checks(reply, skip=frozenset(passed))
         if not result.problem:
