@@ -1,11 +1,13 @@
 """What a person waits for (issue 23): the real ``nanobot chat`` in a pseudo-terminal.
 
     python bench/waits_bench.py [--model qwen2.5-coder-1.5b|smollm2|PATH.gguf ...] [--sessions 3]
-                                [--root DIR] [--wpm 60] [--enter-after 0] [--threads N] [--context FILE] [--json OUT]
+                                [--root DIR] [--wpm 60] [--enter-after 0] [--threads N] [--context FILE]
+                                [--idle-between] [--json OUT]
 
 Per model, one ``NANOBOT_HOME`` (a temporary one, its config naming the model), one warm-up session,
 then ``--sessions`` timed ones, each started right after the previous one ended (so the previous
-session's background observation is still running, as for a person who opens a new chat at once):
+session's background observation is still running, as for a person who opens a new chat at once;
+``--idle-between``: each once that housekeeping is done, the same waits with nothing in the background):
 
 * **prompt**: process start -> ``You:`` shown on the terminal;
 * **first token**: Enter -> the first visible character after ``Nano:`` for "What is the capital of
@@ -122,6 +124,29 @@ def session(home: Path, model: str, root: Path, wpm: float, max_tokens: int, tim
             "exit_s": round(gone, 3), "exit_status": child.exitstatus, "timing": timing}
 
 
+def housekeeping() -> list[int]:
+    """The pids of ``nanobot housekeep`` children running now (any home: the bench's machine is its own)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"housekeep" in cmd and any(c.endswith(b"nanobot") for c in cmd):
+                found.append(int(proc.name))
+    return found
+
+
+def settle(idle: bool, limit: float = 600.0) -> float:
+    """With ``idle``, wait until no housekeeping child runs (the previous session's observation done);
+    the seconds waited (0 without)."""
+    start = time.perf_counter()
+    while idle and housekeeping() and time.perf_counter() - start < limit:
+        time.sleep(1.0)
+    return round(time.perf_counter() - start, 1)
+
+
 def cpu_seconds(pid: int, main: bool = False) -> float:
     """CPU time ``pid`` used so far (user + system, all its threads): on a shared machine, what the
     start-up costs regardless of how long other processes kept it waiting."""
@@ -143,9 +168,12 @@ def run_model(model: str, args) -> dict:
         (home / "workspace" / "CONTEXT.md").write_text(args.context.read_text())
     load0 = os.getloadavg()[0]
     warm = session(home, name, args.root, args.wpm, args.max_tokens, args.timeout, args.enter_after)
-    rows = [session(home, name, args.root, args.wpm, args.max_tokens, args.timeout, args.enter_after)
-            for _ in range(args.sessions)]
-    out = {"model": model, "root": str(args.root), "wpm": args.wpm, "enter_after": args.enter_after, "threads": args.threads,
+    rows = []
+    for _ in range(args.sessions):
+        waited = settle(args.idle_between)
+        rows.append(session(home, name, args.root, args.wpm, args.max_tokens, args.timeout, args.enter_after)
+                    | {"housekeeping_waited_s": waited})
+    out = {"model": model, "root": str(args.root), "idle_between": args.idle_between, "wpm": args.wpm, "enter_after": args.enter_after, "threads": args.threads,
            "context": str(args.context or ""), "warmup": warm, "sessions": rows,
            "median": {k: med(rows, k) for k in ("prompt_s", "prompt_cpu_s", "first_token_s", "reply_done_s", "exit_s")},
            "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2), "home": str(home)}
@@ -165,6 +193,8 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write the results here")
     ap.add_argument("--context", type=Path, help="start with this CONTEXT.md (e.g. bench/data/waits-context.md)")
     ap.add_argument("--threads", type=int, help="llama.cpp n_threads (default: the chat's own choice)")
+    ap.add_argument("--idle-between", action="store_true",
+                    help="start each timed session once the previous one's housekeeping is done (no draft running)")
     ap.add_argument("--home", type=Path, help="reuse this NANOBOT_HOME (one model; its disk KV cache kept)")
     args = ap.parse_args()
     results = [run_model(m, args) for m in (args.model or ["qwen2.5-coder-1.5b", "smollm2"])]

@@ -34,7 +34,12 @@ class Recorder:
             setattr(self._model, name, value)
 
     def stream(self, messages, **kw):
-        yield from self._model.stream(messages, **kw)
+        try:
+            yield from self._model.stream(messages, **kw)
+        finally:  # a stream closed early too (a pick stops once the name is decided)
+            self._record(messages, kw)
+
+    def _record(self, messages, kw):
         last = self._model.last
         self.calls.append({"messages": list(messages), "grammar": kw.get("grammar"),
                            "prefill": kw.get("prefill", ""), "max_tokens": kw.get("max_tokens"),

@@ -56,7 +56,7 @@ def pinging(home, model):
 
 
 def test_a_likely_call_whose_tool_does_not_fit_the_message_is_declined(home):
-    model = Judging(['{"name": "ping_note", ', "I can't check the weather here."], [0.9], fit=FIT_YES - 0.2)
+    model = Judging(['ping_note"', "I can't check the weather here."], [0.9], fit=FIT_YES - 0.2)
     agent = pinging(home, model)
     events = list(agent.turn("what's the weather in Oslo?"))
     assert not [e for e in events if isinstance(e, ToolCall)] and not (agent.workspace / "ping.txt").exists()
@@ -66,7 +66,7 @@ def test_a_likely_call_whose_tool_does_not_fit_the_message_is_declined(home):
 
 def test_an_unlikely_call_whose_tool_fits_is_made_from_the_floor(home):
     p = (FIT_FLOOR + 0.3) / 2  # under the lean listing's threshold (0.3), over the floor
-    model = Judging(['{"name": "ping_note", ', body("ping_note", {"word": "hi"}), "Done."], [p, 0.05],
+    model = Judging(['ping_note"', body("ping_note", {"word": "hi"}), "Done."], [p, 0.05],
                     fit=FIT_YES + 0.3)
     agent = pinging(home, model)
     events = list(agent.turn("ping the word hi"))
@@ -78,7 +78,7 @@ def test_an_unlikely_call_whose_tool_fits_is_made_from_the_floor(home):
 def test_nanobots_own_tools_keep_the_threshold(home):
     """read_file has nanobot's own index line: not judged; under the threshold no call, over it the
     call whatever the classifier would say."""
-    pick, call = '{"name": "read_file", ', body("read_file", {"path": "a.txt"})
+    pick, call = 'read_file"', body("read_file", {"path": "a.txt"})
     for p, replies, calls in (((FIT_FLOOR + 0.3) / 2, [pick, "Which note?"], []),
                               (0.9, [pick, call, "It says hi."], ["read_file"])):
         model = Judging(replies, [p, 0.05], fit=0.0)
@@ -131,7 +131,7 @@ class Placing(Judging):
 def test_a_pick_declined_under_the_threshold_is_the_looks_pick_not_a_second_one(home):
     """P(call) 0.2: the fit step picks read_file, one of nanobot's own tools, under the threshold:
     declined; the question is then looked into (``firstlook.asked_here``) with that same pick."""
-    model = Placing(['{"name": "read_file", ', body("read_file", {"path": "notes.txt"}), "It says hi."],
+    model = Placing(['read_file"', body("read_file", {"path": "notes.txt"}), "It says hi."],
                     [0.2, 0.1], fit=0.9)
     agent = pinging(home, model)
     (agent.workspace / "notes.txt").write_text("hi\n")

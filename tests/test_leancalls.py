@@ -13,6 +13,7 @@ from nanobot.backends.base import Message
 from nanobot.backends.openban import MARKUP
 from nanobot.core.events import TextDelta, ToolCall, ToolResult
 from nanobot.tools.callgrammar import OPEN
+from nanobot.tools.leancalls import NAME_OPENING
 from nanobot.tools.templatecalls import NO_OPENING, TemplateCalls
 from tests.qwen import SKIP_REASON, fixed_clock, qwen_path
 from tests.realmodel import Recorder
@@ -22,7 +23,7 @@ QWEN = qwen_path()
 
 
 def test_the_decision_sees_names_and_the_call_its_tools_schema_only(home):
-    model = ToolTemplateModel(['{"name": "write_file", ', body("write_file", {"path": "a.txt", "content": "hi"}),
+    model = ToolTemplateModel(['write_file"', body("write_file", {"path": "a.txt", "content": "hi"}),
                                "Done."], [0.9, 0.1])
     agent = make_agent(home, model, listing="lean")
     events = list(agent.turn("write hi to a.txt"))
@@ -33,7 +34,7 @@ def test_the_decision_sees_names_and_the_call_its_tools_schema_only(home):
     for call in model.calls:  # one tools block all turn long: the KV prefix holds
         assert call["tools"] == [{"name": "read_file", "description": "read or show a file the user names"},
                                  {"name": "write_file", "description": "create a file, only when asked to"}]
-    assert pick["prefill"] == f"{OPEN}\n" and pick["messages"][-1].role == "user"
+    assert pick["prefill"] == f"{OPEN}\n{NAME_OPENING}" and pick["messages"][-1].role == "user"
     assert "write_file" in pick["grammar"] and "read_file" in pick["grammar"] and "arguments" not in pick["grammar"]
     schema = args["messages"][-2]  # before the user's message: the request is what the model read last
     assert schema.role == "system" and '"content"' in schema.content and "read_file" not in schema.content
@@ -84,7 +85,7 @@ def test_qwen_calls_from_the_lean_block_and_never_samples_markup(home):
     assert next(e for e in events if isinstance(e, ToolResult)).ok
     events = list(agent.turn("Create a new file greeting.txt that says hello"))  # no fact: the model picks
     assert "write_file" in [e.name for e in events if isinstance(e, ToolCall)]
-    picks = [c for c in rec.calls if c["prefill"] == f"{OPEN}\n" and "arguments" not in c["grammar"]]
+    picks = [c for c in rec.calls if c["prefill"] == f"{OPEN}\n{NAME_OPENING}" and "arguments" not in c["grammar"]]
     assert picks and all(c["messages"][-1].role == "user" for c in picks)  # the tool, from the lean prompt
     rec.calls = [c for c in rec.calls if c not in picks]
     assert _check_calls(rec, agent) >= 1  # then the arguments: closed, parsed, valid

@@ -44,7 +44,7 @@ class RewritingModel(JudgingTemplateModel):
 def test_an_edit_file_call_is_made_from_the_models_rewrite_of_the_named_file(home):
     """The pick is edit_file; the rewrite, from a prompt holding only the file and the message, makes
     the call: the model never writes ``old`` (its next scripted text is the reply, not a call)."""
-    model = RewritingModel(['{"name": "edit_file", ', "Done: add multiplies now."], [0.9, 0.1],
+    model = RewritingModel(['edit_file"', "Done: add multiplies now."], [0.9, 0.1],
                            rewrite=CALC.replace("a + b", "a * b"))
     agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
     (agent.workspace / "calc.py").write_text(CALC)
@@ -71,7 +71,7 @@ def test_the_rewrite_copies_the_file_without_the_replys_repeat_penalty(home):
             self.penalties.append(repeat_penalty)
             yield from super().stream(messages, **kw)
 
-    model = Sampling(['{"name": "edit_file", ', "Done: add multiplies now."], [0.9, 0.1],
+    model = Sampling(['edit_file"', "Done: add multiplies now."], [0.9, 0.1],
                      rewrite=CALC.replace("a + b", "a * b"))
     agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
     assert agent.settings.chat.repeat_penalty != 1.0
@@ -85,7 +85,7 @@ def test_the_rewrite_copies_the_file_without_the_replys_repeat_penalty(home):
 def test_a_rewrite_of_too_much_leaves_the_call_to_the_model(home):
     """A rewrite that replaces more lines than an edit does is no call: the model's own is made."""
     own = {"path": "calc.py", "old": "a + b", "new": "a * b"}
-    model = RewritingModel(['{"name": "edit_file", ', body("edit_file", own), "Done."], [0.9, 0.1],
+    model = RewritingModel(['edit_file"', body("edit_file", own), "Done."], [0.9, 0.1],
                            rewrite="print('hello')\n")
     agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
     (agent.workspace / "calc.py").write_text(CALC)

@@ -47,8 +47,10 @@ class ToolTemplateModel(ScriptedModel):
         return self.probs.pop(0)
 
     def stream(self, messages, *, tools=None, stop=None, no_opening=None, **kw):
-        yield from super().stream(messages, **kw)
-        self.calls[-1] |= {"tools": tools, "stop": stop, "no_opening": no_opening}
+        try:
+            yield from super().stream(messages, **kw)
+        finally:  # a pick ends its stream once the name is decided
+            self.calls[-1] |= {"tools": tools, "stop": stop, "no_opening": no_opening}
 
 
 def make_agent(home, model, clock=fixed_clock, **tools):
@@ -152,7 +154,7 @@ def test_a_question_about_a_named_file_reads_it_where_the_pick_would_change_it(h
     call policy refused it, the reply came with a correction). The model judges no change asked and the
     facts name calc.py, so the first call is read_file; asked to change it, the pick stands."""
     calc = "def add(a, b):\n    return a + b\n"
-    pick = '{"name": "edit_file", '
+    pick = 'edit_file"'
     model = JudgingTemplateModel([pick, body("read_file", {"path": "calc.py"}), "add returns a + b."], [0.9, 0.1],
                                  change=False)
     agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")

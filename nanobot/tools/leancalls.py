@@ -46,10 +46,23 @@ def lean_specs(tools: dict) -> list[dict]:
     return [{"name": n, "description": getattr(t, "intent", "") or purpose(t.description)} for n, t in tools.items()]
 
 
+NAME_OPENING = '{"name": "'  # what a call's JSON opens with, up to the name: given, not generated
+
+
 def name_grammar(names: list[str]) -> Grammar:
-    """The call's opening after ``<tool_call>\\n``: ``{"name": "`` + one of ``names`` + ``"``."""
-    alts = " | ".join(literal(json.dumps(n) + ", ") for n in names)
-    return Grammar(f'root ::= {literal(chr(123) + chr(34) + "name" + chr(34) + ": ")} ( {alts} )')
+    """The name after ``<tool_call>\\n`` + ``NAME_OPENING``: one of ``names``, then its closing quote."""
+    return Grammar("root ::= " + " | ".join(literal(n + '"') for n in names))
+
+
+def named(text: str, names: list[str]) -> str | None:
+    """The one name of ``names`` that the generated ``text`` can still become, once only one can (the
+    pick stops there: the rest of the name is the same whatever the model would say); else None.
+
+    >>> named("read", ["read_file", "list_dir"]), named("knowledge_", ["knowledge_read", "knowledge_search"])
+    ('read_file', None)
+    """
+    left = [n for n in names if (n + '"').startswith(text) or text.startswith(n + '"')]
+    return left[0] if len(left) == 1 else None
 
 
 def with_schema(msgs: list[Message], spec: dict) -> list[Message]:

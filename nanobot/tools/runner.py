@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -228,12 +228,13 @@ class ToolRunner:
 
     def _generate(self, agent: Agent, msgs: list[Message], grammar: str | None, prefill: str,
                   max_tokens: int, kind: str, tool: str, apart: bool = False, copies: bool = False,
-                  **extra: Any) -> str:
+                  until: Callable[[str], bool] | None = None, **extra: Any) -> str:
         """Generate at temperature 0 (``apart``: from a prompt of its own, the conversation's KV state
         put back after it where the backend can), recording the step's ``StepStats``. A step that
         ``copies`` (a file's whole text again, with one change) runs with no repeat penalty: the reply's
         (``[chat] repeat_penalty``) makes each copied token less likely than it is, so a fix that
-        repeats a name (``side * side``) loses to the line as it was."""
+        repeats a name (``side * side``) loses to the line as it was. ``until(text so far)`` true ends the
+        generation there (what is left is decided: the rest of a name only one offered tool has)."""
         opts: dict = dict(max_tokens=max_tokens, temperature=0.0, grammar=grammar, prefill=prefill, **extra)
         if abilities(agent.model).sampling:
             opts["repeat_penalty"] = 1.0 if copies else agent.settings.chat.repeat_penalty
@@ -241,7 +242,14 @@ class ToolRunner:
         if apart and callable(getattr(agent.model, "generate_apart", None)):
             text = agent.model.generate_apart(msgs, **opts)
         else:
-            text = "".join(agent.model.stream(msgs, **opts))
+            parts: list[str] = []
+            stream = agent.model.stream(msgs, **opts)
+            for piece in stream:
+                parts.append(piece)
+                if until is not None and until("".join(parts)):
+                    stream.close()
+                    break
+            text = "".join(parts)
         last = agent.model.last
         self.stats.append(StepStats(kind=kind, tool=tool, seconds=time.perf_counter() - start,
                                     ttft_s=last.ttft_s, tokens=last.completion_tokens, evaluated_tokens=last.evaluated_tokens,

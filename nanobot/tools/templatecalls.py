@@ -39,7 +39,7 @@ from nanobot.tools.effects import Effect, declared
 from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged_look, look_instead
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, best_fit, fits, judged, scores, user_text
 from nanobot.tools.formats import shaped, written
-from nanobot.tools.leancalls import lean_specs, name_grammar, with_schema
+from nanobot.tools.leancalls import NAME_OPENING, lean_specs, name_grammar, named, with_schema
 from nanobot.tools.plain import plain
 from nanobot.tools.rewrite import rewritten
 from nanobot.tools.validate import validate
@@ -219,9 +219,9 @@ class TemplateCalls:
                             user_text(agent, msgs))
             self.picked = (key, best) if best else self.picked
         if self.picked[0] != key:
-            text = self.runner._generate(agent, msgs, name_grammar(names), f"{OPEN}\n", NAME_TOKENS, "name", "",
-                                         tools=self.specs)
-            self.picked = (key, next((n for n in names if text.strip().endswith(f"{json.dumps(n)},")), names[0]))
+            text = self.runner._generate(agent, msgs, name_grammar(names), f"{OPEN}\n{NAME_OPENING}", NAME_TOKENS,
+                                         "name", "", tools=self.specs, until=lambda t: named(t, names) is not None)
+            self.picked = (key, named(text, names) or names[0])
         return self.picked[1]
 
     def pick_among(self, agent: Agent, messages: list[Message], among: frozenset) -> str:
