@@ -17,7 +17,9 @@ checked on ``create_held.tsv`` (adding to a file in six languages among the no's
 ``look_held.tsv`` (indirect asks with nothing named -- "did my last commit go through?" -- against
 questions a look does not answer -- "How do I undo a commit in git?"), and on ``named_dev.tsv`` /
 ``named_held.tsv`` (round 31: messages naming a file, a question answered from it against a mention; the
-look classifier does not separate them, a question mark does: ``tools.firstlook.judged_look``);
+look classifier does not separate them, a question mark does: ``tools.firstlook.judged_look``), and on
+``look_dev2.tsv`` (general-knowledge questions in seven languages, which the classifier once sent to a
+look, against local asks) and ``look_held2.tsv`` (written blind to the classifier by a helper; check-only);
 ``--kind keep``: "does the message say to leave a file as it is?" on ``keep_dev.tsv``, checked on
 ``keep_held.tsv`` (don't-change asks in six languages against change requests that keep the rest);
 ``--kind repair``: "does the message report something broken for you to fix?" on ``repair_dev.tsv``, checked
@@ -84,7 +86,7 @@ def main() -> None:
                        ("held2", "allow_held2.tsv"), ("dev3", "allow_dev3.tsv"), ("held3", "allow_held3.tsv")),
             "remember": (("dev", "remember_dev.tsv"), ("dev2", "remember_dev2.tsv"), ("held", "remember_held.tsv"),
                          ("dev3", "remember_dev3.tsv"), ("held2", "remember_held2.tsv")),
-            "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv"),  # and questions vs mentions naming a file:
+            "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv"), ("dev2", "look_dev2.tsv"), ("held2", "look_held2.tsv"),  # and questions vs mentions naming a file:
                      ("named dev", "named_dev.tsv"), ("named held", "named_held.tsv")),  # (tools.firstlook.judged_look)
             "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv")),
             "keep": (("dev", "keep_dev.tsv"), ("held", "keep_held.tsv")),

@@ -42,17 +42,19 @@ ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "n
                ("Only change the title in index.html, leave everything else alone.", "yes"),
                ("Regarde config.json sans le modifier : quel est le port ?", "no"), ("delete old.log", "yes"))
 # The look classifier asks whether a right answer needs something read or run on this computer now,
-# with examples of both kinds in four languages (a state of the repository asked, a how-to or small talk
-# not): asked only "does it ask you to show, read, list, count or run?", a small model says yes to thanks
+# with examples of both kinds in four languages (a state of the repository or a running server asked, a
+# how-to, a fact about the world or small talk not): asked only "does it ask you to show, read, list, count or run?", a small model says yes to thanks
 # and to how-to questions too.
 LOOK_SYSTEM = ("You sort messages sent to an assistant that runs on the user's computer, next to their files, "
                "folders and git repository. Answer yes when a right answer needs something read or run on that "
                "computer now: a file, a folder, the repository's state, a program's output. Answer no when general "
                "knowledge, the conversation or the assistant's memory answers it, or when it is small talk or asks "
                "for a change. Answer only yes or no.")
-LOOK_SHOTS = (("show me config.json", "yes"), ("thanks, great!", "no"),
+LOOK_SHOTS = (("show me config.json", "yes"), ("thanks, great!", "no"), ("Who discovered penicillin?", "no"),
+              ("Läuft mein Server noch auf Port 8080?", "yes"),
               ("Hab ich noch Änderungen, die nicht committet sind?", "yes"), ("How do I delete a branch in git?", "no"),
               ("¿Cuántas líneas tiene datos.csv?", "yes"), ("translate 'thank you' into Spanish", "no"),
+              ("Quel est le plus long fleuve du monde ?", "no"), ("what does the newest log file in logs/ say?", "yes"),
               ("what did the build log say about warnings?", "yes"), ("what's 12% of 250?", "no"),
               ("Liste les fichiers du dossier images", "yes"), ("Fix the typo in readme.md", "no"))
 # Remember: indirect asks ("just so you're aware") are among the yes's; a thanks is among the no's, which
