@@ -43,7 +43,8 @@ ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "n
                ("Regarde config.json sans le modifier : quel est le port ?", "no"), ("delete old.log", "yes"))
 # The look classifier asks whether a right answer needs something read or run on this computer now,
 # with examples of both kinds in four languages (a state of the repository or a running server asked, a
-# how-to, a fact about the world or small talk not): asked only "does it ask you to show, read, list, count or run?", a small model says yes to thanks
+# how-to, a fact about the world, small talk or a change not: two changes among the no's keep a change
+# request under the calibration's no): asked only "does it ask you to show, read, list, count or run?", a small model says yes to thanks
 # and to how-to questions too.
 LOOK_SYSTEM = ("You sort messages sent to an assistant that runs on the user's computer, next to their files, "
                "folders and git repository. Answer yes when a right answer needs something read or run on that "
@@ -56,7 +57,8 @@ LOOK_SHOTS = (("show me config.json", "yes"), ("thanks, great!", "no"), ("Who di
               ("¿Cuántas líneas tiene datos.csv?", "yes"), ("translate 'thank you' into Spanish", "no"),
               ("Quel est le plus long fleuve du monde ?", "no"), ("what does the newest log file in logs/ say?", "yes"),
               ("what did the build log say about warnings?", "yes"), ("what's 12% of 250?", "no"),
-              ("Liste les fichiers du dossier images", "yes"), ("Fix the typo in readme.md", "no"))
+              ("Liste les fichiers du dossier images", "yes"), ("Fix the typo in readme.md", "no"),
+              ("rename draft.md to final.md", "no"))
 # Remember: indirect asks ("just so you're aware") are among the yes's; a thanks is among the no's, which
 # a small model otherwise judges a sure yes and keeps with memory_add.
 REMEMBER_SYSTEM = ("You classify messages to an assistant with a memory. Does the message ask you to remember or "
@@ -261,10 +263,10 @@ class Judge:
         model = getattr(agent, "model", None)
         if kind in CLASSIFIERS and callable(getattr(model, "yes_no_apart", None)) and self.text:
             try:
-                yes, no = model.yes_no_apart(classifier_prompt(kind, self.text)) if trusted(model, kind) else (0, 0)
+                sure = trusted(model, kind)
             except ModelError:
-                yes = no = 0.0
-            self.cache[kind] = yes / (yes + no) if yes + no > 0 else None
+                sure = False
+            self.cache[kind] = self.classified(agent, kind) if sure else None  # one evaluation for both
             return self.cache[kind]
         if not callable(getattr(model, "yes_no", None)) or not self.text:
             return None  # a backend that cannot score a first token (a server; a scripted test model)
