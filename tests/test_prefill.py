@@ -162,3 +162,34 @@ def test_a_draft_whose_pause_passed_during_a_chunk_starts_when_the_chunk_ends(ag
     go.set()
     pre.wait(30)
     assert asked and asked[0] - released < 2.0  # not the chunk + another 3 s
+
+
+def test_a_drafts_look_judgement_is_made_while_typing_and_the_turn_takes_it(agent, model):
+    """The look classifier a turn's first step asks before the reply runs on the prefill thread once the
+    draft's words are in; the turn whose message is the draft reuses it (no evaluation after Enter),
+    and a message that differs from the draft gets none of it."""
+    question = "which branch am I on?"
+    agent.prefill()
+    base = agent.stop_prefill()
+    agent.prefill(question)
+    base.wait(120)
+    assert not base.error and base.judged is not None
+    key, judged = base.judged
+    assert key == (question, 0) and isinstance(judged["look unchecked"], float) and "look" in judged
+    asked = []
+    had = vars(model).get("yes_no_apart")  # the turn budget's meter, when a turn ran before
+    real = model.yes_no_apart
+    model.yes_no_apart = lambda messages: asked.append(messages) or real(messages)
+    try:
+        list(agent.turn(question))
+        assert agent.judge.classified(agent, "look") == judged["look unchecked"]
+        assert agent.judge.probability(agent, "look") == judged["look"] and asked == []
+        agent.prefill("what is in notes.txt")
+        agent._prefill.wait(120)
+        list(agent.turn("hello there"))  # not the draft: judged afresh when asked
+        assert "look unchecked" not in agent.judge.cache
+    finally:
+        if had is None:
+            del model.yes_no_apart
+        else:
+            model.yes_no_apart = had

@@ -5,7 +5,9 @@ the user's words: system prompt + history + the user-message header. ``Prefill.s
 prefix on a background thread, a chunk of tokens at a time. While the user types, the front end passes
 the draft (``Agent.prefill(draft)``): after a short pause in typing, the draft's memory block and the
 words typed so far are evaluated too, so after Enter only the last words (and the per-turn block, if the
-final words changed what memory retrieval finds) are left to evaluate.
+final words changed what memory retrieval finds) are left to evaluate; then the draft's judgements that a
+turn's first step asks before the reply (``Agent.judge_draft``), which the turn takes when the message
+sent is the draft.
 
 ``start`` never blocks the caller (a keystroke): the running prefill is superseded (it stops between
 chunks) and the new one is queued behind it. ``stop`` cancels and waits (at most one chunk), so the KV
@@ -60,6 +62,7 @@ class Prefill:
         self.seconds = 0.0
         self.error = ""
         self.draft: tuple[object, str] | None = None  # (key, memory block) of the last draft looked up
+        self.judged: tuple[object, dict] | None = None  # (key, judgements) of the last draft, set by ``after``
         self.finishing = ""  # set by idle work that finishes after a cancel: what the turn waits for
         self.abandoned = False
 
@@ -68,10 +71,11 @@ class Prefill:
         return abilities(model).prefill
 
     def start(self, messages: list[Message] | Callable[[], list[int]], delay: float = 0.0,
-              before: list[Job] | tuple = (), prefix: bool = True, tools: list[dict] | None = None) -> None:
+              before: list[Job] | tuple = (), prefix: bool = True, tools: list[dict] | None = None,
+              after: Job | None = None) -> None:
         """Run the ``before`` jobs, then (``prefix``) prefill ``messages``' known prefix, or the tokens
-        ``messages()`` returns (computed on the prefill thread), after ``delay`` s unless superseded.
-        Returns at once."""
+        ``messages()`` returns (computed on the prefill thread), after ``delay`` s unless superseded, then
+        ``after`` (a draft's judgements) unless superseded meanwhile. Returns at once."""
         if not callable(messages):
             self.draft = None  # a new turn's prefix: an earlier draft's lookup is stale
         if before:
@@ -81,10 +85,11 @@ class Prefill:
         skip = self._skip = threading.Event()
         due = time.monotonic() + delay  # the pause counts from the keystroke, not from the chunk's end
         self._thread = background.start(self._run, "nanobot-prefill",  # derived: a cache's warmth
-                                        (tokens, skip, self._thread, due, list(before), prefix), derived=True)
+                                        (tokens, skip, self._thread, due, list(before), prefix, after), derived=True)
 
     def _run(self, tokens: Callable[[], list[int]], skip: threading.Event,
-             previous: threading.Thread | None, due: float, before: list[Job], prefix: bool) -> None:
+             previous: threading.Thread | None, due: float, before: list[Job], prefix: bool,
+             after: Job | None = None) -> None:
         if previous is not None:
             previous.join()
         rest = due - time.monotonic()
@@ -105,6 +110,8 @@ class Prefill:
             wanted = tokens()
             if not skip.is_set():
                 self.evaluated = self.model.prefill(wanted, skip)
+            if after is not None and not skip.is_set():
+                after(self)
         except Exception as e:  # never the session's problem: the turn evaluates what is missing
             self.error = f"{type(e).__name__}: {e}"
         self.seconds = time.perf_counter() - t0

@@ -170,7 +170,17 @@ class Agent:
             pre.draft = (key, block)
             return known_prefix(self.model, base, f"{block}\n\n{draft}" if block else draft, tools=render.get("tools"))
 
-        pre.start(tokens, delay=DEBOUNCE_S)
+        pre.start(tokens, delay=DEBOUNCE_S, after=lambda _pre: self.judge_draft(pre, key, draft))
+
+    def judge_draft(self, pre: Prefill, key: object, draft: str) -> None:
+        """On the prefill thread, once the draft's words are in: the judgement a turn's first step asks
+        of a message before its reply (the look classifier, ``tools.firstlook.asked_here``), kept on
+        ``pre`` for the turn whose message is this draft (the person types; the Enter does not wait)."""
+        judge = Judge()
+        judge.context(draft, [])
+        judge.classified(self, "look")  # asked at a likely call; then, where the calibration holds, alone
+        judge.probability(self, "look")
+        pre.judged = (key, dict(judge.cache))
 
     def stop_prefill(self, abandon: bool = False) -> Prefill | None:
         """Cancel a running prefill (between chunks) and wait for the model to be free
@@ -255,6 +265,9 @@ class Agent:
             if typed is not None and typed.draft is not None and typed.draft[0] == (text, len(self.history)):
                 memory = typed.draft[1]  # looked up while the user paused before Enter
                 typed.draft = None
+                if typed.judged is not None and typed.judged[0] == (text, len(self.history)):
+                    self.judge.text, self.judge.cache = text, dict(typed.judged[1])  # judged meanwhile too
+                typed.judged = None
             else:
                 memory = self.memory_block(text)
         except Exception as e:  # per-turn blocks are derived data (memory): never block a turn
