@@ -47,7 +47,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from nanobot.config import load_settings  # noqa: E402
-from nanobot.loop.judge import BOUNDS, claim_text, classifier_prompt  # noqa: E402
+from nanobot.loop.judge import BOUNDS, _calibrated, claim_text, classifier_prompt  # noqa: E402
 from nanobot.runtime import load_model  # noqa: E402
 
 
@@ -82,6 +82,8 @@ def main() -> None:
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
+    result["calibrated"] = _calibrated(model, a.kind)  # False: no check trusts this classifier on this model
+    print(f"calibration: {'passes' if result['calibrated'] else 'FAILS (the classifier is not used)'}", flush=True)
     sets = {"change": (("dev", "allow_dev.tsv"), ("dev2", "allow_dev2.tsv"), ("held", "allow_held.tsv"),
                        ("held2", "allow_held2.tsv"), ("dev3", "allow_dev3.tsv"), ("held3", "allow_held3.tsv")),
             "remember": (("dev", "remember_dev.tsv"), ("dev2", "remember_dev2.tsv"), ("held", "remember_held.tsv"),
