@@ -266,6 +266,9 @@ def test_remember_not_tried_in_any_language_of_the_reply():
     noted = Outcome("memory_add", {"text": "Zug um 7"}, True, "remembered (MEMORY.md:3)", effects=MEM)
     assert cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Gemerkt.", [noted], keeps=True)) is None
     assert cc.remember_not_tried(facts("Merk dir das.", "Was genau soll ich mir merken?", keeps=True)) is None
+    copied = Outcome("memory_add", {"text": "Liesel: 9 August"}, False, "memory_add refused: 9 August ...",
+                     refused="unsaid", effects=MEM)  # an older fact from memory: nothing of this message
+    assert cc.remember_not_tried(facts("Merk dir: mein Zug fährt um 7.", "Gemerkt.", [copied], keeps=True)).tool == "memory_add"
     assert cc.remember_not_tried(facts("What is 2+2?", "4", keeps=False)) is None
     assert cc.remember_not_tried(facts("Quando é o aniversário da minha mãe?", "A 9 de agosto.", keeps=True)) is None
     assert cc.remember_not_tried(facts("Merk dir das: 7 Uhr.", "OK.", keeps=True, offered=frozenset({"read_file"}))) is None

@@ -154,12 +154,15 @@ def remember_not_tried(f: Facts) -> CheckResult | None:
     wording) and nothing was saved or changed: no call that remembers was tried. Retried with
     memory_add, whatever the reply says ("Merk ich mir!" claims it in words no list holds). A reply
     that asks back stands; a question ("Quando é o aniversário da minha mãe?") recalls, and a message
-    that names a file ("I can't remember what I wrote in a.md") is about the file: neither is this."""
+    that names a file ("I can't remember what I wrote in a.md") is about the file: neither is this. A
+    memory_add refused as holding what the user never said (an older fact copied from memory) saved
+    nothing of the user's: the keeping is still owed (``loop.checkedturn`` keeps the message as written)."""
     if (f.target or _FILE.search(f.user_text) or f.user_text.rstrip().endswith(("?", "？")) or not f.can("memory_add")
             or f.reply.rstrip().endswith("?") or not f.keeps or not f.gives_facts):
         return None  # a message with no fact of its own and nothing said before it: a retry could only invent one
-    if any(Effect.REMEMBERS in o.effects and (o.ok or not o.unasked) or o.ok and o.may_change for o in f.done):
-        return None
+    if any(Effect.REMEMBERS in o.effects and (o.ok or not (o.unasked or o.refused == Refusal.UNSAID))
+           or o.ok and o.may_change for o in f.done):
+        return None  # a keeping tried (one refused for holding what the user never said is none of the user's)
     return CheckResult(
         problem="the user asked to remember something but nothing was saved",
         note="[nanobot: nothing was saved: no tool ran this turn. Call memory_add now with the fact, in the user's words.]",
