@@ -269,7 +269,8 @@ def extra_rules(turn: Turn, events: list, reply: str, memory_before: dict, memor
     """The later sets' rules (``Turn.never``, ``says_all``, ``keep``, ``no_write``, ``only``): the failed
     rules' names (``extra``, no text of the set) and what they found."""
     pairs = _pairs(events)
-    stored = [str(c.arguments.get("text", "")) for c, r in pairs if c.name == "memory_add" and r is not None and r.ok]
+    stored = [str(c.arguments.get("text", "")) for c, r in pairs if c.name == "memory_add" and r is not None and r.ok
+              and not r.text.startswith("already remembered")]  # a fact held already: nothing written
     changed = memory_before != memory_after  # a write by another way than memory_add (a USER.md note) counts too
     writes = len(stored) or int(changed)
     loose = sorted({t for text in stored for t in ungrounded(text, turn.text)})

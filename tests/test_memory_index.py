@@ -120,6 +120,17 @@ def test_the_same_fact_kept_again_is_not_added_twice(svc):
     assert first.path.read_text().count("balcony") == 1
 
 
+def test_a_fact_told_back_in_other_words_is_not_kept_twice_and_a_changed_one_is(svc):
+    """A recall answered with memory_add ("Remember the code for my bike lock? Tell me.") restates a kept
+    fact: it is held where it is. A new number, or the same number for something else, is a new fact."""
+    write(svc.workspace / "MEMORY.md", "# Memory\n- The code of my bike lock is 6083\n")
+    again = svc.add("My bike lock code is 6083.")
+    assert (again.line, again.new) == (2, False)
+    assert svc.add("My bike lock code is now 6084.").new
+    assert svc.add("My PIN is 6083").new
+    assert (svc.workspace / "MEMORY.md").read_text().count("6083") == 2
+
+
 def test_insert_bullet_new_heading_and_plain_end():
     assert insert_bullet("# Memory\n", "x", "Health") == ("# Memory\n\n## Health\n- x\n", 4)
     assert insert_bullet("", "x", None) == ("- x\n", 1)

@@ -285,7 +285,7 @@ def insert_bullet(doc: str, text: str, heading: str | None) -> tuple[str, int]:
     """
     lines = doc.splitlines()
     bullet = f"- {text}"
-    held = _same_line(doc, bullet)  # kept already (a retry, the same fact asked twice): not twice
+    held = _same_line(doc, bullet) or _same_fact(doc, text)  # kept already (a retry, a recall): not twice
     if held:
         return doc, held
     if heading:
@@ -306,6 +306,39 @@ def insert_bullet(doc: str, text: str, heading: str | None) -> tuple[str, int]:
         lines += ["", f"## {heading.strip().lstrip('#').strip()}"]
     lines.append(bullet)
     return "\n".join(lines) + "\n", len(lines)
+
+
+_FACT = re.compile(r"\w*\d\w*|(?<=\s)[A-ZÀ-ÞΑ-ΩА-Я][\w'’-]+")  # a number or code; a name inside the sentence
+_WORDS = re.compile(r"\w{3,}")
+
+
+def _same_fact(doc: str, text: str) -> int:
+    """The 1-based line of a bullet in ``doc`` that already holds the fact ``text`` gives: every
+    number, code and name of ``text`` (at least one) is in it, and so are two thirds of its other words
+    of three letters or more ("My bike lock code is 6083." is held by "- the code of my bike lock is
+    6083"; "... is now 6084" is not, nor is "My PIN is 6083" or "I have 2 cats" by "I have 2 dogs");
+    0 when none does. A fact told again (a recall answered with memory_add)
+    is not kept twice.
+
+    >>> _same_fact("# Memory\\n- The code of my bike lock is 6083\\n", "My bike lock code is 6083.")
+    2
+    >>> _same_fact("# Memory\\n- The code of my bike lock is 6083\\n", "My bike lock code is now 6084.")
+    0
+    >>> _same_fact("- I have 2 dogs", "I have 2 cats"), _same_fact("- My cat is Rex", "My dog is Rex")
+    (0, 0)
+    """
+    facts = {f.casefold() for f in _FACT.findall(text)}
+    words = {w.casefold() for w in _WORDS.findall(text)} - facts
+    if not facts:
+        return 0
+    for i, line in enumerate(doc.splitlines(), 1):
+        if not line.lstrip().startswith("- "):
+            continue
+        held = line.casefold()
+        if all(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", held) for f in facts) and (
+                not words or 3 * sum(w in held for w in words) >= 2 * len(words)):
+            return i
+    return 0
 
 
 def _same_line(doc: str, line: str) -> int:

@@ -10,6 +10,7 @@ from pydantic import Field
 from nanobot.base.errors import ToolError
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
 from nanobot.tools.effects import Effect
+from nanobot.workspace import read_text
 
 
 def _service(ctx: ToolContext):
@@ -67,7 +68,11 @@ class MemoryAdd(_MemoryTool):
         svc = _service(ctx)
         path, line, new = svc.add(args.text, kind=args.kind, heading=args.heading)
         where = f"{path.relative_to(svc.workspace).as_posix()}:{line}"
-        return f"remembered ({where})" if new else f"already remembered ({where}); not added again"
+        if new:
+            return f"remembered ({where})"
+        lines = read_text(path).splitlines() if path.exists() else []
+        held = lines[line - 1].lstrip("- ").strip() if 0 < line <= len(lines) else ""
+        return f"already remembered ({where}{': ' + held if held else ''}); not added again"
 
 
 TOOLS = (MemorySearch, MemoryAdd)  # the memory feature's tools, in the prompt's order
