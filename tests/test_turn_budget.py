@@ -140,3 +140,20 @@ def test_set_up_work_draws_neither_evaluations_nor_seconds():
     model.yes_no([])
     budget.stop()
     assert budget.used == {"yes_no": 1}
+
+
+def test_a_retry_the_budget_cuts_still_ends_with_its_checks_correction(home):
+    """The budget ends a check's retry: the user still hears what the check found (here, that nothing
+    was changed), then the budget's line, never the budget's line alone."""
+    settings = load_settings(home, chat={"turn_evaluations": 3}, tools={"call_format": "names"},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "notes.txt").write_text("milk, eggs\n")
+    agent = Agent(settings, ScriptedModel(["I've added bread to notes.txt.", "Tool: edit_file", '{"path": "notes.txt"', "x"]))
+    attach_tools(agent)
+    events = list(agent.turn("add bread to notes.txt"))
+    assert any(isinstance(e, Notice) and "asking again" in e.text for e in events)  # the retry ran, and was cut
+    reply = events[-1].reply
+    assert "(nanobot: nothing was changed this turn.)" in reply and reply.endswith("the best it had.)")
+    assert reply.index("nothing was changed") < reply.index("this turn used its budget")
+    assert (settings.workspace / "notes.txt").read_text() == "milk, eggs\n"

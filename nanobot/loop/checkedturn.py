@@ -25,15 +25,19 @@ def checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event
     """``Agent.respond`` under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
     stream; a reply that claims what did not happen, or states what it never looked at, is
     retried once with a note, then flagged with a correction. A step that finds the turn's budget
-    spent (``loop.budget``) ends the turn with what the user has seen and one line saying so."""
+    spent (``loop.budget``) ends the turn with what the user has seen, the correction of the check whose
+    retry it cut (what a run really printed, what was not saved) and one line saying so."""
     shown: list[str] = []
+    owed: list[str] = []  # the correction of the check whose retry is running: the truth, if the budget ends it
     try:
-        for ev in _checked(agent, messages, typed):
+        for ev in _checked(agent, messages, typed, owed):
             if isinstance(ev, TextDelta):
                 shown.append(ev.text)
             yield ev
     except BudgetSpent:
         line, text = agent.budget.spent_line(), "".join(shown).strip()
+        if owed and owed[-1]:  # what the retry was for (a run's real output, say) is still told
+            line = f"{owed[-1]}\n\n{line}"
         yield TextDelta(text=f"\n\n{line}" if text else line)
         yield Notice(text=f"turn budget: {agent.budget.spent_what()} spent; answering with what there is",
                      level="warning")
@@ -41,7 +45,7 @@ def checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event
         yield TurnDone(reply=f"{text}\n\n{line}".strip(), generation=agent.model.last, corrected=True)
 
 
-def _checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event]:
+def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] | None = None) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.echo import Echoes
     from nanobot.loop.explicit import asked_run, explicit
@@ -129,6 +133,8 @@ def _checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Even
         if attempt == 1 or not result.retry or not agent.budget.room():  # no room: the correction, not a retry
             break
         attempt = 1
+        if owed is not None:
+            owed.append(result.correction)
         if result.tool == "memory_add" and "memory_add" in agent.tool_names() and agent.provenance.facts():
             # a keeping owed for a message that gives its facts: the user's own words are it, nothing to author
             yield Notice(text=f"reply check: {result.problem}; keeping the message as the user wrote it", level="warning")
