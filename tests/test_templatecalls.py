@@ -229,8 +229,8 @@ def test_a_question_about_this_computer_is_looked_into_when_the_model_judges_so(
     assert not first_called("Do I have any uncommitted changes?", 0.2, 0.6)
     assert not first_called("Do I have any uncommitted changes?", 0.05, 0.8)
     assert not first_called("Do I have any uncommitted changes?", 0.0, 0.95, after="hi")  # uncalibrated
-    assert first_called("Do I have any uncommitted changes?", 0.0, 0.95, calibrated=True, after="hi")
-    assert not first_called("Do I have any uncommitted changes?", 0.0, 0.85, calibrated=True, after="hi")
+    assert first_called("Do I have any uncommitted changes?", 0.0, 0.8, calibrated=True, after="hi")
+    assert not first_called("Do I have any uncommitted changes?", 0.0, 0.7, calibrated=True, after="hi")
     assert not first_called("Do I have any uncommitted changes?", 0.0, 0.95, calibrated=True)  # P(call) tells
     model = JudgingTemplateModel([body("read_file", {"path": "x.txt"}), "It is clean.", "It is clean."],
                                  [0.2] + [0.1] * 8, change=False, look=0.8)

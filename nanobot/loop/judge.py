@@ -44,7 +44,8 @@ ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "n
 # The look classifier asks whether a right answer needs something read or run on this computer now,
 # with examples of both kinds in four languages (a state of the repository or a running server asked, a
 # how-to, a fact about the world, small talk or a change not: two changes among the no's keep a change
-# request under the calibration's no): asked only "does it ask you to show, read, list, count or run?", a small model says yes to thanks
+# request under the calibration's no, and a check to run among the yes's keeps "make sure the tests
+# still pass" a look): asked only "does it ask you to show, read, list, count or run?", a small model says yes to thanks
 # and to how-to questions too.
 LOOK_SYSTEM = ("You sort messages sent to an assistant that runs on the user's computer, next to their files, "
                "folders and git repository. Answer yes when a right answer needs something read or run on that "
@@ -58,7 +59,7 @@ LOOK_SHOTS = (("show me config.json", "yes"), ("thanks, great!", "no"), ("Who di
               ("Quel est le plus long fleuve du monde ?", "no"), ("what does the newest log file in logs/ say?", "yes"),
               ("what did the build log say about warnings?", "yes"), ("what's 12% of 250?", "no"),
               ("Liste les fichiers du dossier images", "yes"), ("Fix the typo in readme.md", "no"),
-              ("rename draft.md to final.md", "no"))
+              ("Vérifie que le script de build passe toujours", "yes"), ("rename draft.md to final.md", "no"))
 # Remember: indirect asks ("just so you're aware") are among the yes's; a thanks is among the no's, which
 # a small model otherwise judges a sure yes and keeps with memory_add.
 REMEMBER_SYSTEM = ("You classify messages to an assistant with a memory. Does the message ask you to remember or "

@@ -65,7 +65,7 @@ def asks_to_look(agent: Agent) -> str | None:
 # question is not made to wait for a classifier). How the numbers were chosen: docs/tools.md.
 ASK_FLOOR = 0.1
 ASK_SURE = 0.65
-LOOK_CERTAIN = 0.9
+LOOK_CERTAIN = 0.75  # the least P(look) no "no" of the judge sets reaches (dev, dev2, held, held2: docs/tools.md)
 
 
 def asked_here(agent: Agent, p: float) -> bool:
