@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from nanobot.backends.base import Message
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.core.events import TextDelta, ToolCall, ToolResult, TurnDone
@@ -17,7 +18,7 @@ from nanobot.loop.judge import Judge
 from nanobot.tools.callgrammar import CLOSE, OPEN, parse_call
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.runner import validate
-from nanobot.tools.templatecalls import NO_OPENING
+from nanobot.tools.templatecalls import NO_OPENING, TemplateCalls
 from nanobot.workspace import init_workspace
 from tests.qwen import SKIP_REASON, fixed_clock, qwen_path
 from tests.realmodel import Recorder
@@ -715,3 +716,26 @@ def test_a_decline_of_a_look_the_model_judges_asked_is_retried_with_a_looking_to
         events = list(agent.turn(ask))
         assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == calls, sure
         assert (events[-1].reply == "It holds notes.txt.") == bool(calls)
+
+
+def test_an_ask_about_this_computer_looks_with_nanobots_own_tools_not_a_notes_tool(home):
+    """The look an ask about this computer gets ("Auf welchem Branch arbeite ich gerade?") is picked among
+    nanobot's tools with an index line (files, folders, commands): a tool without one that looks too (the
+    knowledge vault's reader, an MCP server's) is not what the look classifier's yes asks for; the fit
+    check's own pick still sees every tool."""
+    from nanobot.tools.base import Tool
+    from nanobot.tools.effects import Effect
+    from nanobot.tools.templatecalls import LOOKING
+
+    class NotesReader(Tool):
+        name = "notes_read"
+        description = "Read one of the assistant's notes."
+        effects = frozenset({Effect.LOOKS})
+
+    model = ToolTemplateModel(["Hello!"], [0.0])
+    agent = make_agent(home, model, listing="lean")
+    calls = TemplateCalls(agent.tool_runner)
+    calls.runner.tools = {"notes_read": NotesReader(), **calls.runner.tools}  # first: the pick's fallback
+    msgs = [Message(role="user", content="Auf welchem Branch arbeite ich gerade?")]
+    assert calls.pick(agent, msgs, LOOKING, own=True) == "read_file"  # the one own looking tool here
+    assert len([n for n, t in calls.runner.tools.items() if LOOKING & t.effects]) == 2

@@ -205,15 +205,18 @@ class TemplateCalls:
         ok, error = validate(self.runner.tools[name], json.dumps(args), cut)
         return raw, name, ok, error
 
-    def pick(self, agent: Agent, msgs: list[Message], among: frozenset = frozenset()) -> str:
+    def pick(self, agent: Agent, msgs: list[Message], among: frozenset = frozenset(), own: bool = False) -> str:
         """The tool a call opens with (``leancalls.name_grammar``), from the lean prompt, of the tools
         declaring one of the effects ``among`` (any, when empty; among several, the model's fit judgement
-        picks by their descriptions where it scores one, ``fitcheck.best_fit``); the same messages pick
-        once (the fit check's pick, declined under the threshold, is the look's)."""
-        names = [n for n, t in self.runner.tools.items() if not among or declared(t) & among]
+        picks by their descriptions where it scores one, ``fitcheck.best_fit``); ``own``: only nanobot's
+        tools with an index line (``Tool.intent``: files, folders, commands), for an ask about this
+        computer, which the knowledge vault's notes do not answer; the same messages pick once (the fit
+        check's pick, declined under the threshold, is the look's)."""
+        names = [n for n, t in self.runner.tools.items()
+                 if (not among or declared(t) & among) and (not own or getattr(t, "intent", ""))]
         if len(names) == 1:
             return names[0]
-        key = (len(msgs), msgs[-1].content if msgs else "", among)
+        key = (len(msgs), msgs[-1].content if msgs else "", among, own)
         if self.picked[0] != key and among and scores(agent.model):  # the descriptions decide between them
             best = best_fit(agent.model, [s["function"] for s in self.full if s["function"]["name"] in names],
                             user_text(agent, msgs))
@@ -255,7 +258,7 @@ class TemplateCalls:
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
             elif n == 0 and look is None and asked_here(agent, p) and any(
                     declared(t) & LOOKING for t in runner.tools.values()):  # an ask about this computer:
-                step = self.call(agent, msgs, seen, only=self.pick(agent, msgs, LOOKING))  # a looking tool
+                step = self.call(agent, msgs, seen, only=self.pick(agent, msgs, LOOKING, own=True))  # a look here
             else:
                 break
             if (yield from watch(step, failed)):
