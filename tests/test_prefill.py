@@ -165,17 +165,23 @@ def test_a_draft_whose_pause_passed_during_a_chunk_starts_when_the_chunk_ends(ag
 
 
 def test_a_drafts_look_judgement_is_made_while_typing_and_the_turn_takes_it(agent, model):
-    """The look classifier a turn's first step asks before the reply runs on the prefill thread once the
-    draft's words are in; the turn whose message is the draft reuses it (no evaluation after Enter),
-    and a message that differs from the draft gets none of it."""
+    """The look classifier a turn's first step asks of a later message before the reply runs on the
+    prefill thread once the draft's words are in; the turn whose message is the draft reuses it (no
+    evaluation after Enter), and a message that differs from the draft gets none of it."""
     question = "which branch am I on?"
+    agent.prefill()
+    base = agent.stop_prefill()
+    agent.prefill(question)
+    base.wait(120)
+    assert not base.error and base.judged is None  # a session's first message: asked only at a likely call
+    list(agent.turn("hello"))
     agent.prefill()
     base = agent.stop_prefill()
     agent.prefill(question)
     base.wait(120)
     assert not base.error and base.judged is not None
     key, judged = base.judged
-    assert key == (question, 0) and isinstance(judged["look unchecked"], float) and "look" in judged
+    assert key == (question, 2) and isinstance(judged["look unchecked"], float) and "look" in judged
     asked = []
     had = vars(model).get("yes_no_apart")  # the turn budget's meter, when a turn ran before
     real = model.yes_no_apart

@@ -170,12 +170,16 @@ class Agent:
             pre.draft = (key, block)
             return known_prefix(self.model, base, f"{block}\n\n{draft}" if block else draft, tools=render.get("tools"))
 
-        pre.start(tokens, delay=DEBOUNCE_S, after=lambda _pre: self.judge_draft(pre, key, draft))
+        later = bool(self.provenance.said)  # a later message: the look judgement is asked whenever it is declined
+        pre.start(tokens, delay=DEBOUNCE_S, after=(lambda _pre: self.judge_draft(pre, key, draft)) if later else None)
 
     def judge_draft(self, pre: Prefill, key: object, draft: str) -> None:
         """On the prefill thread, once the draft's words are in: the judgement a turn's first step asks
-        of a message before its reply (the look classifier, ``tools.firstlook.asked_here``), kept on
-        ``pre`` for the turn whose message is this draft (the person types; the Enter does not wait)."""
+        of a later message of the session before its reply whenever it declines a call (the look
+        classifier, ``tools.firstlook.asked_here``), kept on ``pre`` for the turn whose message is this
+        draft (the person types; the Enter does not wait). A session's first message asks it only at a
+        likely call: judged while typing, it would more often cost a pasted question's Enter a wait for
+        an evaluation nobody needs."""
         judge = Judge()
         judge.context(draft, [])
         judge.classified(self, "look")  # asked at a likely call; then, where the calibration holds, alone
