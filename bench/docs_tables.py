@@ -627,6 +627,12 @@ def waits_idle() -> str:
                    ("with a 94-token CONTEXT.md", "waits-idle-round7-context.json")])
 
 
+def waits_pasted() -> str:
+    return _waits([("before (3006ef7), sessions at once", "waits-round42-pasted-before.json"),
+                   ("after, sessions at once (a draft running)", "waits-round42-pasted-atonce.json"),
+                   ("after, each session once housekeeping is done", "waits-round42-pasted-idle.json")])
+
+
 def waits_idle_earlier() -> str:
     return _waits([("60 wpm (earlier code)", "waits-idle.json"), ("20 wpm (earlier code)", "waits-idle-20wpm.json"),
                    ("60 wpm, before the second disk entry", "waits-idle-round5-before.json"),
@@ -910,8 +916,10 @@ def headline() -> str:
          "[LoCoMo](docs/benchmarks/locomo.md)"],
         ["Enter to the first token / start-up / exit (idle, 60 wpm)", timing, "1.5B",
          f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
-        ["a question pasted in a terminal and sent a second later: Enter to the first visible token (median of 3)",
-         timing, "1.5B", f"{_j('waits-idle-pasted-round37.json')['results'][0]['median']['first_token_s']:.2f} s",
+        ["a question pasted in a terminal and sent a second later: Enter to the first visible token (median of 5), "
+         "nothing in the background / the last session's housekeeping running", timing, "1.5B",
+         f"{_j('waits-round42-pasted-idle.json')['results'][0]['median']['first_token_s']:.2f} s / "
+         f"{_j('waits-round42-pasted-atonce.json')['results'][0]['median']['first_token_s']:.2f} s",
          "[waits](docs/benchmarks/waits.md)"],
         ["`nanobot chat`, \"hi\" piped: process start to the reply's first character, a new home / a second start "
          "(median of 5)", timing, "1.5B", f"{fr['new_home']['first_char_s']} s / {fr['second_start']['first_char_s']} s",
@@ -1005,7 +1013,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
     "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-dev3": assistant_dev3, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-fit": bfcl_fit, "bfcl-replies": bfcl_replies, "context": context,
-    "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "locomo": locomo, "embedder": embedder,
+    "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "waits-pasted": waits_pasted, "locomo": locomo, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
     "busy": busy, "first-reply": first_reply, "judge": judge_classifiers, "judge-kinds": judge_kinds, "listing": listing,
