@@ -88,6 +88,32 @@ def _forms(value: str) -> list[str]:
     return [f for f in forms if f]
 
 
+def facts_of(text: str) -> list[str]:
+    """What ``text`` gives of its own: its numbers, what it quotes, and the words written with a capital
+    inside a sentence (names: "Miso"; "Miso's" gives "Miso"; "I'm" none)."""
+    inside = re.findall(r"(?<![.!?:]\s)(?<=\s)[^\W\d_][\w'’-]*", text)  # words after a space, not after a full stop
+    names = [re.split(r"['’]", w)[0] for w in inside if w[0].isupper()]
+    return [*re.findall(r"\d+", text), *_QUOTED.findall(text), *(n for n in names if len(n) >= 2)]
+
+
+def restated(text: str, line: str, share: float = 0.5) -> bool:
+    """Whether ``line`` already says what ``text`` says: every fact of ``text`` (``facts_of``) is in it,
+    and so are at least two of its content words (3+ letters, no stop word, at a word's start) and
+    ``share`` of them. A message asking about a kept line, or a fact told back, restates that line.
+
+    >>> restated("My bike lock code is 6083.", "- The code of my bike lock is 6083", 2 / 3)
+    True
+    >>> [restated(a, b) for a, b in [("My bike lock code is now 6084.", "- The code of my bike lock is 6083"),
+    ...                              ("My PIN is 6083", "- my bike lock code is 6083"), ("I have 2 cats", "- I have 2 dogs")]]
+    [False, False, False]
+    """
+    have = _norm(line)
+    words = {w for w in re.findall(r"\w+", _norm(text)) if len(w) >= 3 and w not in STOP and not w.isdigit()}
+    shared = {w for w in words if re.search(rf"(?<!\w){re.escape(w)}", have)}
+    return (len(shared) >= 2 and len(shared) >= share * len(words)
+            and all(_norm(f) in have for f in facts_of(text)))
+
+
 @dataclass
 class Provenance:
     said: list[str] = field(default_factory=list)  # the user's messages as typed, this session
@@ -133,10 +159,7 @@ class Provenance:
         >>> Provenance(said=["remember that my cat Miso's vet is Dr Vale, door 12"]).facts()
         ['12', 'Miso', 'Dr', 'Vale']
         """
-        last = self.said[-1] if self.said else ""
-        inside = re.findall(r"(?<![.!?:]\s)(?<=\s)[^\W\d_][\w'’-]*", last)  # words after a space, not after a full stop
-        names = [re.split(r"['’]", w)[0] for w in inside if w[0].isupper()]
-        return [*re.findall(r"\d+", last), *_QUOTED.findall(last), *(n for n in names if len(n) >= 2)]
+        return facts_of(self.said[-1] if self.said else "")
 
     def points_back(self) -> bool:
         """Whether the user's last message may be about something said before, rather than carry a fact
@@ -190,14 +213,8 @@ class Provenance:
         >>> Provenance(said=["remember that I'm vegetarian"], retrieved=kept).has_facts()
         True
         """
-        last = _norm(self.said[-1]) if self.said else ""
-        words = {w for w in re.findall(r"\w+", last) if len(w) >= 3 and w not in STOP and not w.isdigit()}
-        for line in (x for text in self.retrieved for x in text.splitlines() if x.strip()):
-            have = _norm(line)
-            shared = {w for w in words if re.search(rf"(?<!\w){re.escape(w)}", have)}
-            if len(shared) >= 2 and 2 * len(shared) >= len(words) and all(_norm(f) in have for f in self.facts()):
-                return False
-        return True
+        last = self.said[-1] if self.said else ""
+        return not any(restated(last, line) for text in self.retrieved for line in text.splitlines() if line.strip())
 
     def unsaid(self, value: str) -> list[str]:
         """What ``value``, a fact to keep, holds that the user never said: its numbers, and its names and

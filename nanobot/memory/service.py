@@ -27,6 +27,7 @@ from nanobot.base.nonutf8 import scrub
 from nanobot.base.userfile import update_user_file
 from nanobot.base.written import record_written
 from nanobot.config import Settings
+from nanobot.core.provenance import facts_of, restated
 from nanobot.memory.embedder import Embedder, get_embedder
 from nanobot.memory.indexer import (
     IndexReport,
@@ -308,37 +309,21 @@ def insert_bullet(doc: str, text: str, heading: str | None) -> tuple[str, int]:
     return "\n".join(lines) + "\n", len(lines)
 
 
-_FACT = re.compile(r"\w*\d\w*|(?<=\s)[A-ZÀ-ÞΑ-ΩА-Я][\w'’-]+")  # a number or code; a name inside the sentence
-_WORDS = re.compile(r"\w{3,}")
-
-
 def _same_fact(doc: str, text: str) -> int:
-    """The 1-based line of a bullet in ``doc`` that already holds the fact ``text`` gives: every
-    number, code and name of ``text`` (at least one) is in it, and so are two thirds of its other words
-    of three letters or more ("My bike lock code is 6083." is held by "- the code of my bike lock is
-    6083"; "... is now 6084" is not, nor is "My PIN is 6083" or "I have 2 cats" by "I have 2 dogs");
-    0 when none does. A fact told again (a recall answered with memory_add)
-    is not kept twice.
+    """The 1-based line of a bullet in ``doc`` that already says the fact ``text`` gives, in other
+    words (``core.provenance.restated``: its numbers, codes and names, and two thirds of its other
+    content words), or 0; a text with no number, code or name is held only word for word
+    (``_same_line``). A fact told again (a recall answered with memory_add) is not kept twice.
 
     >>> _same_fact("# Memory\\n- The code of my bike lock is 6083\\n", "My bike lock code is 6083.")
     2
     >>> _same_fact("# Memory\\n- The code of my bike lock is 6083\\n", "My bike lock code is now 6084.")
     0
-    >>> _same_fact("- I have 2 dogs", "I have 2 cats"), _same_fact("- My cat is Rex", "My dog is Rex")
-    (0, 0)
     """
-    facts = {f.casefold() for f in _FACT.findall(text)}
-    words = {w.casefold() for w in _WORDS.findall(text)} - facts
-    if not facts:
+    if not facts_of(text):
         return 0
-    for i, line in enumerate(doc.splitlines(), 1):
-        if not line.lstrip().startswith("- "):
-            continue
-        held = line.casefold()
-        if all(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", held) for f in facts) and (
-                not words or 3 * sum(w in held for w in words) >= 2 * len(words)):
-            return i
-    return 0
+    return next((i for i, line in enumerate(doc.splitlines(), 1)
+                 if line.lstrip().startswith("- ") and restated(text, line, 2 / 3)), 0)
 
 
 def _same_line(doc: str, line: str) -> int:
