@@ -51,6 +51,18 @@ def agent_with(home, evaluations: int) -> tuple[Agent, Tripping]:
     return agent, model
 
 
+def scripted(home, evaluations: int, replies: list[str]) -> Agent:
+    """An agent whose scripted model writes tool steps as text (``call_format = "names"``), one
+    generation each, under a budget of ``evaluations``; notes.txt holds "milk, eggs"."""
+    settings = load_settings(home, chat={"turn_evaluations": evaluations}, tools={"call_format": "names"},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "notes.txt").write_text("milk, eggs\n")
+    agent = Agent(settings, ScriptedModel(replies))
+    attach_tools(agent)
+    return agent
+
+
 def test_a_turn_that_trips_every_check_never_spends_more_than_its_budget(home):
     for ask in ("add bread to notes.txt", "what is in notes.txt?", "remember that the shop shuts at 6"):
         agent, model = agent_with(home, 5)
@@ -74,12 +86,7 @@ def test_a_check_with_no_room_left_corrects_instead_of_retrying(home):
 
 
 def test_a_spent_budget_ends_the_turn_with_what_was_shown_and_one_line(home):
-    settings = load_settings(home, chat={"turn_evaluations": 2}, tools={"call_format": "names"},
-                             memory={"enabled": False}, observer={"enabled": False})
-    init_workspace(settings.workspace)
-    (settings.workspace / "notes.txt").write_text("milk, eggs\n")
-    agent = Agent(settings, ScriptedModel(["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "milk, eggs"]))
-    attach_tools(agent)
+    agent = scripted(home, 2, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "milk, eggs"])
     events = list(agent.turn("what is in notes.txt?"))  # decision, arguments: the answer step finds no room
     done = events[-1]
     shown = "".join(e.text for e in events if isinstance(e, TextDelta))
@@ -145,15 +152,10 @@ def test_set_up_work_draws_neither_evaluations_nor_seconds():
 def test_a_retry_the_budget_cuts_still_ends_with_its_checks_correction(home):
     """The budget ends a check's retry: the user still hears what the check found (here, that nothing
     was changed), then the budget's line, never the budget's line alone."""
-    settings = load_settings(home, chat={"turn_evaluations": 3}, tools={"call_format": "names"},
-                             memory={"enabled": False}, observer={"enabled": False})
-    init_workspace(settings.workspace)
-    (settings.workspace / "notes.txt").write_text("milk, eggs\n")
-    agent = Agent(settings, ScriptedModel(["I've added bread to notes.txt.", "Tool: edit_file", '{"path": "notes.txt"', "x"]))
-    attach_tools(agent)
+    agent = scripted(home, 3, ["I've added bread to notes.txt.", "Tool: edit_file", '{"path": "notes.txt"', "x"])
     events = list(agent.turn("add bread to notes.txt"))
     assert any(isinstance(e, Notice) and "asking again" in e.text for e in events)  # the retry ran, and was cut
     reply = events[-1].reply
     assert "(nanobot: nothing was changed this turn.)" in reply and reply.endswith("the best it had.)")
     assert reply.index("nothing was changed") < reply.index("this turn used its budget")
-    assert (settings.workspace / "notes.txt").read_text() == "milk, eggs\n"
+    assert (agent.workspace / "notes.txt").read_text() == "milk, eggs\n"
