@@ -149,3 +149,31 @@ def test_a_keeping_owed_is_made_with_the_users_own_words_not_the_models(home):
     assert [e.arguments["text"] for e in kept] == [ask]
     memory = (settings.workspace / "MEMORY.md").read_text()
     assert "218" in memory and "99" not in memory
+
+
+def test_a_keeping_made_for_the_user_ends_the_turn_with_where_it_went(home):
+    """The reply claimed the keeping and none ran; nanobot keeps the message as written. The turn ends
+    there with one line naming the place: the model is not asked again (a small model asked again after
+    another question copies that question's answer)."""
+    from nanobot.core.events import TurnDone
+    from nanobot.runtime import build_agent
+    from tests.test_reply_claimed import _answers
+    from tests.test_templatecalls import ToolTemplateModel
+
+    ask = "remember that my locker number is 318"
+    table = {("remember", ask): 0.95, ("change", ask): 0.1}
+
+    class Noting(ToolTemplateModel):
+        def yes_no_apart(self, msgs):
+            return _answers(table, msgs)
+
+    model = Noting(["I have noted your locker number is 318.", "The capital of Spain is Madrid."], [0.01] * 8)
+    settings = load_settings(home, tools={"enabled": ["memory_add"], "listing": "full"}, observer={"enabled": False},
+                             kv_cache={"enabled": False})
+    agent = build_agent(settings, model)
+    events = list(agent.turn(ask))
+    done = next(e for e in events if isinstance(e, TurnDone))
+    assert done.reply.startswith("I have noted your locker number is 318.")
+    assert "\n\n(nanobot: kept in memory as you wrote it: remembered (MEMORY.md:" in done.reply
+    assert "Madrid" not in done.reply and model.replies == ["The capital of Spain is Madrid."]
+    assert "318" in (settings.workspace / "MEMORY.md").read_text()

@@ -140,6 +140,13 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
             yield Notice(text=f"reply check: {result.problem}; keeping the message as the user wrote it", level="warning")
             messages = yield from run_written_call(agent, ("memory_add", {"text": typed}), messages, seen,
                                                    "the keeping the user asked for ran, with the user's own words")
+            if (kept := seen[-1] if seen else None) and isinstance(kept, ToolResult) and kept.ok:
+                # kept: the turn ends with the reply and where the words went -- a second reply adds nothing
+                # true, and a small model asked again copies an earlier turn's answer
+                line = f"(nanobot: kept in memory as you wrote it: {kept.text})"
+                yield TextDelta(text=f"\n\n{line}" if reply else line)
+                yield ev.model_copy(update={"reply": f"{reply}\n\n{line}".strip(), "corrected": True})
+                return
             echoes, tool, answer = None, "", True  # the reply tells of it, in words
             yield TextDelta(text="\n\n" if reply else "")
             continue
