@@ -6,7 +6,9 @@ requests), and ``allow_dev2.tsv`` too (indirect asks: a state wanted, an entry t
 languages); ``allow_held.tsv`` and ``allow_held2.tsv`` are only checked (other files, other wording; held2
 was written apart from the classifier's prompt, 60 indirect asks and look-only questions in seven languages);
 ``allow_dev3.tsv`` / ``allow_held3.tsv`` (round 39) hold outcome asks ("make cart.py give the right total")
-and scoped ones ("only fix the typo in notes.md, nothing else") against look-only questions.
+and scoped ones ("only fix the typo in notes.md, nothing else") against look-only questions;
+``allow_dev4.tsv`` / ``allow_held4.tsv`` (round 43) coding asks (add a test, a method, a docstring) against
+questions about code and asks to run it; held4 was written blind to the classifier and is only checked.
 ``--kind remember``: "does the message ask to remember something?" on ``remember_dev.tsv`` and
 ``remember_dev2.tsv`` (indirect asks, "for the record", six languages), checked on ``remember_held.tsv``;
 ``remember_dev3.tsv`` / ``remember_held2.tsv`` (round 39) set indirect asks against content requests
@@ -85,7 +87,8 @@ def main() -> None:
     result["calibrated"] = _calibrated(model, a.kind)  # False: no check trusts this classifier on this model
     print(f"calibration: {'passes' if result['calibrated'] else 'FAILS (the classifier is not used)'}", flush=True)
     sets = {"change": (("dev", "allow_dev.tsv"), ("dev2", "allow_dev2.tsv"), ("held", "allow_held.tsv"),
-                       ("held2", "allow_held2.tsv"), ("dev3", "allow_dev3.tsv"), ("held3", "allow_held3.tsv")),
+                       ("held2", "allow_held2.tsv"), ("dev3", "allow_dev3.tsv"), ("held3", "allow_held3.tsv"),
+                       ("dev4", "allow_dev4.tsv"), ("held4", "allow_held4.tsv")),
             "remember": (("dev", "remember_dev.tsv"), ("dev2", "remember_dev2.tsv"), ("held", "remember_held.tsv"),
                          ("dev3", "remember_dev3.tsv"), ("held2", "remember_held2.tsv")),
             "look": (("dev", "look_dev.tsv"), ("held", "look_held.tsv"), ("dev2", "look_dev2.tsv"), ("held2", "look_held2.tsv"),  # and questions vs mentions naming a file:

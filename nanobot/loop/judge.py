@@ -33,14 +33,16 @@ QUESTIONS = {
 # "change" is asked as a classifier of its own: a few-shot prompt (``ALLOW``), scored apart from the
 # conversation (``LlamaBackend.yes_no_apart``, which puts the conversation's KV state back), because a
 # small model's yes/no on a question appended to the conversation barely moves with the message, while
-# with examples it separates asks from the rest. The examples are in three languages.
+# with examples it separates asks from the rest. The examples are in three languages; a coding ask (a test
+# to add) and a question about code are among them, which a request to add a test otherwise falls under.
 ALLOW_SYSTEM = ("You classify messages to an assistant that can edit files. Does the message allow you to "
                 "change a file? Answer only yes or no.")
 ALLOW_SHOTS = (("Fix the typo in readme.md", "yes"), ("what's in notes.txt?", "no"),
                ("Open report.txt and tell me the total, but don't edit it.", "no"),
                ("Füge in plan.md eine Zeile 'Montag: Sport' hinzu", "yes"), ("good morning!", "no"),
                ("Only change the title in index.html, leave everything else alone.", "yes"),
-               ("Regarde config.json sans le modifier : quel est le port ?", "no"), ("delete old.log", "yes"))
+               ("Regarde config.json sans le modifier : quel est le port ?", "no"), ("delete old.log", "yes"),
+               ("Add a test for parse to test_util.py", "yes"), ("Does parse in util.py handle empty input?", "no"))
 # The look classifier asks whether a right answer needs something read or run on this computer now,
 # with examples of both kinds in four languages (a state of the repository or a running server asked, a
 # how-to, a fact about the world, small talk or a change not: two changes among the no's keep a change
