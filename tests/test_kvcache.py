@@ -402,6 +402,21 @@ def test_housekeeping_child_prewarms_the_chat_it_observed(home, model, bundled, 
     assert restored.endswith(day_line(agent.started)) and ":" not in restored.split("## Time")[-1].split("Now:")[-1]
 
 
+def test_the_housekeeping_child_puts_every_judgements_examples_on_disk(split_agent, model):
+    """``housekeeping.warmjudge.warm`` (the child's last job): afterwards another process's first
+    judgement of any classifier restores its examples' state from disk instead of evaluating them."""
+    from nanobot.housekeeping.warmjudge import warm
+    from nanobot.kvcache.apart import ApartStore
+    from nanobot.loop.judge import CLASSIFIERS, classifier_prompt
+
+    agent = split_agent
+    store = model.apart_store
+    assert warm(agent, agent.settings.home) == len(CLASSIFIERS)  # read_file and write_file: no judged tool
+    fresh = ApartStore(store.cache, model)  # a new process's store: it has read and written nothing
+    for kind in CLASSIFIERS:
+        assert fresh.restore(model, classifier_prompt(kind, "what is 17 times 3?")), kind
+
+
 def test_a_write_left_unfinished_is_removed_once_stale(tmp_path):
     """The chat leaves without waiting for the longer entry's write: its temp file (~70 MB on the
     1.5B) goes at a later write once an hour old; a recent one may still be written, so it stays."""

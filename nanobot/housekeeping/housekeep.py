@@ -182,6 +182,7 @@ def chat_of(settings, session: str) -> str:
 
 def prewarm_next(settings, model, chat: str, say: Callable[[str], None]) -> None:
     """The next start's disk KV entry for ``chat`` (derived data: a failure is logged, no more)."""
+    from nanobot.housekeeping.warmjudge import warm
     from nanobot.kvcache.prewarm import prewarm
     from nanobot.runtime import build_agent
 
@@ -190,13 +191,15 @@ def prewarm_next(settings, model, chat: str, say: Callable[[str], None]) -> None
     if foreground.active(settings.home):
         foreground.wait_while_busy(settings.home)
     try:
-        result = prewarm(build_agent(settings, getattr(model, "inner", model), interactive=True, chat_id=chat))
+        agent = build_agent(settings, getattr(model, "inner", model), interactive=True, chat_id=chat)
+        result = prewarm(agent)
+        asked = warm(agent, settings.home)  # the judgements' examples too: the first turn that needs one
     except Exception as e:  # the next start evaluates what is missing itself
         say(f"next start's KV cache for chat {chat}: failed ({type(e).__name__}: {e})")
         return
     if result is not None:
         say(f"next start's KV cache for chat {chat}: {result.action}, {result.prefix_tokens} tokens"
-            f" ({result.evaluated} evaluated)")
+            f" ({result.evaluated} evaluated); {asked} judgement prompt(s) ready")
 
 
 def observe_job(settings, model, job: Job):
