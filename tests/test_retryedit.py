@@ -32,6 +32,11 @@ def _ctx(home, said):
     return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said])))
 
 
+def _old(schema):
+    """The schema's ``old`` (``path`` is held to the file the message names whether or not an edit missed)."""
+    return schema["properties"]["old"]
+
+
 def _missed(ctx):
     with pytest.raises(ToolError, match="not found"):
         EditFile().run(EditFile.Args(path="deploy.yaml", old="two", new="four"), ctx)
@@ -39,27 +44,27 @@ def _missed(ctx):
 
 def test_the_retry_after_a_miss_is_held_to_the_lines_the_request_is_about(home):
     ctx = _ctx(home, ASK)
-    assert EditFile().offered(ctx) == EditFile.parameters()  # no miss yet: free
+    assert _old(EditFile().offered(ctx)) == _old(EditFile.parameters())  # no miss yet: free
     _missed(ctx)
     old = EditFile().offered(ctx)["properties"]["old"]
     assert old["x-from"] == [1] and old["x-lines"] == DEPLOY.splitlines()  # "replicas: 2"
     assert EditFile().offered(ctx)["properties"]["path"]["enum"] == ["deploy.yaml"]
     assert "x-from" not in json.dumps(EditFile.parameters())  # the class's schema is untouched
     ctx.agent.provenance.said.append("thanks")  # a new message: the miss was another turn's
-    assert EditFile().offered(ctx) == EditFile.parameters()
+    assert EditFile().offered(ctx) == EditFile.parameters()  # (and "thanks" names no file)
 
 
 def test_a_retry_with_no_line_about_the_request_stays_free(home):
     ctx = _ctx(home, "there is a typo in deploy.yaml, fix it")
     _missed(ctx)
-    assert EditFile().offered(ctx) == EditFile.parameters()
+    assert _old(EditFile().offered(ctx)) == _old(EditFile.parameters())
 
 
 def test_an_applied_edit_ends_the_hold(home):
     ctx = _ctx(home, ASK)
     _missed(ctx)
     EditFile().run(EditFile.Args(path="deploy.yaml", old="replicas: 2", new="replicas: 4"), ctx)
-    assert EditFile().offered(ctx) == EditFile.parameters()
+    assert _old(EditFile().offered(ctx)) == _old(EditFile.parameters())
 
 
 @pytest.mark.parametrize("old, held", [

@@ -37,6 +37,7 @@ from nanobot.tools.named import nearest
 from nanobot.tools.namedcode import focus
 from nanobot.tools.namedlook import held as looked_at
 from nanobot.tools.namedonly import named_occurrence, named_only
+from nanobot.tools.namedpaths import held_to_named
 from nanobot.tools.ownfiles import bookkeeping
 from nanobot.tools.paths import display, resolve_in_roots, roots, start_folder_error, start_outside
 from nanobot.tools.protected import check_writable
@@ -211,8 +212,9 @@ class EditFile(Tool):
 
     def offered(self, ctx: ToolContext) -> dict:
         """After this turn's edit missed its text to replace, the retry's ``old`` is held to the lines
-        the request is about (``tools.retryedit``)."""
-        return held(self.parameters(), ctx)
+        the request is about (``tools.retryedit``); ``path`` to the files the message names, where it
+        names any (``tools.namedpaths``)."""
+        return held_to_named(held(self.parameters(), ctx), ctx)
 
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         note_miss(ctx, None)
@@ -259,7 +261,37 @@ class EditFile(Tool):
                                           "was asked", Refusal.LOSES_LINES))
             new, where = kept[0], f"{where}; {', '.join(kept[1])} kept as it was (the user did not name it)"
         _write(path, new, args.path, ctx)
-        return f"edited {display(path, ctx)}{where}"
+        asked_rename = renamed is not None or rename(text, args.old, args.new, _asked(ctx), least=1) is not None
+        also = _renamed_elsewhere(args, path, ctx) if asked_rename else ""
+        return f"edited {display(path, ctx)}{where}{also}"
+
+
+def _renamed_elsewhere(args: EditArgs, done: Path, ctx: ToolContext) -> str:
+    """The asked rename (``tools.renames``) made in the other files the user's message names where
+    ``old`` occurs as a word, each still parsing; not where the model is sure the message says to
+    leave a file as it is. Returns what to add to the result ("" when nothing)."""
+    from nanobot.tools.named import named, roots_of
+
+    agent = ctx.agent
+    if agent is None or not agent.provenance.said:
+        return ""
+    out: list[str] = []
+    for n in named(agent.provenance.said[-1], roots_of(ctx.settings)):
+        try:
+            other = _writable(n.path, ctx) if n.kind == "file" else done
+            if other == done or not other.exists():
+                continue
+            text = _read_text(other, n.path, ctx)
+            if (renamed := rename(text, args.old, args.new, _asked(ctx), least=1)) is None:
+                continue
+            if not out and agent.judge.sure(agent, "keep") is True:  # "... but leave the test alone"
+                return ""
+            refuse_broken(text, renamed[0], n.path, "edit_file")
+        except ToolError:
+            continue
+        _write(other, renamed[0], n.path, ctx)
+        out.append(f"{display(other, ctx)} ({renamed[1]} place{'s' if renamed[1] > 1 else ''})")
+    return f"; also renamed in {', '.join(out)} (the other files the user named)" if out else ""
 
 
 def _asked(ctx: ToolContext) -> list[str] | None:

@@ -6,7 +6,10 @@ export): "must occur once" fails, and a small model does not find a unique span 
 ``old`` and ``new`` are both names (identifiers) and both are words of the user's last messages, the
 request is that rename: every whole-word occurrence is renamed. Both names must be in the user's last
 message, the old one first ("Add a function tip ... like split_bill" renames nothing). Otherwise
-nothing is guessed.
+nothing is guessed. The other files that message names are renamed too, wherever the old name
+occurs (``tools.files``: "Rename shout to yell in textutil.py and test_textutil.py" is one ask, and a
+small model's turn ends after its first call), unless the model is sure the message says to leave a
+file as it is.
 
 >>> rename("function celsius(f) {}\nmodule.exports = { celsius };\n", "celsius", "toCelsius",
 ...        ["rename celsius to toCelsius in u.js"])
@@ -25,14 +28,15 @@ import re
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 
-def rename(text: str, old: str, new: str, asked: list[str] | None) -> tuple[str, int] | None:
+def rename(text: str, old: str, new: str, asked: list[str] | None, least: int = 2) -> tuple[str, int] | None:
     """(``text`` with every whole-word ``old`` renamed ``new``, how many) for a rename the user asked
-    for (see the module docstring); None otherwise, and where ``old`` occurs once (a plain edit)."""
+    for (see the module docstring); None otherwise, and where ``old`` occurs fewer than ``least`` times
+    (once: a plain edit, unless the rename was made already in another file)."""
     if not asked or not _NAME.fullmatch(old) or not _NAME.fullmatch(new):
         return None
     words = _NAME.findall(asked[-1])  # the last message: "What does split_bill do?" then "Add tip" is no rename
     word = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
     hits = len(word.findall(text))
-    if old not in words or new not in words or words.index(old) > words.index(new) or hits < 2:
+    if old not in words or new not in words or words.index(old) > words.index(new) or hits < least:
         return None
     return word.sub(new, text), hits
