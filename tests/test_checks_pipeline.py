@@ -4,7 +4,7 @@ turn's ``Facts``, and what each call did read from the tools' declared effects."
 from __future__ import annotations
 
 from nanobot.core.events import ToolCall, ToolResult
-from nanobot.loop import claimchecks as cc
+from nanobot.loop import claims as cc
 from nanobot.loop import listed
 from nanobot.loop import lookchecks as lc
 from nanobot.loop.replycheck import CHECKS, check

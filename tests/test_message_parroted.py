@@ -1,4 +1,4 @@
-"""A reply that is the user's own message again, word for word, is no answer (``loop/parrot.py``): asked
+"""A reply that is the user's own message again, word for word, is no answer (``loop/claims.py``): asked
 again with what the call returned, then corrected with it; a restatement in the model's words stands."""
 
 from __future__ import annotations

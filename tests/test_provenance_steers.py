@@ -93,7 +93,7 @@ def test_an_invented_number_is_never_kept():
 
 
 def test_a_recall_question_in_a_new_session_is_not_retried_into_a_keeping():
-    from nanobot.loop import claimchecks as cc
+    from nanobot.loop import claims as cc
     from nanobot.loop.verdict import Facts
 
     kept = ["- My locker number at the pool is 42. (MEMORY.md:3)"]

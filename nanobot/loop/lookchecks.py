@@ -11,7 +11,7 @@ from pathlib import PurePath
 
 from nanobot.core.asks import _COMMAND, command_of
 from nanobot.loop.answered import _words, unanswered
-from nanobot.loop.claimchecks import (
+from nanobot.loop.claims import (
     change_claimed_without_one,
     change_not_tried,
     failure,

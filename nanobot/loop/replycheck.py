@@ -9,7 +9,7 @@ asks is the model's judgement (``loop.judge``) where it gives one; what the repl
 text (``loop.wording.REPLY``).
 
 **How to add a check.** Write ``def my_check(f: Facts) -> CheckResult | None`` in the module of its
-concern (claims: ``claimchecks``; looks and answers: ``lookchecks``), reading only ``Facts``: the user's
+concern (claims: ``claims``; looks and answers: ``lookchecks``), reading only ``Facts``: the user's
 message and what the runtime knows of it (lazy judgements, the target), the reply, this turn's
 ``Outcome``s (what each call did is its tool's declared effects). Return None when the reply may stand;
 else a ``CheckResult`` with the ``problem`` (for the transcript), the ``note`` the retry sees, the
@@ -29,14 +29,17 @@ from typing import Any
 from nanobot.core.asks import _COMMAND, _DIR, _FILE, _HERE, _LOOK, _NOT_FILES, ASKS, looks_at  # noqa: F401 (re-exported)
 from nanobot.core.features import Agent
 from nanobot.loop import wording
-from nanobot.loop.claimchecks import (
+from nanobot.loop.claims import (
     asked_file_not_changed,
     change_claimed_without_one,
     change_not_tried,
     failed_change_claimed,
     failure_echoed,
     failure_untold,
+    message_parroted,
     remember_not_tried,
+    restates,
+    says_back,
 )
 from nanobot.loop.echo import Echoes
 from nanobot.loop.judge import asks, leans, reply_claims
@@ -53,8 +56,6 @@ from nanobot.loop.lookchecks import (
     repeated_reply,
     told_of_tool,
 )
-from nanobot.loop.parrot import message_parroted
-from nanobot.loop.restated import restates, says_back
 from nanobot.loop.unlooked import named_unlooked
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY

@@ -1,14 +1,20 @@
-"""The reply checks about changes: a reply that claims one must have one behind it, and a change the
-user asked for must be tried. Each check reads a turn's ``Facts`` and returns a ``CheckResult`` or
-None (no objection); ``nanobot.loop.replycheck.CHECKS`` runs them in order. Which call changed what
-is the tools' declared effects (``nanobot.tools.effects``); what the *reply* claims is read from its
-text (``nanobot.loop.wording``: the model's words, not the user's)."""
+"""The reply checks about changes, and what a reply says back: a reply that claims a change must
+have one behind it, a change or a keeping the user asked for must be tried, and a reply that restates
+the user's message, or is that message again, is read as such. Each check reads a turn's ``Facts``
+(``nanobot.loop.verdict``) and returns a ``CheckResult`` or None (no objection);
+``nanobot.loop.replycheck.CHECKS`` runs them in order. Which call changed what is the tools' declared
+effects (``nanobot.tools.effects``); what the *reply* claims is read from its text
+(``nanobot.loop.wording``: the model's words, not the user's).
+"""
 
 from __future__ import annotations
 
+import difflib
+from difflib import SequenceMatcher
+
 from nanobot.base.shorten import shorten
 from nanobot.core.asks import _FILE, _NOT_FILES
-from nanobot.core.provenance import Refusal
+from nanobot.core.provenance import Provenance, Refusal
 from nanobot.loop.verdict import CheckResult, Facts, Outcome, from_reply
 from nanobot.loop.wording import REPLY, USER
 from nanobot.tools.effects import Effect
@@ -212,3 +218,79 @@ def _file_missed(f: Facts) -> str:
 
 
 _REMEMBERS = frozenset({Effect.REMEMBERS})
+
+
+# Whether a reply restates what the user's message said: a fact to keep said back ("Anotado: tu vuelo
+# sale a las 7:15." to "Apunta que mi vuelo sale a las 7:15."), a change named back. A fact of the two
+# texts, in any language: the longest run of characters they share, across a word boundary. Where a
+# change was asked, the reply checks ask the model's reading of a claim (``judge.reply_claims``, an
+# evaluation) only for such a reply to a message that is no question: "hi" answered "Hello! How can I
+# help?" asks nothing. Where the remember judgement leans to a keeping, a reply that gives back one of
+# the message's facts (a number, a name, a quote: ``says_back``) is read too: it may say the fact back
+# translated ("I'll remember your bike is a green Peugeot."), sharing no run of the message.
+
+RUN = 10  # characters in common, a space among them: two words or more said back
+
+
+def restates(user_text: str, reply: str) -> bool:
+    """Whether ``reply`` says back a run of ``user_text`` (not a question) of ``RUN`` characters or more.
+
+    >>> restates("Apunta que mi vuelo sale a las 7:15.", "Anotado: tu vuelo sale a las 7:15.")
+    True
+    >>> restates("hi", "Hello! How can I help?"), restates("When does my flight leave?", "Your flight leaves at 7:15.")
+    (False, False)
+    """
+    said, back = " ".join(user_text.lower().split()), " ".join(reply.lower().split())
+    if not said or said.endswith(("?", "？")):
+        return False
+    run = SequenceMatcher(None, said, back, autojunk=False).find_longest_match(0, len(said), 0, len(back))
+    common = said[run.a:run.a + run.size].strip()
+    return len(common) >= RUN and " " in common
+
+
+def says_back(user_text: str, reply: str) -> bool:
+    """``restates``, or ``reply`` keeps one of the facts ``user_text`` (no question) gives: its numbers,
+    names or quotes (``Provenance.facts``), in whatever language the rest is said.
+
+    >>> says_back("Pour plus tard : mon vélo est un Peugeot vert.", "Noted, your bike is a green Peugeot.")
+    True
+    >>> says_back("hi", "Hello! How can I help?"), says_back("Who is Ada Lovelace?", "Ada Lovelace was a mathematician.")
+    (False, False)
+    """
+    if restates(user_text, reply):
+        return True
+    said = Provenance(said=[user_text])
+    return not user_text.rstrip().endswith(("?", "？")) and bool(said.facts()) and said.keeps_a_fact(reply)
+
+
+# A reply that is the user's own message again, word for word ("My cat is called Pixel, keep that in
+# mind." answered with itself after memory_add kept it): no answer, though the call behind it may have done
+# what was asked. A fact of the turn in any language: difflib's ratio of the two texts. Where a change or
+# a keeping was asked and none tried, the checks that make it answer (``claimchecks``); otherwise the
+# reply is asked again with what the call returned, then corrected with it. "I remember that your cat is
+# called Pixel." says the fact back in the model's own words and stands.
+
+SAME = 0.95  # difflib's ratio at which a reply is the message again (a restatement in other words scores lower)
+LEAST = 20  # characters: "yes" or "thanks" may well come back as they were sent
+
+
+def message_parroted(f: Facts) -> CheckResult | None:
+    """The reply is this turn's message again (``SAME``), at least ``LEAST`` characters long.
+
+    >>> message_parroted(Facts("hi there", "hi there", [])) is None
+    True
+    """
+    said, back = " ".join(f.user_text.split()).lower(), " ".join(f.reply.split()).lower()
+    if len(said) < LEAST or 2 * min(len(said), len(back)) < SAME * (len(said) + len(back)):
+        return None  # lengths this far apart cannot reach SAME: no comparison on a long reply's turn
+    if difflib.SequenceMatcher(None, said, back, autojunk=False).ratio() < SAME:
+        return None
+    if (untried := change_not_tried(f) or remember_not_tried(f)) is not None:
+        return untried  # nothing tried: the retry makes the change or the keeping
+    shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
+    result = f" {shown.name} returned: {shorten(shown.text, 300)}." if shown else ""
+    return CheckResult(
+        problem="the reply repeats the user's message",
+        note=f"[nanobot: your reply repeated the user's message word for word.{result} Answer the user now in one "
+             "short sentence of your own.]",
+        correction=f"(nanobot: the reply above repeats your message.{result})")
