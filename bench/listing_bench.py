@@ -1,5 +1,5 @@
 """Questions about a folder's contents, asked on a new workspace: does the reply name what is there,
-or give the right count? (``list_dir``'s header, ``loop.lookchecks.listing_unnamed``.)
+or give the right count? (``list_dir``'s header, ``loop.looks.listing_unnamed``.)
 
     .venv/bin/python bench/listing_bench.py --model <1.5B gguf> --set dev|check [--threads 1] [--json F]
 

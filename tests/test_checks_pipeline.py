@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from nanobot.core.events import ToolCall, ToolResult
 from nanobot.loop import claims as cc
-from nanobot.loop import listed
-from nanobot.loop import lookchecks as lc
+from nanobot.loop import looks as lc
 from nanobot.loop.replycheck import CHECKS, check
 from nanobot.loop.verdict import ANY_LOOK, Facts, Outcome, outcomes
 from nanobot.tools.base import Tool
@@ -436,20 +435,20 @@ def test_a_listing_for_a_message_naming_nothing_goes_under_a_reply_that_names_no
     and without calling it wrong: "how many files are here?" is answered by the count."""
     body = ".: 2 files, 1 folder\nold/\nbudget.csv (3 B)\ntasks.txt (9 B)"
     listing = Outcome("list_dir", {"path": "."}, True, body, effects=READ, on_path=True)
-    result = listed.listing_unnamed(facts("which files are here?", "There are 3 files here.", [listing], look_sure=True))
+    result = lc.listing_unnamed(facts("which files are here?", "There are 3 files here.", [listing], look_sure=True))
     assert result is not None and not result.retry and not result.note
     assert "budget.csv" in result.correction and "old/" in result.correction and "2 files" not in result.correction
-    assert listed.listing_unnamed(facts("which files are here?", "budget.csv, tasks.txt and old.", [listing], look_sure=True)) is None
-    wrong = listed.listing_unnamed(facts("which files are here?", "There are 7 files here.", [listing], look_sure=True))
+    assert lc.listing_unnamed(facts("which files are here?", "budget.csv, tasks.txt and old.", [listing], look_sure=True)) is None
+    wrong = lc.listing_unnamed(facts("which files are here?", "There are 7 files here.", [listing], look_sure=True))
     assert wrong.retry and "budget.csv" in wrong.note and "not from ." in wrong.correction  # a count it did not show
-    assert listed.listing_unnamed(facts("which files are here?", "Only the folders are here.", [listing], look_sure=True)) is not None  # "old" in "folders" is no name
-    assert listed.listing_unnamed(facts("which files are here?", "There are 3 files here.", [listing], look_sure=False)) is None
-    assert listed.listing_unnamed(facts("which files are in old?", "There are 3.", [listing], target="old", look_sure=True)) is None
+    assert lc.listing_unnamed(facts("which files are here?", "Only the folders are here.", [listing], look_sure=True)) is not None  # "old" in "folders" is no name
+    assert lc.listing_unnamed(facts("which files are here?", "There are 3 files here.", [listing], look_sure=False)) is None
+    assert lc.listing_unnamed(facts("which files are in old?", "There are 3.", [listing], target="old", look_sure=True)) is None
     read = Outcome("read_file", {"path": "a.txt"}, True, "a.txt lines 1-1 of 1\nhi", effects=READ, on_path=True)
-    assert listed.listing_unnamed(facts("what do I have?", "Nothing much.", [read], look_sure=True)) is None
+    assert lc.listing_unnamed(facts("what do I have?", "Nothing much.", [read], look_sure=True)) is None
     noted = Outcome("list_dir", {"path": "."}, True, "(this is nanobot's workspace, not /p, the folder nanobot was "
                     "started in)\n" + body, effects=READ, on_path=True)  # list_dir's note before its header
-    shown = listed.listing_unnamed(facts("which files are here?", "There are 2 files and 1 folder.", [noted], look_sure=True))
+    shown = lc.listing_unnamed(facts("which files are here?", "There are 2 files and 1 folder.", [noted], look_sure=True))
     assert not shown.retry and shown.correction.endswith("showed:\n(this is nanobot's workspace, not /p, the folder "
                                                         "nanobot was started in)\nold/\nbudget.csv (3 B)\ntasks.txt (9 B))")
     assert check("which files are here?", "There are 3 files here.", [

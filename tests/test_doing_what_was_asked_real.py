@@ -142,7 +142,7 @@ def test_a_file_asked_to_be_shown_is_shown(home, model):
     """Forced into read_file on "What is in todo.md?": whatever SmolLM2 then says ("Done.", a refusal, an
     earlier answer), the user's reply holds something of what the read showed -- the model's own words
     or the runtime's correction carrying the result."""
-    from nanobot.loop.answered import unanswered
+    from nanobot.loop.looks import unanswered
 
     agent = forced(home, model, "read_file", grammar=pinned("read_file", {"path": "todo.md"}))
     (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n- fix the bike\n")

@@ -1,12 +1,12 @@
-"""A reply that speaks of the user's files with nothing looked at (``loop/unlooked.py``): retried with a
+"""A reply that speaks of the user's files with nothing looked at (``loop/looks.py``): retried with a
 look when the model judges the message asks for something read or run here."""
 
 from __future__ import annotations
 
 import pytest
 
+from nanobot.loop.looks import named_unlooked
 from nanobot.loop.replycheck import check
-from nanobot.loop.unlooked import named_unlooked
 from nanobot.loop.verdict import ANY_LOOK, Facts, Outcome
 from nanobot.tools.effects import Effect
 from tests.qwen import SKIP_REASON, qwen_agent, qwen_path

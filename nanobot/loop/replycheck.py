@@ -9,7 +9,7 @@ asks is the model's judgement (``loop.judge``) where it gives one; what the repl
 text (``loop.wording.REPLY``).
 
 **How to add a check.** Write ``def my_check(f: Facts) -> CheckResult | None`` in the module of its
-concern (claims: ``claims``; looks and answers: ``lookchecks``), reading only ``Facts``: the user's
+concern (claims: ``claims``; looks and answers: ``looks``), reading only ``Facts``: the user's
 message and what the runtime knows of it (lazy judgements, the target), the reply, this turn's
 ``Outcome``s (what each call did is its tool's declared effects). Return None when the reply may stand;
 else a ``CheckResult`` with the ``problem`` (for the transcript), the ``note`` the retry sees, the
@@ -43,20 +43,20 @@ from nanobot.loop.claims import (
 )
 from nanobot.loop.echo import Echoes
 from nanobot.loop.judge import asks, leans, reply_claims
-from nanobot.loop.listed import listing_unnamed
-from nanobot.loop.lookchecks import (
+from nanobot.loop.looks import (
     absent_listed,
     call_as_text,
     declined_without_look,
     imitated_output,
+    listing_unnamed,
     look_failed,
+    named_unlooked,
     no_answer,
     not_from_look,
     not_looked,
     repeated_reply,
     told_of_tool,
 )
-from nanobot.loop.unlooked import named_unlooked
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
 from nanobot.tools.plain import plain

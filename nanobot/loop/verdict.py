@@ -1,6 +1,6 @@
 """What the reply checks read and return: one turn's facts (``Facts``: the user's message, the reply,
 the tool outcomes with their declared effects) and a check's verdict (``CheckResult``). The checks
-themselves are ``nanobot.loop.claims`` and ``nanobot.loop.lookchecks``, run in order by
+themselves are ``nanobot.loop.claims`` and ``nanobot.loop.looks``, run in order by
 ``nanobot.loop.replycheck.check``."""
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ def judged_look(agent: Agent, look: str) -> bool:
     model opens its call some way the decision does not count ("tools {{" for "can you shwo me
     buget.csv") or answers from what it guesses ("what does utils.py do?"). A look at what exists
     changes nothing, and a reply that speaks of it unread is retried with that look anyway
-    (``loop.lookchecks.not_looked``), after the user saw it; so an unsure judgement looks first only where
+    (``loop.looks.not_looked``), after the user saw it; so an unsure judgement looks first only where
     the model's change classifier is sure it is no (``CHANGE_NO``): after a look only a sure change
     judgement asks for the change, so a change asked under the change's bound would stay unmade. A
     command (a tool that runs) still needs a sure yes: it may do more than look. A message that asks a

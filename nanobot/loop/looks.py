@@ -1,26 +1,28 @@
 """The reply checks about looks and answers: a reply must be an answer, must not imitate a tool's
-output, and must come from the look the user asked for. Each check reads a turn's ``Facts`` and
-returns a ``CheckResult`` or None; ``nanobot.loop.replycheck.CHECKS`` runs them in order. Which call
-looked is the tools' declared effects (``nanobot.tools.effects``: a memory or web search does not)."""
+output, must come from the look the user asked for (its words, a listing's entries), and must not
+speak of the user's files with nothing looked at. Each check reads a turn's ``Facts`` and returns a
+``CheckResult`` or None; ``nanobot.loop.replycheck.CHECKS`` runs them in order. Which call looked is
+the tools' declared effects (``nanobot.tools.effects``: a memory or web search does not).
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from pathlib import PurePath
 
 from nanobot.core.asks import _COMMAND, command_of
-from nanobot.loop.answered import _words, unanswered
 from nanobot.loop.claims import (
     change_claimed_without_one,
     change_not_tried,
     failure,
     remember_not_tried,
 )
-from nanobot.loop.listed import listing_answer
 from nanobot.loop.shown import imitates
 from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts, Outcome, from_reply
 from nanobot.loop.wording import REPLY
+from nanobot.tools.listing import COUNTS, entries, read
 
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
 # "json ```json {", "plaintext", "<tool_call>") -- what a small model leaves when its reply, meant to
@@ -399,3 +401,147 @@ def _foreign(reply: str, result: str) -> bool:
     """Whether less than half of the reply's words are words of the result."""
     words = _words(reply)
     return len(words & _words(result)) * 2 < len(words)
+
+
+# The reply checks about a folder listing: a reply that names none of the entries a listing showed.
+#
+# "There are 14 files and 9 folders here." may be the answer ("how many files are here?") or not
+# ("which files are here?"); which one only the message's meaning says. So such a reply stands, and the
+# listing goes under it, without a retry and without calling it wrong: the user has the names either way.
+# A count that is none of the listing's (its files, its folders, both together) is not from it: retried
+# with the listing, then corrected. ``looks.not_from_look`` hands a listing of the folder the
+# message names to ``listing_answer``; ``listing_unnamed`` is the same for a message that names none
+# ("which files are here?"), where the model's look judgement must be a sure yes.
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.]*\d)")
+
+
+def names_any(reply: str, names: list[str]) -> bool:
+    """Whether the reply names an entry, whole or without its suffix, as a word ("old" is no word of "folders")."""
+    return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", reply, re.I)
+               for name in names for n in {name, PurePath(name).stem} if n)
+
+
+def listing_answer(f: Facts, o: Outcome) -> CheckResult | None:
+    """For a listing ``o`` whose entries the reply does not name: the listing under the reply, or, where
+    the reply gives a count the listing does not, a retry with it; None when ``o`` is no listing or
+    the reply names an entry."""
+    listing = read(o.text)
+    if not listing or not listing.names or names_any(f.reply, listing.names):
+        return None
+    where = str((o.args or {}).get("path", "")) or "the folder"
+    body = f"{listing.notes}\n{listing.body}".strip()  # its own notes too: "this is nanobot's workspace, not ..."
+    if {int(n) for n in _NUMBER.findall(f.reply)} - listing.counts:
+        return CheckResult(
+            problem=f"the reply's count is not what {o.name} showed",
+            note=f"[nanobot: your reply did not use what {o.name} returned:\n{o.text[:1500]}\nAnswer the user's "
+                 "message now from this result, in plain sentences.]",
+            correction=f"(nanobot: the reply above is not from {where}; {o.name} returned:\n{body[:800]})")
+    return CheckResult(problem=f"the reply names nothing {o.name} showed", retry=False,
+                       correction=f"(nanobot: {o.name} {where} showed:\n{body[:800]})")
+
+
+def listing_unnamed(f: Facts) -> CheckResult | None:
+    """A listing ran for a message that names nothing to look at, the model sure that it asks to see,
+    list or count something, and the reply names none of its entries (``listing_answer``)."""
+    listed = [o for o in f.done if o.looks and o.ok and entries(o.text)]
+    if f.target or not listed or names_any(f.reply, entries(listed[-1].text) or []) or not f.look_sure:
+        return None
+    return listing_answer(f, listed[-1])
+
+
+# Whether a reply to "show me / run X" says anything of what the look showed (``unanswered``).
+#
+# The look ran and succeeded and the reply shares no word with its result ("Done.", a canned "I'm sorry,
+# but I can't help with that.", an earlier answer copied from the history): ``replycheck.check`` retries
+# it once with the result in the note (the retry does not see the turn's tool steps), else shows the user
+# the result itself as a correction: they asked to see it.
+#
+# Words are compared, not meaning: the result's words (numbers too; a word and its longer form,
+# "add"/"adds"), less the tool's own header ("todo.md lines 1-3 of 3", "exit 0") and the words of the
+# user's message, against the reply's. A listing's count names none of its entries. A file read whole
+# shows its length, and how many of its lines open with the same word ("There are 2 functions in
+# utils.py."): those answer, and are never words to miss. A reply in other words entirely costs one retry,
+# not a wrong answer.
+
+_HEADER = re.compile(rf"\A(?:exit -?\d+|\S+ lines \d+-\d+ of \d+|\S+: empty file|\S+: {COUNTS})\s*$\n?", re.M)
+_WHOLE = re.compile(r"\A\S+ lines 1-(\d+) of (\d+)\s*$", re.M)  # a read's header, when it showed the whole file
+_READ = re.compile(r"\A\S+ lines \d+-\d+ of \d+\s*$", re.M)  # a read's header (a listing's counts do not answer)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_COMMON = frozenset(
+    "an and are as at be but by can do does file for from has have he her his how if in into is it its me my no "
+    "not of on or our result says she so that the their them then there these they this those to up us was we "
+    "were what when which who will with you your".split())
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in (m.lower() for m in _WORD.findall(text))
+            if w.isdigit() or (len(w) >= 2 and w not in _COMMON)}
+
+
+def _shares(reply: set[str], shown: set[str]) -> bool:
+    if reply & shown:
+        return True
+    return any(len(a) >= 3 and len(b) >= 3 and (a.startswith(b) or b.startswith(a)) for a in reply for b in shown
+               if not a.isdigit() and not b.isdigit())
+
+
+def unanswered(user_text: str, reply: str, result: str) -> str:
+    """The result's body (what the look showed) when ``reply`` says nothing of it; "" when it does,
+    or when there was nothing to show.
+
+    >>> unanswered("show me todo.md", "Done.", "todo.md lines 1-2 of 2\\n# Todo\\n- buy milk")
+    '# Todo\\n- buy milk'
+    >>> unanswered("show me todo.md", "You need to buy milk.", "todo.md lines 1-2 of 2\\n- buy milk")
+    ''
+    >>> unanswered("run date", "It printed nothing.", "exit 0")  # nothing shown: nothing to miss
+    ''
+    >>> unanswered("what is in trips?", "There are 21 entries in trips.", "trips: 2 files\\noslo.md\\nrome.md")
+    'oslo.md\\nrome.md'
+    >>> unanswered("What files are in trips?", "There are 2 files.", "trips: 2 files\\noslo.md\\nrome.md")
+    'oslo.md\\nrome.md'
+    >>> unanswered("How many lines are in packing.txt?", "It has 2 lines.", "packing.txt lines 1-2 of 2\\npassport\\nadapter")
+    ''
+    >>> unanswered("show me big.txt", "It has 300 lines.", "big.txt lines 1-2 of 300\\nalpha\\nbeta")
+    'alpha\\nbeta'
+    >>> unanswered("how many functions are in u.py?", "It has 2.", "u.py lines 1-4 of 4\\ndef a():\\n  pass\\ndef b():\\n  pass")
+    ''
+    >>> unanswered("how many functions are in u.py?", "It has 3.", "u.py lines 1-4 of 4\\ndef a():\\n  pass\\ndef b():\\n  pass")
+    'def a():\\n  pass\\ndef b():\\n  pass'
+    """
+    body = _HEADER.sub("", result, count=1).strip()
+    shown = _words(body) - _words(user_text)
+    if not shown or body == "(no output)":
+        return ""
+    if (whole := _WHOLE.match(result)) and whole.group(1) == whole.group(2):  # a file read whole: its length
+        shown = shown | {whole.group(1)}  # answers too; it is never a word to miss
+    if _READ.match(result):  # a read: how many lines open with one word answers a count
+        opened = Counter(ln.split()[0] for ln in body.splitlines() if ln.split())
+        shown = shown | {str(n) for n in opened.values() if n > 1}  # one of a kind is every line's first word
+    return "" if _shares(_words(reply), shown) else body
+
+
+# A reply that speaks of the user's files with nothing looked at this turn, where the model judges the
+# message asks for something read or run here: "you can run the test_pricing.py script again" to "now
+# make sure the tests still pass", or a listing of files given from memory.
+#
+# Read from facts, not from the reply's wording: the reply names a file that exists in the roots
+# (``tools.named``, in any language), no tool was tried this turn, the user's message names nothing to
+# look at (``looks.not_looked`` has that case), and the model's own look judgement of the message
+# is a sure yes (``loop.judge``: a right answer needs something read or run on this computer now). A
+# command the reply names does not count: the look judgement also says yes to how-to questions ("what
+# command shows the last commit?"), whose answer is the command. The retry
+# makes the look with the looking tool the runner picks; a reply that still names the files unlooked
+# then stands.
+
+def named_unlooked(f: Facts) -> CheckResult | None:
+    """The reply names the user's files, nothing was tried, and the model judges the message asks for
+    something read or run here: retried with a look."""
+    if f.done or f.target or (f.offered is not None and not f.offered):
+        return None
+    names = f.extra.get("files", lambda: [])()  # the reply's paths in the roots (``replycheck.reply_paths``)
+    if not names or not f.look_sure:
+        return None
+    return CheckResult(problem=f"the reply speaks of {names[0]} but nothing was read or run this turn",
+                       tool=ANY_LOOK, note=f"[nanobot: you have not looked. Use a tool on this computer for "
+                                           f"{names[0]} now and answer from its result.]")
