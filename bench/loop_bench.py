@@ -27,7 +27,7 @@ from nanobot.config import load_settings
 from nanobot.core.events import TurnDone
 from nanobot.core.transcript import Transcript
 from nanobot.loop.agent import Agent
-from nanobot.loop.loopguard import LoopGuard
+from nanobot.loop.stream import LoopGuard
 from nanobot.runtime import load_model
 from nanobot.workspace import init_workspace
 

@@ -1,5 +1,5 @@
 """A reply the token limit cut while it copied a look's output is finished from the output
-(``nanobot.loop.cutcopy``); a reply that only speaks of the output, or one that was not cut, stands."""
+(``nanobot.loop.stream``); a reply that only speaks of the output, or one that was not cut, stands."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.core.events import TextDelta
 from nanobot.loop.agent import Agent
-from nanobot.loop.cutcopy import REST_CHARS, rest
+from nanobot.loop.stream import REST_CHARS, rest
 from nanobot.tools.feature import attach_tools
 from nanobot.workspace import init_workspace
 

@@ -10,7 +10,8 @@ from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult
 from nanobot.core.features import Feature
 from nanobot.core.transcript import read_transcript
 from nanobot.loop.agent import Agent
-from nanobot.loop.replycheck import Scrubber, check, looks_at, scrub
+from nanobot.loop.replycheck import check, looks_at
+from nanobot.loop.stream import Scrubber, scrub
 from nanobot.memory.feature import MemoryFeature
 from nanobot.runtime import every_tool
 from nanobot.tools.feature import attach_tools

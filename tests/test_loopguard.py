@@ -11,7 +11,7 @@ from nanobot.config import load_settings
 from nanobot.core.events import TurnDone
 from nanobot.core.transcript import read_transcript
 from nanobot.loop.agent import Agent
-from nanobot.loop.loopguard import LoopGuard
+from nanobot.loop.stream import LoopGuard
 
 PARAGRAPH = "I'm sure you're referring to the Fizzbong project, which is a compiler for Rust. "
 LOOPING = "Hello Ada! " + PARAGRAPH * 5 + "The end."

@@ -14,7 +14,8 @@ from nanobot.core.features import Feature
 from nanobot.core.provenance import Provenance
 from nanobot.core.transcript import read_transcript
 from nanobot.loop.callpolicy import asked_for, refusal
-from nanobot.loop.replycheck import Scrubber, check
+from nanobot.loop.replycheck import check
+from nanobot.loop.stream import Scrubber
 from nanobot.memory.retriever import format_past
 from nanobot.memory.store import Hit
 from nanobot.memory.tools import AddArgs

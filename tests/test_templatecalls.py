@@ -678,7 +678,7 @@ def test_the_reply_after_a_look_reads_the_users_message_again_next_to_the_result
     last = model.calls[-1]["messages"][-1]
     assert last.role == "tool" and '"How many things are on todo.md?"' in last.content
     assert events[-1].reply == "Two things: milk and eggs."
-    from nanobot.loop.replycheck import (
+    from nanobot.loop.stream import (
         scrub,  # the note echoed as a reply is taken out like the others
     )
 

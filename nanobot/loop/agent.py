@@ -32,8 +32,8 @@ from nanobot.core.transcript import Transcript
 from nanobot.loop.budget import TurnBudget, metered
 from nanobot.loop.checkedturn import prompt_repo
 from nanobot.loop.judge import Judge
-from nanobot.loop.loopguard import LoopGuard
 from nanobot.loop.shown import uncaptioned
+from nanobot.loop.stream import LoopGuard
 from nanobot.loop.turntiming import TurnClock
 from nanobot.tools.repofacts import told
 
@@ -345,7 +345,7 @@ class Agent:
         yield from self.stream_reply(messages)
 
     def stream_reply(self, messages: list[Message], **kw: Any) -> Iterator[Event]:
-        """Plain streamed reply; ends with a TurnDone. The loop guard (``nanobot.loop.loopguard``) stops
+        """Plain streamed reply; ends with a TurnDone. The loop guard (``nanobot.loop.stream``) stops
         a reply that repeats itself: finish reason ``repetition``, the reply kept up to the repeat."""
         chat = self.settings.chat
         opts = dict(max_tokens=chat.max_tokens, temperature=chat.temperature)

@@ -1,7 +1,7 @@
 """One turn's reply under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
 stream; a call the user spelled out, or the model wrote as text, run; a command the reply proposes for
 an ask to run something, run; a reply cut at the token limit while it copied a look's output,
-finished from the output (``loop.cutcopy``); a reply that claims what did not happen, or states what it
+finished from the output (``loop.stream``); a reply that claims what did not happen, or states what it
 never looked at, retried once with a note, then flagged with a correction.
 ``Agent._checked`` is ``checked``; the agent's history and transcript stay the agent's (``Agent.turn``)."""
 
@@ -15,8 +15,8 @@ from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.core.features import Agent
 from nanobot.core.quoted import own_words, passed_on
 from nanobot.loop.budget import BudgetSpent
-from nanobot.loop.cutcopy import finished
 from nanobot.loop.shown import direct
+from nanobot.loop.stream import finished
 
 WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.textcall``)
 
@@ -47,18 +47,9 @@ def checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event
 
 def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] | None = None) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
-    from nanobot.loop.echo import Echoes
     from nanobot.loop.explicit import asked_run, explicit
-    from nanobot.loop.replycheck import (
-        FROM_REPLY,
-        LOOKED_FOR,
-        Scrubber,
-        check,
-        kept_in_file,
-        remember,
-        scrub,
-        unfenced,
-    )
+    from nanobot.loop.replycheck import FROM_REPLY, LOOKED_FOR, check, kept_in_file, remember
+    from nanobot.loop.stream import Echoes, Scrubber, scrub, unfenced
     from nanobot.loop.testrun import asked
     from nanobot.loop.testrun import shown as tests_shown
     from nanobot.loop.verdict import ANY_LOOK
@@ -186,8 +177,8 @@ def call_in_reply(typed: str, raw: str, reply: str, agent: Agent,
     """The call a reply holds instead of making it -- a call written as text (``loop.textcall``), a change
     written out (``written_change``), a command proposed for the user to run (``loop.replycommand``) --
     with the notice, the transcript's problem and how the note to the model says where it came from."""
-    from nanobot.loop.replycheck import scrub
     from nanobot.loop.replycommand import reply_command
+    from nanobot.loop.stream import scrub
     from nanobot.loop.textcall import RAN, written
 
     prov = agent.provenance

@@ -1,12 +1,9 @@
 """Reply checks: what a reply may not say, checked in code against what happened this turn.
 
-``Scrubber`` keeps nanobot's own markup (the memory block's headers, ``(said: "...")`` quotes, source
-references, ``[tool ...]`` notes, ``(nanobot: ...)`` corrections a model copies from its history) from
-reaching the user, holding back only an unclosed bracket. ``CHECKS`` is one ordered pipeline of named
-checks over the turn's ``Facts`` (``nanobot.loop.verdict``); the first objection stands, and the reply is
-retried once with its note, else corrected with its line (``nanobot.loop.checkedturn``). What the user
-asks is the model's judgement (``loop.judge``) where it gives one; what the reply claims is read from its
-text (``loop.wording.REPLY``).
+``CHECKS`` is one ordered pipeline of named checks over the turn's ``Facts`` (``nanobot.loop.verdict``);
+the first objection stands, and the reply is retried once with its note, else corrected with its line
+(``nanobot.loop.checkedturn``). What the user asks is the model's judgement (``loop.judge``) where it
+gives one; what the reply claims is read from its text (``loop.wording.REPLY``).
 
 **How to add a check.** Write ``def my_check(f: Facts) -> CheckResult | None`` in the module of its
 concern (claims: ``claims``; looks and answers: ``looks``), reading only ``Facts``: the user's
@@ -21,7 +18,6 @@ and write a test that is red without it. Its judgements and retry draw from the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -41,7 +37,6 @@ from nanobot.loop.claims import (
     restates,
     says_back,
 )
-from nanobot.loop.echo import Echoes
 from nanobot.loop.judge import asks, leans, reply_claims
 from nanobot.loop.looks import (
     absent_listed,
@@ -59,108 +54,8 @@ from nanobot.loop.looks import (
 )
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
-from nanobot.tools.plain import plain
 
 _DENIAL = REPLY["denial"]  # (re-exported: the real-model tests read it)
-
-HEADERS = ("Relevant Memory:", "Related Context:")
-_SOURCE = re.compile(r"\s*\((?:said: \"[^\"\n]*\"|[\w./-]+\.(?:md|txt|jsonl?)(?::\d+(?:-\d+)?)?)\)")
-_NANOBOT = re.compile(r"\s*(?:\(nanobot: [^()]*\)|\[nanobot: [^\[\]]*\])")
-_TOOL_NOTE = re.compile(r"^\s*\[tool [\w.-]+ .*\b(?:result|error)\]\s*$", re.M)
-_HEADER_LINE = re.compile(r"^\s*(?:#+\s*)?(?:Relevant Memory|Related Context):\s*$\n?", re.M)
-_CUT_SOURCE = re.compile(r"\s*\((?:said:|observations/|knowledge/|MEMORY\.md|USER\.md|[\w./-]+\.md:)[^)]*$")  # cut by max_tokens
-HOLD_MAX = 240  # an unclosed "(" or "[" older than this is released as it is
-_FIXED = Echoes()
-
-
-def scrub(text: str, echoes: Echoes | None = None) -> str:
-    """``text`` without nanobot's markup (see the module docstring) and without the notes it sent,
-    echoed (``nanobot.loop.echo``: the fixed ones, and those of ``echoes``).
-
-    >>> scrub('Your name is Priya. (said: "I am Priya") (observations/20261123-150749-8fbf.md:1)')
-    'Your name is Priya.'
-    """
-    text = _TOOL_NOTE.sub("", _HEADER_LINE.sub("", _CUT_SOURCE.sub("", _SOURCE.sub("", _NANOBOT.sub("", text)))))
-    text = (echoes or _FIXED).sub(text)
-    return re.sub(r"\n{3,}", "\n\n", text)
-
-
-class Scrubber:
-    """``scrub`` over a stream: ``feed(piece)`` returns what is safe to show now, ``finish()`` the rest."""
-
-    def __init__(self, echoes: Echoes | None = None) -> None:
-        self.pending = ""
-        self.echoes = echoes or _FIXED
-
-    def feed(self, piece: str) -> str:
-        self.pending += piece
-        cut = self._hold(self.pending)
-        out, self.pending = self.pending[:cut], self.pending[cut:]
-        return scrub(out, self.echoes)
-
-    def finish(self) -> str:
-        out, self.pending = self.pending, ""
-        return scrub(unfenced(out), self.echoes)
-
-    def _hold(self, text: str) -> int:
-        cut = len(text)
-        for open_, close in (("(", ")"), ("[", "]")):
-            i = text.rfind(open_)
-            if i >= 0 and close not in text[i:] and len(text) - i < HOLD_MAX:
-                cut = min(cut, len(text[:i].rstrip(" ")))  # with the space a removed source takes along
-        if (start := self.echoes.start(text)) < len(text):  # a sentence that may be an echoed note
-            cut = min(cut, len(text[:start].rstrip()))
-        if (fence := _open_fence(text)) >= 0:  # a fence that so far holds only a call's opening
-            cut = min(cut, len(text[:fence].rstrip()))
-        line = text.rfind("\n") + 1
-        tail = text[line:].lstrip(" #")
-        if tail and any(h.startswith(tail) for h in HEADERS):
-            cut = min(cut, line)
-        return cut
-
-
-_FENCE_START = re.compile(r"^[ \t]*`{1,3}[\w+-]*[ \t]*$")  # a fence line, or its start as it streams
-_BRACES = {"", "{", "[", "{}", "[]", "[{", "}", "]"}
-
-
-def _open_fence(text: str) -> int:
-    """Where a code fence starts that is still open and holds nothing but a call's opening so far
-    ("```json\\n{"): shown, it is a broken call, not an answer (``tools.plain`` drops it); -1 if none.
-
-    >>> _open_fence("Done.\\n\\n```json\\n{"), _open_fence("Use:\\n```python\\nprint(1)"), _open_fence("ok ``")
-    (7, -1, -1)
-    >>> _open_fence("```sh\\nls\\n```\\nThen ``"), _open_fence("Run:\\n``")
-    (-1, 5)
-    """
-    lines = text.split("\n")
-    at, state = -1, "out"  # out | opening (only braces so far) | code (a real block)
-    for i, line in enumerate(lines):
-        whole = line.strip().startswith("```")
-        fence = bool(_FENCE_START.match(line)) and (whole or i == len(lines) - 1)
-        if state == "out" and fence:
-            at, state = i, "opening"
-        elif state == "code" and fence and whole:
-            state = "out"
-        elif state == "opening" and not (fence and whole) and line.strip() not in _BRACES:
-            state = "code"  # an empty fence that closes stays held: ``plain`` drops it at the end
-    if state != "opening":
-        return -1
-    return sum(len(ln) + 1 for ln in lines[:at])
-
-
-def unfenced(text: str) -> str:
-    """``text`` without a fence that only opened a call (``_open_fence``) and what ``tools.plain``
-    drops after it; prose after it stays.
-
-    >>> unfenced("Call edit_file again.\\n\\n```json\\n{"), unfenced("ok")
-    ('Call edit_file again.', 'ok')
-    """
-    at = _open_fence(text)
-    if at < 0:
-        return text
-    rest = plain(text[at:])
-    return text[:at].rstrip() + (f"\n\n{rest}" if rest else "")
-
 
 def remember(user_text: str, agent: Agent | None = None) -> bool:
     """The user asks to remember or note something (a change to memory): the model's judgement where
