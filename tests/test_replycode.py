@@ -1,4 +1,4 @@
-"""A change written as code in the reply is made as the edit it describes (``nanobot.loop.replycode``):
+"""A change written as code in the reply is made as the edit it describes (``nanobot.loop.written``):
 only where a change was asked, of definitions the one named Python file already has."""
 
 from __future__ import annotations

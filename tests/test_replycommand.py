@@ -1,5 +1,5 @@
 """A command the reply proposes for the user to run, run by nanobot when the model judges the message an
-ask to read or run something here (``loop.replycommand``): a real ``git status`` in a real repository,
+ask to read or run something here (``loop.written``): a real ``git status`` in a real repository,
 through the whole turn (the reply checks, the exec permission), with a scripted template-tool model."""
 
 from __future__ import annotations

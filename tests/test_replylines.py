@@ -1,5 +1,5 @@
 """Lines the reply adds to its copy of a file are made as the edit it describes
-(``nanobot.loop.replylines``): only where a change was asked, only lines added among quoted ones (a
+(``nanobot.loop.written``): only where a change was asked, only lines added among quoted ones (a
 changed or dropped line is never taken), under the call policy and the loss guard like any call."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from nanobot.loop.budget import BudgetSpent
 from nanobot.loop.shown import direct
 from nanobot.loop.stream import finished
 
-WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.textcall``)
+WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.written``)
 
 
 def checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event]:
@@ -174,12 +174,11 @@ def without(earlier: list[Message], result: Any) -> list[Message]:
 
 def call_in_reply(typed: str, raw: str, reply: str, agent: Agent,
                   seen: list[Event]) -> tuple[tuple[str, dict], str, str, str] | None:
-    """The call a reply holds instead of making it -- a call written as text (``loop.textcall``), a change
-    written out (``written_change``), a command proposed for the user to run (``loop.replycommand``) --
+    """The call a reply holds instead of making it -- a call written as text (``loop.written``), a change
+    written out (``written_change``), a command proposed for the user to run (``loop.written``) --
     with the notice, the transcript's problem and how the note to the model says where it came from."""
-    from nanobot.loop.replycommand import reply_command
     from nanobot.loop.stream import scrub
-    from nanobot.loop.textcall import RAN, written
+    from nanobot.loop.written import RAN, reply_command, written
 
     prov = agent.provenance
     others = [*prov.looked, *prov.retrieved]  # text the user did not write: it never makes a call run
@@ -209,12 +208,11 @@ def own_reply(agent: Agent, reply: str) -> str:
 
 
 def written_change(typed: str, reply: str, agent: Agent, seen: list[Event]) -> tuple[tuple[str, dict], str] | None:
-    """The change the reply writes instead of calling, and how: its code (``loop.replycode``: a
+    """The change the reply writes instead of calling, and how: its code (``loop.written``: a
     definition of the named Python file in another form) or the file's own lines, changed
-    (``loop.replylines``); None when it writes none or the user asked for none."""
+    (``loop.written``); None when it writes none or the user asked for none."""
     from nanobot.loop.callpolicy import change_asked
-    from nanobot.loop.replycode import reply_edit
-    from nanobot.loop.replylines import lines_edit
+    from nanobot.loop.written import lines_edit, reply_edit
 
     def asked() -> bool:
         from nanobot.loop.replycheck import kept_in_file
@@ -228,10 +226,10 @@ def written_change(typed: str, reply: str, agent: Agent, seen: list[Event]) -> t
 
 def run_written_call(agent: Agent, call: tuple[str, dict], messages: list[Message], seen: list[Event],
                      ran: str = "the call you wrote ran") -> Any:
-    """Run a call the model wrote as its reply (``nanobot.loop.textcall``), or one the user spelled
+    """Run a call the model wrote as its reply (``nanobot.loop.written``), or one the user spelled
     out (``nanobot.loop.explicit``); its events are yielded and kept in ``seen``; returns the
     messages with its outcome, for the reply."""
-    from nanobot.loop.textcall import run_written
+    from nanobot.loop.written import run_written
 
     gen = run_written(agent, *call, messages, ran)
     while True:

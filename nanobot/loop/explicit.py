@@ -1,6 +1,6 @@
 """A call the user spelled out, or a run the user asked for: nanobot makes it first, instead of
 asking a small model to pick it, through the path of a call the model wrote as text
-(``textcall.run_written``: validated, the call policy and the exec permission applied); the model
+(``written.run_written``: validated, the call policy and the exec permission applied); the model
 answers from its result.
 
 - ``explicit``: "run python3 calc.py", "read calc.py", "In todo.md replace 'a' with 'b'"
