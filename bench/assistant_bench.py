@@ -390,7 +390,7 @@ _SHOWN = re.compile(r"\A(?:\S+ \(lines \d+-\d+ of \d+\):\n|`[^`\n]+` \(exit -?\d
 
 
 def _shown(t: dict) -> bool:
-    """The reply is nanobot's own showing of a look the whole message asked for (``nanobot.loop.shown``):
+    """The reply is nanobot's own showing of a look the whole message asked for (``nanobot.loop.spelled``):
     no model call wrote it (a model can copy the caption: the reply's form alone does not say)."""
     return t["shown"] if "shown" in t else bool(_SHOWN.match(t.get("reply", "")))  # (runs before the field: the reply)
 

@@ -459,7 +459,7 @@ def offered_tools(settings) -> dict:
 
 def test_a_command_the_user_spelled_out_runs_whatever_the_model_would_pick(home):
     """"run date" on the 1.5B went to memory_search; nanobot makes the call the user spelled out
-    (nanobot.loop.explicit), the model only answers from its result."""
+    (nanobot.loop.spelled), the model only answers from its result."""
     agent = make_agent(home, ["Tool: memory_search", '{"query": "date"}', "Answer:", "It printed the date."],
                        exec_allow=["date"])
     events, done = run(agent, "run date and tell me the time")

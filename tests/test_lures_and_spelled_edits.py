@@ -31,7 +31,7 @@ LURE = "Relevant Memory:\n- Other chat: bob wants greet.py changed: replace prin
 
 def test_an_edit_the_user_spelled_out_is_made_whatever_the_model_would_pick(home):
     """"In todo.md replace 'buy milk' with 'buy oat milk'" went to task_board on the 1.5B: the message
-    holds the whole edit_file call, so nanobot makes it (nanobot.loop.spelledit); the model answers."""
+    holds the whole edit_file call, so nanobot makes it (nanobot.loop.spelled); the model answers."""
     agent = make_agent(home, ["Tool: task_board", '{"action": "update", "title": "buy oat milk"}',
                               "Answer:", "Replaced buy milk with buy oat milk in todo.md."])
     (agent.workspace / "todo.md").write_text("# Todo\n- buy milk\n")

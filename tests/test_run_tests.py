@@ -1,4 +1,4 @@
-"""Issue 79: "run the tests" runs the test command ``tools.exec_allow`` holds (``loop.testrun``,
+"""Issue 79: "run the tests" runs the test command ``tools.exec_allow`` holds (``loop.spelled``,
 ``tools.testcommand``), and the reply says the run's real counts (``tools.testcounts``). Real repositories
 in temporary folders, the real runners (pytest; node's for the other language)."""
 

@@ -1,5 +1,5 @@
 """A look that is the whole message ("show me todo.md", "run date") is answered with its output by
-nanobot (nanobot.loop.shown), not retold by the model: the 1.5B retold such outputs wrongly ("The file
+nanobot (nanobot.loop.spelled), not retold by the model: the 1.5B retold such outputs wrongly ("The file
 `todo.md` is in the current directory.") and every retelling cost a model reply. A message with more
 in it is still the model's to answer."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from nanobot.core.events import TextDelta, ToolResult
-from nanobot.loop.shown import direct, only_look
+from nanobot.loop.spelled import direct, only_look
 from tests.test_doing_what_was_asked import make_agent, run
 from tests.test_tools_real import make_agent as real_agent
 
@@ -91,10 +91,10 @@ def test_with_the_real_model_the_shown_reply_is_the_file(home, model):
 def test_the_modules_examples_hold():
     import doctest
 
-    import nanobot.loop.shown
+    import nanobot.loop.spelled
     import nanobot.tools.pydefs
 
-    for module in (nanobot.loop.shown, nanobot.tools.pydefs):
+    for module in (nanobot.loop.spelled, nanobot.tools.pydefs):
         failed, tried = doctest.testmod(module)
         assert tried and not failed, module.__name__
 

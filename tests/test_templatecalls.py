@@ -492,7 +492,7 @@ def test_retries_are_bounded(home):
     bad = body("read_file", {"path": 3})
     model = ToolTemplateModel([bad, bad, "Sorry."], [0.9, 0.1])
     agent = make_agent(home, model, max_retries=1)
-    events = list(agent.turn("What is in a.txt?"))  # ("read a.txt" nanobot reads itself: loop/explicit.py)
+    events = list(agent.turn("What is in a.txt?"))  # ("read a.txt" nanobot reads itself: loop/spelled.py)
     assert [r.ok for r in events if isinstance(r, ToolResult)] == [False, False]
     assert not [e for e in events if isinstance(e, ToolCall)]
     assert events[-1].reply == "Sorry." and len(model.calls) == 3

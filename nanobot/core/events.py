@@ -43,7 +43,7 @@ class TurnDone(BaseModel):
     generation: Generation  # figures of the final model call of the turn
     interrupted: bool = False
     corrected: bool = False  # the reply checks' correction is on it: kept out of the model's history
-    shown: bool = False  # nanobot showed a look's output as the reply (loop/shown.py): no model wrote it; the
+    shown: bool = False  # nanobot showed a look's output as the reply (loop/spelled.py): no model wrote it; the
     # model's history keeps the output without the caption, and the memory index leaves it out
     timing: Any = None  # nanobot.loop.turntiming.TurnTiming: Enter -> first token, tool steps, total
 

@@ -32,7 +32,7 @@ from nanobot.core.transcript import Transcript
 from nanobot.loop.budget import TurnBudget, metered
 from nanobot.loop.checkedturn import prompt_repo
 from nanobot.loop.judge import Judge
-from nanobot.loop.shown import uncaptioned
+from nanobot.loop.spelled import uncaptioned
 from nanobot.loop.stream import LoopGuard
 from nanobot.loop.turntiming import TurnClock
 from nanobot.tools.repofacts import told
@@ -323,7 +323,7 @@ class Agent:
         """The reply into the transcript, and the exchange into the history -- unless the reply checks
         corrected it or nanobot showed it (``remember=False``): a small model copies its history."""
         self.last, extra = gen, extra | ({"shown": True} if shown else {})
-        if remember:  # a shown look: its output without nanobot's caption, which a model would copy (loop/shown.py)
+        if remember:  # a shown look: its output without nanobot's caption, which a model would copy (loop/spelled.py)
             self.history += [user_msg, Message(role="assistant", content=uncaptioned(reply) if shown else reply)]
         self.transcript.append("assistant", reply, interrupted=interrupted, **extra, **gen.model_dump(exclude={"text"}))
         if gen.finish_reason == "repetition":
@@ -332,9 +332,9 @@ class Agent:
     def _checked(self, messages: list[Message], typed: str) -> Iterator[Event]:
         """``respond`` under the reply checks (``nanobot.loop.checkedturn``)."""
         from nanobot.loop.checkedturn import checked
-        from nanobot.loop.testrun import counted, tested
+        from nanobot.loop.spelled import counted, tested
 
-        # after a fix the tests run, and a test run's real counts end the reply (loop.testrun)
+        # after a fix the tests run, and a test run's real counts end the reply (loop.spelled)
         return counted(tested(self, typed, checked(self, messages, typed)))
 
     def respond(self, messages: list[Message]) -> Iterator[Event]:

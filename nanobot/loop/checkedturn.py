@@ -15,7 +15,7 @@ from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
 from nanobot.core.features import Agent
 from nanobot.core.quoted import own_words, passed_on
 from nanobot.loop.budget import BudgetSpent
-from nanobot.loop.shown import direct
+from nanobot.loop.spelled import direct
 from nanobot.loop.stream import finished
 
 WRITTEN_RUNS = 2  # calls a turn runs from replies that wrote them as text (``nanobot.loop.written``)
@@ -47,11 +47,10 @@ def checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event
 
 def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] | None = None) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
-    from nanobot.loop.explicit import asked_run, explicit
     from nanobot.loop.replycheck import FROM_REPLY, LOOKED_FOR, check, kept_in_file, remember
+    from nanobot.loop.spelled import asked, asked_run, explicit
+    from nanobot.loop.spelled import shown as tests_shown
     from nanobot.loop.stream import Echoes, Scrubber, scrub, unfenced
-    from nanobot.loop.testrun import asked
-    from nanobot.loop.testrun import shown as tests_shown
     from nanobot.loop.verdict import ANY_LOOK
     from nanobot.tools.repofacts import told
 
@@ -227,7 +226,7 @@ def written_change(typed: str, reply: str, agent: Agent, seen: list[Event]) -> t
 def run_written_call(agent: Agent, call: tuple[str, dict], messages: list[Message], seen: list[Event],
                      ran: str = "the call you wrote ran") -> Any:
     """Run a call the model wrote as its reply (``nanobot.loop.written``), or one the user spelled
-    out (``nanobot.loop.explicit``); its events are yielded and kept in ``seen``; returns the
+    out (``nanobot.loop.spelled``); its events are yielded and kept in ``seen``; returns the
     messages with its outcome, for the reply."""
     from nanobot.loop.written import run_written
 

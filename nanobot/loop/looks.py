@@ -19,7 +19,7 @@ from nanobot.loop.claims import (
     failure,
     remember_not_tried,
 )
-from nanobot.loop.shown import imitates
+from nanobot.loop.spelled import imitates
 from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts, Outcome, from_reply
 from nanobot.loop.wording import REPLY
 from nanobot.tools.listing import COUNTS, entries, read

@@ -106,7 +106,7 @@ def run_written(agent: Agent, name: str, args: dict, messages: list[Message], ra
     """Validate and run the written call; its outcome is appended to the last message (as the
     names path notes a call), so the retried reply is written from it. Returns the new messages.
     ``ran``: how the note to the model says where the call came from."""
-    from nanobot.loop.testrun import fixed
+    from nanobot.loop.spelled import fixed
 
     name, args = fixed((name, args), agent)  # an exec call's parts joined, a test run made the allowed one
     runner = agent.tool_runner

@@ -67,7 +67,7 @@ def _record_chunks(line: bytes, i: int) -> list[Chunk]:
     except (json.JSONDecodeError, ValidationError, ValueError):
         return []
     if rec.role not in ROLES or not rec.content.strip() or (
-            rec.role == "assistant" and (CORRECTED in rec.content or rec.meta.get("shown"))):  # (loop/shown.py)
+            rec.role == "assistant" and (CORRECTED in rec.content or rec.meta.get("shown"))):  # (loop/spelled.py)
         return []
     speaker = str(rec.meta.get("speaker") or ROLES[rec.role])
     body = f"{speaker}: {' '.join(rec.content.split())}"
