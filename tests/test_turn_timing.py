@@ -1,4 +1,4 @@
-"""Honest ``-v`` (``nanobot/loop/turntiming.py``): the time from Enter to the first visible token counts
+"""Honest ``-v`` (``nanobot/loop/report.py``): the time from Enter to the first visible token counts
 the tool decision, the argument step and the tool itself, not only the final reply's own ttft."""
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ from nanobot.bench.speed import measure_variant, variant_plan
 from nanobot.config import ModelSettings, Settings
 from nanobot.core.features import Feature
 from nanobot.kvcache.feature import KVCache, KVCacheFeature, day_prefix, stable_prefix_tokens
-from nanobot.loop.promptreport import sent_report
+from nanobot.loop.report import sent_report
 from nanobot.models import ResolvedModel, bundled_model_path, resolve_model
 
 DATA = Path(__file__).resolve().parent / "data"

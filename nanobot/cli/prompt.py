@@ -12,7 +12,7 @@ from rich.text import Text
 
 from nanobot.base.safe_text import printable
 from nanobot.cli.term import console, echo
-from nanobot.loop.promptreport import prompt_report  # noqa: F401 - /prompt in the chat imports it here
+from nanobot.loop.report import prompt_report  # noqa: F401 - /prompt in the chat imports it here
 from nanobot.runtime import open_agent
 from nanobot.workspace import encoding_warnings
 

@@ -45,7 +45,7 @@ class TurnDone(BaseModel):
     corrected: bool = False  # the reply checks' correction is on it: kept out of the model's history
     shown: bool = False  # nanobot showed a look's output as the reply (loop/spelled.py): no model wrote it; the
     # model's history keeps the output without the caption, and the memory index leaves it out
-    timing: Any = None  # nanobot.loop.turntiming.TurnTiming: Enter -> first token, tool steps, total
+    timing: Any = None  # nanobot.loop.report.TurnTiming: Enter -> first token, tool steps, total
 
 
 Event = TextDelta | ToolCall | ToolResult | Notice | TurnDone

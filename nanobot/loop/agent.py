@@ -32,9 +32,9 @@ from nanobot.core.transcript import Transcript
 from nanobot.loop.budget import TurnBudget, metered
 from nanobot.loop.checkedturn import prompt_repo
 from nanobot.loop.judge import Judge
+from nanobot.loop.report import TurnClock
 from nanobot.loop.spelled import uncaptioned
 from nanobot.loop.stream import LoopGuard
-from nanobot.loop.turntiming import TurnClock
 from nanobot.tools.repofacts import told
 
 F = TypeVar("F", bound=Feature)
