@@ -345,7 +345,7 @@ class Agent:
         yield from self.stream_reply(messages)
 
     def stream_reply(self, messages: list[Message], **kw: Any) -> Iterator[Event]:
-        """Plain streamed reply; ends with a TurnDone. The loop guard (``nanobot.loop.stream``) stops
+        """Plain streamed reply; ends with a TurnDone. The loop guard (``nanobot.loop.stream.LoopGuard``) stops
         a reply that repeats itself: finish reason ``repetition``, the reply kept up to the repeat."""
         chat = self.settings.chat
         opts = dict(max_tokens=chat.max_tokens, temperature=chat.temperature)

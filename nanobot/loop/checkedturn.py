@@ -1,7 +1,7 @@
 """One turn's reply under the reply checks (``nanobot.loop.replycheck``): markup scrubbed from the
 stream; a call the user spelled out, or the model wrote as text, run; a command the reply proposes for
 an ask to run something, run; a reply cut at the token limit while it copied a look's output,
-finished from the output (``loop.stream``); a reply that claims what did not happen, or states what it
+finished from the output (``stream.finished``); a reply that claims what did not happen, or states what it
 never looked at, retried once with a note, then flagged with a correction.
 ``Agent._checked`` is ``checked``; the agent's history and transcript stay the agent's (``Agent.turn``)."""
 
@@ -173,8 +173,8 @@ def without(earlier: list[Message], result: Any) -> list[Message]:
 
 def call_in_reply(typed: str, raw: str, reply: str, agent: Agent,
                   seen: list[Event]) -> tuple[tuple[str, dict], str, str, str] | None:
-    """The call a reply holds instead of making it -- a call written as text (``loop.written``), a change
-    written out (``written_change``), a command proposed for the user to run (``loop.written``) --
+    """The call a reply holds instead of making it -- a call written as text (``written.written``), a change
+    written out (``written_change``), a command proposed for the user to run (``written.reply_command``) --
     with the notice, the transcript's problem and how the note to the model says where it came from."""
     from nanobot.loop.stream import scrub
     from nanobot.loop.written import RAN, reply_command, written
@@ -207,9 +207,9 @@ def own_reply(agent: Agent, reply: str) -> str:
 
 
 def written_change(typed: str, reply: str, agent: Agent, seen: list[Event]) -> tuple[tuple[str, dict], str] | None:
-    """The change the reply writes instead of calling, and how: its code (``loop.written``: a
+    """The change the reply writes instead of calling, and how: its code (``written.reply_edit``: a
     definition of the named Python file in another form) or the file's own lines, changed
-    (``loop.written``); None when it writes none or the user asked for none."""
+    (``written.lines_edit``); None when it writes none or the user asked for none."""
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.written import lines_edit, reply_edit
 

@@ -266,7 +266,7 @@ def says_back(user_text: str, reply: str) -> bool:
 # A reply that is the user's own message again, word for word ("My cat is called Pixel, keep that in
 # mind." answered with itself after memory_add kept it): no answer, though the call behind it may have done
 # what was asked. A fact of the turn in any language: difflib's ratio of the two texts. Where a change or
-# a keeping was asked and none tried, the checks that make it answer (``claims``); otherwise the
+# a keeping was asked and none tried, the checks that make it answer (``change_not_tried``, ``remember_not_tried``); otherwise the
 # reply is asked again with what the call returned, then corrected with it. "I remember that your cat is
 # called Pixel." says the fact back in the model's own words and stands.
 

@@ -409,7 +409,7 @@ def _foreign(reply: str, result: str) -> bool:
 # ("which files are here?"); which one only the message's meaning says. So such a reply stands, and the
 # listing goes under it, without a retry and without calling it wrong: the user has the names either way.
 # A count that is none of the listing's (its files, its folders, both together) is not from it: retried
-# with the listing, then corrected. ``looks.not_from_look`` hands a listing of the folder the
+# with the listing, then corrected. ``not_from_look`` hands a listing of the folder the
 # message names to ``listing_answer``; ``listing_unnamed`` is the same for a message that names none
 # ("which files are here?"), where the model's look judgement must be a sure yes.
 
@@ -527,7 +527,7 @@ def unanswered(user_text: str, reply: str, result: str) -> str:
 #
 # Read from facts, not from the reply's wording: the reply names a file that exists in the roots
 # (``tools.named``, in any language), no tool was tried this turn, the user's message names nothing to
-# look at (``looks.not_looked`` has that case), and the model's own look judgement of the message
+# look at (``not_looked`` has that case), and the model's own look judgement of the message
 # is a sure yes (``loop.judge``: a right answer needs something read or run on this computer now). A
 # command the reply names does not count: the look judgement also says yes to how-to questions ("what
 # command shows the last commit?"), whose answer is the command. The retry

@@ -31,7 +31,7 @@ from nanobot.tools.testcounts import Counts, counts
 # answers from its result.
 #
 # - ``explicit``: "run python3 calc.py", "read calc.py", "In todo.md replace 'a' with 'b'"
-#   (``loop.spelled``), "create a file hello.txt containing: ...": the tool and its whole arguments, in
+#   (``spelled_edit``), "create a file hello.txt containing: ...": the tool and its whole arguments, in
 #   the message's words. Only what the user typed counts: a command is a word naming a program on this
 #   machine (``shutil.which``) or a path to one, so "run a marathon" is no call. These patterns are
 #   English; ``asked_run`` is how a run is asked for in any language.
@@ -95,7 +95,7 @@ def explicit(user_text: str, offered: list[str]) -> tuple[str, dict] | None:
         return "read_file", {"path": m.group(1)}
     if "write_file" in offered and (m := _WRITE.search(user_text.strip())):
         return "write_file", {"path": m.group(1), "content": m.group(2).strip()}
-    if "edit_file" in offered and (args := spelled_edit(user_text)):  # nanobot.loop.spelled
+    if "edit_file" in offered and (args := spelled_edit(user_text)):  # spelled_edit
         return "edit_file", args
     return None
 
@@ -132,7 +132,7 @@ def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
 #
 # "In todo.md replace 'buy milk' with 'buy oat milk'", "replace `DEBUG = False` with `DEBUG = True` in
 # settings.py", "in notes.txt, change "5pm" to "6pm"": the message holds a whole ``edit_file`` call,
-# which a small model may send elsewhere (todo.md read as the task board). ``nanobot.loop.spelled``
+# which a small model may send elsewhere (todo.md read as the task board). ``explicit``
 # makes such a call first, as it does "read X" and "run X"; the edit
 # still goes through the call policy and the tool (the old text must be in the file).
 
@@ -164,7 +164,7 @@ def spelled_edit(user_text: str) -> dict | None:
 # A look the user spelled out and nothing else: its result is the reply, shown by nanobot.
 #
 # "show me todo.md", "read calc.py", "run date", "now run python3 calc.py": the whole message asks to
-# see one file or one command's output, and ``nanobot.loop.spelled`` has already made that call. A
+# see one file or one command's output, and ``explicit`` has already made that call. A
 # terminal answers such a line with the output itself; so does nanobot, instead of asking the model to
 # retell it: a small model's retelling adds mistakes (an earlier turn's answer, a vague summary of a
 # listing) and costs a model reply for nothing the output does not say. A message with more in it ("run
@@ -269,12 +269,12 @@ def direct(user_text: str, call: tuple[str, dict], seen: list) -> str:
 # A test run in a turn: "run the tests" runs the test command ``tools.exec_allow`` holds, and the reply
 # says the run's real counts.
 #
-# - ``asked``: a message whose run form (``loop.spelled``'s "run X") names the tests -- the roots' test
+# - ``asked``: a message whose run form (``explicit``'s "run X") names the tests -- the roots' test
 #   files by the name they share (``test`` of ``test_calc.py``, ``tests`` of ``tests/``; a runner's
 #   convention, a fact of the files), a test file by its name, or the allowed runner itself -- makes the
 #   call of the allowed test command (the one for the test files' language where there are several),
 #   with the test files it names. ``checkedturn`` runs it as a call the user spelled out; where the
-#   message is that ask alone, the run's output is the reply (``shown``), as for ``loop.spelled``. A
+#   message is that ask alone, the run's output is the reply (``shown``), as for a look (``shown_reply``). A
 #   message that also asks for a change (``callpolicy.change_asked``) is the model's: the change first.
 # - ``fixed``: an ``exec`` call the model wrote as text, or proposed, is made the allowed command it
 #   means (``tools.testcommand.repaired``: ``args`` joined, ``git test`` made the test command).
@@ -319,8 +319,6 @@ def _tests(agent: Agent) -> list[str]:
 
 def _ask(typed: str) -> tuple[str, bool] | None:
     """The object of the message's run form and whether the form is the whole message."""
-    from nanobot.loop.spelled import _RUN, _command
-
     if not (m := _RUN.search(typed)):
         return None
     phrase = _command(m.group(1))
@@ -349,9 +347,7 @@ def asked(typed: str, agent: Agent) -> tuple[str, dict] | None:
 
 
 def shown(typed: str, call: tuple[str, dict], seen: list[Event]) -> str:
-    """The reply for a test run the whole message asked for: the run's output (``loop.spelled``)."""
-    from nanobot.loop.spelled import look_result, shown_reply
-
+    """The reply for a test run the whole message asked for: the run's output (``shown_reply``)."""
     if call[0] != "exec" or not (ask := _ask(typed)) or not ask[1] or (result := look_result(seen, "exec")) is None:
         return ""
     return shown_reply("exec", call[1], *result)

@@ -22,7 +22,7 @@ from nanobot.tools.plain import plain
 # wherever the reply holds it, in any case and spacing, and ``start`` tells a stream where a sentence
 # that may still become one begins, so it is held back until it is known.
 
-# the notes every turn may send (templatecalls.AFTER_CALL/REASK/answer_note, textcall.run_written)
+# the notes every turn may send (templatecalls.AFTER_CALL/REASK/answer_note, written.run_written)
 FIXED = (r"(?:(?:the call(?: the user asked for| you wrote)?|the command your reply proposed) ran; answer the user "
          r"in plain text from its result above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?"
          r"|answer that from the result above, in plain sentences\.?)")
@@ -87,7 +87,7 @@ _FIXED = Echoes()
 
 def scrub(text: str, echoes: Echoes | None = None) -> str:
     """``text`` without nanobot's markup (see the module docstring) and without the notes it sent,
-    echoed (``nanobot.loop.stream``: the fixed ones, and those of ``echoes``).
+    echoed (``Echoes``: the fixed ones, and those of ``echoes``).
 
     >>> scrub('Your name is Priya. (said: "I am Priya") (observations/20261123-150749-8fbf.md:1)')
     'Your name is Priya.'

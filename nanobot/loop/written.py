@@ -137,7 +137,7 @@ def run_written(agent: Agent, name: str, args: dict, messages: list[Message], ra
 # that exists in the roots, nothing changed this turn, and the reply's code holds top-level definitions
 # that the file defines under the same names in another form, the reply is that change: each such
 # definition is put in place of the file's as one ``edit_file`` call (``old`` the file's whole
-# definition, ``new`` the reply's), run like a call the model wrote as text (``loop/written.py``: the
+# definition, ``new`` the reply's), run like a call the model wrote as text (``run_written``: the
 # call policy and the loss guard included), and the reply is asked for again with the result in view.
 # A definition the file lacks is added at its end (``append_file``) only when the user's message gives its
 # name ("Add a function mul(a, b) ... to calc.py" answered with ``def mul(a, b): ...``) and its body is
@@ -238,7 +238,7 @@ def _defs(code: str) -> dict[str, str] | None:
 # file's lines word for word with a few lines added among them, the reply is that change: one
 # ``edit_file`` call whose ``old`` is the line before the added ones and ``new`` that line and them, or
 # ``append_file`` for lines a fenced copy of the file adds at its end. It runs like a call the model wrote
-# as text (``loop/written.py``: the call policy and the loss guard included). Only added lines are taken:
+# as text (``run_written``: the call policy and the loss guard included). Only added lines are taken:
 # a copy with a line changed ("Wendesday" corrected in a letter) is no edit here: a line a small model
 # rewrites this way is more often a wrong rewrite that loses what the line held than the fix asked for.
 # Prose around the quote is not taken: only lines between quoted ones, or lines after the end of a fenced
@@ -341,7 +341,7 @@ def _words(lines: list[str]) -> list[str]:
 # ran this turn, the model's own look judgement says the message asks for something read or run on
 # this computer (``loop.judge``: a sure yes), and the reply's code holds one command line that ``exec``
 # runs without asking (``tools.exec_allow``, read-only: ``tools.shell.writes``), that command runs as
-# an ``exec`` call (``written.run_written``: the call policy and the exec permission applied) and the
+# an ``exec`` call (``run_written``: the call policy and the exec permission applied) and the
 # reply is asked for again with its output in view. A first word the allow list only has with a
 # version is that form ("python" where "python3" is allowed, as the exec grammar offers it); a test run
 # the allowed test command (``tools.testcommand``). A how-to
