@@ -1,7 +1,7 @@
 """A small coding job end to end (issue 79): steps piped into ``nanobot chat``, scored on disk.
 
     .venv/bin/python bench/coding_bench.py --model qwen2.5-coder-1.5b [--set dev|check] [--only NAME ...]
-        [--limit N] [--retry] [--json bench/results/coding-NAME.json] [--masked]
+        [--limit N] [--retry] [--json bench/results/coding-NAME.json] [--masked] [--log DIR]
 
 Each repository of the set (bench/coding/dev.py: read and tuned on; bench/coding/check.py: only
 checked, run it ``--masked``, which prints the summary alone) is written to a fresh folder as a git
@@ -177,10 +177,9 @@ class Chat:
 
     def _read(self, stream, figures: bool) -> None:
         for line in stream:
+            self.out.append(line)  # both streams, in the order they came (``--log``)
             if figures:
                 self.lines.put(line)
-            else:
-                self.out.append(line)
         if figures:
             self.lines.put(None)
 
@@ -209,7 +208,7 @@ class Chat:
             self.proc.kill()
 
 
-def run_repo(repo, model: str, retry: bool) -> list[dict]:
+def run_repo(repo, model: str, retry: bool, log: Path | None = None) -> list[dict]:
     tmp = Path(tempfile.mkdtemp(prefix=f"coding-{repo.name}-"))
     path, home = make(repo, tmp / repo.name), tmp / "home"
     config(home, path, repo.allow)
@@ -241,6 +240,9 @@ def run_repo(repo, model: str, retry: bool) -> list[dict]:
                 break
     finally:
         chat.close()
+        if log is not None:  # the chat's own output, to read why a step went wrong (development set only)
+            log.mkdir(parents=True, exist_ok=True)
+            (log / f"{repo.name}.log").write_text("".join(chat.out))
         shutil.rmtree(tmp, ignore_errors=True)
     return rows
 
@@ -269,11 +271,12 @@ def main() -> None:
     ap.add_argument("--retry", action="store_true", help="send a step that is not right once more")
     ap.add_argument("--masked", action="store_true", help="print and keep the summary only (the check-only set)")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--log", type=Path, help="a folder for each repository's chat output (not with --masked)")
     a = ap.parse_args()
     chosen = [r for r in repos(a.set) if not a.only or r.name in a.only][:a.limit]
     t0, rows = time.perf_counter(), []
     for repo in chosen:
-        for row in run_repo(repo, a.model, a.retry):
+        for row in run_repo(repo, a.model, a.retry, None if a.masked else a.log):
             rows.append(row)
             if not a.masked:
                 print(json.dumps(row), flush=True)
