@@ -37,7 +37,6 @@ from nanobot.tools.named import nearest
 from nanobot.tools.namedcode import focus
 from nanobot.tools.namedlook import held as looked_at
 from nanobot.tools.namedonly import named_occurrence, named_only
-from nanobot.tools.namedpaths import held_to_named
 from nanobot.tools.ownfiles import bookkeeping
 from nanobot.tools.paths import display, resolve_in_roots, roots, start_folder_error, start_outside
 from nanobot.tools.protected import check_writable
@@ -213,8 +212,10 @@ class EditFile(Tool):
     def offered(self, ctx: ToolContext) -> dict:
         """After this turn's edit missed its text to replace, the retry's ``old`` is held to the lines
         the request is about (``tools.retryedit``); ``path`` to the files the message names, where it
-        names any (``tools.namedpaths``)."""
-        return held_to_named(held(self.parameters(), ctx), ctx)
+        names any, outside a coding session (``tools.namedlook``)."""
+        schema = held(self.parameters(), ctx)
+        coding = ctx.agent is not None and any(getattr(f, "name", "") == "coding" for f in getattr(ctx.agent, "features", []))
+        return schema if coding else looked_at(schema, ctx, "file")
 
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         note_miss(ctx, None)

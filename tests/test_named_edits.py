@@ -1,5 +1,5 @@
 """edit_file's ``path`` is held to the files the user's message names in the roots
-(``tools.namedpaths``): the call policy would refuse any other file, so the grammar offers none."""
+(``tools.namedlook``): the call policy would refuse any other file, so the grammar offers none."""
 
 from __future__ import annotations
 
