@@ -29,7 +29,7 @@ def _ctx(home, said):
     settings = load_settings(home)
     init_workspace(settings.workspace)
     (settings.workspace / "deploy.yaml").write_text(DEPLOY)
-    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said])))
+    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said]), features=[]))
 
 
 def _old(schema):

@@ -214,7 +214,7 @@ class EditFile(Tool):
         the request is about (``tools.retryedit``); ``path`` to the files the message names, where it
         names any, outside a coding session (``tools.namedlook``)."""
         schema = held(self.parameters(), ctx)
-        coding = ctx.agent is not None and any(getattr(f, "name", "") == "coding" for f in getattr(ctx.agent, "features", []))
+        coding = ctx.agent is not None and any(f.name == "coding" for f in ctx.agent.features)
         return schema if coding else looked_at(schema, ctx, "file")
 
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
