@@ -58,6 +58,32 @@ def test_an_edit_file_call_is_made_from_the_models_rewrite_of_the_named_file(hom
     assert prefill == "```\n" and sample["stop"] == ["```"] and sample["temperature"] == 0.0
 
 
+class RepairReport(RewritingModel):
+    """... whose repair classifier is sure the message reports something broken."""
+
+    def yes_no_apart(self, messages):
+        from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
+
+        if messages[0].content == CLASSIFIERS["repair"][0] and messages[-1].content not in dict(CALIBRATION["repair"]):
+            return 0.9, 0.1
+        return super().yes_no_apart(messages)
+
+
+def test_a_fix_naming_the_code_and_its_test_rewrites_the_code_not_the_test(home):
+    """"test_add fails. Fix add in calc.py ..., and leave test_calc.py alone": two files named; for a
+    report of something broken the rewrite is of the one code file, never the test file."""
+    broken = CALC.replace("a + b", "a - b", 1)
+    test = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    model = RepairReport(['edit_file"', "Fixed add."], [0.9, 0.1], rewrite=CALC)
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
+    (agent.workspace / "calc.py").write_text(broken)
+    (agent.workspace / "test_calc.py").write_text(test)
+    list(agent.turn("test_add fails. Fix add in calc.py so that it passes, and leave test_calc.py alone."))
+    (ask,), _, _ = model.apart[0]
+    assert ask.content.startswith("calc.py:")
+    assert (agent.workspace / "calc.py").read_text() == CALC and (agent.workspace / "test_calc.py").read_text() == test
+
+
 def test_the_rewrite_copies_the_file_without_the_replys_repeat_penalty(home):
     """A rewrite writes the file again with one change: the reply's repeat penalty would make each
     copied token less likely (a fix repeating a name, ``side * side``, loses to ``side * 4``), so the

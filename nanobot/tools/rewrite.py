@@ -65,10 +65,16 @@ def call_from(text: str, new_text: str) -> tuple[str, str] | None:
 
 
 def target(agent: Agent, msgs: list[Message], said: str) -> str:
-    """The one file the user's message names in the roots, else the one file read this turn; "" else."""
+    """The one file the user's message names in the roots, else the one file read this turn; "" else.
+    For a report of something broken (the repair judgement is sure) the one code file it names, never a
+    test file: "test_mean fails. Fix mean in stats.py ..., and leave test_stats.py alone" is stats.py."""
     from nanobot.tools.named import named, roots_of
+    from nanobot.tools.testcommand import test_file
 
     files = {n.path for n in named(said, roots_of(agent.settings)) if n.kind == "file"}
+    if files and any(map(test_file, files)) and agent.judge.sure(agent, "repair") is True:
+        code = [f for f in files if not test_file(f)]
+        return code[0] if len(code) == 1 else ""
     if not files:
         start = max((k for k, m in enumerate(msgs) if m.role == "user"), default=0)
         for m in msgs[start:]:
