@@ -93,10 +93,14 @@ def lost(before: str, after: str, asked: list[str], path: str = "") -> list[str]
     ['def greet(n):']
     >>> lost("from m import a, b\\n", "from m import a, b, c\\n\\ndef test_c():\\n    assert c()\\n", ["add a test for c"], "t.py")
     []
+    >>> lost("def test_a():\\n    pass\\n\\n\\ndef test_days_any_order():\\n    pass\\n", "def test_a():\\n    pass\\n    pass\\n",
+    ...      ["the number of days is wrong, fix it"], "test_w.py")
+    ['def test_days_any_order():']
     """
     said = " ".join(asked).lower()
     if is_python(path) and (pieces := gone(before, after, _named(said, path))) is not None:  # the code's, not lines
-        return [x for x in pieces if not _mentioned(x, said, _words(path) | _words(_added(before, after)), path)]
+        neutral = _words(path) | _words(_added(before, after))  # a definition is named whole, not by a word of it
+        return [x for x in pieces if not (_named_def(x, said, path) if _DEF.match(x) else _mentioned(x, said, neutral, path))]
     removed = Counter(x.strip() for x in before.splitlines() if x.strip())
     removed.subtract(x.strip() for x in after.splitlines())
     added = _added(before, after).splitlines()
