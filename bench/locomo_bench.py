@@ -87,7 +87,14 @@ def write_observer(ws: Path, conv: dict) -> dict[tuple[str, int], str]:
     return where
 
 
-def write_transcripts(settings, conv: dict) -> dict[tuple[str, int], str]:
+def said(turn: dict, captions: bool = False) -> str:
+    """A turn's text; with ``captions``, a shared photo as LoCoMo's text-only runs give it ("[shares a
+    photo of a sunset]"): some answers are only in the photo's caption."""
+    text = " ".join(turn["text"].split())
+    return f"{text} [shares {turn['blip_caption']}]" if captions and turn.get("blip_caption") else text
+
+
+def write_transcripts(settings, conv: dict, captions: bool = False) -> dict[tuple[str, int], str]:
     """Sessions through ``nanobot import``'s library; returns (source, line) -> dia_id."""
     from nanobot.importing.formats import ImportedMessage, ImportedSession
     from nanobot.importing.importer import import_sessions
@@ -97,7 +104,7 @@ def write_transcripts(settings, conv: dict) -> dict[tuple[str, int], str]:
     for n, date, turns in sessions(conv):
         when = parse_date(date).astimezone()
         msgs = [ImportedMessage(role="user" if t["speaker"] == user else "assistant",
-                                content=" ".join(t["text"].split()), ts=when,
+                                content=said(t, captions), ts=when,
                                 speaker=t["speaker"], ref=t["dia_id"]) for t in turns]
         batch.append(ImportedSession(started=when, messages=msgs, title=f"locomo {n}"))
     written = import_sessions(settings, batch)
