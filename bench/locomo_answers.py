@@ -58,12 +58,14 @@ def gold(q: dict) -> str:
     return str(q.get("answer", q.get("adversarial_answer", "")))
 
 
-def sample(conv: dict, cid: str, per: int) -> list[dict]:
+def sample(conv: dict, cid: str, per: int, only: set[int] = frozenset()) -> list[dict]:
     by = defaultdict(list)
     for q in conv["qa"]:
         by[q.get("category")].append(q)
     out = []
     for cat in sorted(CATEGORIES):
+        if only and cat not in only:
+            continue
         qs = by.get(cat, [])
         out += random.Random(f"{cid}-{cat}").sample(qs, min(per, len(qs)))
     return out
@@ -94,7 +96,7 @@ def run_conversation(cid: str, conv: dict, opts, model) -> list[dict]:
         svc = get_service(settings)
         svc.refresh()
         agent = build_agent(settings, model)
-        for q in sample(conv, cid, opts.per_category):
+        for q in sample(conv, cid, opts.per_category, set(opts.categories)):
             cat, want = q["category"], gold(q)
             t0 = time.perf_counter()
             reply, called = ask_chat(agent, q["question"])
@@ -133,6 +135,7 @@ def main() -> None:
     ap.add_argument("--split", default="dev", help="dev, heldout (check-only: with --masked), or ids")
     ap.add_argument("--model", help="a .gguf path or model name (default: the configured one)")
     ap.add_argument("--per-category", type=int, default=4)
+    ap.add_argument("--categories", type=int, nargs="*", default=[], help="only these categories (1-5)")
     ap.add_argument("--plain", action="store_true", help="also the plain baseline (hits in LoCoMo's prompt)")
     ap.add_argument("--masked", action="store_true", help="figures only: what a check-only split may show")
     ap.add_argument("--out", type=Path)

@@ -120,3 +120,18 @@ def test_the_same_line_from_several_sessions_is_cited_the_same_whichever_ranks_f
     assert picked[0] == ["sessions/20261125-0503-cccc.jsonl:4", "sessions/20261125-0502-bbbb.jsonl:3"]
     assert picked[1] == picked[0] and picked[2] == picked[0]
     assert [h.where for h in select([a, b, c], 0.695, [])] == [b.where]  # below the floor: not cited
+
+
+def test_past_lines_are_read_in_the_order_they_were_said(settings, embedder):
+    """The search picks the lines, best first; the block then gives them as the conversation went, so
+    each "yesterday" sits under its own day. Here the later session ranks first."""
+    import_sessions(settings, [
+        _session(1, ("user", "I made a bowl in my pottery class yesterday.")),
+        _session(5, ("user", "I signed up for a second pottery class yesterday."))])
+    svc = MemoryService(settings, embedder=embedder)
+    question = "When did I sign up for the pottery class?"
+    ranked = [h.heading for h in svc.search(question, 2)]
+    assert ranked == ["5 March 2026", "1 March 2026"]  # the later session is the better match
+    block = MemoryRetriever(svc, approx_tokens, settings)(question, [])
+    assert block.index("- 1 March 2026, User: I made a bowl") < block.index("- 5 March 2026, User: I signed up"), block
+    svc.close()

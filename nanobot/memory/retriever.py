@@ -5,8 +5,9 @@ short follow-up also borrows the previous user message, for the vector side), ke
 cosine similarity clears ``memory.min_score``, drops duplicates and anything already in the recent
 conversation, and fits what is left, best first, into ``prompt.memory`` tokens: observations as
 "Related Context:" with ``memory.observations_share`` of it, earlier sessions' turns as "Past
-Conversations:" with ``memory.transcripts_share`` (never the current session's own turns), the rest
-as "Relevant Memory:", unused room flowing across (``shares.py``)::
+Conversations:" with ``memory.transcripts_share`` (never the current session's own turns; the lines
+kept are then put in the order they were said), the rest as "Relevant Memory:", unused room flowing
+across (``shares.py``)::
 
     Relevant Memory:
     - Family: Wife is Ana, birthday 12 May (MEMORY.md:4)
@@ -58,13 +59,28 @@ class MemoryRetriever:
         hits = self.service.search(query, self.settings.memory.k, context=_context(query, history),
                                    exclude_session=session_id)
         kept = select(hits, self.settings.memory.min_score, history, query)
-        past = [format_past(h) for h in kept if is_transcript(h.source)]
+        said_when = {format_past(h): (h.source, h.line) for h in kept if is_transcript(h.source)}
         kept = [h for h in kept if not is_transcript(h.source)]
         memory = [format_hit(h) for h in kept if not is_observation(h.source)]
         related = [format_hit(h) for h in kept if is_observation(h.source)]
-        return split_fit(memory, related, budget, self.settings.memory.observations_share,
-                         self.count_tokens, fit, past=past,
-                         past_share=self.settings.memory.transcripts_share)
+        return in_order(split_fit(memory, related, budget, self.settings.memory.observations_share,
+                                  self.count_tokens, fit, past=list(said_when),
+                                  past_share=self.settings.memory.transcripts_share), said_when)
+
+
+def in_order(block: str, said_when: dict[str, tuple[str, int]]) -> str:
+    """``block`` with its past conversations' lines in the order they were said (a transcript is named
+    by its start time, a line by its place): which lines come in is the search's choice, best first,
+    and they are then read as the conversation went, so "yesterday" sits under its own day and
+    what was said later comes later.
+
+    >>> in_order("Past Conversations:\\n- b\\n- a", {"- a": ("sessions/1.jsonl", 2), "- b": ("sessions/2.jsonl", 1)})
+    'Past Conversations:\\n- a\\n- b'
+    """
+    head, sep, past = block.partition(f"{PAST_HEADER}\n")
+    if not sep:
+        return block
+    return head + sep + "\n".join(sorted(past.split("\n"), key=lambda line: said_when.get(line, ("", 0))))
 
 
 def _context(query: str, history: list[Message]) -> str:
