@@ -663,6 +663,26 @@ def locomo() -> str:
                     ("held-back, hybrid, before the current fusion", "locomo-heldout-before.json", "hybrid")])
 
 
+LOCOMO_ANSWERS = [("development, before (best hit first)", "locomo-answers-dev-before.json"),
+                  ("development", "locomo-answers-dev.json"),
+                  ("held-back (check-only)", "locomo-answers-heldout.json")]
+
+
+def locomo_answers() -> str:
+    rows = []
+    for label, f in LOCOMO_ANSWERS:
+        if not (RESULTS / f).exists():
+            continue
+        d = _j(f)["summary"]
+        f1, plain, hit = d["f1"], d.get("plain_f1") or {}, d["hit@5"]
+        rows.append([label, *[f"{f1[c]:.2f}" for c in CATS], f"**{f1['overall (1-4)']:.3f}**",
+                     f"{plain['overall (1-4)']:.3f}" if plain else "-", f"{hit['overall (1-4)']:.2f}",
+                     f"{d['adversarial_not_mentioned']:.2f}", d["questions"], f"{d['turn_seconds']['p50']} s",
+                     _load(d["load_before"] + d["load_after"])])
+    return _table(["LoCoMo, 1.5B", *CATS, "F1 (1-4)", "plain baseline F1", "hit@5", "adversarial: \"not mentioned\"",
+                   "questions", "turn p50", "load"], rows)
+
+
 def embedder() -> str:
     rows = []
     for label, f in (("all-MiniLM-L6-v2 (bundled, default)", "embedder-minilm-dev.json"),
@@ -1013,7 +1033,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
     "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-dev3": assistant_dev3, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-fit": bfcl_fit, "bfcl-replies": bfcl_replies, "context": context,
-    "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "waits-pasted": waits_pasted, "locomo": locomo, "embedder": embedder,
+    "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "waits-pasted": waits_pasted, "locomo": locomo, "locomo-answers": locomo_answers, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
     "busy": busy, "first-reply": first_reply, "judge": judge_classifiers, "judge-kinds": judge_kinds, "listing": listing,

@@ -129,6 +129,12 @@ def summarise(rows: list[dict], key: str = "f1") -> dict:
     return out
 
 
+def _code() -> str:
+    import subprocess
+
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, required=True, help="folder with 26.json ... (or locomo10.json)")
@@ -145,7 +151,7 @@ def main() -> None:
     ids = SPLITS.get(opts.split) or opts.split.split(",")
     convs = load_conversations(opts.data, ids)
     load_before = os.getloadavg()
-    model = load_model(load_settings(Path(tempfile.mkdtemp(prefix="locomo-model-"))), opts.model)
+    model = load_model(load_settings(), opts.model)  # a name as the user's home knows it, or a path
     t0 = time.perf_counter()
     rows = []
     for cid, conv in convs.items():
@@ -153,7 +159,7 @@ def main() -> None:
     secs = sorted(r["seconds"] for r in rows)
     adv = [r for r in rows if r["category"] == 5]
     result = {
-        "model": model.name, "split": opts.split, "conversations": ids, "questions": len(rows),
+        "model": model.name, "code": _code(), "split": opts.split, "conversations": ids, "questions": len(rows),
         "per_category": opts.per_category, "f1": summarise(rows),
         "exact": summarise([r | {"exact": float(r["exact"])} for r in rows if r["exact"] is not None], "exact"),
         "adversarial_not_mentioned": round(sum(r["f1"] for r in adv) / len(adv), 3) if adv else None,
