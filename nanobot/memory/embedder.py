@@ -26,6 +26,7 @@ from nanobot.base import background
 from nanobot.base.cores import model_threads
 from nanobot.base.errors import ConfigError, MissingDependency, NanobotError
 from nanobot.config import Settings
+from nanobot.memory import bf16
 
 BATCH = 16  # texts per forward pass: a bigger one pads more (CPU) and holds more activations (memory)
 BULK = 32  # more texts than this at once: a bulk batch (indexing)
@@ -152,12 +153,13 @@ class Embedder:
 
     def _for(self, n: int):
         """The numpy model for queries; for a bulk batch (indexing) in "auto", the same model
-        through torch when it is installed (~4x faster on batches; the vectors agree to 1e-6)."""
+        through torch when it is installed: faster on batches, the vectors the same to 1e-6, or in
+        bfloat16 where the CPU has AMX, faster again, to a cosine of 0.9999 (``bf16.py``)."""
         if n <= BULK or self.backend_setting != "auto" or self._model.backend != "numpy":
             return self._model
         if self._bulk is None:
             try:
-                self._bulk = _TorchModel(_load_torch(self.path))
+                self._bulk = _TorchModel(_load_torch(self.path), bulk=True)
             except NanobotError:
                 self._bulk = self._model
         return self._bulk
@@ -201,8 +203,9 @@ class _NumpyModel:
 class _TorchModel:
     backend = "torch"
 
-    def __init__(self, model):
+    def __init__(self, model, *, bulk: bool = False):
         self.model = model
+        self.half = bf16.encode_kwargs(model) if bulk else None  # None: float32 (``bf16.py``)
         fn = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self.dim = int(fn())
 
@@ -211,8 +214,9 @@ class _TorchModel:
 
         torch.set_num_threads(threads)  # the caller holds the embedder's lock
         try:
-            return self.model.encode(texts, batch_size=BATCH, normalize_embeddings=True,
-                                     convert_to_numpy=True, show_progress_bar=False)
+            with bf16.autocast(self.half is not None):
+                return self.model.encode(texts, batch_size=BATCH, normalize_embeddings=True,
+                                         convert_to_numpy=True, show_progress_bar=False, **(self.half or {}))
         finally:
             torch.set_num_threads(EMBED_THREADS)
 
