@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,7 @@ from nanobot.memory import bf16
 BATCH = 16  # texts per forward pass: a bigger one pads more (CPU) and holds more activations (memory)
 BULK = 32  # more texts than this at once: a bulk batch (indexing)
 EMBED_THREADS = 1
+THREADS_FOR_S = 10.0  # a bulk batch reuses the thread count looked up this recently
 
 
 class EmbedderError(NanobotError):
@@ -75,6 +77,7 @@ class Embedder:
         self._ready = threading.Event()
         self._lock = threading.Lock()  # one load, one encode at a time
         self._thread: threading.Thread | None = None
+        self._threads: tuple[float, int] | None = None  # (when, bulk_threads()) for the next bulk batches
 
     @property
     def loaded(self) -> bool:
@@ -142,7 +145,11 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
-            threads = bulk_threads() if len(texts) > BULK else EMBED_THREADS
+            threads = EMBED_THREADS
+            if len(texts) > BULK:  # looked up afresh (a wait) every THREADS_FOR_S, not every batch
+                if self._threads is None or time.monotonic() - self._threads[0] > THREADS_FOR_S:
+                    self._threads = (time.monotonic(), bulk_threads())
+                threads = self._threads[1]
             vecs = self._for(len(texts)).encode(list(texts), threads)
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
@@ -169,8 +176,9 @@ def bulk_threads() -> int:
     """Threads for a bulk batch (indexing): every core no other process keeps busy now (``/proc/stat``
     over a short window, as for the chat model: right after other work the 1-minute load average still
     counts it, and a 10k-turn import at load 0.8 on an idle machine ran on one thread, 80.9 s instead
-    of ~52 s). Queries stay on one (``EMBED_THREADS``): they are tiny, and the chat model's threads may
-    hold the cores."""
+    of ~52 s). The window is waited for while this process rests, so its own work (niced or not) is
+    not mistaken for another's; an index run asks every ``THREADS_FOR_S``. Queries stay on one
+    (``EMBED_THREADS``): they are tiny, and the chat model's threads may hold the cores."""
     return model_threads()
 
 
