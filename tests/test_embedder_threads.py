@@ -63,3 +63,18 @@ def test_bulk_threads_count_what_other_processes_do_now_not_the_load_average(mon
     assert embedder_mod.bulk_threads() == 2
     monkeypatch.setattr(cores, "busy_now", lambda since=None, window=cores.WINDOW_S: 1.0)
     assert embedder_mod.bulk_threads() == 1
+
+
+def test_an_index_run_looks_up_its_threads_once_per_interval_not_per_batch(monkeypatch):
+    """Each look waits a window (0.2 s) while this process rests: an index run's batches reuse the
+    count for ``THREADS_FOR_S`` and look again after it."""
+    looks: list[int] = []
+    monkeypatch.setattr(embedder_mod, "bulk_threads", lambda: looks.append(1) or 1)
+    emb = Embedder(bundled_embedder_path(), "auto")
+    texts = [f"turn {i} about the boiler in Lyon" for i in range(BULK + 1)]
+    emb.embed(texts)
+    emb.embed(texts)
+    assert len(looks) == 1
+    monkeypatch.setattr(embedder_mod, "THREADS_FOR_S", 0.0)
+    emb.embed(texts)
+    assert len(looks) == 2

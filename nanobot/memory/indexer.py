@@ -128,9 +128,23 @@ def index_workspace(workspace: Path, store: MemoryStore, embed: Embed, sessions:
             for rel in removed:
                 store.remove_source(rel)
         report.removed = removed
-    batch: list[_Pending] = []
     if progress is not None:
         progress(0, len(todo))
+    with store.unmapped(lock):
+        _index(todo, known, store, embed, report, lock, progress)
+        if todo or removed:
+            with lock, store.write():
+                store.prune_cache()
+    with lock:
+        report.chunks = store.count()
+    report.seconds = round(time.perf_counter() - t0, 4)
+    return report
+
+
+def _index(todo: list[tuple[str, Path]], known: dict[str, SourceState], store: MemoryStore, embed: Embed,
+           report: IndexReport, lock: AbstractContextManager, progress: Progress | None) -> None:
+    """The changed files in batches of about ``BATCH_CHUNKS`` chunks, each committed."""
+    batch: list[_Pending] = []
     for done, (rel, path) in enumerate(todo, start=1):
         if (p := _scan(rel, path, known.get(rel), report)) is not None:
             batch.append(p)
@@ -139,13 +153,6 @@ def index_workspace(workspace: Path, store: MemoryStore, embed: Embed, sessions:
             batch = []
             if progress is not None:
                 progress(done, len(todo))
-    if todo or removed:
-        with lock, store.write():
-            store.prune_cache()
-    with lock:
-        report.chunks = store.count()
-    report.seconds = round(time.perf_counter() - t0, 4)
-    return report
 
 
 def _commit(batch: list[_Pending], store: MemoryStore, embed: Embed, report: IndexReport,
@@ -214,8 +221,8 @@ def _decode(rel: str, raw: bytes) -> str | None:
 
 def _embed_pending(pending: list[_Pending], store: MemoryStore, embed: Embed, report: IndexReport,
                    lock: AbstractContextManager) -> dict[str, np.ndarray]:
-    """Embeddings for every chunk to write: cached ones looked up, the rest embedded (``BATCH_CHUNKS``
-    at a time, each part cached at once: a big file cut short keeps what was embedded)."""
+    """Embeddings for every chunk to write: cached ones looked up, the rest embedded (in parts of at
+    most ``BATCH_CHUNKS``, each cached at once: a big file cut short keeps what was embedded)."""
     texts = {c.hash: c.embed_text for p in pending for c in (p.chunks or [])}
     if not texts:
         return {}
@@ -223,14 +230,25 @@ def _embed_pending(pending: list[_Pending], store: MemoryStore, embed: Embed, re
         vectors = store.cached(list(texts))
     report.cached += sum(1 for p in pending for c in (p.chunks or []) if c.hash in vectors)
     todo = [h for h in texts if h not in vectors]
-    for i in range(0, len(todo), BATCH_CHUNKS):
-        part = todo[i:i + BATCH_CHUNKS]
+    for part in even_parts(todo, BATCH_CHUNKS):
         new = dict(zip(part, embed([texts[h] for h in part]), strict=True))
         with lock, store.write():
             store.cache(new)
         vectors |= new
         report.embedded += len(part)
     return vectors
+
+
+def even_parts(items: list[str], most: int) -> list[list[str]]:
+    """``items`` in the fewest parts of at most ``most``, of equal size: 300 as 150 + 150, not
+    256 + 44, so no part is left small enough (``embedder.BULK``) to go to the one-thread query path.
+
+    >>> [len(p) for p in even_parts(["x"] * 300, 256)]
+    [150, 150]
+    """
+    n = -(-len(items) // most)
+    size = -(-len(items) // n) if n else 0
+    return [items[i:i + size] for i in range(0, len(items), size)] if n else []
 
 
 def _stack(chunks: list[Chunk], vectors: dict[str, np.ndarray]) -> np.ndarray:

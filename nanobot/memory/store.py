@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -136,6 +136,19 @@ class MemoryStore:
             raise
         self.conn.execute("COMMIT")
         self._writes += 1
+
+    @contextmanager
+    def unmapped(self, lock: AbstractContextManager) -> Iterator[None]:
+        """The file read with read(), not mmap, inside the block (an index run; ``lock`` guards
+        the connection): each mapped page a run touches counts in this process's RSS, and a big
+        run touches the whole file, so its RSS would grow with the export."""
+        with lock:
+            self.conn.execute("PRAGMA mmap_size = 0")
+        try:
+            yield
+        finally:
+            with lock:
+                self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
 
     def _meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
