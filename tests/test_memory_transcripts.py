@@ -135,3 +135,20 @@ def test_past_lines_are_read_in_the_order_they_were_said(settings, embedder):
     block = MemoryRetriever(svc, approx_tokens, settings)(question, [])
     assert block.index("- 1 March 2026, User: I made a bowl") < block.index("- 5 March 2026, User: I signed up"), block
     svc.close()
+
+
+def test_a_session_deleted_while_the_index_is_held_back_is_not_offered(settings, embedder, monkeypatch):
+    """A background run (an import's) can keep the index from seeing a deletion for minutes; the session
+    the user removed is not searched meanwhile."""
+    gone, kept = import_sessions(settings, [_session(1, ("user", "My locker code is 1234, the blue locker.")),
+                                            _session(2, ("user", "The red locker is at the gym."))])
+    svc = MemoryService(settings, embedder=embedder)
+    svc.refresh()
+    monkeypatch.setattr(svc, "refresh", lambda *a, **k: None)  # the index is not refreshed before the search
+    gone.unlink()
+    assert svc.store.conn.execute("SELECT count(*) FROM chunks WHERE source = ?",
+                                  (f"sessions/{gone.name}",)).fetchone()[0] == 1  # still indexed
+    hits = svc.search("what is my locker code", 5)
+    assert hits and f"sessions/{kept.name}" in {h.source for h in hits}
+    assert f"sessions/{gone.name}" not in {h.source for h in hits}
+    svc.close()

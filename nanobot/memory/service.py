@@ -37,7 +37,7 @@ from nanobot.memory.indexer import (
     index_workspace,
 )
 from nanobot.memory.store import Hit, MemoryStore
-from nanobot.memory.transcripts import source_name
+from nanobot.memory.transcripts import PREFIX, is_transcript, source_name
 from nanobot.workspace import read_text
 
 DB_NAME = "memory.db"
@@ -203,7 +203,14 @@ class MemoryService:
                 qvec = self.embedder.embed_query(vec_text)
                 return self.store.search(qvec, query, k, mode=mode, fusion=fusion, exclude=exclude,
                                          keyword_weight=self.settings.memory.keyword_weight)
-        return self._guard(run)
+        return [h for h in self._guard(run) if self._still_there(h.source)]
+
+    def _still_there(self, source: str) -> bool:
+        """A hit's file still exists: one deleted while a background run holds the index back (a
+        session the user removed) is not offered before the run gets to it."""
+        if is_transcript(source):
+            return self.sessions is not None and (self.sessions / source[len(PREFIX):]).is_file()
+        return (self.workspace / source).is_file()
 
     def stats(self) -> dict:
         def run() -> dict:
