@@ -675,11 +675,14 @@ def locomo_answers() -> str:
             continue
         d = _j(f)["summary"]
         f1, plain, hit = d["f1"], d.get("plain_f1") or {}, d["hit@5"]
+        got, plain_got = d.get("recall") or {}, d.get("plain_recall") or {}
         rows.append([label, *[f"{f1[c]:.2f}" for c in CATS], f"**{f1['overall (1-4)']:.3f}**",
-                     f"{plain['overall (1-4)']:.3f}" if plain else "-", f"{hit['overall (1-4)']:.2f}",
+                     f"{plain['overall (1-4)']:.3f}" if plain else "-",
+                     f"{got['overall (1-4)']:.3f}" if got else "-", f"{plain_got['overall (1-4)']:.3f}" if plain_got else "-",
+                     f"{hit['overall (1-4)']:.2f}",
                      f"{d['adversarial_not_mentioned']:.2f}", d["questions"], f"{d['turn_seconds']['p50']} s",
                      _load(d["load_before"] + d["load_after"])])
-    return _table(["LoCoMo, 1.5B", *CATS, "F1 (1-4)", "plain baseline F1", "hit@5", "adversarial: \"not mentioned\"",
+    return _table(["LoCoMo, 1.5B", *CATS, "F1 (1-4)", "plain baseline F1", "answer recall", "plain recall", "hit@5", "adversarial: \"not mentioned\"",
                    "questions", "turn p50", "load"], rows)
 
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from figures import emit  # noqa: E402
 from locomo_bench import SPLITS, evidence, load_conversations, write_transcripts  # noqa: E402
-from locomo_score import CATEGORIES, exact, f1  # noqa: E402
+from locomo_score import CATEGORIES, exact, f1, recall  # noqa: E402
 
 from nanobot.backends.base import Message  # noqa: E402
 from nanobot.config import load_settings  # noqa: E402
@@ -100,14 +100,17 @@ def run_conversation(cid: str, conv: dict, opts, model) -> list[dict]:
             cat, want = q["category"], gold(q)
             t0 = time.perf_counter()
             reply, called = ask_chat(agent, q["question"])
+            got = recall(reply, want, cat)
             row = {"conversation": cid, "category": cat, "f1": round(f1(reply, want, cat), 3),
+                   "recall": round(got, 3) if got is not None else None,
                    "exact": exact(reply, want) if cat != 5 else None,
                    "seconds": round(time.perf_counter() - t0, 1), "tools": called}
             hits = svc.search(q["question"], 5)
             row["hit@5"] = bool({where.get((h.source, h.line)) for h in hits} & evidence(q))
             if opts.plain:
                 plain = ask_plain(model, hits, q["question"])
-                row |= {"plain_f1": round(f1(plain, want, cat), 3)}
+                got = recall(plain, want, cat)
+                row |= {"plain_f1": round(f1(plain, want, cat), 3), "plain_recall": round(got, 3) if got is not None else None}
             if not opts.masked:
                 row |= {"question": q["question"], "gold": want, "reply": reply[:300]}
                 if opts.plain:
@@ -129,6 +132,22 @@ def summarise(rows: list[dict], key: str = "f1") -> dict:
     return out
 
 
+def rescore(path: Path) -> None:
+    """The scores of a stored run's replies, computed again (a score added since it ran)."""
+    data = json.loads(path.read_text())
+    rows = data["rows"]
+    for r in rows:
+        for said, prefix in (("reply", ""), ("plain", "plain_")):
+            if said in r:
+                got = recall(r[said], r["gold"], r["category"])
+                r[prefix + "recall"] = round(got, 3) if got is not None else None
+                r[prefix + "f1"] = round(f1(r[said], r["gold"], r["category"]), 3)
+    data["summary"]["f1"], data["summary"]["recall"] = summarise(rows), summarise(rows, "recall")
+    if any("plain" in r for r in rows):
+        data["summary"]["plain_f1"], data["summary"]["plain_recall"] = summarise(rows, "plain_f1"), summarise(rows, "plain_recall")
+    emit(data, path, indent=1, echo=False)
+
+
 def _code() -> str:
     import subprocess
 
@@ -145,7 +164,10 @@ def main() -> None:
     ap.add_argument("--plain", action="store_true", help="also the plain baseline (hits in LoCoMo's prompt)")
     ap.add_argument("--masked", action="store_true", help="figures only: what a check-only split may show")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--rescore", type=Path, help="score a stored (unmasked) run's replies again, in place")
     opts = ap.parse_args()
+    if opts.rescore:
+        return rescore(opts.rescore)
     if opts.split == "heldout" and not opts.masked:
         ap.error("the heldout split is check-only: run it with --masked")
     ids = SPLITS.get(opts.split) or opts.split.split(",")
@@ -164,6 +186,8 @@ def main() -> None:
         "exact": summarise([r | {"exact": float(r["exact"])} for r in rows if r["exact"] is not None], "exact"),
         "adversarial_not_mentioned": round(sum(r["f1"] for r in adv) / len(adv), 3) if adv else None,
         "plain_f1": summarise(rows, "plain_f1") if opts.plain else None,
+        "recall": summarise(rows, "recall"),
+        "plain_recall": summarise(rows, "plain_recall") if opts.plain else None,
         "turn_seconds": {"p50": secs[len(secs) // 2], "p90": secs[int(len(secs) * 0.9)], "max": secs[-1]} if secs else None,
         "hit@5": summarise([r | {"hit@5": float(r["hit@5"])} for r in rows], "hit@5"),
         "tool_turns": sum(bool(r["tools"]) for r in rows),

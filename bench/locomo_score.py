@@ -5,7 +5,10 @@ Answers are lower-cased, stripped of punctuation, commas and the words a/an/the/
 multi-hop (1) splits both sides at commas and averages, over the gold parts, the best F1 of any
 predicted part; temporal (2) and single-hop (4) are plain F1; open-domain (3) scores against the gold
 answer's first ';' part; adversarial (5) is 1 when the reply says "no information available" or
-"not mentioned". Exact match: the normalised token sets are equal.
+"not mentioned". Exact match: the normalised token sets are equal. ``recall`` (not LoCoMo's) is F1's
+recall half alone: the share of the gold answer's tokens the reply holds, so a right answer said as a
+sentence ("Jon's favorite style of dance is contemporary.") counts as right; F1 halves it for the
+words around the answer.
 
 >>> round(f1("She went on 7 May 2023.", "7 May 2023", 2), 2)
 0.67
@@ -15,6 +18,8 @@ answer's first ';' part; adversarial (5) is 1 when the reply says "no informatio
 1
 >>> exact("The beach!", "beach")
 True
+>>> recall("Jon's favorite style of dance is contemporary.", "Contemporary", 4)
+1.0
 """
 
 from __future__ import annotations
@@ -73,3 +78,16 @@ def f1(pred: str, gold: str, category: int) -> float:
 
 def exact(pred: str, gold: str) -> bool:
     return set(tokens(pred)) == set(tokens(str(gold)))
+
+
+def recall(pred: str, gold: str, category: int) -> float | None:
+    """The share of the gold answer's tokens in ``pred`` (multi-hop: per comma part, averaged); None for
+    an adversarial question."""
+    if category == 5:
+        return None
+    if category == 3:
+        gold = str(gold).split(";")[0].strip()
+    golds = [g.strip() for g in str(gold).split(",")] if category == 1 else [str(gold)]
+    have = set(tokens(pred))
+    parts = [tokens(g) for g in golds if tokens(g)]
+    return sum(sum(t in have for t in g) / len(g) for g in parts) / len(parts) if parts else 0.0
