@@ -116,8 +116,8 @@ HOUSEKEEP_AFTER = ["housekeep-pressure2048-smollm2-after.json", "housekeep-press
 
 # -- memory.md: a ChatGPT-shaped export through import, index and search ---------------------------------
 
-def _scale(key: str) -> str:
-    r = _j("import-scale-10mb.json")
+def _scale(key: str, name: str = "import-scale-10mb.json") -> str:
+    r = _j(name)
     steps = r["steps"]
     index = [v for k, v in steps.items() if k.startswith("reindex")]
     chunks = int(steps["reindex"]["stdout_tail"][-1].split(" chunks")[0].rsplit(" ", 1)[-1])
@@ -201,4 +201,7 @@ FIGS: dict[str, Callable[[], str]] = {
         "mb", "sessions", "load", "import-s", "import-rss", "chunks", "index-min", "index-rss", "search-cold",
         "search-warm", "chat-s")},
     **{f"import-bf16-{k}": (lambda k=k: _bf16(k)) for k in ("load", "index-s", "index-rss", "chunks")},
+    **{f"import-100mb-{k}": (lambda k=k: _scale(k, "import-scale-100mb.json")) for k in (
+        "mb", "sessions", "load", "import-s", "import-rss", "chunks", "index-min", "index-rss", "search-cold",
+        "search-warm", "chat-s")},
 }
