@@ -910,6 +910,7 @@ def headline() -> str:
     cx = _j("context-qwen2.5-coder-1.5b-round14.json")["summary"]
     w = _j("waits-idle-round7.json")["results"][0]["median"]
     lo = _j("locomo-heldout.json")["modes"]["hybrid"]
+    la = _j("locomo-answers-heldout.json")["summary"]
     from nanobot.bench.figures import BenchResult
     s = BenchResult.model_validate_json((RESULTS / "smollm2-round7.json").read_text())
     hk = _j("housekeep-pressure2048-qwen1.5b.json")
@@ -937,6 +938,10 @@ def headline() -> str:
          "[context](docs/benchmarks/context.md)"],
         ["LoCoMo held-back retrieval, hit@5", "held back: only checked", "MiniLM embedder", f"{lo['hit@5']:.3f}",
          "[LoCoMo](docs/benchmarks/locomo.md)"],
+        ["LoCoMo held-back questions asked through the chat, 3 per category per conversation: F1 (LoCoMo's, categories "
+         "1-4) vs the plain baseline (the hits in LoCoMo's prompt); adversarial answered \"not mentioned\"",
+         "held back: only checked", "1.5B", f"{la['f1']['overall (1-4)']:.3f} vs {la['plain_f1']['overall (1-4)']:.3f}; "
+         f"{la['adversarial_not_mentioned']:.0%}", "[memory](docs/memory.md)"],
         ["Enter to the first token / start-up / exit (idle, 60 wpm)", timing, "1.5B",
          f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
         ["a question pasted in a terminal and sent a second later: Enter to the first visible token (median of 5), "
