@@ -176,6 +176,19 @@ def embedder(tmp_path_factory):
     return emb
 
 
+@pytest.fixture
+def svc(home, embedder):
+    """A memory service over a new home's workspace, with the shared embedder."""
+    from nanobot.memory.service import MemoryService
+    from nanobot.workspace import init_workspace
+
+    settings = load_settings(home)
+    init_workspace(settings.workspace)
+    service = MemoryService(settings, embedder=embedder)
+    yield service
+    service.close()
+
+
 def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None = None,
             timeout: float = 300) -> subprocess.CompletedProcess:
     """Run ``python -m nanobot ARGS`` for real; returns the completed process (text mode)."""

@@ -8,13 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nanobot.config import load_settings
 from nanobot.memory import bf16, indexer
 from nanobot.memory.embedder import BULK, Embedder, bundled_embedder_path
 from nanobot.memory.npbert import NumpyBert
-from nanobot.memory.service import MemoryService
 from nanobot.memory.store import MMAP_BYTES
-from nanobot.workspace import init_workspace
 
 pytestmark = pytest.mark.slow
 PEOPLE = ["my sister Ana", "our neighbour Tom", "my boss Rui", "the plumber", "my friend Lea"]
@@ -73,15 +70,6 @@ def test_a_bfloat16_batch_pads_its_width_to_a_multiple_of_the_tile(amx, monkeypa
     monkeypatch.setattr(model, "forward", spy)
     emb.embed(TEXTS)
     assert widths and all(w % bf16.PAD_TO == 0 for w in widths)
-
-
-@pytest.fixture
-def svc(home, embedder):
-    settings = load_settings(home)
-    init_workspace(settings.workspace)
-    service = MemoryService(settings, embedder=embedder)
-    yield service
-    service.close()
 
 
 def test_a_batch_is_embedded_in_even_parts_with_the_file_read_unmapped(svc):

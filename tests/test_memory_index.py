@@ -13,28 +13,10 @@ import pytest
 
 from nanobot.config import load_settings
 from nanobot.memory import indexer
-from nanobot.memory.embedder import get_embedder
 from nanobot.memory.service import MemoryService, insert_bullet
 from nanobot.workspace import init_workspace
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="session")
-def embedder(tmp_path_factory):
-    """The bundled MiniLM, loaded once per test session (get_embedder is process-wide)."""
-    emb = get_embedder(load_settings(tmp_path_factory.mktemp("embhome")))
-    emb.load()
-    return emb
-
-
-@pytest.fixture
-def svc(home, embedder):
-    settings = load_settings(home)
-    init_workspace(settings.workspace)
-    service = MemoryService(settings, embedder=embedder)
-    yield service
-    service.close()
 
 
 def write(path, text):

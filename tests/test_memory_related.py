@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 import pytest
 
 from nanobot.config import load_settings
-from nanobot.memory.embedder import get_embedder
 from nanobot.memory.retriever import MemoryRetriever
 from nanobot.memory.service import MemoryService
 from nanobot.observer.contextmd import approx_tokens
@@ -17,13 +16,6 @@ from nanobot.workspace import init_workspace
 
 pytestmark = pytest.mark.slow
 AT = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    emb = get_embedder(load_settings(tmp_path_factory.mktemp("embhome")))
-    emb.load()
-    return emb
 
 
 def test_related_context_and_relevant_memory(home, embedder):
