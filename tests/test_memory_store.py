@@ -152,16 +152,16 @@ def test_two_processes_write_one_database(tmp_path):
 def test_big_store_knn_runs_in_numpy_exactly_and_sees_every_write(tmp_path, monkeypatch):
     """From MATRIX_FROM chunks the KNN is one product over an in-memory matrix: it must equal the
     brute-force answer, and neither this connection's writes nor another process's may go unseen."""
-    from nanobot.memory import store as store_mod
+    from nanobot.memory import matrix
 
-    monkeypatch.setattr(store_mod, "MATRIX_FROM", 100)
+    monkeypatch.setattr(matrix, "MATRIX_FROM", 100)
     rng = np.random.default_rng(5)
     a = MemoryStore(tmp_path / "m.db", "test-embedder")
     vecs = unit(rng, 300)
     fill(a, "MEMORY.md", [f"fact {i}" for i in range(300)], vecs)
     q = unit(rng, 1)[0]
     hits = a.search(q, "", 5, mode="vector")
-    assert a._matrix_cache is not None, "the numpy path was not taken"
+    assert a._matrix.cache is not None, "the numpy path was not taken"
     assert [h.text for h in hits] == [f"fact {i}" for i in np.argsort(-(vecs @ q))[:5]]
 
     mine = unit(rng, 1)

@@ -8,7 +8,7 @@ candidates rescored exactly) and BM25 over FTS5 (porter stemming, stopwords drop
 took hybrid hit@5 from 0.52 to 0.67 on the held-back conversations, above both single modes; the
 old cosine + keyword bonus (``fusion="score"``) and RRF stay selectable for comparison. From
 ``MATRIX_FROM`` chunks the vector side is an exact numpy product over an in-memory matrix instead of
-the vec0 scan (``_matrix``: 100k-chunk hybrid query 85 -> 48 ms CPU, bench/memory_fusion_latency.py).
+the vec0 scan (``matrix.py``: 100k-chunk hybrid query 85 -> 48 ms CPU, bench/memory_fusion_latency.py).
 
 Writers use ``with store.write():`` -- one ``BEGIN IMMEDIATE`` transaction, so a crash mid-index
 rolls back and the previous index stays usable; a second process waits on the busy timeout.
@@ -27,12 +27,12 @@ from pydantic import BaseModel
 from nanobot.base.db import connect
 from nanobot.memory import fusion as fusion_mod
 from nanobot.memory.chunker import Chunk
+from nanobot.memory.matrix import Matrix
 
 KEYWORD_WEIGHT = 0.1  # hybrid: the best BM25 match adds this much to its cosine (the floor's score)
 DEPTH = 30  # candidates taken from each side before fusing (chosen on LoCoMo dev, with fusion.ALPHA)
 SCHEMA_VERSION = "4"
 MMAP_BYTES = 1 << 30  # read the vector index through mmap: ~25% faster KNN at 100k chunks
-MATRIX_FROM = 20_000  # chunks: from here on the KNN is a numpy product over an in-memory matrix
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources (
@@ -93,7 +93,7 @@ class MemoryStore:
         self.conn = connect(path)
         self.conn.isolation_level = None  # autocommit; transactions are explicit
         self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-        self._matrix_cache: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
+        self._matrix = Matrix()  # the vector side from MATRIX_FROM chunks (``matrix.py``)
         self._writes = 0  # own commits (PRAGMA data_version counts only other connections')
         if self._ready(embedder_id):
             return
@@ -266,7 +266,7 @@ class MemoryStore:
         candidates rescored with their exact float vectors."""
         if self.dim is None or k <= 0:
             return []
-        if (big := self._matrix()) is not None:
+        if (big := self._matrix.get(self.conn, self._writes, self.count)) is not None:
             ids_arr, mat = big
             sims = mat @ np.asarray(qvec, dtype=np.float32)
             top = np.argpartition(-sims, k)[:k] if len(sims) > k else np.arange(len(sims))
@@ -276,25 +276,6 @@ class MemoryStore:
             (_int8(qvec), k))]
         sims = self._exact(qvec, ids)
         return sorted(sims.items(), key=lambda item: -item[1])
-
-    def _matrix(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """Every chunk's float vector as one matrix, for stores of ``MATRIX_FROM`` chunks or more:
-        vec0 scans rows one by one (57 ms CPU at 100k chunks), one matrix-vector product over the
-        same vectors takes ~20 ms and is exact. Kept until this or another connection commits
-        (``PRAGMA data_version``); 1.5 KB per chunk (150 MB at 100k)."""
-        key = (self.conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
-        if self._matrix_cache is not None and self._matrix_cache[0] == key:
-            return self._matrix_cache[1], self._matrix_cache[2]
-        self._matrix_cache = None
-        if self.count() < MATRIX_FROM:
-            return None
-        _one_blas_thread()
-        rows = self.conn.execute(
-            "SELECT c.id, e.embedding FROM chunks c JOIN embed_cache e ON e.hash = c.hash").fetchall()
-        ids = np.fromiter((cid for cid, _ in rows), dtype=np.int64, count=len(rows))
-        mat = np.frombuffer(b"".join(b for _, b in rows), dtype=np.float32).reshape(len(rows), -1)
-        self._matrix_cache = (key, ids, mat)
-        return ids, mat
 
     def _exact(self, qvec: np.ndarray, ids: list[int]) -> dict[int, float]:
         """Exact cosines of chunks (every chunk's float vector is in embed_cache, a B-tree)."""
@@ -419,17 +400,6 @@ class MemoryStore:
         return [Hit(id=c, text=rows[c][1], source=rows[c][2], line=rows[c][3], heading=rows[c][4],
                     score=round(scores[c], 4), cosine=round(sims[c], 4), vec_rank=vrank.get(c),
                     fts_rank=frank.get(c)) for c in ids if c in rows]
-
-
-def _one_blas_thread() -> None:
-    """One BLAS thread for the matrix product, as the embedder does: on 2 shared cores, BLAS
-    threads that spin after each product made a 100k-chunk query 73 ms of CPU instead of 42."""
-    try:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1, user_api="blas")
-    except ImportError:
-        pass
 
 
 def _weighted(value: float, weight: float) -> float:
