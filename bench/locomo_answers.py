@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -149,8 +150,6 @@ def rescore(path: Path) -> None:
 
 
 def _code() -> str:
-    import subprocess
-
     return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
