@@ -105,6 +105,18 @@ SHARED_MODELS: list = []  # the session's shared backends (``model``)
 
 
 @pytest.fixture(autouse=True)
+def no_turn_budget_outlives_its_test():
+    """A turn budget left on the thread would meter the next test's evaluations (a leak the runtime
+    would have between turns too): the test that left it errors, and the next starts clean."""
+    from nanobot.loop import budget
+
+    yield
+    left = budget.current()
+    budget._current.budget = None
+    assert left is None, "a turn budget was left on the thread (a turn not closed, or start() without stop())"
+
+
+@pytest.fixture(autouse=True)
 def no_disk_store_outlives_its_test():
     """An agent built with the KV cache on the session's shared SmolLM2 hands it that home's disk store
     of judgement states (``LlamaBackend.keep_apart``); the next test on the worker must not read it."""

@@ -130,7 +130,25 @@ def test_the_seconds_are_checked_before_an_evaluation_starts():
     budget.start()
     budget.draw("stream")
     now[0] = 10.5
+    budget.stop()
     assert not budget.room() and budget.spent_what() == "10 s"
+
+
+def test_a_turn_closed_before_its_reply_leaves_no_budget_on_the_thread(home):
+    """A turn the caller drops at its first event (a notice before the reply) takes its budget with
+    it: the next evaluation on this thread, between turns, draws nothing."""
+    from nanobot.loop.budget import current
+
+    agent = scripted(home, 1, ["Hello."])
+
+    def broken(query: str) -> str:
+        raise RuntimeError("index gone")
+
+    agent.memory_block = broken
+    turn = agent.turn("hi")
+    assert "memory lookup failed" in next(e for e in turn if isinstance(e, Notice)).text
+    turn.close()
+    assert current() is None
 
 
 def test_set_up_work_draws_neither_evaluations_nor_seconds():

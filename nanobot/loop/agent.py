@@ -259,6 +259,12 @@ class Agent:
     def turn(self, text: str) -> Iterator[Event]:
         clock = TurnClock(getattr(self.tool_runner, "stats", None))  # Enter: the user waits from here
         metered(self.model, self.budget).start()  # every evaluation from here on draws from the turn's budget
+        try:
+            yield from self._turn(text, clock)
+        finally:  # however the turn ends (closed mid-way too), no budget stays on this thread
+            self.budget.stop()
+
+    def _turn(self, text: str, clock: TurnClock) -> Iterator[Event]:
         if self.transcript is None:
             yield from self.start_session()
         self.transcript.append("user", text)  # first: whatever fails below, the message is kept
