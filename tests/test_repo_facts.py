@@ -111,3 +111,23 @@ def test_the_facts_fit_their_budget_keeping_the_branch_and_the_counts():
         assert words(text) <= budget or budget < 11, (budget, text)
         assert "branch feature/lighthouse-7" in text and "uncommitted: 1 changed, 1 untracked" in text
     assert repofacts.fitted([long], 40, words) == long.line()
+
+
+def test_a_git_status_the_model_runs_ends_with_whether_the_tree_is_clean(home, tmp_path):
+    """git's long status ("no changes added to commit", hints) is read by a small model as a clean
+    tree: the output ``exec`` returns ends with one line from ``--porcelain`` saying which it is."""
+    from nanobot.tools.base import ToolContext
+    from nanobot.tools.shell import Exec
+
+    repo = make_repo(tmp_path)
+    settings = load_settings(home, tools={"roots": [str(repo)]})
+    settings.workspace.mkdir(parents=True, exist_ok=True)
+    ctx = ToolContext(settings=settings)
+    dirty = Exec().run(Exec.Args(command="git status", cwd=str(repo)), ctx)
+    assert "Changes not staged for commit" in dirty
+    assert dirty.rstrip().endswith("In short: the work tree is not clean; uncommitted: lamp.py (changed), "
+                                   "fog.txt (untracked).")
+    (repo / "fog.txt").unlink()
+    git(repo, "checkout", "--", "lamp.py")
+    clean = Exec().run(Exec.Args(command="git status --short", cwd=str(repo)), ctx)
+    assert clean.rstrip().endswith("\nIn short: the work tree is clean (nothing uncommitted).")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from nanobot.base.gitsafe import run_git
 from nanobot.tools.gitoptions import FLAG, PATH, SUBCOMMANDS, TABLE, VALUE
+from nanobot.tools.repofacts import in_short
 
 DIFFS = {"diff", "log", "show", "whatchanged"}  # get --no-ext-diff --no-textconv
 
@@ -147,4 +148,7 @@ def run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
         return 124, f"'git {sub}' timed out after {timeout:g}s (tools.exec_timeout)"
     except OSError as e:
         return 1, f"'git {sub}' did not run: {e}"
-    return proc.returncode, proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    if sub == "status" and proc.returncode == 0 and (short := in_short(cwd, timeout)):
+        out = f"{out.rstrip()}\n\n{short}\n" if out.strip() else f"{short}\n"
+    return proc.returncode, out

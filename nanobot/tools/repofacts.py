@@ -113,8 +113,13 @@ def read(top: Path, timeout: float = 2.0) -> RepoFacts | None:
         when, subject = log.strip().split("\0", 1)
         facts.subject = one_line(subject)[:SUBJECT_CHARS]
         facts.age = _age(max(0.0, time.time() - int(when or 0)))
+    _uncommitted(facts, git("status", "--porcelain", "--untracked-files=normal") or "")
+    return facts
+
+
+def _uncommitted(facts: RepoFacts, porcelain: str) -> None:
     names = []
-    for row in (git("status", "--porcelain", "--untracked-files=normal") or "").splitlines():
+    for row in porcelain.splitlines():
         if row.startswith("??"):
             facts.untracked += 1
             names.append(f"{one_line(row[3:])} (untracked)")
@@ -122,7 +127,24 @@ def read(top: Path, timeout: float = 2.0) -> RepoFacts | None:
             facts.changed += 1
             names.append(f"{one_line(row[3:])} (changed)")
     facts.names = names if len(names) <= MAX_NAMES else []
-    return facts
+
+
+def in_short(cwd: Path, timeout: float = 2.0) -> str:
+    """One line saying whether the work tree at ``cwd`` is clean, from ``git status --porcelain``: put
+    under a ``git status`` the model ran, whose long form ("no changes added to commit", hints) a small
+    model misreads as a clean tree. "" when git fails."""
+    try:
+        proc = run_git(cwd, "status", "--porcelain", "--untracked-files=normal", timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if proc.returncode != 0:
+        return ""
+    facts = RepoFacts(label="", branch="")
+    _uncommitted(facts, proc.stdout)
+    if not (facts.changed or facts.untracked):
+        return "In short: the work tree is clean (nothing uncommitted)."
+    what = ", ".join(facts.names) if facts.names else f"{facts.changed} changed, {facts.untracked} untracked"
+    return f"In short: the work tree is not clean; uncommitted: {what}."
 
 
 def repositories(folders: list[Path]) -> list[Path]:
