@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -277,3 +278,22 @@ def test_session_end_abandons_the_idle_observation(home):
     (path,) = observations(home)
     assert [p.trigger for p in load_observation(path).parts] == ["quit"]  # no pressure part
     assert model.drafts == 2  # the abandoned idle draft, then the session's own
+
+
+def test_the_child_is_niced_from_its_exec_on(home):
+    """The child's imports, before it sets SCHED_IDLE itself, run niced: at normal priority they took
+    a core from a chat started right after, which also counted that core busy and chose one thread."""
+    from nanobot.observer.handoff import spawn
+
+    pid = spawn(load_settings(home), "smollm2")
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:  # until `nice` has set the value and exec'd Python
+        try:
+            if not Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"nice"):
+                break
+        except OSError:
+            break
+        time.sleep(0.005)
+    nice = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    wait_housekept(home)
+    assert nice == 19

@@ -25,6 +25,7 @@ from typing import Any
 
 TYPING_S = 30.0  # a draft left this long without a keystroke no longer holds housekeeping back
 CHUNK = 32  # the child's prompt is evaluated this many tokens at a time, yielding between
+NICE = 19  # the housekeeping child's nice value, from its exec on (``observer.handoff.spawn``)
 
 
 def _dir(home: Path) -> Path:
@@ -98,7 +99,7 @@ def wait_while_busy(home: Path, poll: float = 0.2) -> float:
     return time.monotonic() - start
 
 
-def lower_priority(nice: int = 19) -> str:
+def lower_priority(nice: int = NICE) -> str:
     """Idle CPU priority for this process (threads started later inherit it); what was set."""
     with contextlib.suppress(OSError, AttributeError):
         os.nice(max(0, nice - os.nice(0)))

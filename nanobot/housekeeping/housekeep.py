@@ -48,8 +48,6 @@ from nanobot.observer.handoff import (  # noqa: F401 - the queue's names, as cal
     write_job,
 )
 
-NICE = 19
-
 
 class Status(BaseModel):
     running: int | None = None  # pid of the child holding the lock
@@ -74,7 +72,7 @@ def work(settings, model: str, say: Callable[[str], None], exclude: str = "", re
     """The child: every queued job, then past sessions without an observation, then (``reflect``:
     started at a session start that found it due) reflection. Returns how many observations it wrote.
     While another child holds the lock it exits at once: that one takes the queued jobs too."""
-    priority = foreground.lower_priority(NICE)
+    priority = foreground.lower_priority()
     try:
         lock = pidlock.acquire(settings.home, LOCK)
     except pidlock.AlreadyRunning:

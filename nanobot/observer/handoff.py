@@ -7,6 +7,7 @@ that works through the queue. Nothing here loads a model.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from datetime import datetime
@@ -16,6 +17,7 @@ from pydantic import BaseModel, field_validator
 
 from nanobot.backends.base import Message
 from nanobot.base import pidlock
+from nanobot.base.foreground import NICE
 from nanobot.base.atomic import atomic_write
 from nanobot.base.confine import safe_id
 from nanobot.base.regular import open_append
@@ -89,6 +91,8 @@ def spawn(settings, model: str, exclude: str = "", reflect: bool = False) -> int
                NANOBOT_HOME=str(settings.home))
     cmd = [sys.executable, "-m", "nanobot", "housekeep", "--model", model,
            *(["--exclude", exclude] if exclude else []), *(["--reflect"] if reflect else [])]
+    if nice := shutil.which("nice"):  # niced from exec on: its imports, before it sets SCHED_IDLE itself,
+        cmd = [nice, "-n", str(NICE), *cmd]  # are neither a core taken from the next chat nor counted busy by it
     with open_append(log) as out:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True, close_fds=True, env=env)
