@@ -633,6 +633,12 @@ def waits_pasted() -> str:
                    ("after, each session once housekeeping is done", "waits-round42-pasted-idle.json")])
 
 
+def waits_round45() -> str:
+    return _waits([("before (335da43), sessions at once", "waits-round45-pasted-atonce-before.json"),
+                   ("after, sessions at once (a draft running)", "waits-round45-pasted-atonce.json"),
+                   ("after, each session once housekeeping is done", "waits-round45-pasted-idle.json")])
+
+
 def waits_idle_earlier() -> str:
     return _waits([("60 wpm (earlier code)", "waits-idle.json"), ("20 wpm (earlier code)", "waits-idle-20wpm.json"),
                    ("60 wpm, before the second disk entry", "waits-idle-round5-before.json"),
@@ -1041,7 +1047,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
     "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-dev3": assistant_dev3, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-fit": bfcl_fit, "bfcl-replies": bfcl_replies, "context": context,
-    "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "waits-pasted": waits_pasted, "locomo": locomo, "locomo-answers": locomo_answers, "embedder": embedder,
+    "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "waits-pasted": waits_pasted, "waits-round45": waits_round45, "locomo": locomo, "locomo-answers": locomo_answers, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
     "busy": busy, "first-reply": first_reply, "judge": judge_classifiers, "judge-kinds": judge_kinds, "listing": listing,
