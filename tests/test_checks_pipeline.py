@@ -83,6 +83,16 @@ def test_a_reply_that_repeats_an_earlier_message_of_the_user_is_retried_with_the
     assert plain.tool == "" and "earlier message of the user" in plain.problem
 
 
+def test_a_fact_asked_back_in_the_same_session_is_an_answer_not_a_copy():
+    """"What is my bike lock code?" after "Remember my bike lock code is 4821." is answered from that
+    message: a reply close to it told the fact back, and was retried and then marked as no answer."""
+    before = [("Remember my bike lock code is 4821.", "I remembered the bike lock code is 4821.")]
+    assert lc.repeated_reply(facts("What is my bike lock code?", "My bike lock code is 4821.",
+                                   extra={"before": before})) is None
+    assert lc.repeated_reply(facts("What time does the bike shop open?", "Remember my bike lock code is 4821.",
+                                   extra={"before": before})) is not None  # something else asked: copied
+
+
 def test_repeated_reply_to_another_message():
     budget = "The budget for January includes rent of $875 and groceries of $312, and February the same."
     before = [("can you show me budget.tsv", budget)]

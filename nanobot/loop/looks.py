@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import PurePath
 
 from nanobot.core.asks import _COMMAND, command_of
+from nanobot.core.provenance import restated
 from nanobot.loop.claims import (
     change_claimed_without_one,
     change_not_tried,
@@ -147,6 +148,8 @@ def _parroted(f: Facts, reply: str) -> CheckResult | None:
             continue  # that message asked nearly what this one asks, or the reply is not it
         if (untried := change_not_tried(f) or remember_not_tried(f)) is not None:
             return untried  # as for a repeated reply: the retry makes the change or the keeping asked
+        if restated(f.user_text, user):
+            continue  # this message asks about what that one said (its fact asked back): told, not copied
         return CheckResult(problem="the reply repeats an earlier message of the user",
                            note=f"[nanobot: your reply repeated an earlier message of the user. Answer this message "
                                 f"now, in plain sentences: {f.user_text}]",
