@@ -951,9 +951,9 @@ def headline() -> str:
         ["Enter to the first token / start-up / exit (idle, 60 wpm)", timing, "1.5B",
          f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
         ["a question pasted in a terminal and sent a second later: Enter to the first visible token (median of 5), "
-         "nothing in the background / the last session's housekeeping running", timing, "1.5B",
-         f"{_j('waits-round42-pasted-idle.json')['results'][0]['median']['first_token_s']:.2f} s / "
-         f"{_j('waits-round42-pasted-atonce.json')['results'][0]['median']['first_token_s']:.2f} s",
+         "nothing in the background / sessions right after each other, their housekeeping queued", timing, "1.5B",
+         f"{_j('waits-round45-pasted-idle.json')['results'][0]['median']['first_token_s']:.2f} s / "
+         f"{_j('waits-round45-pasted-atonce.json')['results'][0]['median']['first_token_s']:.2f} s",
          "[waits](docs/benchmarks/waits.md)"],
         ["`nanobot chat`, \"hi\" piped: process start to the reply's first character, a new home / a second start "
          "(median of 5)", timing, "1.5B", f"{fr['new_home']['first_char_s']} s / {fr['second_start']['first_char_s']} s",
