@@ -160,6 +160,7 @@ FIGS: dict[str, Callable[[], str]] = {
     "waits-context-slowest": lambda: f"{max(s['first_token_s'] for s in _j(WAITS_CURRENT[1])['results'][0]['sessions']):.2f}",
     "waits45-before": lambda: f"{_j('waits-round45-pasted-atonce-before.json')['results'][0]['median']['first_token_s']:.2f}",
     "waits45-atonce": lambda: f"{_j('waits-round45-pasted-atonce.json')['results'][0]['median']['first_token_s']:.2f}",
+    "waits45-draftjudge": lambda: f"{_j('waits-round45-pasted-idle-draftjudge.json')['results'][0]['median']['first_token_s']:.2f}",
     "waits45-idle": lambda: f"{_j('waits-round45-pasted-idle.json')['results'][0]['median']['first_token_s']:.2f}",
     "waits-warmup": lambda: _span([_j(f)["results"][0]["warmup"]["first_token_s"] for f in WAITS_CURRENT], "{:.0f}"),
     "waits-loaded-load": lambda: _span([lo for lo, _ in _waits_loaded()]),
