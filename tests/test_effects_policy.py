@@ -637,3 +637,32 @@ def test_a_message_naming_a_file_allows_changes_to_that_file_only_and_its_typed_
     assert refusal(AppendFile(), AppendArgs(path="garden.log", text="2024-06-09 watered"), logged).kind is Refusal.NOT_ASKED
     assert refusal(EditFile(), {"path": "garden.log", "old": "x", "new": "y"},
                    Provenance(said=["read garden.log", "fix the typo, e.g. the first line"])) == ""  # "e.g." names no file
+
+
+def test_a_read_of_memory_md_is_memory_already_kept_not_a_fact_to_keep(home):
+    """mem_dev, the 1.5B: "What's my locker number at the pool?" read MEMORY.md; "Remember the code for
+    my bike lock? Tell me." (no fact of its own, so what a tool showed counted as said) then kept "The code
+    for my bike lock is 6083." from that read: a fact memory held, written again as the user's. A read of
+    MEMORY.md or an observation is retrieved text, as a memory_search's result is; a read of another
+    file is still what the user was shown."""
+    from nanobot.core.events import ToolCall
+    from nanobot.loop.checkedturn import kept_shown
+    from nanobot.memory.tools import AddArgs, MemoryAdd
+
+    agent = Agent(load_settings(home), ScriptedModel([]))
+    init_workspace(agent.settings.workspace)
+    memory = "- Mein Fahrradschloss hat den Code 6083.\n- My locker at the pool is number 218.\n"
+    for path in ("MEMORY.md", str(agent.settings.workspace / "MEMORY.md"), "observations/2026-12-01.md"):
+        agent.provenance = Provenance(said=["What's my locker number at the pool?"])
+        kept_shown(agent, ToolResult(name="read_file", ok=True, text=memory),
+                   [ToolCall(name="read_file", arguments={"path": path})])
+        assert agent.provenance.looked == [] and agent.provenance.retrieved == [memory]
+        agent.provenance.said.append("Remember the code for my bike lock? Tell me.")
+        why = refusal(MemoryAdd(), AddArgs(text="The code for my bike lock is 6083."), agent.provenance)
+        assert why.kind is Refusal.UNSAID and "6083" in why
+    agent.provenance = Provenance(said=["what does notes.txt say?"])
+    kept_shown(agent, ToolResult(name="read_file", ok=True, text="Dentist on Friday at 9"),
+               [ToolCall(name="read_file", arguments={"path": "notes.txt"})])
+    assert agent.provenance.looked == ["Dentist on Friday at 9"]
+    agent.provenance.said.append("remember what it says")
+    assert refusal(MemoryAdd(), AddArgs(text="Dentist appointment Friday 9am"), agent.provenance) == ""

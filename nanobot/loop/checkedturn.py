@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from nanobot.backends.base import Generation, Message
-from nanobot.core.events import Event, Notice, TextDelta, ToolResult, TurnDone
+from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.features import Agent
 from nanobot.core.quoted import own_words, passed_on
 from nanobot.loop.budget import BudgetSpent
@@ -81,7 +81,7 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
                     yield TextDelta(text=rest)
                 break
             if shown_by_tool(ev):
-                kept_shown(agent, ev)
+                kept_shown(agent, ev, seen)
             seen.append(ev)
             yield ev
         reply = unfenced(scrub(ev.reply, echoes)).strip()  # as the stream showed it
@@ -237,19 +237,37 @@ def run_written_call(agent: Agent, call: tuple[str, dict], messages: list[Messag
         except StopIteration as stop:
             return stop.value
         if shown_by_tool(ev):
-            kept_shown(agent, ev)
+            kept_shown(agent, ev, seen)
         seen.append(ev)
         yield ev
 
 
-def kept_shown(agent: Agent, ev: Event) -> None:
+def kept_shown(agent: Agent, ev: Event, seen: list[Event] | None = None) -> None:
     """A tool's result into the session's provenance: what a search brought (memory, the knowledge vault,
-    the web) is retrieved text, as the memory block is; what a look or a run showed is seen."""
+    the web) is retrieved text, as the memory block is, and so is a read of nanobot's own memory files
+    (MEMORY.md, observations: ``_memory_read``); what another look or a run showed is seen."""
     from nanobot.tools.effects import Effect, effects_of
 
     tool = agent.tool_runner.tools.get(ev.name) if agent.tool_runner is not None else None
-    searched = tool is not None and Effect.SEARCHES in effects_of(tool)
+    call = next((e for e in reversed(seen or []) if isinstance(e, ToolCall) and e.name == ev.name), None)
+    searched = tool is not None and Effect.SEARCHES in effects_of(tool) or _memory_read(agent, call)
     (agent.provenance.retrieved if searched else agent.provenance.looked).append(ev.text)
+
+
+def _memory_read(agent: Agent, call: ToolCall | None) -> bool:
+    """Whether ``call`` read the workspace's MEMORY.md or an observation: memory already kept, never a
+    fact the user gave to keep (a recall answered by reading MEMORY.md, then its line kept again)."""
+    from pathlib import Path
+
+    path = str((call.arguments or {}).get("path") or "") if call is not None else ""
+    if not path:
+        return False
+    workspace = Path(agent.settings.workspace).expanduser().resolve()
+    try:
+        target = (workspace / Path(path).expanduser()).resolve()
+    except (OSError, ValueError):
+        return False
+    return target == workspace / "MEMORY.md" or workspace / "observations" in target.parents
 
 
 def shown_by_tool(ev: Event) -> bool:
