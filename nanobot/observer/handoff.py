@@ -17,9 +17,9 @@ from pydantic import BaseModel, field_validator
 
 from nanobot.backends.base import Message
 from nanobot.base import pidlock
-from nanobot.base.foreground import NICE
 from nanobot.base.atomic import atomic_write
 from nanobot.base.confine import safe_id
+from nanobot.base.foreground import NICE
 from nanobot.base.regular import open_append
 
 LOCK = "housekeep"
