@@ -149,6 +149,6 @@ def run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
     except OSError as e:
         return 1, f"'git {sub}' did not run: {e}"
     out = proc.stdout + proc.stderr
-    if sub == "status" and (short := in_short(cwd, timeout)):
+    if sub == "status" and proc.returncode == 0 and (short := in_short(cwd, timeout)):
         out = f"{out.rstrip()}\n\n{short}\n" if out.strip() else f"{short}\n"
     return proc.returncode, out

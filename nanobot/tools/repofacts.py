@@ -132,10 +132,7 @@ def _uncommitted(facts: RepoFacts, porcelain: str) -> None:
 def in_short(cwd: Path, timeout: float = 2.0) -> str:
     """One line saying whether the work tree at ``cwd`` is clean, from ``git status --porcelain``: put
     under a ``git status`` the model ran, whose long form ("no changes added to commit", hints) a small
-    model misreads as a clean tree; outside a repository, that there is none (git's "fatal: not a git
-    repository" was answered "the work tree is not clean"). "" when git fails otherwise."""
-    if top_of(Path(cwd).resolve()) is None:
-        return "In short: this folder is not in a git repository, so it has no work tree, clean or not."
+    model misreads as a clean tree. "" when git fails."""
     try:
         proc = run_git(cwd, "status", "--porcelain", "--untracked-files=normal", timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
