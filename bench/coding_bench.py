@@ -22,7 +22,8 @@ step the scorer checks the disk (bench/coding/spec.py):
 - seconds: the turn's own total from the ``-v`` line, and the wall time from the message to that line.
 
 ``--retry``: a step that is not right is sent once more, and scored again (``right_retry``).
-Scores are counts; the median of the turns' seconds.
+Scores are counts (also by step kind, and the missed steps' failed checks by reason, names left
+out, so a check-only run shows where it misses without showing a turn); the median of the turns' seconds.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -259,7 +261,20 @@ def summary(rows: list[dict], model: str, name: str, seconds: float) -> dict:
             "left_alone_changed": sum(len(r["left_alone_changed"]) for r in rows),
             "runs_asked": len(runs), "runs_ran": sum(r["ran"] for r in runs),
             "median_turn_s": round(statistics.median(turns), 2) if turns else None,
+            "by_kind": {k: [sum(r["right"] or r.get("right_retry", False) for r in rows if r["kind"] == k),
+                            sum(r["kind"] == k for r in rows)] for k in sorted({r["kind"] for r in rows})},
+            "misses": dict(sorted(Counter(_reason(f) for r in rows if not (r["right"] or r.get("right_retry", False))
+                                          for f in r.get("failed_retry", r["failed"])).items())),
             "wall_s": round(seconds, 1), "cpus": os.cpu_count()}
+
+
+def _reason(failed: str) -> str:
+    """A failed check without the names in it: what a check-only set's summary may show."""
+    return next((k for k in REASONS if k in failed), "other")
+
+
+REASONS = ["does not parse", "lacks", "still has", "no test of", "does not run as asked", "the tests fail",
+           "did not run", "destroyed", "changed", "not run"]
 
 
 def main() -> None:

@@ -118,6 +118,27 @@ def test_repeated_reply_to_another_message():
     assert lc.repeated_reply(facts(ask, outside, extra={"before": [("what does utils.py do?", outside)]})) is not None
 
 
+def test_a_reply_that_differs_from_an_earlier_one_where_this_turns_result_does_reports_this_turn():
+    """"Now add a test for reverse_words to test_textutil.py.": the edit ran and the reply named the file it
+    edited, in the words of the turn before's reply about textutil.py; it was marked as a copy. A reply whose
+    words beyond the earlier reply's come from this turn's successful results reports this turn."""
+    before = [("Add a function reverse_words(text) to textutil.py that returns the words of text in reverse order, "
+               "joined by single spaces.", "The function `reverse_words` has been added to the file `/tmp/p/textutil.py`.")]
+    reply = "The function `reverse_words` has been added to the file `/tmp/p/test_textutil.py`."
+    edited = Outcome("edit_file", {"path": "test_textutil.py"}, True, "edited /tmp/p/test_textutil.py at line 1",
+                     effects=EDIT, on_path=True)
+    ask = "Now add a test for reverse_words to test_textutil.py."
+    assert lc.repeated_reply(facts(ask, reply, [edited], extra={"before": before})) is None
+    failed = edited._replace(ok=False, text="text to replace not found in 'test_textutil.py'")
+    assert lc.repeated_reply(facts(ask, reply, [failed], extra={"before": before})) is not None  # no result of it
+    other = edited._replace(args={"path": "notes.txt"}, text="edited /tmp/p/notes.txt at line 1")
+    assert lc.repeated_reply(facts(ask, reply, [other], extra={"before": before})) is not None  # not what it names
+    said = before[0][1]  # the earlier reply word for word, after this turn's edit ran: retried without a look
+    again = lc.repeated_reply(facts(ask, said, [edited], offered=frozenset({"read_file", "edit_file"}),
+                                    extra={"before": before}))
+    assert again.tool == "" and again.answer and "edit_file returned" in again.note and "not looked" not in again.note
+
+
 def test_a_repeated_reply_to_a_look_naming_nothing_is_retried_with_a_look_when_the_model_judges_one_asked():
     earlier = "The garage folder holds two files, tyres.txt and oil.txt, both short."
     before = [("what's in the garage folder?", earlier)]

@@ -83,3 +83,18 @@ def test_a_python_file_that_does_not_parse_is_judged_by_its_lines(home):
     """No parse tree to read: the line rule stays (a line gone, nobody asked)."""
     assert lost("def f(:\n    x = 1\n", "def f(:\n", ["add g to a.py"], "a.py") == ["x = 1"]
     assert lost("x = 1\ny = 2\n", "x = 1\n", ["add g to a.py"], "a.py") == ["y = 2"]  # parses: a name is gone
+
+
+def test_a_line_extended_in_a_file_judged_by_lines_is_no_loss(home):
+    """The coding bench, the 1.5B: "Now add a test for multiply to calc.test.js." widened
+    ``const { add, subtract } = require("./calc");`` and added a test; the line rule refused it as
+    removing the require line (its one new word was the user's, so the line counted as dictated, not
+    changed). A line whose every token the new line keeps, in order, is extended, in any language; a
+    token dropped is still a loss."""
+    before = 'const { add, subtract } = require("./calc");\n\ntest("add", () => {\n  ok(add(1, 1));\n});\n'
+    after = before.replace("{ add, subtract }", "{ add, subtract, multiply }") + (
+        '\ntest("multiply", () => {\n  ok(multiply(2, 3));\n});\n')
+    ask = ["Now add a test for multiply to calc.test.js."]
+    assert lost(before, after, ask, "calc.test.js") == []
+    narrowed = after.replace("{ add, subtract, multiply }", "{ add, multiply }")
+    assert lost(before, narrowed, ask, "calc.test.js") == ['const { add, subtract } = require("./calc");']

@@ -639,6 +639,41 @@ def test_a_message_naming_a_file_allows_changes_to_that_file_only_and_its_typed_
                    Provenance(said=["read garden.log", "fix the typo, e.g. the first line"])) == ""  # "e.g." names no file
 
 
+def test_a_file_name_with_inner_dots_is_the_file_the_message_names(home):
+    """The coding bench, the 1.5B: "Now add a test for multiply to calc.test.js." had every edit of
+    calc.test.js refused: "the user named calc.test, not 'calc.test.js'". A name with inner dots (a test
+    or spec file, a local config) is one name; another file is still another."""
+    prov = Provenance(said=["Now add a test for multiply to calc.test.js."])
+    edit = {"path": "calc.test.js", "old": "test(", "new": "test("}
+    assert refusal(EditFile(), edit, prov, coding=False) == ""
+    assert refusal(EditFile(), edit | {"path": "calc.js"}, prov).kind is Refusal.OTHER_FILE
+    local = Provenance(said=["set the port in config.local.toml to 8081"])
+    assert refusal(EditFile(), {"path": "config.local.toml", "old": "8080", "new": "8081"}, local) == ""
+
+
+def test_a_path_with_a_folder_is_that_file_in_a_root_not_one_of_the_same_name_elsewhere(home, tmp_path):
+    """The coding bench, the 1.5B, a root named inventory: "Add a method count(name) to the Stock class in
+    inventory/stock.py" edited inventory/stock.py, then wrote <root>/stock.py, a new file, which passed
+    as the file named ("/.../inventory/stock.py" ends with "/inventory/stock.py"). With the roots known, a
+    name with a folder in it is that file in a root; a bare file name still names it wherever it is."""
+    from types import SimpleNamespace
+
+    from nanobot.config import load_settings
+    from nanobot.tools.files import WriteArgs, WriteFile
+
+    root = tmp_path / "inventory"
+    (root / "inventory").mkdir(parents=True)
+    (root / "inventory" / "stock.py").write_text("class Stock:\n    pass\n")
+    agent = SimpleNamespace(settings=load_settings(home, tools={"roots": [str(root)]}))
+    prov = Provenance(said=["Add a method count(name) to the Stock class in inventory/stock.py"])
+    stray = WriteArgs(path=str(root / "stock.py"), content="class Stock:\n    pass\n")
+    assert refusal(WriteFile(), stray, prov, agent=agent).kind is Refusal.OTHER_FILE
+    assert refusal(WriteFile(), stray, prov) == ""  # without the roots: by the name as written, as before
+    right = WriteArgs(path=str(root / "inventory" / "stock.py"), content="class Stock:\n    n = 1\n")
+    for args in (right, right.model_copy(update={"path": "inventory/stock.py"})):
+        assert getattr(refusal(WriteFile(), args, prov, agent=agent), "kind", None) is not Refusal.OTHER_FILE
+
+
 def test_a_read_of_memory_md_is_memory_already_kept_not_a_fact_to_keep(home):
     """mem_dev, the 1.5B: "What's my locker number at the pool?" read MEMORY.md; "Remember the code for
     my bike lock? Tell me." (no fact of its own, so what a tool showed counted as said) then kept "The code

@@ -329,6 +329,43 @@ def test_a_named_file_the_look_judgement_does_not_refuse_is_read_under_the_look_
         assert bool(model.calls[0].get("grammar")) == bool(calls)  # the first generation: the call, under its grammar
 
 
+def test_a_change_the_model_is_sure_of_to_a_named_file_is_called_under_the_threshold(home):
+    """"Now add a test for reverse_words to test_textutil.py" at a P(call) under even the look's floor: the
+    1.5B answered "The test ... has been added" with no call, and the reply check's retry made the edit a
+    whole reply later. A change the change classifier is sure of, to a file the message names that is
+    there, is the first step's call; the keep classifier's sure yes, or an unsure change judgement, leaves
+    it to the decision (and to the reply checks)."""
+    ask = "Add a line 'call Bob' to notes.txt"
+    edit = {"path": "notes.txt", "old": "buy milk", "new": "buy milk\ncall Bob"}
+    for change, keep, called in ((0.9, 0.1, True), (0.9, 0.9, False), (0.55, 0.1, False)):
+        model = ToolTemplateModel([body("edit_file", edit), "Added."] * 3, [0.01] * 6)
+        agent = make_agent(home, model, enabled=["read_file", "edit_file"])
+        (agent.workspace / "notes.txt").write_text("buy milk\n")
+        agent.judge.text, agent.judge.cache = ask, {"look": 0.3, "change": change, "keep": keep}
+        events = list(agent.turn(ask))
+        assert bool(model.calls[0].get("grammar")) is called, (change, keep)  # the first generation: the call
+        if called:
+            assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["edit_file"]
+            assert "call Bob" in (agent.workspace / "notes.txt").read_text()
+
+
+def test_a_reply_that_repeats_an_earlier_one_after_the_change_was_made_is_told_again_without_a_call(home):
+    """The coding bench, the 1.5B: the test asked for was added, the reply repeated the turn before's, and
+    the retry made more edits (failed ones) until the turn's budget was spent. After a change made this
+    turn, a repeated reply's retry answers from the change's result in words: no tool step, no decision."""
+    said = "I have added the new line to the end of the file notes.txt, just as you asked me to do."
+    model = ToolTemplateModel([body("edit_file", {"path": "notes.txt", "old": "a", "new": "a\nb"}), said,
+                               body("edit_file", {"path": "notes.txt", "old": "b", "new": "b\nc"}), said,
+                               "Added c to notes.txt."], [0.9, 0.1, 0.9, 0.1])
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"])
+    (agent.workspace / "notes.txt").write_text("a\n")
+    list(agent.turn("Add a line 'b' to notes.txt"))
+    events = list(agent.turn("Now put one more line, 'c', under it in notes.txt please"))
+    assert (agent.workspace / "notes.txt").read_text() == "a\nb\nc\n"
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"]  # the retry called nothing
+    assert events[-1].reply.startswith("Added c") and not model.probs  # and asked no decision
+
+
 def test_a_question_naming_a_file_that_is_there_is_read_whatever_the_look_judgement(home):
     """"How long should the batter rest? The recipe is in recipe.md": the 1.5B's P(call) 0.0 and
     P(look) 0.39, and it answered "5 minutes" unread. A message that asks a question (a question mark

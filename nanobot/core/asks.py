@@ -12,6 +12,11 @@ from __future__ import annotations
 import re
 import shutil
 
+# A file's name as people write it: folders, then a name with an extension, inner dots too ("calc.test.js",
+# "config.local.toml"), where the file is one the message is about (the call policy, a spelled-out edit).
+FILE_NAME = r"(?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5}"
+# A name that by its shape alone is a file to look at: one dot ("os.path.join" is code, not a file; a name
+# with inner dots is a file where the roots hold it: ``tools.named``).
 _FILE = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
 _DIR = re.compile(r"(?:\b(?:list|ls|show|what(?:'s| is) in)\s+(?:the\s+)?(?:folder|directory|dir)?\s*)((?:~|\.{1,2})?/[\w./-]*|[\w.-]+/)")
 _COMMAND = re.compile(r"(?:\brun\b|\bexecute\b)\s+(?:the\s+command\s+)?`?([\w./-]+(?: [^`\n?]*)?)`?|`((?:git|ls|cat|python3?|pytest|make|npm|grep|wc|head|tail|pwd|echo|date)\b[^`\n]*)`", re.I)

@@ -22,8 +22,10 @@ call is refused with a line naming the reason and what to do instead. ``guard(to
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
+from nanobot.core.asks import FILE_NAME
 from nanobot.core.features import Agent
 from nanobot.core.provenance import (
     FROM_RETRIEVED,
@@ -36,7 +38,7 @@ from nanobot.core.provenance import (
 from nanobot.loop import wording
 from nanobot.tools.effects import Effect, declared, effects_of, targets
 
-_NAMED = re.compile(r"(?<![\w/.])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5}\b")
+_NAMED = re.compile(rf"(?<![\w/.]){FILE_NAME}\b")
 
 
 class _Named:
@@ -196,8 +198,10 @@ def asked_for(tool: Any, said: list[str], coding: bool = False, agent: Agent | N
 
 
 def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_only: bool = False,
-            agent: Agent | None = None) -> str:
-    """Why this call must be confirmed by the user first (a ``Refused``); "" when it may run."""
+            agent: Agent | None = None, inert: frozenset[str] = frozenset()) -> str:
+    """Why this call must be confirmed by the user first (a ``Refused``); "" when it may run. ``inert``:
+    the targets the call cannot act on (``Tool.inert``: a text to replace that is not in the file), which
+    steer nothing, wherever their words came from."""
     tool = _tool(tool, read_only)
     name = getattr(tool, "name", "")
     fx = effects_of(tool, args)
@@ -205,7 +209,7 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
         return ""
     if Effect.CHANGES in fx:
         for what, text in targets(tool, args):
-            if prov.only_retrieved(text):
+            if what not in inert and prov.only_retrieved(text):
                 short = " ".join(text.split())[:80]
                 return Refused(f"{name} refused: the {what} '{short}' {FROM_RETRIEVED}; ask the user before changing it",
                                Refusal.FROM_RETRIEVED)
@@ -233,7 +237,8 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     named = [m.group(0) for t in prov.said[-2:] for m in _NAMED.finditer(t)]
     now = [m.group(0) for m in _NAMED.finditer(last)  # a message that names files names the ones it is about
            if len(m.group(0).split("/")[-1].split(".")[0]) >= 2]  # not "e.g."
-    if path and now and not coding and not any(_same_path(path, n) for n in now):
+    roots = _roots(agent)
+    if path and now and not coding and not any(_same_path(path, n, roots) for n in now):
         return Refused(f"{name} refused: the user named {', '.join(dict.fromkeys(now))}, not '{path}'; "
                        "change only the file the user asked about, or ask first", Refusal.OTHER_FILE)
     if path and named and not coding and not prov.mentioned_by_user(path):
@@ -253,10 +258,29 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     return ""
 
 
-def _same_path(path: str, named: str) -> bool:
-    """Whether a call's ``path`` is the file a message names (as written, or by its file name)."""
+def _same_path(path: str, named: str, roots: list[Path] = ()) -> bool:
+    """Whether a call's ``path`` is the file a message names: as written, or by its file name. With the
+    roots known, a name with a folder in it is that file in a root, so "/proj/inventory/stock.py" is not
+    "inventory/stock.py" of the root /proj/inventory (the same name one folder up)."""
     a, b = path.replace("\\", "/").lstrip("./"), named.lstrip("./")
+    if roots and "/" in b.rstrip("/"):
+        def places(p: str) -> set[Path]:
+            p_ = Path(p).expanduser()
+            return {p_.resolve()} if p_.is_absolute() else {(r / p_).resolve() for r in roots}
+        return bool(places(path) & places(named))
     return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def _roots(agent: Agent | None) -> list[Path]:
+    """Where a relative path starts (``tools.paths.base_dir``), then the folders the tools reach
+    (``tools.named.roots_of``); none where the agent has no settings."""
+    if getattr(agent, "settings", None) is None:
+        return []
+    from nanobot.tools.named import roots_of
+    from nanobot.tools.paths import base_dir
+
+    roots = roots_of(agent.settings)
+    return list(dict.fromkeys([base_dir(roots), *roots]))
 
 
 def _gives_text(args: Any, message: str) -> bool:
@@ -290,7 +314,8 @@ class Guarded:
         agent = ctx.agent
         prov = getattr(agent, "provenance", None)
         if prov is not None:
-            why = refusal(self._tool, args, prov, coding=_coding(agent), agent=agent)
+            inert = self._tool.inert(args, ctx) if hasattr(self._tool, "inert") else frozenset()  # an MCP tool too
+            why = refusal(self._tool, args, prov, coding=_coding(agent), agent=agent, inert=inert)
             if why:
                 ask = ctx.confirm
                 if ask is None or not ask(f"{why.split(': ', 1)[1].split(';')[0]}. Allow {self._tool.name} anyway?"):

@@ -141,6 +141,7 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
             yield TextDelta(text="\n\n" if reply else "")
             continue
         tool = result.tool if result.tool in agent.tool_names() or result.tool == ANY_LOOK else ""
+        answer = result.answer and not tool
         yield Notice(text=f"reply check: {result.problem}; asking again", level="warning")
         last = messages[-1]
         earlier = without(messages[:-1], result)

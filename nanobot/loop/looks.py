@@ -82,11 +82,13 @@ def repeated_reply(f: Facts) -> CheckResult | None:
     looked = set().union(*(_words(o.text) for o in f.done if o.text.strip()))
     if words and len(words & looked) >= 0.6 * len(words):
         return None  # from this turn's look or failure: the same file, or the same refusal, reads the same
+    shown_now = set().union(*(_words(o.text) for o in f.done if o.ok))  # a reply that differs from an earlier
+    # one where this turn's results do (another file edited, another count) reports this turn
     for user, earlier in f.extra.get("before", ()):
         said = " ".join(user.split()).lower()[-(len(asked) + 20):]  # its end: a memory block may come first
         if said.endswith(asked) or difflib.SequenceMatcher(None, asked, said, autojunk=False).ratio() >= SAME_ASK:
             continue  # the same message again, or nearly: the same answer may stand
-        if repeats(reply, earlier):
+        if repeats(reply, earlier) and not (words - _words(earlier)) & shown_now:
             if (untried := change_not_tried(f) or remember_not_tried(f)) is not None:
                 return untried  # a change or a keeping asked and not tried: the retry makes it, not another look
             if f.remember_leans and (kept := change_claimed_without_one(f)) is not None and kept.tool:
@@ -94,7 +96,8 @@ def repeated_reply(f: Facts) -> CheckResult | None:
                 return kept  # keep: the claim check's retry keeps this message's fact, without the copy
             shown = next((o for o in reversed(f.done) if o.ok and o.text.strip()), None)
             result = f" {shown.name} returned:\n{shown.text[:1500]}\n" if shown else " "
-            tool = looker(f) if f.target and not any(o.looks and _on(o, f) for o in f.done) else ""
+            changed = any(o.ok and o.changes for o in f.done)  # the change asked was made: answer from its result
+            tool = looker(f) if f.target and not changed and not any(o.looks and _on(o, f) for o in f.done) else ""
             if tool and f.can(tool):  # what the user named is not looked at yet: the retry looks
                 result = f" You have not looked at {f.target} this turn. Call {tool} for it now. "
             elif not tool and not f.target and not f.done and (f.offered is None or f.offered) and f.look_sure:
@@ -104,6 +107,7 @@ def repeated_reply(f: Facts) -> CheckResult | None:
                 problem="the reply repeats an earlier reply to another message",
                 tool=tool if tool == ANY_LOOK or tool and f.can(tool) else "",
                 copied=earlier,  # the retry does not see the answer it copied
+                answer=changed and not tool,  # the change asked was made: the retry tells of it, calling nothing
                 note=f"[nanobot: your reply repeated your answer to an earlier message.{result}Answer this "
                      f"message now, in plain sentences: {f.user_text}]",
                 correction="(nanobot: the reply above repeats an earlier answer; it does not answer this message."

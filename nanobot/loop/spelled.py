@@ -13,6 +13,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 from nanobot.base.regular import read_regular
+from nanobot.core.asks import FILE_NAME
 from nanobot.core.events import Event, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.features import Agent
 from nanobot.tools.testcommand import (
@@ -47,7 +48,7 @@ _WRITE = re.compile(r"\b(?:create|write|make)\s+(?:a\s+|the\s+)?(?:new\s+)?file\
 
 # "read calc.py", "show me todo.md", "alice: read greet.py please": the whole message asks to see one file
 _READ = re.compile(r"^(?:[\w.-]+:\s+)?(?:please\s+|now\s+|can you\s+|could you\s+)?(?:read|show(?:\s+me)?|open|display)\s+"
-                   r"(?:the\s+)?(?:file\s+)?[`'\"]?((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})[`'\"]?"
+                   rf"(?:the\s+)?(?:file\s+)?[`'\"]?((?:~?/|\./)?{FILE_NAME})[`'\"]?"
                    r"(?:\s+please)?\s*[.!?]?\s*$", re.I)
 _PROSE = re.compile(r"\.\s|\?|!|,\s+(?:and|then)\b|\s+(?:and|then)\s+(?:tell|show|explain|let|say|report|give|"
                     r"fix|see|check|summari[sz]e|paste|print me)\b", re.I)
@@ -136,7 +137,7 @@ def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
 # makes such a call first, as it does "read X" and "run X"; the edit
 # still goes through the call policy and the tool (the old text must be in the file).
 
-_FILE = r"[`'\"]?(?P<path>(?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})[`'\"]?"
+_FILE = rf"[`'\"]?(?P<path>(?:~?/|\./)?{FILE_NAME})[`'\"]?"
 _SWAP = (r"(?:replace|change|substitute)\s+(?P<q>['\"`])(?P<old>.+?)(?P=q)\s+(?:with|to|by)\s+"
          r"(?P<r>['\"`])(?P<new>.*?)(?P=r)")
 _EDIT_LEAD = r"^(?:[\w.-]+:\s+)?(?:please\s+)?"  # a team chat's "alice: "

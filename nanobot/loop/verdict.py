@@ -22,6 +22,7 @@ class CheckResult:
     tool: str = ""  # the tool the note asks for: the retry calls it directly (``ToolRunner.retry_tool``)
     copied: str = ""  # an earlier reply the reply repeats: the retry sees the session without it and its question
     bare: bool = False  # the retry sees this message alone: the note holds the result it is answered from
+    answer: bool = False  # the retry answers in words from what ran this turn, no tool first
     retry: bool = True  # False: no retry, the correction goes under the reply as it is
     rule: str = ""  # the check that found it (``replycheck.CHECKS``)
 

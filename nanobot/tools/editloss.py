@@ -2,7 +2,8 @@
 checked against what the user asked, before anything is written.
 
 A removed line is **lost** when no added line is a changed form of it (``similar``: a value set, a typo
-fixed, ``return a + b`` become ``return a - b``; a definition line only by its own name) and the user's
+fixed, ``return a + b`` become ``return a - b``; a definition line only by its own name) or extends it
+(``extends``: ``{ add, sub }`` widened to ``{ add, sub, mul }``) and the user's
 last two messages do not mention it (its text, or a word of it of 4+ letters; a definition line also by
 its whole name outside the file's name). A word that names the edited file, or that the added lines
 hold, mentions nothing; a line the user dictated is an addition, not a changed form of the line it
@@ -40,6 +41,23 @@ def similar(old: str, new: str, said: str = "") -> bool:
         if form is _DEF and (a or b):
             return False
     return SequenceMatcher(None, old.strip(), new.strip()).ratio() >= SIMILAR and not _dictated(old, new, said)
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def extends(old: str, new: str) -> bool:
+    """Whether ``new`` keeps every token of ``old`` in order and adds some: a line extended (an import
+    widened, an argument added, a list grown) loses nothing, whatever language. A line of fewer than two
+    words (a brace, a bare name) extends into too much to count.
+
+    >>> extends('const { add, sub } = require("./calc");', 'const { add, sub, mul } = require("./calc");')
+    True
+    >>> extends("import a, b", "import a"), extends("}", "});")
+    (False, False)
+    """
+    a, b = _TOKEN.findall(old), iter(_TOKEN.findall(new))
+    return len(re.findall(r"\w+", old)) >= 2 and len(a) < len(_TOKEN.findall(new)) and all(t in b for t in a)
 
 
 def _words(text: str) -> set[str]:
@@ -108,7 +126,7 @@ def lost(before: str, after: str, asked: list[str], path: str = "") -> list[str]
     out = []
     for line in dict.fromkeys(x.strip() for x in before.splitlines() if x.strip()):
         if removed[line] > 0 and not _mentioned(line, said, neutral, path) and not any(
-                similar(line, a, said) for a in added):
+                similar(line, a, said) or extends(line, a) for a in added):
             out.append(line)
     return out
 

@@ -217,6 +217,18 @@ class EditFile(Tool):
         coding = ctx.agent is not None and any(f.name == "coding" for f in ctx.agent.features)
         return schema if coding else looked_at(schema, ctx, "file")
 
+    def inert(self, args: EditArgs, ctx: ToolContext) -> frozenset[str]:
+        """The targets this call cannot act on: a text to replace the file does not hold, even with other
+        whitespace. The run changes nothing and answers with the file's text, which is what a model that
+        copied a line from its context (a commit subject) needs; a refusal would tell it nothing."""
+        try:
+            text = _read_text(resolve_in_roots(args.path, ctx), args.path, ctx)
+        except (ToolError, OSError):
+            return frozenset()
+        if args.old in text or loose_replace(text, args.old, args.new) is not None:
+            return frozenset()
+        return frozenset({self.target_args["old"]})
+
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         note_miss(ctx, None)
         path = _writable(args.path, ctx)

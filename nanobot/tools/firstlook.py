@@ -139,3 +139,12 @@ def look_instead(agent: Agent, look: str | None, tool: Any) -> bool:
     asked, so the call policy would refuse the change as nobody's ask ("What does the add function in
     calc.py do?" is answered from the file, not with a refused edit_file and a correction)."""
     return bool(look) and changes(tool, None) and _change_judged(agent) is False
+
+
+def change_owed(agent: Agent, look: str | None) -> bool:
+    """Whether the turn owes the change tool a call whatever P(call): the message names a file that is
+    there (``look`` is ``read_file``), the model's change classifier is sure a change is asked and its keep
+    classifier is not sure a file is to be left as it is. A small model otherwise declines the call and
+    answers "I added the test", and the reply check's retry (``loop.claims.change_not_tried``) then pays a
+    whole reply more to make the same call; made here, the call comes first."""
+    return look == "read_file" and _change_judged(agent) is True and agent.judge.sure(agent, "keep") is not True

@@ -16,7 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-_SHAPED = re.compile(r"(?<![\w@/.])((?:~?/|\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b(?!\.\w)")
+from nanobot.core.asks import _FILE
+
+_SHAPED = _FILE  # a file-shaped name (``core.asks``)
 _WORD = re.compile(r"[\w./-]{3,}")
 _SKIP = {".git", "node_modules", "__pycache__", ".venv", ".nanobot"}
 MAX_ENTRIES = 2000

@@ -36,7 +36,14 @@ from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
 from nanobot.tools.effects import Effect, declared
-from nanobot.tools.firstlook import LOOK_FLOOR, asked_here, asks_to_look, judged_look, look_instead
+from nanobot.tools.firstlook import (
+    LOOK_FLOOR,
+    asked_here,
+    asks_to_look,
+    change_owed,
+    judged_look,
+    look_instead,
+)
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, best_fit, fits, judged, scores, user_text
 from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import NAME_OPENING, lean_specs, name_grammar, named, with_schema
@@ -241,6 +248,7 @@ class TemplateCalls:
         failed = [first if first in runner.tools else ""]  # ``first``: called undecided
         tries = 2 if failed[0] else 1  # a forced call and, after a tool's error, that tool once more
         look = asks_to_look(agent)
+        owed = "edit_file" if "edit_file" in runner.tools and change_owed(agent, look) else ""
         for n in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
@@ -259,6 +267,8 @@ class TemplateCalls:
             elif n == 0 and look is None and asked_here(agent, p) and any(
                     declared(t) & LOOKING for t in runner.tools.values()):  # an ask about this computer:
                 step = self.call(agent, msgs, seen, only=self.pick(agent, msgs, LOOKING, own=True))  # a look here
+            elif owed and not any(k.startswith(f"{owed} ") for k in seen):  # the change asked, not yet made
+                step = self.call(agent, msgs, seen, only=owed)
             else:
                 break
             if (yield from watch(step, failed)):
