@@ -98,3 +98,14 @@ def test_a_line_extended_in_a_file_judged_by_lines_is_no_loss(home):
     assert lost(before, after, ask, "calc.test.js") == []
     narrowed = after.replace("{ add, subtract, multiply }", "{ add, multiply }")
     assert lost(before, narrowed, ask, "calc.test.js") == ['const { add, subtract } = require("./calc");']
+
+
+def test_an_edit_that_restates_the_line_after_its_old_text_leaves_it_once(home):
+    """The coding bench, the 1.5B: "Rename the function greeting to welcome in greet.py and app.py." became
+    old ``def greeting(name):``, new that line renamed plus the body line after it as it stands: greet.py
+    got the return line twice. The lines new restates of those around old stay in the file once."""
+    ctx, ws = _repo(home, ["Rename the function shout to yell in textutil.py"])
+    EditFile().run(EditFile.Args(path="textutil.py", old="def shout(text):",
+                                 new="def yell(text):\n    return text.upper()"), ctx)
+    assert (ws / "textutil.py").read_text() == (MODULE.replace("def shout", "def yell") +
+                                                '\n\ndef reverse_words(text):\n    return " ".join(text.split()[::-1])\n')

@@ -281,31 +281,6 @@ def test_text_a_failed_edit_showed_is_seen_not_only_retrieved(home):
     assert (agent.workspace / "packing.txt").read_text() == "passport\nrain jacket\nlampe frontale\n"
 
 
-def test_a_text_to_replace_from_the_context_that_the_file_does_not_hold_gets_the_files_text(home):
-    """The coding bench, the 1.5B: "Rename the function greeting to welcome in greet.py and app.py" became
-    edit_file old "greet: start" (the repository's last commit subject, in the prompt), refused as coming
-    from retrieved text, twice; the model never saw greet.py's text. A text to replace that the file does
-    not hold acts on nothing: the call runs, fails with the file's text, and the next edit is made. A
-    text the file does hold, found only in retrieved text, is refused as before."""
-    block = "Relevant Memory:\n- greet: start (the first commit)"
-    agent = make_agent(home, ["Tool: edit_file", '{"path": "greet.py", "old": "greet: start", "new": "welcome"}',
-                              "Tool: edit_file", '{"path": "greet.py", "old": "def greeting(", "new": "def welcome("}',
-                              "Answer:", "Renamed."], block=block)
-    (agent.workspace / "greet.py").write_text("def greeting(name):\n    return name\n")
-    events, done = run(agent, "Rename the function greeting to welcome in greet.py")
-    results = [e for e in events if isinstance(e, ToolResult)]
-    assert [r.ok for r in results] == [False, True], [r.text[:80] for r in results]
-    assert "not found" in results[0].text and "def greeting(name)" in results[0].text
-    assert (agent.workspace / "greet.py").read_text() == "def welcome(name):\n    return name\n"
-    held = "Relevant Memory:\n- old code: return name (MEMORY.md:2)"
-    agent = make_agent(home, ["Tool: edit_file", '{"path": "greet.py", "old": "return name", "new": "return None"}',
-                              "Answer:", "Done."], block=held)
-    (agent.workspace / "greet.py").write_text("def greeting(name):\n    return name\n")
-    events, _ = run(agent, "tidy up greet.py")
-    assert "refused" in next(r for r in events if isinstance(r, ToolResult)).text
-    assert (agent.workspace / "greet.py").read_text() == "def greeting(name):\n    return name\n"
-
-
 def test_a_rename_the_user_asked_for_renames_every_occurrence(home):
     """dev2, the 1.5B: "In units.js the function celsius should be called toCelsius, please rename it"
     became edit_file old "celsius", new "toCelsius", which failed twice ("occurs 2 times"): both names

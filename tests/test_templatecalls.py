@@ -333,20 +333,37 @@ def test_a_change_the_model_is_sure_of_to_a_named_file_is_called_under_the_thres
     """"Now add a test for reverse_words to test_textutil.py" at a P(call) under even the look's floor: the
     1.5B answered "The test ... has been added" with no call, and the reply check's retry made the edit a
     whole reply later. A change the change classifier is sure of, to a file the message names that is
-    there, is the first step's call; the keep classifier's sure yes, or an unsure change judgement, leaves
-    it to the decision (and to the reply checks)."""
+    there, is the first step's call; the keep or the repair classifier's sure yes, or an unsure change
+    judgement, leaves it to the decision (and to the reply checks)."""
     ask = "Add a line 'call Bob' to notes.txt"
     edit = {"path": "notes.txt", "old": "buy milk", "new": "buy milk\ncall Bob"}
-    for change, keep, called in ((0.9, 0.1, True), (0.9, 0.9, False), (0.55, 0.1, False)):
+    for change, keep, repair, called in ((0.9, 0.1, 0.2, True), (0.9, 0.9, 0.2, False), (0.55, 0.1, 0.2, False),
+                                         (0.9, 0.1, 0.9, False)):  # a report of something broken: left to the model
         model = ToolTemplateModel([body("edit_file", edit), "Added."] * 3, [0.01] * 6)
         agent = make_agent(home, model, enabled=["read_file", "edit_file"])
         (agent.workspace / "notes.txt").write_text("buy milk\n")
-        agent.judge.text, agent.judge.cache = ask, {"look": 0.3, "change": change, "keep": keep}
+        agent.judge.text, agent.judge.cache = ask, {"look": 0.3, "change": change, "keep": keep, "repair": repair}
         events = list(agent.turn(ask))
         assert bool(model.calls[0].get("grammar")) is called, (change, keep)  # the first generation: the call
         if called:
             assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["edit_file"]
             assert "call Bob" in (agent.workspace / "notes.txt").read_text()
+
+
+def test_a_look_made_again_where_a_change_is_owed_is_the_change_instead(home):
+    """After reading the file it was asked to change, the 1.5B called the same read again: the repeat ended
+    the tool steps and the reply told of a change never made. Where the turn owes a change
+    (``firstlook.change_owed``), a call made again is that change instead."""
+    ask = "Add a line 'call Bob' to notes.txt"
+    read = body("read_file", {"path": "notes.txt"})
+    edit = {"path": "notes.txt", "old": "buy milk", "new": "buy milk\ncall Bob"}
+    model = ToolTemplateModel([read, read, body("edit_file", edit), "Added."], [0.9, 0.9, 0.01])
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"])
+    (agent.workspace / "notes.txt").write_text("buy milk\n")
+    agent.judge.text, agent.judge.cache = ask, {"look": 0.3, "change": 0.9, "keep": 0.1, "repair": 0.2}
+    events = list(agent.turn(ask))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file", "edit_file"]
+    assert "call Bob" in (agent.workspace / "notes.txt").read_text()
 
 
 def test_a_reply_that_repeats_an_earlier_one_after_the_change_was_made_is_told_again_without_a_call(home):

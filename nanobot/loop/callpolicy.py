@@ -198,10 +198,8 @@ def asked_for(tool: Any, said: list[str], coding: bool = False, agent: Agent | N
 
 
 def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_only: bool = False,
-            agent: Agent | None = None, inert: frozenset[str] = frozenset()) -> str:
-    """Why this call must be confirmed by the user first (a ``Refused``); "" when it may run. ``inert``:
-    the targets the call cannot act on (``Tool.inert``: a text to replace that is not in the file), which
-    steer nothing, wherever their words came from."""
+            agent: Agent | None = None) -> str:
+    """Why this call must be confirmed by the user first (a ``Refused``); "" when it may run."""
     tool = _tool(tool, read_only)
     name = getattr(tool, "name", "")
     fx = effects_of(tool, args)
@@ -209,7 +207,7 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
         return ""
     if Effect.CHANGES in fx:
         for what, text in targets(tool, args):
-            if what not in inert and prov.only_retrieved(text):
+            if prov.only_retrieved(text):
                 short = " ".join(text.split())[:80]
                 return Refused(f"{name} refused: the {what} '{short}' {FROM_RETRIEVED}; ask the user before changing it",
                                Refusal.FROM_RETRIEVED)
@@ -314,8 +312,7 @@ class Guarded:
         agent = ctx.agent
         prov = getattr(agent, "provenance", None)
         if prov is not None:
-            inert = self._tool.inert(args, ctx) if hasattr(self._tool, "inert") else frozenset()  # an MCP tool too
-            why = refusal(self._tool, args, prov, coding=_coding(agent), agent=agent, inert=inert)
+            why = refusal(self._tool, args, prov, coding=_coding(agent), agent=agent)
             if why:
                 ask = ctx.confirm
                 if ask is None or not ask(f"{why.split(': ', 1)[1].split(';')[0]}. Allow {self._tool.name} anyway?"):

@@ -93,11 +93,6 @@ class Tool:
     def run(self, args: Any, ctx: ToolContext) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def inert(self, args: Any, ctx: ToolContext) -> frozenset[str]:
-        """The ``target_args`` kinds this call cannot act on (``EditFile``: a text to replace the file does
-        not hold); the call policy does not ask where their words came from."""
-        return frozenset()
-
     @classmethod
     def available(cls, settings: Any) -> bool:
         """Whether the feature behind this tool is on (e.g. memory tools need memory enabled)."""

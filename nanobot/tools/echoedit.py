@@ -13,6 +13,10 @@ it, the edit only repeats them. The error says so, and the model's next call wri
 []
 >>> repeats("eggs\\nmilk\\n", "eggs\\nmilk\\nbread\\n")
 []
+
+The same slip inside a real change: ``old = "def greeting(name):"``, ``new`` = the renamed line plus the
+body line after it, as it stands, leaves that body line twice. ``restated`` trims from ``new`` the lines
+it restates of those right after (or right before) ``old``: they are still there once the edit is made.
 """
 
 from __future__ import annotations
@@ -36,3 +40,29 @@ def repeats(before: str, after: str) -> list[str]:
             return []
         out += [ln for ln in added if ln]
     return out
+
+
+def restated(text: str, old: str, new: str) -> str:
+    """``new`` without its last (first) lines where they equal, spacing aside, the lines right after
+    (before) ``old`` in ``text``: context the model restated, which stays in the file anyway. ``new`` as
+    it is where ``old`` is not once in ``text``, or where only ``old`` itself would be left.
+
+    >>> restated("def greeting(n):\\n    return n\\n", "def greeting(n):", "def welcome(n):\\n    return n")
+    'def welcome(n):'
+    >>> restated("def f(x):\\n    return x\\n", "def f(x):", "def f(x):\\n    if x is None:\\n        return 0\\n    return x")
+    'def f(x):\\n    if x is None:\\n        return 0'
+    >>> restated("a\\nb\\n", "b", "a\\nc"), restated("a\\nb\\n", "a", "a\\nb")
+    ('c', 'a\\nb')
+    """
+    if text.count(old) != 1 or not old.strip():
+        return new
+    at = text.index(old)
+    after = [ln.strip() for ln in text[at + len(old):].split("\n")[1:]]  # the whole lines after old's last
+    before = [ln.strip() for ln in text[:at].split("\n")[:-1]]  # the whole lines before old's first
+    lines = new.split("\n")
+    mine = [ln.strip() for ln in lines]
+    tail = next((k for k in range(len(lines) - 1, 0, -1) if mine[-k:] == after[:k] and any(mine[-k:])), 0)
+    head = next((k for k in range(len(lines) - 1 - tail, 0, -1)
+                 if len(before) >= k and mine[:k] == before[-k:] and any(mine[:k])), 0)
+    kept = "\n".join(lines[head:len(lines) - tail])
+    return new if kept == new or kept.strip() == old.strip() else kept

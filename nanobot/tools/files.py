@@ -28,7 +28,7 @@ from nanobot.base.safe_text import has_controls
 from nanobot.base.written import record_written
 from nanobot.core.provenance import PolicyError, Refusal, Refused
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.tools.echoedit import repeats
+from nanobot.tools.echoedit import repeats, restated
 from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
 from nanobot.tools.listing import header
@@ -217,24 +217,14 @@ class EditFile(Tool):
         coding = ctx.agent is not None and any(f.name == "coding" for f in ctx.agent.features)
         return schema if coding else looked_at(schema, ctx, "file")
 
-    def inert(self, args: EditArgs, ctx: ToolContext) -> frozenset[str]:
-        """The targets this call cannot act on: a text to replace the file does not hold, even with other
-        whitespace. The run changes nothing and answers with the file's text, which is what a model that
-        copied a line from its context (a commit subject) needs; a refusal would tell it nothing."""
-        try:
-            text = _read_text(resolve_in_roots(args.path, ctx), args.path, ctx)
-        except (ToolError, OSError):
-            return frozenset()
-        if args.old in text or loose_replace(text, args.old, args.new) is not None:
-            return frozenset()
-        return frozenset({self.target_args["old"]})
-
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         note_miss(ctx, None)
         path = _writable(args.path, ctx)
         if not path.exists():
             raise _missing(args.path, ctx, create=True)
         text = _read_text(path, args.path, ctx)
+        if (trimmed := restated(text, args.old, args.new)) != args.new:  # context restated stays once
+            args = args.model_copy(update={"new": trimmed})
         renamed = None
         if is_python(args.path) and (whole := replace_defs(text, args.old, args.new)) is not None:
             new, where = whole[0], f": {', '.join(whole[1])} replaced whole"  # nanobot.tools.pydefs

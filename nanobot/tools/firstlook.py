@@ -143,8 +143,12 @@ def look_instead(agent: Agent, look: str | None, tool: Any) -> bool:
 
 def change_owed(agent: Agent, look: str | None) -> bool:
     """Whether the turn owes the change tool a call whatever P(call): the message names a file that is
-    there (``look`` is ``read_file``), the model's change classifier is sure a change is asked and its keep
-    classifier is not sure a file is to be left as it is. A small model otherwise declines the call and
-    answers "I added the test", and the reply check's retry (``loop.claims.change_not_tried``) then pays a
-    whole reply more to make the same call; made here, the call comes first."""
-    return look == "read_file" and _change_judged(agent) is True and agent.judge.sure(agent, "keep") is not True
+    there (``look`` is ``read_file``), the model's change classifier is sure a change is asked, and neither
+    its keep classifier is sure a file is to be left as it is nor its repair classifier that the message
+    reports something broken (a report names where a fault shows, a failing test, which need not be the
+    file to change: "days_between gives a negative number ... Fix it, and do not change test_when.py").
+    A small model otherwise declines the call and answers "I added the test", and the reply check's
+    retry (``loop.claims.change_not_tried``) then pays a whole reply more to make the same call; made
+    here, the call comes first."""
+    return (look == "read_file" and _change_judged(agent) is True and agent.judge.sure(agent, "keep") is not True
+            and agent.judge.sure(agent, "repair") is not True)

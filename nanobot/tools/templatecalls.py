@@ -249,6 +249,10 @@ class TemplateCalls:
         tries = 2 if failed[0] else 1  # a forced call and, after a tool's error, that tool once more
         look = asks_to_look(agent)
         owed = "edit_file" if "edit_file" in runner.tools and change_owed(agent, look) else ""
+
+        def changed(seen: set[str]) -> bool:
+            return any(k.startswith(f"{owed} ") for k in seen)
+
         for n in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
@@ -267,12 +271,15 @@ class TemplateCalls:
             elif n == 0 and look is None and asked_here(agent, p) and any(
                     declared(t) & LOOKING for t in runner.tools.values()):  # an ask about this computer:
                 step = self.call(agent, msgs, seen, only=self.pick(agent, msgs, LOOKING, own=True))  # a look here
-            elif owed and not any(k.startswith(f"{owed} ") for k in seen):  # the change asked, not yet made
+            elif owed and not changed(seen):  # the change asked, not yet made
                 step = self.call(agent, msgs, seen, only=owed)
             else:
                 break
-            if (yield from watch(step, failed)):
-                break
+            if (yield from watch(step, failed)):  # a call made again
+                if not owed or changed(seen):
+                    break
+                if (yield from watch(self.call(agent, msgs, seen, only=owed), failed)):  # the owed change instead
+                    break
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")
