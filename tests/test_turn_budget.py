@@ -177,3 +177,40 @@ def test_a_retry_the_budget_cuts_still_ends_with_its_checks_correction(home):
     assert "(nanobot: nothing was changed this turn.)" in reply and reply.endswith("the best it had.)")
     assert reply.index("nothing was changed") < reply.index("this turn used its budget")
     assert (agent.workspace / "notes.txt").read_text() == "milk, eggs\n"
+
+
+def test_a_generation_nobody_reads_as_it_comes_stops_when_the_seconds_are_spent():
+    """The coding bench, the 1.5B: a file's rewrite (``generate_apart``) ran 470 tokens and the turn took 96 s
+    against its 60 s. A call's arguments (under a grammar) and a stream inside another evaluation stop
+    once the seconds are spent; the reply the user reads as it comes runs on."""
+    import pytest
+
+    from nanobot.loop.budget import BudgetSpent
+
+    class Slow(ScriptedModel):
+        def generate_apart(self, messages, **kw):
+            return "".join(self.stream(messages, **kw))
+
+    now = [0.0]
+    for how, cut in (({"grammar": "root ::= x"}, True), ({}, False), ("apart", True)):
+        model = Slow(["a b c d e f"])
+        budget = TurnBudget(evaluations=99, seconds=10.0, clock=lambda: now[0])
+        metered(model, budget)
+        now[0] = 0.0
+        budget.start()
+        try:
+            if how == "apart":
+                with pytest.raises(BudgetSpent):
+                    now[0] = 11.0
+                    model.generate_apart([])
+                continue
+            pieces = model.stream([], **how)
+            next(pieces)
+            now[0] = 11.0
+            if cut:
+                with pytest.raises(BudgetSpent):
+                    list(pieces)
+            else:
+                assert "".join(pieces).strip()  # the rest of the reply comes
+        finally:
+            budget.stop()

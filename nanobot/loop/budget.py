@@ -6,7 +6,9 @@ running on the calling thread before it starts: no stage spends outside it, and 
 counter of its own. A call inside another (``yes_no_apart`` asking ``yes_no``) is part of it; calls on
 other threads (the prefill, housekeeping) and between turns draw nothing. Spent, a draw raises
 ``BudgetSpent`` (a ``ModelError``): a judgement then has no answer and its caller's fallback decides;
-a step or a retry ends the turn with the best reply so far and one line (``loop.checkedturn``).
+a step or a retry ends the turn with the best reply so far and one line (``loop.checkedturn``). A
+generation nobody reads as it comes (a call's arguments, a file's rewrite) also stops once the seconds
+are spent, so no one stage carries the turn far past them; the reply the user reads is not cut.
 
 >>> b = TurnBudget(evaluations=2, seconds=60.0)
 >>> b.start(); b.draw("stream"); b.draw("yes_no"); b.room()
@@ -115,19 +117,40 @@ def _drawing(name: str, method: Any) -> Any:
     def call(*args: Any, **kw: Any) -> Any:
         budget = current()
         if budget is None or budget.depth:
-            return method(*args, **kw)
+            out = method(*args, **kw)  # part of the evaluation running: a rewrite's own stream
+            return _timed(out, budget) if budget is not None and inspect.isgenerator(out) else out
         budget.draw(name)
         budget.depth += 1
         try:
             out = method(*args, **kw)
         finally:
             budget.depth -= 1
-        return _inside(out, budget) if inspect.isgenerator(out) else out
+        return _inside(out, budget, timed=bool(kw.get("grammar"))) if inspect.isgenerator(out) else out
     return call
 
 
-def _inside(gen: Any, budget: TurnBudget) -> Any:
-    """``gen`` (a stream), each step run inside its own evaluation: what it asks of a model is part of it."""
+def _on_time(budget: TurnBudget) -> None:
+    """Raise ``BudgetSpent`` once the turn's seconds are spent."""
+    if budget.elapsed >= budget.seconds:
+        budget.cut = True
+        raise BudgetSpent(f"the turn's budget is spent ({budget.seconds:g} s)")
+
+
+def _timed(gen: Any, budget: TurnBudget) -> Any:
+    """``gen`` (a generation nobody reads as it comes: a rewrite), stopped once the turn's seconds are
+    spent, so a long one cannot carry the turn far past its budget."""
+    try:
+        for piece in gen:
+            yield piece
+            _on_time(budget)
+    finally:
+        gen.close()
+
+
+def _inside(gen: Any, budget: TurnBudget, timed: bool = False) -> Any:
+    """``gen`` (a stream), each step run inside its own evaluation: what it asks of a model is part of it.
+    ``timed`` (a call's arguments under their grammar, which nobody reads as they come): stopped once
+    the turn's seconds are spent; the reply the user reads as it comes is not cut."""
     try:
         while True:
             budget.depth += 1
@@ -138,5 +161,7 @@ def _inside(gen: Any, budget: TurnBudget) -> Any:
             finally:
                 budget.depth -= 1
             yield piece
+            if timed:
+                _on_time(budget)
     finally:
         gen.close()
