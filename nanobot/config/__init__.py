@@ -141,7 +141,7 @@ class ChatSettings(Strict):
     # one budget per turn (nanobot.loop.budget): every model evaluation of a turn (reply, tool steps,
     # judgements, rewrites, check retries) draws one; spent, the turn ends with its best reply and a line
     turn_evaluations: int = Field(16, ge=1, le=MANY)  # model evaluations one turn may spend: reply, tool steps, judgements, a retry
-    turn_seconds: float = Field(60.0, gt=0, le=SECONDS)  # from Enter; checked before each evaluation starts
+    turn_seconds: float = Field(60.0, gt=0, le=SECONDS)  # from Enter; checked before each evaluation and during a call or rewrite
 
 
 THRESHOLDS = {"lean": 0.3, "full": 0.4}  # P(call) to call, per ``tools.listing`` (BFCL development items)
