@@ -366,6 +366,21 @@ def test_a_look_made_again_where_a_change_is_owed_is_the_change_instead(home):
     assert "call Bob" in (agent.workspace / "notes.txt").read_text()
 
 
+def test_once_the_owed_change_is_made_the_tool_steps_end(home):
+    """The coding bench, the 1.5B: after the edit asked for succeeded it wrote the file again elsewhere and
+    with a tool's markup as its text, until the turn's budget was spent and the reply was only the budget's
+    line. Once the change a turn owes is made, the reply tells of it: no further decision or call."""
+    ask = "Add a line 'call Bob' to notes.txt"
+    edit = {"path": "notes.txt", "old": "buy milk", "new": "buy milk\ncall Bob"}
+    model = ToolTemplateModel([body("edit_file", edit), "I added 'call Bob' to notes.txt."], [0.9])
+    agent = make_agent(home, model, enabled=["read_file", "edit_file", "write_file"])
+    (agent.workspace / "notes.txt").write_text("buy milk\n")
+    agent.judge.text, agent.judge.cache = ask, {"look": 0.3, "change": 0.9, "keep": 0.1, "repair": 0.2}
+    events = list(agent.turn(ask))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["edit_file"] and not model.probs
+    assert events[-1].reply == "I added 'call Bob' to notes.txt."
+
+
 def test_a_reply_that_repeats_an_earlier_one_after_the_change_was_made_is_told_again_without_a_call(home):
     """The coding bench, the 1.5B: the test asked for was added, the reply repeated the turn before's, and
     the retry made more edits (failed ones) until the turn's budget was spent. After a change made this

@@ -253,6 +253,8 @@ class TemplateCalls:
         def changed(seen: set[str]) -> bool:
             return any(k.startswith(f"{owed} ") for k in seen)
 
+        made: set[str] = set()
+
         for n in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
@@ -275,11 +277,13 @@ class TemplateCalls:
                 step = self.call(agent, msgs, seen, only=owed)
             else:
                 break
-            if (yield from watch(step, failed)):  # a call made again
+            if (yield from watch(step, failed, made)):  # a call made again
                 if not owed or changed(seen):
                     break
-                if (yield from watch(self.call(agent, msgs, seen, only=owed), failed)):  # the owed change instead
+                if (yield from watch(self.call(agent, msgs, seen, only=owed), failed, made)):  # the owed change instead
                     break
+            if owed in made:  # the change asked is made: the reply tells of it (more calls only spent the budget)
+                break
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")
@@ -386,9 +390,10 @@ def unlure(msgs: list[Message], agent: Agent, forced: bool = False) -> None:
             return
 
 
-def watch(step: Generator[Event, None, bool], failed: list[str]) -> Generator[Event, None, bool]:
+def watch(step: Generator[Event, None, bool], failed: list[str], made: set[str] | None = None) -> Generator[Event, None, bool]:
     """``step``'s events, passed on; ``failed[0]``: the tool whose run failed (not a refusal by the call
-    policy: asking again would not help), or the offered tool its error points to instead, "" when none did."""
+    policy: asking again would not help), or the offered tool its error points to instead, "" when none did;
+    ``made``: the tools whose runs succeeded, added to."""
     failed[0] = ran = ""
     while True:
         try:
@@ -399,4 +404,6 @@ def watch(step: Generator[Event, None, bool], failed: list[str]) -> Generator[Ev
             ran = ev.name
         elif isinstance(ev, ToolResult):
             failed[0] = (ev.instead or ev.name) if not ev.ok and ev.name == ran and " refused: " not in ev.text else ""
+            if ev.ok and made is not None:
+                made.add(ev.name)
         yield ev
