@@ -22,6 +22,8 @@ step the scorer checks the disk (bench/coding/spec.py):
 - seconds: the turn's own total from the ``-v`` line, and the wall time from the message to that line.
 
 ``--retry``: a step that is not right is sent once more, and scored again (``right_retry``).
+Each repository's chat imports nanobot from this checkout when it starts: to edit code while a run goes
+on, run it from a snapshot (``git worktree add /tmp/run HEAD``, then this script from there).
 Scores are counts (also by step kind, and the missed steps' failed checks by reason, names left
 out, so a check-only run shows where it misses without showing a turn); the median of the turns' seconds.
 """
