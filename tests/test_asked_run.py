@@ -26,7 +26,7 @@ class Judged(ScriptedModel):
         self.run, self.asked = run, []
         self._judge_trusted = dict.fromkeys(CLASSIFIERS, True)
 
-    def yes_no_apart(self, messages):
+    def yes_no_apart(self, messages, **_):
         from nanobot.loop.judge import RUN_SYSTEM
 
         self.asked.append(messages[0].content == RUN_SYSTEM)

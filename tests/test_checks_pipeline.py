@@ -533,7 +533,7 @@ class _Judged:
     def __init__(self, table):
         self.table = table
 
-    def yes_no_apart(self, msgs):
+    def yes_no_apart(self, msgs, **_):
         from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
 
         system, text = msgs[0].content, msgs[-1].content
@@ -589,7 +589,7 @@ def test_a_note_for_a_file_that_exists_claimed_without_a_call_is_made_in_that_fi
     ask = "Log today's harvest at the bottom of garden.log: 2024-06-08 picked the first strawberries"
 
     class Noting(ToolTemplateModel):
-        def yes_no_apart(self, msgs):
+        def yes_no_apart(self, msgs, **_):
             return _Judged({("remember", ask): 0.9, ("change", ask): 0.59}).yes_no_apart(msgs)
 
     edit = {"path": "garden.log", "old": "2024-05-19 slugs ate half the lettuce",

@@ -479,7 +479,7 @@ def test_a_remember_request_in_any_language_must_be_remembered_not_claimed(home)
         def yes_no(self, messages, tools=None):  # the question appended to the conversation: unsure
             return 0.5, 0.5
 
-        def yes_no_apart(self, messages):
+        def yes_no_apart(self, messages, **_):
             kind = next(k for k, (system, _) in CLASSIFIERS.items() if messages[0].content == system)
             return (0.95, 0.05) if self.yes.get(kind) else (0.05, 0.95)
 
@@ -512,7 +512,7 @@ def test_a_remember_judgement_that_leans_yes_and_a_reply_that_claims_it_kept_the
         def yes_no(self, messages, tools=None):
             return 0.5, 0.5
 
-        def yes_no_apart(self, messages):
+        def yes_no_apart(self, messages, **_):
             kind = next(k for k, (system, _) in CLASSIFIERS.items() if messages[0].content == system)
             return (self.p, 1 - self.p) if kind == "remember" else (0.05, 0.95)
 
@@ -536,7 +536,7 @@ def test_a_classifier_the_model_fails_its_calibration_on_is_not_used(home):
     from nanobot.loop.judge import asks
 
     class YesToAll(Judging):
-        def yes_no_apart(self, messages):
+        def yes_no_apart(self, messages, **_):
             return 0.9, 0.1
 
     agent, _ = _judged_agent(home)

@@ -28,7 +28,7 @@ class Judging(ToolTemplateModel):
         super().__init__(replies, probs)
         self.fit, self.asked = fit, []
 
-    def yes_no_apart(self, messages):
+    def yes_no_apart(self, messages, **_):
         if messages[0].content != SYSTEM:
             return 0.5, 0.5
         self.asked.append(messages[-1].content)
@@ -122,7 +122,7 @@ def test_qwen_judges_a_tool_that_fits_above_one_that_does_not(home):
 class Placing(Judging):
     """... whose look classifier places every message on this computer (P(yes) 0.9)."""
 
-    def yes_no_apart(self, messages):
+    def yes_no_apart(self, messages, **_):
         from nanobot.loop.judge import LOOK_SYSTEM
 
         return (0.9, 0.1) if messages[0].content == LOOK_SYSTEM else super().yes_no_apart(messages)

@@ -17,6 +17,8 @@ def fresh(model):
     """The shared model as a new process finds it: no judgement's state in memory, an empty context."""
     def reset(store):
         model._apart.clear()
+        model._answered.clear()
+        model.scored.clear()
         model.llm.reset()
         model.llm._ctx.kv_cache_clear()
         model.apart_store = store
@@ -24,6 +26,7 @@ def fresh(model):
     yield reset
     model.apart_store = None
     model._apart.clear()
+    model._answered.clear()
 
 
 def _counted(model) -> list[int]:
@@ -55,6 +58,29 @@ def test_a_new_process_reads_the_examples_state_and_judges_the_same(fresh, tmp_p
     assert 0 <= other[0] <= 1 and len(cache.files()) == 1
 
 
+def test_the_fit_checks_tool_line_is_kept_with_its_examples(fresh, tmp_path):
+    """The fit check's prompt opens its last message with the tool's line (``fitcheck.fit_lead``):
+    that line's state is on disk with the examples, so a new process judging the tool evaluates only
+    the user's words."""
+    from nanobot.tools.fitcheck import fit_lead, fit_prompt, fits
+
+    cache = KVCache(tmp_path / "kv")
+    spec = {"name": "ping_note", "description": "Write a word into ping.txt.", "parameters": {"properties": {"word": {}}}}
+    model = fresh(ApartStore(cache, fresh(None)))
+    first = fits(model, spec, "ping the word hi")
+    model = fresh(ApartStore(cache, model))  # the next process
+    evaluated = _counted(model)
+    try:
+        again = fits(model, spec, "ping the word hi")
+    finally:
+        del model.llm.eval
+    assert again == pytest.approx(first, abs=1e-3)
+    asked = fit_prompt(spec, "ping the word hi")
+    kept = model.apart_store.prefix(model, asked, fit_lead(spec))
+    assert len(kept) > len(model.apart_store.prefix(model, asked)) + 10  # the tool's line is in it
+    assert sum(evaluated) <= len(model.tokenize_prompt(model.render(asked))) - len(kept) + 4
+
+
 def test_a_damaged_file_is_evaluated_again_and_rewritten(fresh, tmp_path):
     cache = KVCache(tmp_path / "kv")
     asked = classifier_prompt("remember", "my cat is called Miso")
@@ -80,7 +106,7 @@ def test_a_classifiers_calibration_is_scored_once_and_read_by_the_next_process(f
     model = fresh(ApartStore(cache, model))
     model.__dict__.pop("_judge_trusted", None)
     scored: list = []
-    model.yes_no_apart = lambda messages: scored.append(messages) or (0.5, 0.5)
+    model.yes_no_apart = lambda messages, **_: scored.append(messages) or (0.5, 0.5)
     try:
         assert judge.trusted(model, "look") is first and not scored  # read, not scored
         other = ApartStore(cache, model)

@@ -173,7 +173,7 @@ def test_a_drafts_look_judgement_is_made_while_typing_and_the_turn_takes_it(agen
     base = agent.stop_prefill()
     agent.prefill(question)
     base.wait(120)
-    assert not base.error and base.judged is None  # a session's first message: asked only at a likely call
+    assert not base.error and "look unchecked" not in base.judged[1]  # a first message: only at a likely call
     list(agent.turn("hello"))
     agent.prefill()
     base = agent.stop_prefill()
@@ -181,19 +181,18 @@ def test_a_drafts_look_judgement_is_made_while_typing_and_the_turn_takes_it(agen
     base.wait(120)
     assert not base.error and base.judged is not None
     key, judged = base.judged
-    assert key == (question, 2) and isinstance(judged["look unchecked"], float) and "look" in judged
+    assert key == (question, 2) and "look" in judged
     asked = []
     had = vars(model).get("yes_no_apart")  # the turn budget's meter, when a turn ran before
     real = model.yes_no_apart
-    model.yes_no_apart = lambda messages: asked.append(messages) or real(messages)
+    model.yes_no_apart = lambda messages, **kw: asked.append(messages) or real(messages, **kw)
     try:
         list(agent.turn(question))
-        assert agent.judge.classified(agent, "look") == judged["look unchecked"]
         assert agent.judge.probability(agent, "look") == judged["look"] and asked == []
         agent.prefill("what is in notes.txt")
         agent._prefill.wait(120)
         list(agent.turn("hello there"))  # not the draft: judged afresh when asked
-        assert "look unchecked" not in agent.judge.cache
+        assert "look" not in agent.judge.cache
     finally:
         if had is None:
             del model.yes_no_apart

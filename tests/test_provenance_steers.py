@@ -137,7 +137,7 @@ def test_a_keeping_owed_is_made_with_the_users_own_words_not_the_models(home):
     table = {("remember", ask): 0.95, ("change", ask): 0.1}
 
     class Noting(ToolTemplateModel):
-        def yes_no_apart(self, msgs):
+        def yes_no_apart(self, msgs, **_):
             return _answers(table, msgs)
 
     model = Noting(["Sure, noted!", body("memory_add", {"text": "locker 99"}), "Done."], [0.01] * 8)
@@ -164,7 +164,7 @@ def test_a_keeping_made_for_the_user_ends_the_turn_with_where_it_went(home):
     table = {("remember", ask): 0.95, ("change", ask): 0.1}
 
     class Noting(ToolTemplateModel):
-        def yes_no_apart(self, msgs):
+        def yes_no_apart(self, msgs, **_):
             return _answers(table, msgs)
 
     model = Noting(["I have noted your locker number is 318.", "The capital of Spain is Madrid."], [0.01] * 8)

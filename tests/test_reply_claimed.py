@@ -31,7 +31,7 @@ class Judged:
     def __init__(self, table):
         self.table = table
 
-    def yes_no_apart(self, msgs):
+    def yes_no_apart(self, msgs, **_):
         return _answers(self.table, msgs)
 
 
@@ -65,7 +65,7 @@ def test_the_reply_is_not_read_where_no_keeping_or_change_was_asked():
     asked = []
 
     class Counting(Judged):
-        def yes_no_apart(self, msgs):
+        def yes_no_apart(self, msgs, **_):
             asked.append(msgs[0].content)
             return super().yes_no_apart(msgs)
 
@@ -84,7 +84,7 @@ def test_the_reply_is_not_read_where_no_keeping_or_change_was_asked():
 def test_a_model_whose_claim_classifier_fails_its_calibration_is_not_trusted():
     """A 135M model's answers sit near chance: the list alone reads its replies."""
     class Chance(Judged):
-        def yes_no_apart(self, msgs):
+        def yes_no_apart(self, msgs, **_):
             if msgs[0].content == CLASSIFIERS["claimed"][0]:
                 return 0.99, 0.01  # yes to everything, its calibration's no's too
             return super().yes_no_apart(msgs)
@@ -100,7 +100,7 @@ def test_a_turn_whose_reply_claims_a_keeping_in_spanish_keeps_it(home):
     table = {("remember", ASK): 0.6, ("change", ASK): 0.2, ("claimed", claim_text(ASK, REPLY)): 0.95}
 
     class Noting(ToolTemplateModel):
-        def yes_no_apart(self, msgs):
+        def yes_no_apart(self, msgs, **_):
             return _answers(table, msgs)
 
     model = Noting([REPLY, body("memory_add", {"text": "My flight leaves at 7:15."}), "Guardado."], [0.01] * 8)

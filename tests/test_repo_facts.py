@@ -23,7 +23,7 @@ class LookAsked(ScriptedModel):
         super().__init__(replies)
         self._judge_trusted = dict.fromkeys(CLASSIFIERS, True)
 
-    def yes_no_apart(self, messages):
+    def yes_no_apart(self, messages, **_):
         from nanobot.loop.judge import LOOK_SYSTEM
 
         return (0.95, 0.05) if messages[0].content == LOOK_SYSTEM else (0.05, 0.95)

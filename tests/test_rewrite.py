@@ -61,7 +61,7 @@ def test_an_edit_file_call_is_made_from_the_models_rewrite_of_the_named_file(hom
 class RepairReport(RewritingModel):
     """... whose repair classifier is sure the message reports something broken."""
 
-    def yes_no_apart(self, messages):
+    def yes_no_apart(self, messages, **_):
         from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
 
         if messages[0].content == CLASSIFIERS["repair"][0] and messages[-1].content not in dict(CALIBRATION["repair"]):

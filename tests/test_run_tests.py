@@ -112,7 +112,7 @@ class Judged(ScriptedModel):
         self.now += self.tick
         yield from super().stream(messages, **kw)
 
-    def yes_no_apart(self, messages):
+    def yes_no_apart(self, messages, **_):
         from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
 
         kind = next((k for k, (system, _) in CLASSIFIERS.items() if system == messages[0].content), "")

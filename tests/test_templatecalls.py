@@ -136,7 +136,7 @@ class JudgingTemplateModel(ToolTemplateModel):
     def yes_no(self, messages, tools=None):  # a question appended to the conversation: the change
         return (0.9, 0.1) if self.change else (0.1, 0.9)
 
-    def yes_no_apart(self, messages):  # a classifier of its own (the change one answers its calibration)
+    def yes_no_apart(self, messages, **_):  # a classifier of its own (the change one answers its calibration)
         from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
         from nanobot.tools.fitcheck import SYSTEM
 

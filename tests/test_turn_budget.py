@@ -35,7 +35,7 @@ class Tripping(ScriptedModel):
         self.evaluations += 1
         return 0.99, 0.01
 
-    def yes_no_apart(self, messages):
+    def yes_no_apart(self, messages, **_):
         self.evaluations += 1
         return 0.99, 0.01
 

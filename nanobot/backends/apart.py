@@ -14,44 +14,54 @@ from nanobot.backends.base import Message
 from nanobot.base.errors import ModelError
 
 APART_SLOTS = 5  # classifier prompts whose KV state ``yes_no_apart`` keeps (~10 MB each on a 1.5B)
+ANSWERED = 16  # prompts whose yes/no ``yes_no_apart`` keeps (a prompt's answer is a fact of its text)
 
 
 class Apart:
     """``yes_no_apart`` and ``generate_apart`` for a llama.cpp backend."""
 
     llm: Any
-    _apart: dict[str, tuple[list[int], bytes]]  # ``yes_no_apart``'s prompts and states, by system prompt
+    _apart: dict[tuple[str, str], tuple[list[int], bytes]]  # ``yes_no_apart``'s prompts and states, by system prompt and lead
+    _answered: dict[tuple, tuple[float, float]]  # ``yes_no_apart``'s answers, by the prompt's messages
     apart_store: Any  # the disk's states of those prompts (``kvcache.apart``), set by the KV cache
 
     def keep_apart(self, store: Any) -> None:
         """Keep the states of ``yes_no_apart``'s prompts in ``store`` too (``kvcache.apart``: on disk)."""
         self.apart_store = store
 
-    def yes_no_apart(self, messages: list[Message]) -> tuple[float, float]:
+    def yes_no_apart(self, messages: list[Message], lead: str = "") -> tuple[float, float]:
         """``yes_no`` of a prompt of its own (a classifier's few-shot prompt), the conversation's KV
         state set aside and put back (``_set_aside``): the next turn reuses it as if nothing was asked. The
         prompt's own state is kept too, one per system prompt (the last ``APART_SLOTS``), so the next
         judgement of the same classifier evaluates only what differs (the message, the tool it is asked
-        about) even when another classifier was asked in between."""
+        about) even when another classifier was asked in between. ``lead``: how the last message opens
+        whatever is judged (the fit check's tool line), kept with the examples: a state per lead. A
+        prompt asked before is answered from ``_answered`` (the last ``ANSWERED``), with no evaluation."""
         from nanobot.backends.kvstate import StateError, restore, seq_state
 
+        answered = tuple((m.role, m.content) for m in messages)
+        if answered in self._answered:  # asked already (on the draft, while the person paused)
+            return self._answered[answered]
         llm = self.llm
-        key = messages[0].content if messages else ""
+        key = (messages[0].content if messages else "", lead)
         with self._set_aside():
             try:
                 if key in self._apart:
                     restore(llm, *self._apart.pop(key))
                 elif self.apart_store is not None:  # another process evaluated the examples: from disk
-                    self.apart_store.restore(self, messages)
+                    self.apart_store.restore(self, messages, lead)
                 answer = self.yes_no(messages)
                 self._apart[key] = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
                 if self.apart_store is not None:
-                    self.apart_store.keep(self, messages)
+                    self.apart_store.keep(self, messages, lead)
             except StateError:
                 self._apart.clear()
                 raise ModelError("llama.cpp could not set the conversation's state aside for a judgement") from None
             while len(self._apart) > APART_SLOTS:
                 self._apart.pop(next(iter(self._apart)))
+            self._answered[answered] = answer
+            while len(self._answered) > ANSWERED:
+                self._answered.pop(next(iter(self._answered)))
             return answer
 
     def generate_apart(self, messages: list[Message], *, prefill: str = "", **sample: Any) -> str:

@@ -24,6 +24,7 @@ from nanobot.backends.apart import APART_SLOTS, Apart  # noqa: F401 (APART_SLOTS
 from nanobot.backends.base import Abilities, Generation, Message
 from nanobot.backends.batchprobe import repack_for
 from nanobot.backends.repack import amx_build, model_params  # noqa: F401 (amx_build re-exported)
+from nanobot.backends.scored import Scored
 from nanobot.base.cores import default_threads, free_threads, model_threads  # noqa: F401 (re-exported)
 from nanobot.base.errors import MissingDependency, ModelError
 from nanobot.config import KV_TYPES, ModelSettings
@@ -159,12 +160,14 @@ class LlamaBackend(Apart):
         except (ValueError, RuntimeError) as e:
             raise ModelError(f"llama.cpp could not load {model.path}: {e}; check the file and its settings") from None
         self.n_ctx = model.settings.n_ctx
-        self._apart: dict[str, tuple[list[int], bytes]] = {}  # ``yes_no_apart``'s prompts and states, by system
+        self._apart: dict[tuple[str, str], tuple[list[int], bytes]] = {}  # ``yes_no_apart``'s prompts and states
+        self._answered: dict[tuple, tuple[float, float]] = {}  # ``yes_no_apart``'s answers, by prompt
         self.apart_store: Any = None  # the disk's states of those prompts (``kvcache.apart``), set by the KV cache
         self.last = Generation()
         self.tool_template = False  # set from the GGUF's chat template by _make_formatter
         self._texts: list[str] | None = None
         self.first_probs = None  # the first-token distribution of the last prefix_probability
+        self.scored = Scored()  # prompts' first-token distributions, by their tokens (``backends/scored.py``)
         self._prefill_lock = threading.Lock()
         self._ban_masks: dict = {}  # no_opening -> reply so far -> banned tokens (``backends/openban.py``)
         self.dry: sampling.Dry | None = None  # set per call by ``stream`` (dry_multiplier > 0)
@@ -236,7 +239,8 @@ class LlamaBackend(Apart):
         """Probability that the reply opens with one of ``starts`` (leading whitespace aside), from the
         first token and, for a likely first token that is only the beginning of one (```` ``` ```` of
         ```` ```json ````), the token after it. One prompt evaluation (kept in the KV cache for the
-        generation that follows) plus one token per such beginning.
+        generation that follows) plus one token per such beginning; none for tokens scored already
+        (``self.scored``: a draft's decision taken while the person paused, a yes/no's second half).
 
         For example ``backend.prefix_probability(msgs, ("<tool_call>", "{", "```json"), tools=specs)``
         is 0.93 when the reply is likely to open a call.
@@ -245,20 +249,36 @@ class LlamaBackend(Apart):
         if len(tokens) >= self.n_ctx:
             raise ModelError(f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}; raise n_ctx or shorten the prompt")
         llm, texts = self.llm, self._token_texts()
-        n = min(self.cached_prefix(tokens), len(tokens) - 1)  # the last token is replayed for its logits
-        llm.n_tokens = n
-        llm.eval(tokens[n:])
-        first = self.first_probs = self._probs()
+        scored = self.scored.get(tokens)  # these tokens scored already: their distributions are known
+        live = scored is None  # the context's logits are those after the prompt's last token
+        if live:
+            self._hold(tokens)
+            scored = self.scored.put(tokens, self._probs())
+        first, afters = scored
+        self.first_probs = first
         total = 0.0
         for tok in _matching(texts, "", starts, first, word=word):
             total += first[tok]
         for tok in _partial(texts, starts, first):
-            llm.n_tokens = len(tokens)
-            llm.eval([tok])
-            after = self._probs()
+            if tok not in afters:
+                if self.cached_prefix(tokens) < len(tokens):
+                    self._hold(tokens)
+                llm.n_tokens = len(tokens)
+                llm.eval([tok])
+                afters[tok], live = self._probs(), False
+            after = afters[tok]
             total += first[tok] * sum(after[u] for u in _matching(texts, texts[tok], starts, after, word=word))
-        llm.n_tokens = len(tokens)
+        if self.cached_prefix(tokens) == len(tokens):
+            llm.n_tokens = len(tokens)
+            if not live:  # a generation from these tokens must decode their last one again, not sample
+                llm._requires_eval = True  # from the logits of a partial start or of another prompt
         return float(min(total, 1.0))
+
+    def _hold(self, tokens: list[int]) -> None:
+        """Evaluate ``tokens`` beyond what the KV cache holds, their last one always (for its logits)."""
+        n = min(self.cached_prefix(tokens), len(tokens) - 1)
+        self.llm.n_tokens = n
+        self.llm.eval(tokens[n:])
 
     def yes_no(self, messages: list[Message], *, tools: list[dict] | None = None) -> tuple[float, float]:
         """(P(the reply opens with yes), P(it opens with no)): a yes/no judgement scored, not generated

@@ -33,6 +33,7 @@ from nanobot.base import background
 PROBES = ("a", "Z 1", "\n")  # user contents whose renderings share exactly the fixed prefix
 DEBOUNCE_S = 0.15  # a draft is prefilled once typing pauses this long
 Job = Callable[["Prefill"], None]
+After = Callable[["Prefill", threading.Event], None]  # a draft's judgements, told when to stop
 
 
 def known_prefix(model, messages: list[Message], lead: str = "", tools: list[dict] | None = None) -> list[int]:
@@ -72,10 +73,11 @@ class Prefill:
 
     def start(self, messages: list[Message] | Callable[[], list[int]], delay: float = 0.0,
               before: list[Job] | tuple = (), prefix: bool = True, tools: list[dict] | None = None,
-              after: Job | None = None) -> None:
+              after: After | None = None) -> None:
         """Run the ``before`` jobs, then (``prefix``) prefill ``messages``' known prefix, or the tokens
         ``messages()`` returns (computed on the prefill thread), after ``delay`` s unless superseded, then
-        ``after`` (a draft's judgements) unless superseded meanwhile. Returns at once."""
+        ``after`` (a draft's judgements, given the event that says stop) unless superseded meanwhile.
+        Returns at once."""
         if not callable(messages):
             self.draft = None  # a new turn's prefix: an earlier draft's lookup is stale
         if before:
@@ -89,7 +91,7 @@ class Prefill:
 
     def _run(self, tokens: Callable[[], list[int]], skip: threading.Event,
              previous: threading.Thread | None, due: float, before: list[Job], prefix: bool,
-             after: Job | None = None) -> None:
+             after: After | None = None) -> None:
         if previous is not None:
             previous.join()
         rest = due - time.monotonic()
@@ -111,7 +113,7 @@ class Prefill:
             if not skip.is_set():
                 self.evaluated = self.model.prefill(wanted, skip)
             if after is not None and not skip.is_set():
-                after(self)
+                after(self, skip)
         except Exception as e:  # never the session's problem: the turn evaluates what is missing
             self.error = f"{type(e).__name__}: {e}"
         self.seconds = time.perf_counter() - t0

@@ -46,12 +46,13 @@ class ApartStore:
         self._prefix: dict[tuple[str, ...], list[int]] = {}
         self.done: set[str] = set()  # keys this process read or wrote: not written again
 
-    def prefix(self, backend: Any, messages: list[Any]) -> list[int]:
-        """The tokens every rendering of ``messages`` with another last message starts with."""
+    def prefix(self, backend: Any, messages: list[Any], lead: str = "") -> list[int]:
+        """The tokens every rendering of ``messages`` with another last message (opening with ``lead``)
+        starts with."""
         head = messages[:-1]
-        mark = tuple(m.content for m in head)
+        mark = (*(m.content for m in head), lead)
         if mark not in self._prefix:
-            runs = [backend.tokenize_prompt(backend.render([*head, messages[-1].model_copy(update={"content": p})]))
+            runs = [backend.tokenize_prompt(backend.render([*head, messages[-1].model_copy(update={"content": lead + p})]))
                     for p in PROBES]
             n = 0
             while n < min(map(len, runs)) and runs[0][n] == runs[1][n]:
@@ -59,9 +60,9 @@ class ApartStore:
             self._prefix[mark] = runs[0][: max(0, n - 1)]
         return self._prefix[mark]
 
-    def restore(self, backend: Any, messages: list[Any]) -> bool:
+    def restore(self, backend: Any, messages: list[Any], lead: str = "") -> bool:
         """Load the prefix's state into the context when the disk has it (True)."""
-        tokens = self.prefix(backend, messages)
+        tokens = self.prefix(backend, messages, lead)
         if not tokens:
             return False
         key = cache_key(self.identity, self.settings, tokens)
@@ -75,9 +76,9 @@ class ApartStore:
         self.done.add(key)
         return True
 
-    def keep(self, backend: Any, messages: list[Any]) -> None:
+    def keep(self, backend: Any, messages: list[Any], lead: str = "") -> None:
         """Write the prefix's state once, after a judgement evaluated it (the context is cut back to it)."""
-        tokens = self.prefix(backend, messages)
+        tokens = self.prefix(backend, messages, lead)
         key = cache_key(self.identity, self.settings, tokens)
         llm = backend.llm
         if not tokens or key in self.done or list(llm.input_ids[: len(tokens)]) != tokens or llm.n_tokens < len(tokens):

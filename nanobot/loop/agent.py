@@ -12,6 +12,7 @@ is set by an interactive front end; None means "cannot ask".
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, TypeVar
@@ -170,20 +171,21 @@ class Agent:
             pre.draft = (key, block)
             return known_prefix(self.model, base, f"{block}\n\n{draft}" if block else draft, tools=render.get("tools"))
 
-        later = bool(self.provenance.said)  # a later message: the look judgement is asked whenever it is declined
-        pre.start(tokens, delay=DEBOUNCE_S, after=(lambda _pre: self.judge_draft(pre, key, draft)) if later else None)
+        pre.start(tokens, delay=DEBOUNCE_S, after=lambda _pre, stop: self.judge_draft(pre, key, draft, stop))
 
-    def judge_draft(self, pre: Prefill, key: object, draft: str) -> None:
-        """On the prefill thread, once the draft's words are in: the judgement a turn's first step asks
-        of a later message of the session before its reply whenever it declines a call (the look
-        classifier, ``tools.firstlook.asked_here``), kept on ``pre`` for the turn whose message is this
-        draft (the person types; the Enter does not wait). A session's first message asks it only at a
-        likely call: judged while typing, it would more often cost a pasted question's Enter a wait for
-        an evaluation nobody needs."""
+    def judge_draft(self, pre: Prefill, key: object, draft: str, stop: threading.Event) -> None:
+        """On the prefill thread, once the draft's words are in: the judgements a turn's first step asks
+        before its reply (``tools.foresee``), each only where the turn would ask it and none once
+        ``stop`` is set; the classifiers' answers are kept on ``pre`` for the turn whose message is this
+        draft, the others where the turn's model and runner find them."""
+        from nanobot.tools.foresee import (
+            foresee,  # the first turn's modules: imported while the model loads
+        )
+
         judge = Judge()
         judge.context(draft, [])
-        judge.classified(self, "look")  # asked at a likely call; then, where the calibration holds, alone
-        judge.probability(self, "look")
+        block = pre.draft[1] if pre.draft is not None and pre.draft[0] == key else self.memory_block(draft)
+        foresee(self, self.messages_for(f"{block}\n\n{draft}" if block else draft), judge, stop)
         pre.judged = (key, dict(judge.cache))
 
     def stop_prefill(self, abandon: bool = False) -> Prefill | None:

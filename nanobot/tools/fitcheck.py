@@ -51,8 +51,13 @@ def fit_line(function: dict) -> str:
 
 def fit_prompt(function: dict, message: str) -> list[Message]:
     shots = [Message(role=r, content=c) for text, answer in SHOTS for r, c in (("user", text), ("assistant", answer))]
-    return [Message(role="system", content=SYSTEM), *shots,
-            Message(role="user", content=f"{fit_line(function)}\nMessage: {message}")]
+    return [Message(role="system", content=SYSTEM), *shots, Message(role="user", content=fit_lead(function) + message)]
+
+
+def fit_lead(function: dict) -> str:
+    """How the judged message opens for ``function``: its line, kept on disk with the examples
+    (``kvcache.apart``), so a judgement evaluates only the user's words."""
+    return f"{fit_line(function)}\nMessage: "
 
 
 def scores(model: Any) -> bool:
@@ -66,7 +71,7 @@ def fits(model: Any, function: dict, message: str) -> float | None:
     if not scores(model) or not message.strip():
         return None
     try:
-        yes, no = model.yes_no_apart(fit_prompt(function, message))
+        yes, no = model.yes_no_apart(fit_prompt(function, message), lead=fit_lead(function))
     except ModelError:
         return None
     return yes / (yes + no) if yes + no > 0 else None

@@ -68,6 +68,7 @@ class ToolRunner:
         self.refused = self.instead = ""  # the call policy's rule and the error's pointed-to tool for the last call run (``execute``)
         self._grammars: dict[str, str] = {}
         self.stats: list[StepStats] = []  # every constrained step, oldest first
+        self.picks: dict[tuple, str] = {}  # the tool picked for a step's messages (``TemplateCalls.pick``)
 
     # -- the agent's contract ----------------------------------------------------------------
     def names(self) -> list[str]:

@@ -74,6 +74,7 @@ LABELLED = regex.compile(r"\s*<?[\w.-]+(?:\s+[\w.-]+)?\s*[:>]?\s*(?:<tool_call>\
 LOOKING = frozenset({Effect.LOOKS, Effect.RUNS})  # what a tool a question about this computer calls declares
 NAME_TOKENS = 48  # the longest offered name, in tokens, with room
 HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
+PICKS = 8  # picks the runner keeps (by the messages they were made on)
 FORCED = 2  # calls made under the grammar from opening-only replies, per turn
 REASK = "[nanobot: your reply was empty. Answer the user in plain text now.]"
 ASKED_CHARS = 300  # of the user's message, in the note after the last result (``answer_note``)
@@ -122,7 +123,6 @@ class TemplateCalls:
         self.lean = runner.settings.tools.listing == "lean"  # ``tools.leancalls``
         self.specs = lean_specs(runner.tools) if self.lean else self.full  # what every render gets
         self._grammars: dict[str, str] = {}
-        self.picked: tuple[tuple, str] = ((), "")  # the last pick and the messages it was made on
 
     def grammar(self, only: str = "", ctx: ToolContext | None = None) -> str:
         """The call grammar over every offered tool, or over ``only`` (a retry of that tool), under what
@@ -217,32 +217,34 @@ class TemplateCalls:
         declaring one of the effects ``among`` (any, when empty; among several, the model's fit judgement
         picks by their descriptions where it scores one, ``fitcheck.best_fit``); ``own``: only nanobot's
         tools with an index line (``Tool.intent``: files, folders, commands), for an ask about this
-        computer, which the knowledge vault's notes do not answer; the same messages pick once (the fit
-        check's pick, declined under the threshold, is the look's)."""
+        computer, which the knowledge vault's notes do not answer; the same messages pick once, kept on
+        the runner (the fit check's pick, declined under the threshold, is the look's; a draft's, picked
+        while the person paused, is the turn's: ``tools.foresee``)."""
         names = [n for n, t in self.runner.tools.items()
                  if (not among or declared(t) & among) and (not own or getattr(t, "intent", ""))]
         if len(names) == 1:
             return names[0]
-        key = (len(msgs), msgs[-1].content if msgs else "", among, own)
-        if self.picked[0] != key and among and scores(agent.model):  # the descriptions decide between them
+        key, picks = (tuple((m.role, m.content) for m in msgs), among, own), self.runner.picks
+        if key not in picks and among and scores(agent.model):  # the descriptions decide between them
             best = best_fit(agent.model, [s["function"] for s in self.full if s["function"]["name"] in names],
                             user_text(agent, msgs))
-            self.picked = (key, best) if best else self.picked
-        if self.picked[0] != key:
+            if best:
+                picks[key] = best
+        if key not in picks:
             text = self.runner._generate(agent, msgs, name_grammar(names), f"{OPEN}\n{NAME_OPENING}", NAME_TOKENS,
                                          "name", "", tools=self.specs, until=lambda t: named(t, names) is not None)
-            self.picked = (key, named(text, names) or names[0])
-        return self.picked[1]
+            picks[key] = named(text, names) or names[0]
+        while len(picks) > PICKS:
+            picks.pop(next(iter(picks)))
+        return picks[key]
 
     def pick_among(self, agent: Agent, messages: list[Message], among: frozenset) -> str:
         """``pick`` for a turn's messages as the agent keeps them (a reply check's retry)."""
-        self.picked = ((), "")
         return self.pick(agent, self.messages(messages), among)
 
     def respond(self, agent: Agent, messages: list[Message], first: str = "") -> Iterator[Event]:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
-        self.picked = ((), "")
         unlure(msgs, agent, forced=bool(first))  # after a lured call, or before a forced one: without the lure
         seen: set[str] = set()
         failed = [first if first in runner.tools else ""]  # ``first``: called undecided
