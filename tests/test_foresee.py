@@ -9,7 +9,6 @@ import threading
 import pytest
 
 from nanobot.backends.base import Message
-from nanobot.loop.judge import Judge
 from nanobot.tools import foresee as foreseen
 from nanobot.tools import templatecalls
 from tests.test_fitcheck import Judging, pinging
@@ -88,11 +87,10 @@ def test_a_stopped_draft_asks_the_model_nothing(home):
     agent = pinging(home, model)
     stop = threading.Event()
     stop.set()
-    judge = Judge()
-    judge.context("ping the word hi", [])
-    foreseen.foresee(agent, agent.messages_for("ping the word hi"), judge, stop)
-    assert model.probs == [0.5] and model.calls == [] and model.asked == [] and judge.cache == {}
+    agent.judge.context("ping the word hi", [])
+    foreseen.foresee(agent, agent.messages_for("ping the word hi"), stop)
+    assert model.probs == [0.5] and model.calls == [] and model.asked == [] and agent.judge.cache == {}
     stop.clear()
-    foreseen.foresee(agent, agent.messages_for("ping the word hi"), judge, stop)
+    foreseen.foresee(agent, agent.messages_for("ping the word hi"), stop)
     assert model.probs == [] and model.asked == ["Tool: ping_note(word) - Write a word into ping.txt\n"
                                                   "Message: ping the word hi"]

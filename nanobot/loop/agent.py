@@ -182,10 +182,14 @@ class Agent:
             foresee,  # the first turn's modules: imported while the model loads
         )
 
-        judge = Judge()
+        judge, kept = Judge(), self.judge
         judge.context(draft, [])
         block = pre.draft[1] if pre.draft is not None and pre.draft[0] == key else self.memory_block(draft)
-        foresee(self, self.messages_for(f"{block}\n\n{draft}" if block else draft), judge, stop)
+        self.judge = judge  # the draft's judge while its judgements are asked (no turn runs meanwhile)
+        try:
+            foresee(self, self.messages_for(f"{block}\n\n{draft}" if block else draft), stop)
+        finally:
+            self.judge = kept
         pre.judged = (key, dict(judge.cache))
 
     def stop_prefill(self, abandon: bool = False) -> Prefill | None:

@@ -8,8 +8,8 @@ prefill thread; each answer is kept where the turn looks first (the backend's sc
 yes/no answers, the runner's picks, the draft's judge), so a message sent as drafted finds them
 answered. Each is asked only where the one before says the turn will ask it, and none starts once
 ``stop`` is set (a keystroke, Enter): Enter waits at most for the one under way, whose answer the turn
-then reads. The draft judge stands in for the agent's while they are asked (the message's text is what
-the fit check and the classifiers judge).
+then reads. ``Agent.judge_draft`` gives the agent a judge of the draft while they are asked (the
+message's text is what the fit check and the classifiers judge).
 """
 
 from __future__ import annotations
@@ -22,18 +22,14 @@ from nanobot.tools.firstlook import ASK_FLOOR
 from nanobot.tools.fitcheck import FIT_FLOOR
 
 
-def foresee(agent: Any, messages: list[Message], judge: Any, stop: threading.Event) -> None:
+def foresee(agent: Any, messages: list[Message], stop: threading.Event) -> None:
     """Ask the first step's judgements of ``messages`` (ending with the draft as the turn will send
-    it) with ``judge`` (its context the draft) as the agent's, until ``stop`` is set."""
-    kept, agent.judge = agent.judge, judge
-    try:
-        p = _decided(agent, messages, stop)
-        if p is not None and p >= ASK_FLOOR and not stop.is_set():
-            judge.classified(agent, "look")
-        if agent.provenance.said and not stop.is_set():  # a later message: asked whenever a call is declined
-            judge.probability(agent, "look")
-    finally:
-        agent.judge = kept
+    it; ``agent.judge``'s context is the draft) until ``stop`` is set."""
+    p = _decided(agent, messages, stop)
+    if p is not None and p >= ASK_FLOOR and not stop.is_set():
+        agent.judge.classified(agent, "look")
+    if agent.provenance.said and not stop.is_set():  # a later message: asked whenever a call is declined
+        agent.judge.probability(agent, "look")
 
 
 def _decided(agent: Any, messages: list[Message], stop: threading.Event) -> float | None:
