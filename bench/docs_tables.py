@@ -639,6 +639,13 @@ def waits_round45() -> str:
                    ("after, each session once housekeeping is done", "waits-round45-pasted-idle.json")])
 
 
+def waits_round47() -> str:
+    return _waits([("before (27a7340), sessions at once", "waits-round47-pasted-atonce-before.json"),
+                   ("after, sessions at once (a draft running)", "waits-round47-pasted-atonce.json"),
+                   ("before (27a7340), each session once housekeeping is done", "waits-round47-pasted-idle-before.json"),
+                   ("after, each session once housekeeping is done", "waits-round47-pasted-idle.json")])
+
+
 def waits_idle_earlier() -> str:
     return _waits([("60 wpm (earlier code)", "waits-idle.json"), ("20 wpm (earlier code)", "waits-idle-20wpm.json"),
                    ("60 wpm, before the second disk entry", "waits-idle-round5-before.json"),
@@ -952,8 +959,8 @@ def headline() -> str:
          f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
         ["a question pasted in a terminal and sent a second later: Enter to the first visible token (median of 5), "
          "nothing in the background / sessions right after each other, their housekeeping queued", timing, "1.5B",
-         f"{_j('waits-round45-pasted-idle.json')['results'][0]['median']['first_token_s']:.2f} s / "
-         f"{_j('waits-round45-pasted-atonce.json')['results'][0]['median']['first_token_s']:.2f} s",
+         f"{_j('waits-round47-pasted-idle.json')['results'][0]['median']['first_token_s']:.2f} s / "
+         f"{_j('waits-round47-pasted-atonce.json')['results'][0]['median']['first_token_s']:.2f} s",
          "[waits](docs/benchmarks/waits.md)"],
         ["`nanobot chat`, \"hi\" piped: process start to the reply's first character, a new home / a second start "
          "(median of 5)", timing, "1.5B", f"{fr['new_home']['first_char_s']} s / {fr['second_start']['first_char_s']} s",
@@ -1047,7 +1054,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
     "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-dev3": assistant_dev3, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-fit": bfcl_fit, "bfcl-replies": bfcl_replies, "context": context,
-    "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "waits-pasted": waits_pasted, "waits-round45": waits_round45, "locomo": locomo, "locomo-answers": locomo_answers, "embedder": embedder,
+    "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "waits-pasted": waits_pasted, "waits-round45": waits_round45, "waits-round47": waits_round47, "locomo": locomo, "locomo-answers": locomo_answers, "embedder": embedder,
     "memory-search": memory_search, "memory-speed": memory_speed, "grounding": grounding, "fallback": fallback,
     "housekeeping": housekeeping, "consolidate": consolidate, "vault": vault, "vault-toc": vault_toc, "loops": loops,
     "busy": busy, "first-reply": first_reply, "judge": judge_classifiers, "judge-kinds": judge_kinds, "listing": listing,

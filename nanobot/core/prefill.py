@@ -32,6 +32,8 @@ from nanobot.base import background
 
 PROBES = ("a", "Z 1", "\n")  # user contents whose renderings share exactly the fixed prefix
 DEBOUNCE_S = 0.15  # a draft is prefilled once typing pauses this long
+SETTLE_S = 0.5  # and judged once it pauses this long (at 60 wpm keys come ~0.2 s apart: a step a key
+# supersedes would only delay the next prefill, and an Enter right after the last key)
 Job = Callable[["Prefill"], None]
 After = Callable[["Prefill", threading.Event], None]  # a draft's judgements, told when to stop
 
@@ -76,8 +78,8 @@ class Prefill:
               after: After | None = None) -> None:
         """Run the ``before`` jobs, then (``prefix``) prefill ``messages``' known prefix, or the tokens
         ``messages()`` returns (computed on the prefill thread), after ``delay`` s unless superseded, then
-        ``after`` (a draft's judgements, given the event that says stop) unless superseded meanwhile.
-        Returns at once."""
+        ``after`` (a draft's judgements, given the event that says stop) once typing has paused
+        ``SETTLE_S``, unless superseded meanwhile. Returns at once."""
         if not callable(messages):
             self.draft = None  # a new turn's prefix: an earlier draft's lookup is stale
         if before:
@@ -87,11 +89,12 @@ class Prefill:
         skip = self._skip = threading.Event()
         due = time.monotonic() + delay  # the pause counts from the keystroke, not from the chunk's end
         self._thread = background.start(self._run, "nanobot-prefill",  # derived: a cache's warmth
-                                        (tokens, skip, self._thread, due, list(before), prefix, after), derived=True)
+                                        (tokens, skip, self._thread, due, list(before), prefix, after,
+                                         due - delay + SETTLE_S), derived=True)
 
     def _run(self, tokens: Callable[[], list[int]], skip: threading.Event,
              previous: threading.Thread | None, due: float, before: list[Job], prefix: bool,
-             after: After | None = None) -> None:
+             after: After | None = None, settled: float = 0.0) -> None:
         if previous is not None:
             previous.join()
         rest = due - time.monotonic()
@@ -112,7 +115,8 @@ class Prefill:
             wanted = tokens()
             if not skip.is_set():
                 self.evaluated = self.model.prefill(wanted, skip)
-            if after is not None and not skip.is_set():
+            rest = settled - time.monotonic()
+            if after is not None and not (skip.wait(rest) if rest > 0 else skip.is_set()):
                 after(self, skip)
         except Exception as e:  # never the session's problem: the turn evaluates what is missing
             self.error = f"{type(e).__name__}: {e}"
