@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from nanobot.backends.base import Message
+from nanobot.core.events import TextDelta, ToolCall
 from nanobot.tools import foresee as foreseen
 from nanobot.tools import templatecalls
 from tests.test_fitcheck import Judging, pinging
@@ -54,20 +55,24 @@ def foreseeing(home, model, monkeypatch):
 
 
 def _turn_batches(agent, model, text):
-    """The batch sizes the turn evaluates, in order."""
+    """The batch sizes the turn evaluates before its reply's first text (what the reply checks ask
+    after it depends on the reply's words)."""
     batches, real = [], model.llm.eval
     model.llm.eval = lambda tokens: batches.append(len(tokens)) or real(tokens)
+    before: list[int] | None = None
     try:
-        list(agent.turn(text))
+        for ev in agent.turn(text):
+            if before is None and isinstance(ev, (TextDelta, ToolCall)):
+                before = list(batches)
     finally:
         del model.llm.eval
-    return batches
+    return batches if before is None else before
 
 
 def test_a_message_sent_as_drafted_finds_its_first_step_judged(foreseeing, model):
     """While the person pauses, the draft's decision, pick and fit check are made; the turn whose message
-    is the draft evaluates one token at a time (the reply's), none of them again. A different message
-    (the control) evaluates its decision's tail, and its pick's opening, as batches."""
+    is the draft evaluates one token at a time until its reply (or call) shows, none of them again. A
+    different message (the control) evaluates its decision's tail as a batch."""
     agent, question = foreseeing, "ping the word hi"
     assert agent.tool_runner.template_calls(agent)
     agent.prefill()

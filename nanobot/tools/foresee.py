@@ -15,14 +15,13 @@ message's text is what the fit check and the classifiers judge).
 from __future__ import annotations
 
 import threading
-from typing import Any
-
 from nanobot.backends.base import Message
+from nanobot.core.features import Agent
 from nanobot.tools.firstlook import ASK_FLOOR
 from nanobot.tools.fitcheck import FIT_FLOOR
 
 
-def foresee(agent: Any, messages: list[Message], stop: threading.Event) -> None:
+def foresee(agent: Agent, messages: list[Message], stop: threading.Event) -> None:
     """Ask the first step's judgements of ``messages`` (ending with the draft as the turn will send
     it; ``agent.judge``'s context is the draft) until ``stop`` is set."""
     p = _decided(agent, messages, stop)
@@ -32,7 +31,7 @@ def foresee(agent: Any, messages: list[Message], stop: threading.Event) -> None:
         agent.judge.probability(agent, "look")
 
 
-def _decided(agent: Any, messages: list[Message], stop: threading.Event) -> float | None:
+def _decided(agent: Agent, messages: list[Message], stop: threading.Event) -> float | None:
     """P(call) of the first step, and the pick and fit check where it falls in their band; None
     without template calls (then no decision is scored)."""
     runner = agent.tool_runner
