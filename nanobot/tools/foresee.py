@@ -15,6 +15,7 @@ message's text is what the fit check and the classifiers judge).
 from __future__ import annotations
 
 import threading
+
 from nanobot.backends.base import Message
 from nanobot.core.features import Agent
 from nanobot.tools.firstlook import ASK_FLOOR
