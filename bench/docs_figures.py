@@ -164,7 +164,8 @@ FIGS: dict[str, Callable[[], str]] = {
     "waits45-idle": lambda: f"{_j('waits-round45-pasted-idle.json')['results'][0]['median']['first_token_s']:.2f}",
     **{f"waits47-{k}": (lambda f=f: f"{_j(f)['results'][0]['median']['first_token_s']:.2f}")
        for k, f in (("atonce-before", "waits-round47-pasted-atonce-before.json"), ("atonce", "waits-round47-pasted-atonce.json"),
-                    ("idle-before", "waits-round47-pasted-idle-before.json"), ("idle", "waits-round47-pasted-idle.json"))},
+                    ("idle-before", "waits-round47-pasted-idle-before.json"), ("idle", "waits-round47-pasted-idle.json"),
+                    ("typed-before", "waits-round47-typed-idle-before.json"), ("typed", "waits-round47-typed-idle.json"))},
     "waits-warmup": lambda: _span([_j(f)["results"][0]["warmup"]["first_token_s"] for f in WAITS_CURRENT], "{:.0f}"),
     "waits-loaded-load": lambda: _span([lo for lo, _ in _waits_loaded()]),
     "waits-loaded-first-token": lambda: f"{min(t for _, t in _waits_loaded()):.0f}",
