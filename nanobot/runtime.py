@@ -23,7 +23,7 @@ from nanobot.workspace import init_workspace
 
 # modules a first turn imports where it needs them (a model with a tool template): imported while
 # the model loads instead
-FIRST_TURN = ("nanobot.tools.runner", "nanobot.tools.templatecalls", "nanobot.tools.leancalls")
+FIRST_TURN = ("nanobot.tools.runner", "nanobot.tools.templatecalls", "nanobot.tools.leancalls", "nanobot.tools.foresee")
 
 
 def load_model(settings: Settings, model: str | None = None, vocab_only: bool = False) -> ChatModel:

@@ -178,9 +178,8 @@ class Agent:
         before its reply (``tools.foresee``), each only where the turn would ask it and none once
         ``stop`` is set; the classifiers' answers are kept on ``pre`` for the turn whose message is this
         draft, the others where the turn's model and runner find them."""
-        from nanobot.tools.foresee import (
-            foresee,  # the first turn's modules: imported while the model loads
-        )
+        # one of runtime.FIRST_TURN: imported while the model loads
+        from nanobot.tools.foresee import foresee
 
         judge, kept = Judge(), self.judge
         judge.context(draft, [])
