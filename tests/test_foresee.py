@@ -66,7 +66,7 @@ def _turn_batches(agent, model, text):
                 before = list(batches)
     finally:
         del model.llm.eval
-    return batches if before is None else before
+    return (batches if before is None else before), ev.timing
 
 
 def test_a_message_sent_as_drafted_finds_its_first_step_judged(foreseeing, model):
@@ -80,10 +80,13 @@ def test_a_message_sent_as_drafted_finds_its_first_step_judged(foreseeing, model
     agent.prefill(question)
     base.wait(120)
     assert not base.error and agent.tool_runner.picks  # picked while the person paused
-    assert set(_turn_batches(agent, model, question)) <= {1}
+    batches, timing = _turn_batches(agent, model, question)
+    assert set(batches) <= {1}
+    assert timing.read >= 1 and "prefix_probability" not in timing.evaluations  # -v: read, not evaluated
     agent.prefill()
     agent._prefill.wait(120)
-    assert max(_turn_batches(agent, model, "ping the word ho")) > 1
+    batches, timing = _turn_batches(agent, model, "ping the word ho")
+    assert max(batches) > 1 and timing.evaluations["prefix_probability"] >= 1
 
 
 def test_a_stopped_draft_asks_the_model_nothing(home):

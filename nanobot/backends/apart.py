@@ -24,6 +24,7 @@ class Apart:
     _apart: dict[tuple[str, str], tuple[list[int], bytes]]  # ``yes_no_apart``'s prompts and states, by system prompt and lead
     _answered: dict[tuple, tuple[float, float]]  # ``yes_no_apart``'s answers, by the prompt's messages
     apart_store: Any  # the disk's states of those prompts (``kvcache.apart``), set by the KV cache
+    last_read: bool  # the last judgement was answered from ``_answered``, with no evaluation
 
     def keep_apart(self, store: Any) -> None:
         """Keep the states of ``yes_no_apart``'s prompts in ``store`` too (``kvcache.apart``: on disk)."""
@@ -41,6 +42,7 @@ class Apart:
 
         answered = tuple((m.role, m.content) for m in messages)
         if answered in self._answered:  # asked already (on the draft, while the person paused)
+            self.last_read = True
             return self._answered[answered]
         llm = self.llm
         key = (messages[0].content if messages else "", lead)
@@ -62,6 +64,7 @@ class Apart:
             self._answered[answered] = answer
             while len(self._answered) > ANSWERED:
                 self._answered.pop(next(iter(self._answered)))
+            self.last_read = False
             return answer
 
     def generate_apart(self, messages: list[Message], *, prefill: str = "", **sample: Any) -> str:

@@ -168,6 +168,7 @@ class LlamaBackend(Apart):
         self._texts: list[str] | None = None
         self.first_probs = None  # the first-token distribution of the last prefix_probability
         self.scored = Scored()  # prompts' first-token distributions, by their tokens (``backends/scored.py``)
+        self.last_read = False  # the last prefix_probability or yes_no_apart was read from those, not evaluated
         self._prefill_lock = threading.Lock()
         self._ban_masks: dict = {}  # no_opening -> reply so far -> banned tokens (``backends/openban.py``)
         self.dry: sampling.Dry | None = None  # set per call by ``stream`` (dry_multiplier > 0)
@@ -250,7 +251,7 @@ class LlamaBackend(Apart):
             raise ModelError(f"prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}; raise n_ctx or shorten the prompt")
         llm, texts = self.llm, self._token_texts()
         scored = self.scored.get(tokens)  # these tokens scored already: their distributions are known
-        live = scored is None  # the context's logits are those after the prompt's last token
+        live = evaluated = scored is None  # the context's logits are those after the prompt's last token
         if live:
             self._hold(tokens)
             scored = self.scored.put(tokens, self._probs())
@@ -265,13 +266,14 @@ class LlamaBackend(Apart):
                     self._hold(tokens)
                 llm.n_tokens = len(tokens)
                 llm.eval([tok])
-                afters[tok], live = self._probs(), False
+                afters[tok], live, evaluated = self._probs(), False, True
             after = afters[tok]
             total += first[tok] * sum(after[u] for u in _matching(texts, texts[tok], starts, after, word=word))
         if self.cached_prefix(tokens) == len(tokens):
             llm.n_tokens = len(tokens)
             if not live:  # a generation from these tokens must decode their last one again, not sample
                 llm._requires_eval = True  # from the logits of a partial start or of another prompt
+        self.last_read = not evaluated
         return float(min(total, 1.0))
 
     def _hold(self, tokens: list[int]) -> None:

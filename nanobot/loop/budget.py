@@ -3,7 +3,8 @@
 ``metered`` wraps a model's evaluation methods (``EVALUATIONS``: the reply's stream, a tool step, a
 judgement, a rewrite) once on the instance, so each draws one evaluation from the budget of the turn
 running on the calling thread before it starts: no stage spends outside it, and a new stage needs no
-counter of its own. A call inside another (``yes_no_apart`` asking ``yes_no``) is part of it; calls on
+counter of its own. A judgement the backend answers from what it kept (``last_read``: a draft's,
+judged before Enter) is counted in ``read``, not drawn. A call inside another (``yes_no_apart`` asking ``yes_no``) is part of it; calls on
 other threads (the prefill, housekeeping) and between turns draw nothing. Spent, a draw raises
 ``BudgetSpent`` (a ``ModelError``): a judgement then has no answer and its caller's fallback decides;
 a step or a retry ends the turn with the best reply so far and one line (``loop.checkedturn``). A
@@ -31,6 +32,7 @@ from typing import Any
 from nanobot.base.errors import ModelError
 
 EVALUATIONS = ("stream", "yes_no", "yes_no_apart", "generate_apart", "prefix_probability")
+READS = ("yes_no_apart", "prefix_probability")  # may be answered from what the backend kept (``last_read``)
 
 
 class BudgetSpent(ModelError):
@@ -49,12 +51,13 @@ class TurnBudget:
     def __init__(self, evaluations: int, seconds: float, clock: Any = time.monotonic) -> None:
         self.evaluations, self.seconds, self.clock = evaluations, seconds, clock
         self.used: Counter[str] = Counter()  # evaluations this turn, by model method
+        self.read: Counter[str] = Counter()  # calls answered from what the backend kept, which cost none
         self.began = clock()
         self.depth = 0  # evaluations running inside another
         self.cut = False  # a draw was refused this turn
 
     def start(self) -> None:
-        self.used, self.began, self.cut, self.depth = Counter(), self.clock(), False, 0
+        self.used, self.read, self.began, self.cut, self.depth = Counter(), Counter(), self.clock(), False, 0
         _current.budget = self
 
     def stop(self) -> None:
@@ -125,6 +128,10 @@ def _drawing(name: str, method: Any) -> Any:
             out = method(*args, **kw)
         finally:
             budget.depth -= 1
+        if name in READS and getattr(getattr(method, "__self__", None), "last_read", False) is True:
+            budget.used[name] -= 1  # answered from what was kept (a draft's judgement): no evaluation
+            budget.used += Counter()  # (drops a count of 0)
+            budget.read[name] += 1
         return _inside(out, budget, timed=bool(kw.get("grammar"))) if inspect.isgenerator(out) else out
     return call
 

@@ -21,7 +21,7 @@ from nanobot.core.features import Agent
 # a ``TurnTiming``, carried on ``TurnDone.timing`` and printed by ``nanobot chat -v``::
 #
 #     first token 12.40s · decision 2.10s (2) · arguments 6.02s (1) · tools 0.31s · reply ttft 3.61s ·
-#     evaluations 5 (prefix_probability 2, stream 2, yes_no_apart 1) · total 19.80s
+#     evaluations 5 (prefix_probability 2, stream 2, yes_no_apart 1) · read 1 · total 19.80s
 
 class TurnTiming(BaseModel):
     first_token_s: float  # Enter -> the first visible token of the reply (the whole turn when none)
@@ -33,6 +33,7 @@ class TurnTiming(BaseModel):
     tools_s: float = 0.0  # tools running (an exec's confirmation question included)
     reply_ttft_s: float = 0.0  # the final reply call alone: its prompt evaluation and first token
     evaluations: dict[str, int] = {}  # model evaluations drawn from the turn's budget, by model method (loop.budget)
+    read: int = 0  # judgements answered from what the backend kept (a draft's, judged before Enter)
     from_prompt: list[str] = []  # the prompt's repository facts a reply with no tool call gives (``repofacts.told``)
 
     def line(self) -> str:
@@ -49,6 +50,8 @@ class TurnTiming(BaseModel):
         if self.evaluations:
             each = ", ".join(f"{k} {v}" for k, v in sorted(self.evaluations.items()))
             parts.append(f"evaluations {sum(self.evaluations.values())} ({each})")
+        if self.read:
+            parts.append(f"read {self.read}")
         parts.append(f"total {self.total_s:.2f}s")
         return " · ".join(parts)
 
@@ -76,14 +79,15 @@ class TurnClock:
             self.tools_s += now - self._call_at
             self._call_at = None
 
-    def timing(self, reply_ttft_s: float, evaluations: dict[str, int] | None = None) -> TurnTiming:
+    def timing(self, reply_ttft_s: float, evaluations: dict[str, int] | None = None, read: int = 0) -> TurnTiming:
         end = self.clock()
         steps = self._steps[self._seen:] if self._steps is not None else []
         dec = [s.seconds for s in steps if s.kind == "decision"]
         arg = [s.seconds for s in steps if s.kind == "args"]
         return TurnTiming(first_token_s=(self.first or end) - self.start, total_s=end - self.start,
                           decision_s=sum(dec), decisions=len(dec), arguments_s=sum(arg), arguments=len(arg),
-                          tools_s=self.tools_s, reply_ttft_s=reply_ttft_s, evaluations=dict(evaluations or {}))
+                          tools_s=self.tools_s, reply_ttft_s=reply_ttft_s, evaluations=dict(evaluations or {}),
+                          read=read)
 
 
 # What ``nanobot prompt`` (and ``/prompt``, and the benchmarks) report about the prompt the next
