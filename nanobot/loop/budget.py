@@ -4,8 +4,8 @@
 judgement, a rewrite) once on the instance, so each draws one evaluation from the budget of the turn
 running on the calling thread before it starts: no stage spends outside it, and a new stage needs no
 counter of its own. A judgement the backend answers from what it kept (``last_read``: a draft's,
-judged before Enter) is counted in ``read``, not drawn. A call inside another (``yes_no_apart`` asking ``yes_no``) is part of it; calls on
-other threads (the prefill, housekeeping) and between turns draw nothing. Spent, a draw raises
+judged before Enter) gives its draw back and is counted in ``read``. A call inside another
+(``yes_no_apart`` asking ``yes_no``) is part of it; calls on other threads (the prefill, housekeeping) and between turns draw nothing. Spent, a draw raises
 ``BudgetSpent`` (a ``ModelError``): a judgement then has no answer and its caller's fallback decides;
 a step or a retry ends the turn with the best reply so far and one line (``loop.checkedturn``). A
 generation nobody reads as it comes (a call's arguments, a file's rewrite) also stops once the seconds
