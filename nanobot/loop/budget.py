@@ -130,7 +130,8 @@ def _drawing(name: str, method: Any) -> Any:
             budget.depth -= 1
         if name in READS and getattr(getattr(method, "__self__", None), "last_read", False) is True:
             budget.used[name] -= 1  # answered from what was kept (a draft's judgement): no evaluation
-            budget.used += Counter()  # (drops a count of 0)
+            if not budget.used[name]:
+                del budget.used[name]
             budget.read[name] += 1
         return _inside(out, budget, timed=bool(kw.get("grammar"))) if inspect.isgenerator(out) else out
     return call
