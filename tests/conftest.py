@@ -119,10 +119,14 @@ def no_turn_budget_outlives_its_test():
 @pytest.fixture(autouse=True)
 def no_disk_store_outlives_its_test():
     """An agent built with the KV cache on the session's shared SmolLM2 hands it that home's disk store
-    of judgement states (``LlamaBackend.keep_apart``); the next test on the worker must not read it."""
+    of judgement states (``LlamaBackend.keep_apart``); the next test on the worker must not read it,
+    nor the answers a test's turns kept (``_answered``, ``scored``): a test that counts evaluations
+    would count fewer after a test that asked the same prompt, and pass or fail by the order run."""
     yield
     for shared in SHARED_MODELS:
         shared.apart_store = None
+        shared._answered.clear()
+        shared.scored.clear()
 
 
 @pytest.fixture(autouse=True, scope="session")
