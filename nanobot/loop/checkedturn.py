@@ -125,6 +125,12 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
         attempt = 1
         if owed is not None:
             owed.append(result.correction)
+        if result.call is not None and result.call[0] in agent.tool_names():  # the call the user's words name
+            yield Notice(text=f"reply check: {result.problem}; running it", level="warning")
+            messages = yield from run_written_call(agent, result.call, messages, seen, "the run the user asked for ran")
+            echoes, tool, answer = None, "", True  # the reply is given again, from the run's output
+            yield TextDelta(text="\n\n" if reply else "")
+            continue
         if result.tool == "memory_add" and "memory_add" in agent.tool_names() and agent.provenance.facts():
             # a keeping owed for a message that gives its facts: the user's own words are it, nothing to author
             yield Notice(text=f"reply check: {result.problem}; keeping the message as the user wrote it", level="warning")

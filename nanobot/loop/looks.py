@@ -274,6 +274,29 @@ def relays(reply: str, error: str, user_text: str) -> bool:
     return len((_words(reply) & _words(error)) - _words(user_text)) >= RELAYED
 
 
+_VALUE = re.compile(r"[\w.:/-]*\d[\w.:/-]*")  # a value a reply gives: a word with a digit ("3.64", "9f2c1e0a")
+
+
+def output_unrun(f: Facts) -> CheckResult | None:
+    """The message names a program the allow list runs (``extra["program"]``: "python3 tides.py"), it did
+    not run this turn, and the reply gives a value (a word with a digit) that nothing this turn showed --
+    not the message, a result, the retrieved block: a program's output told without its run, worked out
+    from its source or invented. Where the model's run judgement leans yes (``extra["run_leans"]``; "what
+    does tides.py do?" does not) the program runs as the user's words name it and the reply is given
+    again from its output. The call comes from the message, never from the reply's words."""
+    command = f.extra.get("program", lambda: "")()
+    if not command or any(o.ok and "runs" in o.effects and command.split()[-1] in str((o.args or {}).get("command"))
+                          for o in f.done):
+        return None
+    shown = " ".join([f.user_text, f.earlier, *(o.text for o in f.done)])
+    new = [v.strip(".:/-") for v in _VALUE.findall(f.reply) if v.strip(".:/-") not in shown]
+    if not new or not f.extra.get("run_leans", lambda: False)():
+        return None
+    return CheckResult(problem=f"the reply gives {new[0]}, which no run of {command} showed this turn",
+                       call=("exec", {"command": command}),
+                       correction=f"(nanobot: {command} did not run this turn; the reply above is not its output.)")
+
+
 def not_from_look(f: Facts) -> CheckResult | None:
     """The look succeeded and the reply shares no word with it, or copies the retrieved block. After a
     change of the target that succeeded, the reply is held to the change instead (``not_of_change``)."""

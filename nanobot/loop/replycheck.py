@@ -49,9 +49,11 @@ from nanobot.loop.looks import (
     no_answer,
     not_from_look,
     not_looked,
+    output_unrun,
     repeated_reply,
     told_of_tool,
 )
+from nanobot.loop.spelled import named_program
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
 
@@ -131,6 +133,7 @@ CHECKS: tuple[Check, ...] = (
     call_as_text,  # a call's JSON in the reply: nothing ran
     look_failed,  # every look failed and the reply speaks of the target
     told_of_tool,  # the reply tells the user of a tool that did not run
+    output_unrun,  # a program the message names did not run, and the reply gives values nothing showed
     not_from_look,  # the look succeeded and the reply says nothing of it
     listing_unnamed,  # a listing for a message that names nothing, and the reply names none of it
     declined_without_look,  # declined with nothing tried
@@ -253,6 +256,8 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,
                   gives_facts=lambda: getattr(agent, "provenance", None) is None or agent.provenance.has_facts(),
                   extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
+                         "program": lambda: agent is not None and named_program(user_text, agent) or "",
+                         "run_leans": lambda: agent is not None and leans(agent, "run", user_text),
                          "absent": lambda: paths().get("new", []), "files": lambda: paths().get("file", [])})
     # the reply read by the model where a claim would matter: it says the message back, and a change was
     # asked for; or it gives back a fact of the message (in another language too), and a keeping is leaned to

@@ -105,28 +105,34 @@ INTERPRETERS = {".py": ("python3", "python"), ".sh": ("bash", "sh"), ".js": ("no
                 ".pl": ("perl",), ".php": ("php",), ".lua": ("lua",)}  # a program file's suffix -> what runs it
 
 
-def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
-    """The ``exec`` call of the one program file the message names in the roots whose interpreter the
-    allow list holds ("python3" for ``fog.py``), when the model judges, in any language, that the
-    message asks for it to be run (``judge``'s "run" classifier, a sure yes). A command the message
-    types is the model's to call (``explicit`` where it is spelled out in English). Its output then
-    answers; a read of its source does not. None otherwise: one judgement, asked only where such a
-    program is named."""
-    from nanobot.loop.judge import asks
+def named_program(user_text: str, agent: Agent) -> str:
+    """The command that runs the one program file the message names in the roots whose interpreter the
+    allow list holds ("python3 fog.py"), a fact of the message and the roots; "" for none or several."""
     from nanobot.tools.gitexec import unasked
     from nanobot.tools.named import named, roots_of
     from nanobot.tools.shell import allowed
 
     if "exec" not in agent.tool_names():
-        return None
+        return ""
     allow = unasked(agent.settings.tools)
-    programs = {n.path for n in named(user_text, roots_of(agent.settings)) if n.kind == "file"
-                and any(allowed(f"{i} {n.path}", allow) for i in INTERPRETERS.get(Path(n.path).suffix.lower(), ()))}
-    if len(programs) != 1:
-        return None
-    path = programs.pop()
-    runner = next(i for i in INTERPRETERS[Path(path).suffix.lower()] if allowed(f"{i} {path}", allow))
-    return ("exec", {"command": f"{runner} {path}"}) if asks(agent, "run", user_text) is True else None
+    runs: set[str] = set()
+    for n in named(user_text, roots_of(agent.settings)):
+        interpreters = INTERPRETERS.get(Path(n.path).suffix.lower(), ()) if n.kind == "file" else ()
+        if runner := next((i for i in interpreters if allowed(f"{i} {n.path}", allow)), ""):
+            runs.add(f"{runner} {n.path}")
+    return runs.pop() if len(runs) == 1 else ""
+
+
+def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
+    """The ``exec`` call of the program the message names (``named_program``), when the model judges, in
+    any language, that the message asks for it to be run (``judge``'s "run" classifier, a sure yes). A
+    command the message types is the model's to call (``explicit`` where it is spelled out in English).
+    Its output then answers; a read of its source does not. None otherwise: one judgement, asked only
+    where such a program is named."""
+    from nanobot.loop.judge import asks
+
+    command = named_program(user_text, agent)
+    return ("exec", {"command": command}) if command and asks(agent, "run", user_text) is True else None
 
 
 # An edit the user spelled out: a file, the text to replace and its replacement, both quoted.

@@ -20,6 +20,7 @@ class CheckResult:
     note: str = ""  # for the model, on a retry
     correction: str = ""  # for the user, when the retry did not help ("": the retried reply stands)
     tool: str = ""  # the tool the note asks for: the retry calls it directly (``ToolRunner.retry_tool``)
+    call: tuple[str, dict] | None = None  # a call the user's own words name: run as it is, then answered from
     copied: str = ""  # an earlier reply the reply repeats: the retry sees the session without it and its question
     bare: bool = False  # the retry sees this message alone: the note holds the result it is answered from
     answer: bool = False  # the retry answers in words from what ran this turn, no tool first
