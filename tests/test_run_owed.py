@@ -56,3 +56,16 @@ def test_a_reply_whose_values_the_source_shows_is_no_run_owed(home):
     _, calls = _turn(home, "Roda o tides.py e diz-me em que dia cai a maré viva.", 0.6,
                      "It takes the heights 3.42, 4.07, 2.96 and 4.51 and prints the day of the highest.")
     assert calls == [("read_file", "tides.py")]
+
+
+def test_a_run_misread_is_answered_again_from_its_output_then_shown_under_it(home):
+    """A sure run judgement runs the program before any reply (``spelled.asked_run``); a reply with a
+    value its output does not show is asked again with the output, and shown with it when still wrong."""
+    for again, shown in (("The spring tide falls on Thu.", False), ("It falls on the 16th.", True)):
+        model = RunJudging(["The spring tide is on Wed, March 16th.", again], [0.1, 0.1], run=0.9)
+        agent = make_agent(home, model, enabled=["read_file", "exec"], exec_allow=["python3"])
+        (agent.workspace / "tides.py").write_text(TIDES)
+        events = list(agent.turn("Roda o tides.py e diz-me em que dia cai a maré viva."))
+        assert [e.arguments["command"] for e in events if isinstance(e, ToolCall)] == ["python3 tides.py"]
+        assert "spring tide: Thu" in model.calls[-1]["messages"][-1].content  # the retry sees the output
+        assert events[-1].reply.endswith("spring tide: Thu)") is shown, events[-1].reply

@@ -275,26 +275,43 @@ def relays(reply: str, error: str, user_text: str) -> bool:
 
 
 _VALUE = re.compile(r"[\w.:/-]*\d[\w.:/-]*")  # a value a reply gives: a word with a digit ("3.64", "9f2c1e0a")
+_DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def new_values(reply: str, shown: str) -> list[str]:
+    """The values (words with a digit) of ``reply`` that ``shown`` does not hold, a number rounded from
+    one it holds aside ("3.64" for 3.639)."""
+    numbers = [float(n) for n in _DECIMAL.findall(shown)]
+
+    def rounded(v: str) -> bool:
+        places = len(v.split(".")[1]) if "." in v else 0
+        return bool(_DECIMAL.fullmatch(v)) and any(round(n, places) == float(v) for n in numbers)
+
+    return [v for w in _VALUE.findall(reply) if (v := w.strip(".:/-")) not in shown and not rounded(v)]
 
 
 def output_unrun(f: Facts) -> CheckResult | None:
-    """The message names a program the allow list runs (``extra["program"]``: "python3 tides.py"), it did
-    not run this turn, and the reply gives a value (a word with a digit) that nothing this turn showed --
-    not the message, a result, the retrieved block: a program's output told without its run, worked out
-    from its source or invented. Where the model's run judgement leans yes (``extra["run_leans"]``; "what
-    does tides.py do?" does not) the program runs as the user's words name it and the reply is given
-    again from its output. The call comes from the message, never from the reply's words."""
+    """The message names a program the allow list runs (``extra["program"]``: "python3 tides.py"), and
+    the reply gives a value (a word with a digit) that nothing this turn showed -- not the message, a
+    read, a run: a program's output worked out from its source, or invented. Only where the model's run
+    judgement leans yes (``extra["run_leans"]``; "what does tides.py do?" does not). With no run of it
+    this turn the program runs as the user's words name it (``call``: never from the reply's words) and
+    the reply is given again from its output; after its run the reply is asked again from the output,
+    which goes under it if the retry misreads it too."""
     command = f.extra.get("program", lambda: "")()
-    if not command or any(o.ok and "runs" in o.effects and command.split()[-1] in str((o.args or {}).get("command"))
-                          for o in f.done):
-        return None
-    shown = " ".join([f.user_text, f.earlier, *(o.text for o in f.done)])
-    new = [v.strip(".:/-") for v in _VALUE.findall(f.reply) if v.strip(".:/-") not in shown]
+    new = command and new_values(f.reply, " ".join([f.user_text, *(o.text for o in f.done)]))
     if not new or not f.extra.get("run_leans", lambda: False)():
         return None
-    return CheckResult(problem=f"the reply gives {new[0]}, which no run of {command} showed this turn",
-                       call=("exec", {"command": command}),
-                       correction=f"(nanobot: {command} did not run this turn; the reply above is not its output.)")
+    ran = [o for o in f.done if o.ok and "runs" in o.effects and command.split()[-1] in str((o.args or {}).get("command"))]
+    if not ran:
+        return CheckResult(problem=f"the reply gives {new[0]}, which no run of {command} showed this turn",
+                           call=("exec", {"command": command}),
+                           correction=f"(nanobot: {command} did not run this turn; the reply above is not its output.)")
+    out = ran[-1].text
+    return CheckResult(problem=f"the reply gives {new[0]}, which the output of {command} does not show", answer=True,
+                       note=f"[nanobot: {command} printed:\n{out[:1500]}\nYour reply gave {new[0]}, which this output "
+                            "does not show. Answer the user's message now from this output, in plain sentences.]",
+                       correction=f"(nanobot: {new[0]} is not in what {command} printed:\n{out[:800]})")
 
 
 def not_from_look(f: Facts) -> CheckResult | None:

@@ -133,7 +133,7 @@ CHECKS: tuple[Check, ...] = (
     call_as_text,  # a call's JSON in the reply: nothing ran
     look_failed,  # every look failed and the reply speaks of the target
     told_of_tool,  # the reply tells the user of a tool that did not run
-    output_unrun,  # a program the message names did not run, and the reply gives values nothing showed
+    output_unrun,  # a program the message names: the reply gives values neither its run nor anything else showed
     not_from_look,  # the look succeeded and the reply says nothing of it
     listing_unnamed,  # a listing for a message that names nothing, and the reply names none of it
     declined_without_look,  # declined with nothing tried
