@@ -59,7 +59,7 @@ def test_a_root_that_is_a_repository_gives_its_state_to_the_prompt(home, tmp_pat
     repo = make_repo(tmp_path)
     agent = agent_for(home, [repo])
     text = agent.system_prompt().text
-    assert 'Git lighthouse: branch feature/lamp-7; last commit "Light the lamp at seven"' in text
+    assert 'Git lighthouse: branch feature/lamp-7 (1 commit); last commit "Light the lamp at seven"' in text
     assert "uncommitted: lamp.py (changed), fog.txt (untracked)" in text
     assert agent.model.count_tokens(next(s.text for s in agent.system_prompt().sections if s.name == "repo")) <= 40
 
@@ -72,6 +72,7 @@ def test_a_commit_between_turns_is_in_the_next_turns_prompt(home, tmp_path):
     list(agent.turn("and now?"))
     sent = agent.model.calls[-1]["messages"][0].content
     assert '"Light it at eight"' in sent and "uncommitted: fog.txt (untracked)" in sent
+    assert "branch feature/lamp-7 (2 commits);" in sent
 
 
 def test_no_repository_no_section(home, tmp_path):

@@ -1,14 +1,15 @@
 """The repository the file tools work in, as facts for the prompt: the branch, the last commit's
-subject and age, how many files are changed and untracked -- what "which branch am I on?", "what
-was the last commit?" and "is anything uncommitted?" ask, answered without a tool.
+subject and age, how many commits the branch has, how many files are changed and untracked -- what
+"which branch am I on?", "what was the last commit?", "how many commits so far?" and "is anything
+uncommitted?" ask, answered without a tool.
 
 The repositories are those of the folder relative paths start in (``tools.paths.base_dir``: the
 start folder when it is inside a root, else the workspace) and of each root, at most ``MAX_REPOS``.
 Git runs hardened (``base.gitsafe``) with a timeout. ``stamp`` is a few ``stat`` calls (HEAD, the
 index, the branch's ref): the facts are read again only when it changes (``tools.feature``).
 
->>> RepoFacts(label="shop", branch="feature/x", subject="Add tax", age="2 h", changed=3, untracked=1).line()
-'Git shop: branch feature/x; last commit "Add tax" 2 h ago; uncommitted: 3 changed, 1 untracked'
+>>> RepoFacts(label="shop", branch="feature/x", subject="Add tax", age="2 h", changed=3, untracked=1, commits=5).line()
+'Git shop: branch feature/x (5 commits); last commit "Add tax" 2 h ago; uncommitted: 3 changed, 1 untracked'
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ class RepoFacts(BaseModel):
     changed: int = 0
     untracked: int = 0
     names: list[str] = []  # the uncommitted files as "path (changed)" / "path (untracked)", when few
-    commits: int = 1  # 0: the branch has none yet
+    commits: int = 1  # on the branch (HEAD's history); 0: none yet
+    counted: bool = True  # the count is shown (``fitted`` drops it with the age)
 
     def line(self) -> str:
         last = (f'last commit "{self.subject}"' + (f" {self.age} ago" if self.age else "") if self.subject
@@ -44,20 +46,21 @@ class RepoFacts(BaseModel):
         state = ("uncommitted: " + (", ".join(self.names) if self.names else
                                     f"{self.changed} changed, {self.untracked} untracked")
                  if self.changed or self.untracked else "nothing uncommitted")
-        return "; ".join(x for x in (f"Git {self.label}: branch {self.branch}", last, state) if x)
+        count = f" ({self.commits} commit{'s' if self.commits != 1 else ''})" if self.commits and self.counted else ""
+        return "; ".join(x for x in (f"Git {self.label}: branch {self.branch}{count}", last, state) if x)
 
 
 def fitted(facts: list[RepoFacts], budget: int, count) -> str:
-    """The facts' lines within ``budget`` tokens (``count``): the commits' ages go first, then their
+    """The facts' lines within ``budget`` tokens (``count``): the commits' ages and counts go first, then their
     subjects are cut to about 24 characters at a word, then the uncommitted files' names give way to
     their counts, then the subjects go; the branch and what is uncommitted stay."""
     def cut(subject: str) -> str:
         return subject if len(subject) <= 24 else subject[:24].rsplit(" ", 1)[0] + "…"
 
-    steps = [lambda f: f, lambda f: f.model_copy(update={"age": ""}),
-             lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject)}),
-             lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject), "names": []}),
-             lambda f: f.model_copy(update={"age": "", "subject": "", "names": []})]
+    steps = [lambda f: f, lambda f: f.model_copy(update={"age": "", "counted": False}),
+             lambda f: f.model_copy(update={"age": "", "counted": False, "subject": cut(f.subject)}),
+             lambda f: f.model_copy(update={"age": "", "counted": False, "subject": cut(f.subject), "names": []}),
+             lambda f: f.model_copy(update={"age": "", "counted": False, "subject": "", "names": []})]
     text = ""
     for step in steps:
         text = "\n".join(step(f).line() for f in facts)
@@ -109,7 +112,7 @@ def read(top: Path, timeout: float = 2.0) -> RepoFacts | None:
     facts = RepoFacts(label=one_line(top.name), branch=one_line(branch.strip()) or "(detached)")
     facts.commits = 0
     if (log := git("log", "-1", "--format=%ct%x00%s")) and "\0" in log:
-        facts.commits = 1
+        facts.commits = int(n) if (n := (git("rev-list", "--count", "HEAD") or "").strip()).isdigit() else 1
         when, subject = log.strip().split("\0", 1)
         facts.subject = one_line(subject)[:SUBJECT_CHARS]
         facts.age = _age(max(0.0, time.time() - int(when or 0)))
@@ -164,7 +167,7 @@ def told(reply: str, section: str) -> list[str]:
 
     found = []
     low = reply.lower()
-    for m in re.finditer(r'branch (\S+); last commit "([^"]*)"', section):
+    for m in re.finditer(r'branch (\S+)(?: \(\d+ commits?\))?; last commit "([^"]*)"', section):
         if re.search(rf"(?<![\w/.-]){re.escape(m.group(1).lower())}(?![\w/-])", low):
             found.append(f"branch {m.group(1)}")
         if m.group(2) and m.group(2).lower() in low:
