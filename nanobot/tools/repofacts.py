@@ -51,16 +51,18 @@ class RepoFacts(BaseModel):
 
 
 def fitted(facts: list[RepoFacts], budget: int, count) -> str:
-    """The facts' lines within ``budget`` tokens (``count``): the commits' ages and counts go first, then their
+    """The facts' lines within ``budget`` tokens (``count``): the commits' ages go first, then their
     subjects are cut to about 24 characters at a word, then the uncommitted files' names give way to
-    their counts, then the subjects go; the branch and what is uncommitted stay."""
+    their counts, then the branch's number of commits goes, then the subjects; the branch and what is
+    uncommitted stay."""
     def cut(subject: str) -> str:
         return subject if len(subject) <= 24 else subject[:24].rsplit(" ", 1)[0] + "…"
 
-    steps = [lambda f: f, lambda f: f.model_copy(update={"age": "", "counted": False}),
-             lambda f: f.model_copy(update={"age": "", "counted": False, "subject": cut(f.subject)}),
-             lambda f: f.model_copy(update={"age": "", "counted": False, "subject": cut(f.subject), "names": []}),
-             lambda f: f.model_copy(update={"age": "", "counted": False, "subject": "", "names": []})]
+    steps = [lambda f: f, lambda f: f.model_copy(update={"age": ""}),
+             lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject)}),
+             lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject), "names": []}),
+             lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject), "names": [], "counted": False}),
+             lambda f: f.model_copy(update={"age": "", "subject": "", "names": [], "counted": False})]
     text = ""
     for step in steps:
         text = "\n".join(step(f).line() for f in facts)
