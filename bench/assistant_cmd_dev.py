@@ -8,8 +8,8 @@ read and tuned on; ``assistant_cmd_check`` is its check-only half.
 
 A turn is right only when the reply states the true value (``says``/``says_all``) and nothing the
 computer does not hold (``never``: "main" or "master" for the branch, a clean tree that is not). The
-branch and the last commit's subject may come from the prompt (``none_ok``); what is uncommitted, a
-script's output and a command's output need the run (exec) this turn.
+branch, the last commit's subject and the branch's number of commits may come from the prompt
+(``none_ok``); what is uncommitted, a script's output and a command's output need the run (exec) this turn.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ SESSIONS = [
             says_all=("11",), says=("14",)),
         ask("¿Hay archivos sin seguimiento en el repositorio?", "git status --short", "changed files",
             says=("storm_notes",)),
-        ask("How many commits are on this branch so far?", "git rev-list --count HEAD", "last commit",
+        ask("How many commits are on this branch so far?", "git rev-list --count HEAD", "last commit", True,
             says=("3", "three")),
         ask("Sur quelle branche suis-je, et quel est le dernier commit ?", "git log -1 --format=%D%n%s", "branch", True,
             says_all=BRANCH_SAYS + SUBJECT, never=NOT_BRANCH),
