@@ -30,7 +30,10 @@ on ``repair_dev2.tsv`` / ``repair_held2.tsv`` (round 39: outcome asks and report
 ``--kind claimed``: "does the *reply* say something was kept or changed?" (the message and its reply) on
 ``claimed_dev.tsv``, checked on ``claimed_held.tsv`` (replies in eight languages: claims, and answers,
 explanations, offers and failures); ``claimed_dev2.tsv`` / ``claimed_held2.tsv`` (round 39) add replies
-that give what was asked -- a translation, a synonym, a poem -- which the 1.5B once read as claims.
+that give what was asked -- a translation, a synonym, a poem -- which the 1.5B once read as claims;
+``--kind run``: "does the message ask for a program, the tests or a command to be run?" on ``run_dev.tsv``
+(round 48: runs of scripts, tests and commands in eight languages against thanks, questions about code,
+changes, reads and how-tos), checked on ``run_held.tsv`` (written blind to the classifier by a helper).
 
     .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
@@ -80,7 +83,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
-    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair", "claimed"])
+    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair", "claimed", "run"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
@@ -95,6 +98,7 @@ def main() -> None:
                      ("named dev", "named_dev.tsv"), ("named held", "named_held.tsv")),  # (tools.firstlook.judged_look)
             "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv")),
             "keep": (("dev", "keep_dev.tsv"), ("held", "keep_held.tsv")),
+            "run": (("dev", "run_dev.tsv"), ("held", "run_held.tsv")),
             "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv"), ("dev2", "repair_dev2.tsv"),
                        ("held2", "repair_held2.tsv")),
             "claimed": (("dev", "claimed_dev.tsv"), ("held", "claimed_held.tsv"), ("dev2", "claimed_dev2.tsv"),

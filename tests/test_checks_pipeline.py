@@ -25,7 +25,7 @@ def facts(user, reply, done=(), **kw):
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
         "no_answer", "repeated_reply", "message_parroted", "imitated_output", "failed_change_claimed", "failure_echoed", "failure_untold", "change_claimed_without_one", "asked_file_not_changed",
-        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "not_from_look", "listing_unnamed", "declined_without_look", "not_looked", "absent_listed", "named_unlooked"]
+        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "output_unrun", "not_from_look", "listing_unnamed", "declined_without_look", "not_looked", "absent_listed", "named_unlooked"]
 
 
 def test_a_repeated_reply_to_a_change_not_tried_is_retried_with_the_change():

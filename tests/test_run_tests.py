@@ -182,3 +182,36 @@ def test_no_test_run_without_a_change_a_fix_asked_or_time_left(home, monkeypatch
     events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))
     assert _ran(events) == [] and events[-1].reply.splitlines()[-1] == (
         "Tests not run: this turn's budget of 60 s is spent (`python3 -m pytest` runs them).")
+
+
+class RunJudged(ScriptedModel):
+    """Scripted replies; the model's run classifier sure of a run, every other classifier of no."""
+
+    def __init__(self, replies):
+        from nanobot.loop.judge import CLASSIFIERS
+
+        super().__init__(replies)
+        self._judge_trusted = dict.fromkeys(CLASSIFIERS, True)
+
+    def yes_no_apart(self, messages, **_):
+        from nanobot.loop.judge import RUN_SYSTEM
+
+        return (0.9, 0.1) if messages[0].content == RUN_SYSTEM else (0.05, 0.95)
+
+
+def test_a_test_run_asked_in_other_words_runs_the_allowed_test_command(home):
+    """No English run form: the model's run judgement, sure, on a message that names the tests in a word
+    the test files' names share, runs them; the model answers from the run. A thank-you the classifier
+    calls a run names no tests and runs nothing."""
+    for text in ("Führ die Tests aus und sag mir, was fehlschlägt.", "Lance les tests, s'il te plaît.",
+                 "Roda os testes do test_textutil.py"):
+        agent = _agent(home, [])
+        agent.model = RunJudged(["Answer:", "Un test échoue : test_shout."])
+        attach_tools(agent)
+        events = list(agent.turn(text))
+        assert _ran(events) and _ran(events)[0].startswith("python3 -m pytest"), text
+        assert "(tests: 1 passed, 1 failed)" in agent.model.calls[-1]["messages"][-1].content  # answered from it
+    agent = _agent(home, [])
+    agent.model = RunJudged(["Answer:", "De rien !"])
+    attach_tools(agent)
+    assert _ran(list(agent.turn("Merci beaucoup !"))) == []

@@ -141,14 +141,17 @@ CLAIMED_SHOTS = tuple((claim_text(m, r), a) for (m, r), a in (
 # Run: does the message ask for a program to be run, its output the answer? Asked only where the message
 # names a program file in the roots or a command the allow list holds (``loop.spelled.asked_run``): then
 # "what does X.py do?" is a read and "what does X.py print?" a run, in any language.
-RUN_SYSTEM = ("You classify messages sent to an assistant that can run programs on the user's computer. Does the "
-              "message ask for a program or command to be run, so that what it prints answers the message? A "
-              "question about what code does or contains, a request to read, show or change a file, or a how-to "
-              "question is no. Answer only yes or no.")
-RUN_SHOTS = (("Execute backup.sh, what's the output?", "yes"), ("What does backup.sh do?", "no"),
-             ("Führ mal zahlen.py aus, was kommt raus?", "yes"), ("Zeig mir zahlen.py", "no"),
-             ("¿Qué imprime saludo.py cuando lo ejecuto?", "yes"), ("How do I run a Python script?", "no"),
-             ("Lance le script stats.py", "yes"), ("Explique la boucle de stats.py", "no"),
+RUN_SYSTEM = ("You classify messages sent to an assistant that can run programs, tests and commands on the user's "
+              "computer. Does the message ask the assistant to run something now -- a program or script, the "
+              "project's tests, or a command -- so that what it prints, or whether it passes, answers the message? "
+              "Thanks, a question about what code does or contains, a request to write, change, fix, read or show "
+              "a file or a test, and a how-to question are no. Answer only yes or no.")
+RUN_SHOTS = (("Execute backup.sh, what's the output?", "yes"), ("Thanks, the backup script works now!", "no"),
+             ("Führ mal zahlen.py aus, was kommt raus?", "yes"), ("What does backup.sh do?", "no"),
+             ("Run the test suite and tell me what fails", "yes"), ("Merci, les tests passent maintenant.", "no"),
+             ("¿Qué imprime saludo.py cuando lo ejecuto?", "yes"), ("Add a test for parse_date to test_dates.py", "no"),
+             ("Lance le script stats.py", "yes"), ("How do I run the tests in a Python project?", "no"),
+             ("Prüf mal, ob die Tests noch durchlaufen.", "yes"), ("Zeig mir zahlen.py", "no"),
              ("count the words in essay.txt with wc -w", "yes"), ("Fix the bug in stats.py", "no"),
              ("what does stats.py print?", "yes"), ("¿Qué hace la función limpiar en datos.py?", "no"),
              ("Ouvre compte.py sans le lancer et explique-le.", "no"), ("Show me deploy.py without running it", "no"))

@@ -112,7 +112,7 @@ def named_program(user_text: str, agent: Agent) -> str:
     from nanobot.tools.named import named, roots_of
     from nanobot.tools.shell import allowed
 
-    if "exec" not in agent.tool_names():
+    if "exec" not in getattr(agent, "tool_names", list)():  # a check's view of an agent may have no tools
         return ""
     allow = unasked(agent.settings.tools)
     runs: set[str] = set()
@@ -333,22 +333,29 @@ def _ask(typed: str) -> tuple[str, bool] | None:
 
 
 def asked(typed: str, agent: Agent) -> tuple[str, dict] | None:
-    """The allowed test command's ``exec`` call where the message asks to run the tests; else None."""
+    """The allowed test command's ``exec`` call where the message asks to run the tests: in the English
+    run form ("run the tests"), or in any words the model's run classifier is sure ask for a run
+    ("Führ die Tests aus", "Lance les tests"), when the message names a test file, a runner or a word the
+    test files' names share ("tests", "Tests", "testes"); else None."""
     from nanobot.loop.callpolicy import change_asked
+    from nanobot.loop.judge import asks
 
-    if "exec" not in agent.tool_names() or not (tests := test_commands(_allow(agent))) or not (ask := _ask(typed)):
+    if "exec" not in agent.tool_names() or not (tests := test_commands(_allow(agent))):
         return None
-    if not ask[1] and change_asked(typed, agent):  # "add a test ... and run the tests": the change comes first
-        return None
+    ask = _ask(typed)
     files = _tests(agent)
-    words = set(re.findall(r"[\w.-]+", ask[0].lower()))
+    words = set(re.findall(r"[\w.-]+", (ask[0] if ask else typed).lower()))
     shared = set.intersection(*(set(re.split(r"[\W_]+", f.lower())) for f in files)) if files else set()
     runners = {w for t in tests for w in t.split() if not w.startswith("-")}
     named_files = [f for f in files if f.lower() in words or Path(f).name.lower() in words]
     if not (named_files or words & runners or any(w.startswith(s) for w in words for s in shared if len(s) >= 4)):
         return None
+    if ask is None and asks(agent, "run", typed) is not True:  # no English run form: the model's sure judgement
+        return None
+    if not (ask and ask[1]) and change_asked(typed, agent):  # "add a test ... and run the tests": the change first
+        return None
     langs = " ".join(_LANGS.get(Path(f).suffix, "") for f in named_files or files)
-    pick = likeliest(f"{ask[0]} {langs}", tests)
+    pick = likeliest(f"{ask[0] if ask else typed} {langs}", tests)
     python = all(f.endswith(".py") for f in named_files) and re.search(r"pytest|unittest", pick)
     return "exec", {"command": " ".join([pick, *named_files]) if python else pick}
 
