@@ -4,6 +4,8 @@ the tools offered. The real-model side is in tests/test_doing_what_was_asked_rea
 
 from __future__ import annotations
 
+import json
+
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.core.events import Notice, TextDelta, ToolCall, ToolResult
@@ -750,3 +752,22 @@ def test_a_new_function_may_not_take_the_place_of_one_an_earlier_message_named(h
     result = next(e for e in events if isinstance(e, ToolResult))
     assert not result.ok, result.text
     assert (agent.workspace / "stats.py").read_text() == stats
+
+
+def test_a_reply_that_declines_after_a_refused_look_carries_the_tools_reason(home, tmp_path, monkeypatch):
+    """nanobot started in a folder outside its roots: a read there is refused with the setting that allows
+    it; the model's "I'm sorry, but I can't assist with that." goes out with that reason under it, with no
+    retry (no model call more). A decline after a read of a file that is not there stands as it is."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "utils.py").write_text("def f():\n    return 1\n")
+    monkeypatch.chdir(elsewhere)
+    agent = make_agent(home, ["Tool: read_file", json.dumps({"path": "utils.py"}),
+                              "Answer:", "I'm sorry, but I can't assist with that."])
+    events, done = run(agent, "what does utils.py do?")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "add roots" in result.text
+    assert done.reply == f"I'm sorry, but I can't assist with that.\n\n(nanobot: read_file failed: {result.text.strip()})"
+    assert len(agent.model.calls) == 4  # the four scripted steps alone
+    agent = make_agent(home, ["Tool: read_file", json.dumps({"path": "nope.py"}), "Answer:", "I'm sorry, I can't."])
+    assert run(agent, "what does nope.py do?")[1].reply == "I'm sorry, I can't."

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from pathlib import PurePath
 
+from nanobot.base.safe_text import one_line
 from nanobot.core.asks import _COMMAND, command_of
 from nanobot.core.provenance import restated
 from nanobot.loop.claims import (
@@ -253,7 +254,17 @@ def _on(o: Outcome, f: Facts) -> bool:
 
 
 def look_failed(f: Facts) -> CheckResult | None:
-    """Every look at the target failed and the reply speaks of the target anyway."""
+    """Every look at the target failed and the reply speaks of the target anyway; or every look failed, the
+    last failure names the setting that would allow it (its config file: "... not one of nanobot's roots;
+    to allow it, add roots = [...] under [tools] in ~/.nanobot/config.toml") and the reply declines
+    without passing it on ("I'm sorry, but I can't assist with that."): the tool's words go under the
+    reply, with no retry. A decline that tells the failure in its own words stands."""
+    tried = [o for o in f.done if o.looks]
+    if (tried and not any(o.ok for o in tried) and REPLY["denial"].search(f.reply) and ".toml" in tried[-1].text
+            and not relays(f.reply, tried[-1].text, f.user_text)):
+        why = one_line(tried[-1].text.strip().splitlines()[0] if tried[-1].text.strip() else "failed")[:400]
+        return CheckResult(problem=f"the reply declines without the reason {tried[-1].name} gave", retry=False,
+                           correction=f"(nanobot: {tried[-1].name} failed: {why})")
     looks = [o for o in f.done if o.looks and _on(o, f)]
     if not f.target or not looks or any(o.ok for o in looks) or REPLY["denial"].search(f.reply):
         return None
