@@ -285,7 +285,7 @@ def relays(reply: str, error: str, user_text: str) -> bool:
     return len((_words(reply) & _words(error)) - _words(user_text)) >= RELAYED
 
 
-_VALUE = re.compile(r"[\w.:/-]*\d[\w.:/-]*")  # a value a reply gives: a word with a digit ("3.64", "9f2c1e0a")
+_VALUE = re.compile(r"[\w.:/-]*\d[\w.:/-]*")  # a value a reply gives: a word with a digit ("3.64", "16th")
 _DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")
 
 
