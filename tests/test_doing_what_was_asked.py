@@ -771,3 +771,15 @@ def test_a_reply_that_declines_after_a_refused_look_carries_the_tools_reason(hom
     assert len(agent.model.calls) == 4  # the four scripted steps alone
     agent = make_agent(home, ["Tool: read_file", json.dumps({"path": "nope.py"}), "Answer:", "I'm sorry, I can't."])
     assert run(agent, "what does nope.py do?")[1].reply == "I'm sorry, I can't."
+
+
+def test_a_reply_that_takes_a_refused_commands_setting_on_itself_is_told_the_users_part(home):
+    """exec refused as not allowed names the setting and its file; "I will add it to the exec_allow list
+    in my configuration file." promises what only the user can do: the refusal goes under it."""
+    agent = make_agent(home, ["Tool: exec", json.dumps({"command": "echo 17 * 3"}), "Answer:",
+                              'I will add "echo 17 * 3" to the `exec_allow` list in my configuration file.'],
+                       exec_allow=["ls"])
+    events, done = run(agent, "What is 17 times 3?")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "config.toml" in result.text
+    assert done.reply.endswith(f"(nanobot: exec failed: {result.text.strip()})")

@@ -253,15 +253,19 @@ def _on(o: Outcome, f: Facts) -> bool:
     return on_target(o, f.target, f.target in f.extra.get("folders", ()))
 
 
+_CONFIG = re.compile(r"[\w.-]+\.toml\b")  # the config file a refusal names, where the setting that allows it is
+
+
 def look_failed(f: Facts) -> CheckResult | None:
     """Every look at the target failed and the reply speaks of the target anyway; or every look failed, the
     last failure names the setting that would allow it (its config file: "... not one of nanobot's roots;
-    to allow it, add roots = [...] under [tools] in ~/.nanobot/config.toml") and the reply declines
-    without passing it on ("I'm sorry, but I can't assist with that."): the tool's words go under the
-    reply, with no retry. A decline that tells the failure in its own words stands."""
+    to allow it, add roots = [...] under [tools] in ~/.nanobot/config.toml"), and the reply does not name
+    that file ("I'm sorry, but I can't assist with that.", "I will add it to the exec_allow list in my
+    configuration file."): only the user can change the setting, so the tool's words go under the reply,
+    with no retry."""
     tried = [o for o in f.done if o.looks]
-    if (tried and not any(o.ok for o in tried) and REPLY["denial"].search(f.reply) and ".toml" in tried[-1].text
-            and not relays(f.reply, tried[-1].text, f.user_text)):
+    if (tried and not any(o.ok for o in tried) and (conf := _CONFIG.search(tried[-1].text))
+            and conf.group(0) not in f.reply):
         why = one_line(tried[-1].text.strip().splitlines()[0] if tried[-1].text.strip() else "failed")[:400]
         return CheckResult(problem=f"the reply declines without the reason {tried[-1].name} gave", retry=False,
                            correction=f"(nanobot: {tried[-1].name} failed: {why})")
