@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -129,6 +130,8 @@ def reflection_due(settings: Settings, now: datetime) -> bool:
 def default_similarity(settings: Settings) -> Similarity:
     """Embedding cosine with the memory embedder when it can load, else a lexical ratio."""
     try:
+        import numpy as np
+
         from nanobot.memory.embedder import get_embedder
 
         emb = get_embedder(settings)
@@ -136,11 +139,17 @@ def default_similarity(settings: Settings) -> Similarity:
     except Exception:  # no embedder module/model: dedupe lexically rather than not at all
         return lexical_similarity
 
+    vectors: dict[str, Any] = {}  # by text: a merge redone on the user's edit embeds only its new lines
+
+    def embedded(texts: list[str]) -> Any:
+        if new := [t for t in dict.fromkeys(texts) if t not in vectors]:
+            vectors.update(zip(new, emb.embed(new)))
+        return np.stack([vectors[t] for t in texts])
+
     def embedding_similarity(a: list[str], b: list[str]) -> list[list[float]]:
         if not a or not b:
             return [[0.0] * len(b) for _ in a]
-        va, vb = emb.embed(a), emb.embed(b)
-        return (va @ vb.T).tolist()
+        return (embedded(a) @ embedded(b).T).tolist()
 
     embedding_similarity.kind = "embedding"  # type: ignore[attr-defined]
     return embedding_similarity
