@@ -340,7 +340,8 @@ def judged(agent) -> dict[str, float]:
 def _masked_row(row: dict) -> dict:
     """A turn's progress line with nothing of the request set in it (``--masked``)."""
     keep = ("session", "kind", "called", "ok", "failed", "correct", "corrected", "shown", "right_tool", "invented",
-            "false_claim", "says", "applied", "seconds", "judged", "extra", "memory_writes")
+            "false_claim", "says", "applied", "seconds", "judged", "extra", "memory_writes", "evaluations",
+            "stage_seconds")
     return {k: row[k] for k in keep if k in row} | {"ungrounded": len(row.get("ungrounded", ())), "stray": len(row.get("stray", ())),
                                                     "flagged": [masked(f) for f in row["flagged"]],
                                          "unasked_changes": len(row["unasked_changes"]), "destroyed": len(row["destroyed"])}
@@ -398,10 +399,12 @@ def _shown(t: dict) -> bool:
 EVALUATIONS = ("stream", "yes_no", "yes_no_apart", "generate_apart", "prefix_probability")
 
 
-def counted(model) -> Counter:
+def counted(model, seconds: Counter | None = None) -> Counter:
     """A Counter of ``model``'s evaluations by method, kept by wrappers on the instance (the same methods
-    ``nanobot.loop.budget`` meters; a call made inside another is part of it), for any code under test."""
+    ``nanobot.loop.budget`` meters; a call made inside another is part of it), for any code under test;
+    ``seconds``, when given, gathers the seconds spent inside each method (a stream's between its pieces)."""
     seen: Counter = Counter()
+    spent = seconds if seconds is not None else Counter()
     depth = [0]
 
     def wrap(name, method):
@@ -410,25 +413,29 @@ def counted(model) -> Counter:
                 return method(*args, **kw)
             seen[name] += 1
             depth[0] += 1
+            t0 = time.perf_counter()
             try:
                 out = method(*args, **kw)
             finally:
                 depth[0] -= 1
+                spent[name] += time.perf_counter() - t0
             if hasattr(out, "__next__") and hasattr(out, "close"):
-                return inside(out)
+                return inside(name, out)
             return out
         return call
 
-    def inside(gen):
+    def inside(name, gen):
         try:
             while True:
                 depth[0] += 1
+                t0 = time.perf_counter()
                 try:
                     piece = next(gen)
                 except StopIteration as stop:
                     return stop.value
                 finally:
                     depth[0] -= 1
+                    spent[name] += time.perf_counter() - t0
                 yield piece
         finally:
             gen.close()
@@ -447,11 +454,14 @@ def per_turn(turns: list[dict]) -> dict:
             return {}
         return {"median": xs[len(xs) // 2], "p90": xs[min(len(xs) - 1, int(0.9 * len(xs)))], "max": xs[-1]}
     stages: Counter = Counter()
+    stage_s: Counter = Counter()
     for t in turns:
         stages.update(t.get("evaluations", {}))
+        stage_s.update(t.get("stage_seconds", {}))
     return {"seconds": spread([t["seconds"] for t in turns]),
             "evaluations": spread([sum(t.get("evaluations", {}).values()) for t in turns]),
-            "evaluations_by_stage": {k: round(v / max(1, len(turns)), 2) for k, v in sorted(stages.items())}}
+            "evaluations_by_stage": {k: round(v / max(1, len(turns)), 2) for k, v in sorted(stages.items())},
+            "seconds_by_stage": {k: round(v / max(1, len(turns)), 2) for k, v in sorted(stage_s.items())}}
 
 
 def _totals(turns: list[dict]) -> dict:
@@ -537,7 +547,8 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
     print(f"home: {home}", file=sys.stderr, flush=True)  # its sessions/ keep every turn's tool steps
     agent, ws = setup(home, opts.model, opts.max_tokens, opts.threads, opts.repack)
-    evaluations = counted(agent.model)
+    stage_seconds: Counter = Counter()
+    evaluations = counted(agent.model, stage_seconds)
     if opts.at:
         at = datetime.fromisoformat(opts.at).astimezone()
         agent.clock = lambda: at
@@ -552,15 +563,18 @@ def main() -> None:
         for turn in session.turns:
             before, kept, t0 = snapshot(ws), memory_state(ws), time.perf_counter()
             evaluations.clear()
+            stage_seconds.clear()
             events = list(agent.turn(turn.text))
             row = score(turn, events, before, snapshot(ws), ws, (kept, memory_state(ws)))
             row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1), "judged": judged(agent),
-                    "evaluations": dict(evaluations)}
+                    "evaluations": dict(evaluations),
+                    "stage_seconds": {k: round(v, 2) for k, v in stage_seconds.items()}}
             turns.append(row)
             print(json.dumps(_masked_row(row) if opts.masked else
                              {k: row[k] for k in ("session", "text", "called", "args", "ok", "correct", "corrected", "shown", "right_tool", "invented",
                                                   "unasked_changes", "destroyed", "false_claim", "says", "applied", "flagged", "seconds", "kind", "judged",
-                                                  "extra", "memory_writes", "ungrounded", "stray", "stored", "evaluations")}
+                                                  "extra", "memory_writes", "ungrounded", "stray", "stored", "evaluations",
+                                                  "stage_seconds")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()
     summary = {
