@@ -232,6 +232,31 @@ def test_each_classifier_keeps_its_own_prompt_state_apart(model, monkeypatch):
     assert 0 < sum(evaluated) < whole / 4
 
 
+def test_the_fit_check_of_another_tool_starts_from_the_examples_evaluated(model, monkeypatch):
+    """The fit check asks one prompt per tool (real SmolLM2): its examples, then the tool's line and the
+    message. After one tool's judgement, the next tool's evaluates from its line on, not the examples again."""
+    from nanobot.tools.fitcheck import fit_lead, fit_prompt
+
+    monkeypatch.setattr(model, "_apart", {})
+    monkeypatch.setattr(model, "apart_store", None)
+    evaluated: list[int] = []
+    real = model.llm.eval
+    monkeypatch.setattr(model.llm, "eval", lambda tokens: (evaluated.append(len(tokens)), real(tokens))[1])
+    convo = [Message(role="system", content="You are helpful."), Message(role="user", content="which branch am I on?")]
+    model.prefix_probability(convo, ("Yes",))  # the conversation in the context, put back after each judgement
+    tools = [{"name": n, "description": d, "parameters": {"type": "object", "properties": {}}}
+             for n, d in (("exec", "Run an allowed shell command"), ("read_file", "Read a text file"),
+                          ("list_dir", "List the entries of a directory"))]
+    evaluated.clear()
+    model.yes_no_apart(fit_prompt(tools[0], "which branch am I on?"), lead=fit_lead(tools[0]))
+    whole = sum(evaluated)
+    assert whole > 100  # the examples, evaluated once
+    for tool in tools[1:]:
+        evaluated.clear()
+        model.yes_no_apart(fit_prompt(tool, "which branch am I on?"), lead=fit_lead(tool))
+        assert 0 < sum(evaluated) < whole / 4, tool["name"]
+
+
 def test_every_builtin_tool_declares_its_effects():
     from nanobot.memory.tools import MemoryAdd, MemorySearch
     from nanobot.tools.registry import all_tools

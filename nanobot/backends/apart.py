@@ -13,7 +13,8 @@ from typing import Any
 from nanobot.backends.base import Message
 from nanobot.base.errors import ModelError
 
-APART_SLOTS = 5  # classifier prompts whose KV state ``yes_no_apart`` keeps (~10 MB each on a 1.5B)
+APART_SLOTS = 9  # system prompts whose KV state ``yes_no_apart`` keeps (the judge's 8 classifiers and the
+# fit check: ~12 MB each on a 1.5B), so a turn's judgements never evaluate their examples twice
 ANSWERED = 16  # prompts whose yes/no ``yes_no_apart`` keeps (a prompt's answer is a fact of its text)
 
 
@@ -36,7 +37,8 @@ class Apart:
         prompt's own state is kept too, one per system prompt (the last ``APART_SLOTS``), so the next
         judgement of the same classifier evaluates only what differs (the message, the tool it is asked
         about) even when another classifier was asked in between. ``lead``: how the last message opens
-        whatever is judged (the fit check's tool line), kept with the examples: a state per lead. A
+        whatever is judged (the fit check's tool line): the disk keeps a state per lead; in memory the
+        last lead's state serves the others too. A
         prompt asked before is answered from ``_answered`` (the last ``ANSWERED``), with no evaluation."""
         from nanobot.backends.kvstate import StateError, restore, seq_state
 
@@ -50,9 +52,14 @@ class Apart:
             try:
                 if key in self._apart:
                     restore(llm, *self._apart.pop(key))
-                elif self.apart_store is not None:  # another process evaluated the examples: from disk
-                    self.apart_store.restore(self, messages, lead)
+                elif self.apart_store is not None and self.apart_store.restore(self, messages, lead):
+                    pass  # another process evaluated the examples: from disk
+                elif (near := next((k for k in reversed(self._apart) if k[0] == key[0]), None)) is not None:
+                    restore(llm, *self._apart[near])  # the same examples after another lead: only what
+                    # differs from there (the lead, the message) is evaluated
                 answer = self.yes_no(messages)
+                for other in [k for k in self._apart if k[0] == key[0]]:
+                    del self._apart[other]  # one state per system prompt: another lead starts from it
                 self._apart[key] = (list(llm.input_ids[:llm.n_tokens]), seq_state(llm, llm.n_tokens))
                 if self.apart_store is not None:
                     self.apart_store.keep(self, messages, lead)
