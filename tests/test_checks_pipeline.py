@@ -632,6 +632,25 @@ def test_a_reply_to_an_allowed_command_the_message_names_with_nothing_run_is_not
     assert offered.tool == ""  # a call of an offered tool written as text: the note asks for that call
 
 
+def test_a_run_of_the_command_the_message_names_before_more_words_is_the_look_asked(home):
+    """cmd_dev, the 1.5B: "run head -n 3 rota.csv and tell me who keeps week 46" ran that command and
+    answered from it, and the check read the command as the rest of the sentence: "nothing was read or
+    run this turn", the run made twice more, and that line put under a right reply. The run whose
+    command the message's words begin with is the look asked for."""
+    from types import SimpleNamespace
+
+    from nanobot.config import load_settings
+    from nanobot.loop.judge import Judge
+
+    settings = load_settings(home, tools={"exec_allow": ["head"]})
+    agent = SimpleNamespace(settings=settings, model=None, judge=Judge(), history=[])
+    ask = "run head -n 3 rota.csv and tell me who keeps week 46"
+    ran = [ToolCall(name="exec", arguments={"command": "head -n 3 rota.csv"}),
+           ToolResult(name="exec", ok=True, text="exit 0\nweek,keeper\n45,Aldous\n46,Brennagh")]
+    assert not check(ask, "Week 46 is kept by Brennagh.", ran, agent=agent).problem
+    assert check(ask, "Week 46 is kept by Brennagh.", [], agent=agent).problem  # nothing run: still held to it
+
+
 def test_a_listing_of_files_that_are_not_there_with_nothing_looked_at_is_retried_with_list_dir(home):
     """dev2, the 1.5B: "list every file at the top of this project" answered "README.md, LICENSE.md,
     knowledge/README.md, ..." with no tool: names of files the roots do not have. Where the model is sure

@@ -243,7 +243,10 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
     target, folders = looks_at(user_text), ()
     if not target and agent is not None:
         target, folders = judged_target(user_text, agent, reply)
-    target = target or named_run(user_text, done)
+    ran = named_run(user_text, done)
+    if ran and target.lower().startswith(ran.lower()):  # the run's command is where the message's words end
+        target = ran  # ("run head -n 3 rota.csv and tell me ...": ``looks_at`` reads on past the command)
+    target = target or ran
     command = not target and allowed_named(user_text, agent)
     target = target or command
     paths = reply_paths(reply, agent)
