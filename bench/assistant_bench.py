@@ -399,6 +399,17 @@ def _shown(t: dict) -> bool:
 EVALUATIONS = ("stream", "yes_no", "yes_no_apart", "generate_apart", "prefix_probability")
 
 
+def warmed(agent, home: Path) -> int:
+    """The judgements' example prompts evaluated and kept on disk (``warmjudge.warm``, a store of the
+    bench's own home), before any turn is timed; returns how many prompts were asked."""
+    from nanobot.housekeeping.warmjudge import warm
+    from nanobot.kvcache.apart import ApartStore
+    from nanobot.kvcache.feature import KVCache
+
+    agent.model.keep_apart(ApartStore(KVCache(home / "kv-apart"), agent.model))
+    return warm(agent, home)
+
+
 def counted(model, seconds: Counter | None = None) -> Counter:
     """A Counter of ``model``'s evaluations by method, kept by wrappers on the instance (the same methods
     ``nanobot.loop.budget`` meters; a call made inside another is part of it), for any code under test;
@@ -531,6 +542,10 @@ def main() -> None:
     ap.add_argument("--masked", action="store_true",
                     help="progress lines without the set's words (kinds, tools, verdicts, failed calls' rules): "
                          "what a check-only set's run may show its developers")
+    ap.add_argument("--warm", action="store_true",
+                    help="the judgements' examples on disk before the first turn, as `nanobot models install` "
+                         "leaves them for the first chat and housekeeping for every later one (default: "
+                         "evaluated by the turns that first need them, as before an install made them ready)")
     ap.add_argument("--at", help="run at this moment ('2026-03-02 10:00'): the prompt's Time section changes each "
                                  "minute and a decision near its threshold can follow it, so A/B runs pin it "
                                  "(default: the clock, as a user meets it)")
@@ -547,6 +562,8 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
     print(f"home: {home}", file=sys.stderr, flush=True)  # its sessions/ keep every turn's tool steps
     agent, ws = setup(home, opts.model, opts.max_tokens, opts.threads, opts.repack)
+    if opts.warm:
+        warmed(agent, home)
     stage_seconds: Counter = Counter()
     evaluations = counted(agent.model, stage_seconds)
     if opts.at:
@@ -582,6 +599,7 @@ def main() -> None:
         "max_tokens": opts.max_tokens, "wall_s": round(time.perf_counter() - start),
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(), "repack": getattr(agent.model, "repack", None), "at": opts.at or "the clock",
+        "judgements": "on disk before the first turn" if opts.warm else "evaluated where first needed",
     }
     summary["by_kind"] = _by_kind(turns)
     summary["per_turn"] = per_turn(turns)

@@ -117,6 +117,14 @@ def no_turn_budget_outlives_its_test():
 
 
 @pytest.fixture(autouse=True)
+def started_in_an_empty_folder(tmp_path_factory, monkeypatch):
+    """Each test runs as if nanobot were started in an empty folder of its own, not in this checkout:
+    the folder a chat starts in is part of what it sees (a git work tree there gives the prompt its
+    facts), and a test that wants a start folder chdirs into it itself."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("started-here"))
+
+
+@pytest.fixture(autouse=True)
 def no_disk_store_outlives_its_test():
     """An agent built with the KV cache on the session's shared SmolLM2 hands it that home's disk store
     of judgement states (``LlamaBackend.keep_apart``); the next test on the worker must not read it,

@@ -417,6 +417,27 @@ def test_the_housekeeping_child_puts_every_judgements_examples_on_disk(split_age
         assert fresh.restore(model, classifier_prompt(kind, "what is 17 times 3?")), kind
 
 
+def test_an_install_makes_the_first_chats_start_ready(home, model, monkeypatch):
+    """``nanobot models install`` of the default model (``housekeep.first_start``, as the CLI calls it):
+    the first chat's judgements then restore their examples from disk instead of evaluating them while
+    the person waits, as every later start does after housekeeping."""
+    from nanobot.housekeeping.housekeep import first_start
+    from nanobot.kvcache.apart import ApartStore
+    from nanobot.kvcache.apart import make_feature as apart_feature
+    from nanobot.loop.judge import CLASSIFIERS, classifier_prompt
+
+    monkeypatch.setenv("NANOBOT_TOOLS__ENABLED", '["read_file", "write_file"]')
+    monkeypatch.setenv("NANOBOT_MEMORY__ENABLED", "false")
+    said: list[str] = []
+    first_start(load_settings(home), said.append)
+    assert any(line.startswith("next start's KV cache for chat local: ") and
+               f"{len(CLASSIFIERS)} judgement prompt(s) ready" in line for line in said), said
+    apart_feature(build_agent(load_settings(home), model))  # the first chat's store, in a process of its own
+    fresh = ApartStore(model.apart_store.cache, model)
+    for kind in CLASSIFIERS:
+        assert fresh.restore(model, classifier_prompt(kind, "what is 17 times 3?")), kind
+
+
 def test_a_write_left_unfinished_is_removed_once_stale(tmp_path):
     """The chat leaves without waiting for the longer entry's write: its temp file (~70 MB on the
     1.5B) goes at a later write once an hour old; a recent one may still be written, so it stays."""

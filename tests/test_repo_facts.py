@@ -75,6 +75,17 @@ def test_a_commit_between_turns_is_in_the_next_turns_prompt(home, tmp_path):
     assert "branch feature/lamp-7 (2 commits);" in sent
 
 
+def test_a_start_folder_outside_the_roots_gives_its_git_facts_but_no_file_names(home, tmp_path, monkeypatch):
+    """``cd lighthouse && nanobot chat`` with no roots: "which branch am I on?" asks of the folder the
+    chat started in, so its branch, commits and last commit are in the prompt; the uncommitted files'
+    names stay out (no tool reads there), their counts do not."""
+    repo = make_repo(tmp_path)
+    monkeypatch.chdir(repo)
+    text = agent_for(home, []).system_prompt().text
+    assert 'Git lighthouse: branch feature/lamp-7 (1 commit); last commit "Light the lamp at seven"' in text
+    assert "uncommitted: 1 changed, 1 untracked" in text and "fog.txt" not in text
+
+
 def test_no_repository_no_section(home, tmp_path):
     agent = agent_for(home, [])
     assert all(s.name != "repo" for s in agent.system_prompt().sections)

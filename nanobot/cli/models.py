@@ -80,6 +80,11 @@ def install_cmd(
     echo(f"[models.{key}] " + ("added to " if res.config_added else "already in ")
                + str(settings.config_path))
     echo(default_line(res.name, res.default, res.made_default, str(settings.config_path)))
+    if res.default == res.name or res.made_default:  # the first chat's start, ready before it is asked
+        from nanobot.housekeeping.housekeep import first_start
+
+        echo("making the first start ready (its prompt and the judgements' examples, evaluated once)...")
+        first_start(load_settings(), echo)
 
 
 def default_line(name: str, default: str, made: bool, config: str) -> str:

@@ -200,6 +200,23 @@ def prewarm_next(settings, model, chat: str, say: Callable[[str], None]) -> None
             f" ({result.evaluated} evaluated); {asked} judgement prompt(s) ready")
 
 
+def first_start(settings, say: Callable[[str], None]) -> None:
+    """Make the first chat's start ready, as housekeeping makes every later one after a session: the
+    default model loaded once (at install), the stable prompt's disk KV entry for the default chat
+    and every judgement prompt on disk (``warm``), so the first session's turns do not evaluate them
+    while the person waits. Nothing without a disk KV cache; a failure is one line through ``say``."""
+    from nanobot.runtime import load_model
+
+    if not settings.kv_cache.enabled:
+        return
+    try:
+        model = load_model(settings)
+    except Exception as e:  # the first chat evaluates them itself
+        say(f"first start not made ready: {type(e).__name__}: {e}")
+        return
+    prewarm_next(settings, model, "local", say)
+
+
 def observe_job(settings, model, job: Job):
     """The job's observation: the stable prefix from the disk KV cache, then ``observe_live``."""
     from nanobot.observer.idle import SessionView

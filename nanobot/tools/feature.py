@@ -14,7 +14,7 @@ from nanobot.core.prompt import RawSection
 from nanobot.tools import repofacts
 from nanobot.tools.cron import notices
 from nanobot.tools.named import roots_of
-from nanobot.tools.paths import base_dir
+from nanobot.tools.paths import base_dir, start_outside
 from nanobot.tools.registry import all_tools, enabled_tools
 
 REPO = 92  # the repository's facts: volatile, after Time (read again only when git's HEAD or index changes)
@@ -34,7 +34,9 @@ class BuiltinTools(Feature):
             return []
         tops = self._repos(agent)
         self._stamps = tuple(repofacts.stamp(t) for t in tops)
-        facts = [f for t in tops if (f := repofacts.read(t)) is not None]
+        outside = start_outside(roots_of(agent.settings))
+        facts = [f for t in tops if (f := repofacts.read(t, names=outside is None or t != repofacts.top_of(outside)))
+                 is not None]
         budget = agent.settings.prompt.repo
         text = repofacts.fitted(facts, budget, agent.model.count_tokens) if facts else ""
         return [RawSection(name="repo", text=text, budget=budget, stable=False, order=REPO)] if text else []
@@ -55,8 +57,11 @@ class BuiltinTools(Feature):
 
     @staticmethod
     def _repos(agent) -> list:
+        """The work trees the prompt tells of: the folder nanobot was started in (inside a root or
+        not: "which branch am I on?" asks of it; outside the roots only its git facts, no file
+        names, as no tool reads there), where relative paths start, the other roots."""
         folders = roots_of(agent.settings)
-        return repofacts.repositories([base_dir(folders), *folders[1:]])
+        return repofacts.repositories([*filter(None, [start_outside(folders)]), base_dir(folders), *folders[1:]])
 
 
 def catalogue(settings) -> tuple[dict, dict, list[str]]:

@@ -99,8 +99,9 @@ def _age(seconds: float) -> str:
     return "under a minute"
 
 
-def read(top: Path, timeout: float = 2.0) -> RepoFacts | None:
-    """The facts of the work tree at ``top``; None when git fails or is missing."""
+def read(top: Path, timeout: float = 2.0, names: bool = True) -> RepoFacts | None:
+    """The facts of the work tree at ``top``; None when git fails or is missing. ``names``: with the
+    uncommitted files' names (when few), else their counts only."""
     def git(*args: str) -> str | None:
         try:
             proc = run_git(top, *args, timeout=timeout)
@@ -119,6 +120,8 @@ def read(top: Path, timeout: float = 2.0) -> RepoFacts | None:
         facts.subject = one_line(subject)[:SUBJECT_CHARS]
         facts.age = _age(max(0.0, time.time() - int(when or 0)))
     _uncommitted(facts, git("status", "--porcelain", "--untracked-files=normal") or "")
+    if not names:
+        facts.names = []
     return facts
 
 
