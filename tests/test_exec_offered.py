@@ -11,7 +11,6 @@ import pytest
 from nanobot.config import load_settings
 from nanobot.loop.agent import Agent
 from nanobot.tools.base import ToolContext
-from nanobot.tools.callgrammar import opening
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.runner import ToolRunner
 from nanobot.tools.shell import Exec
@@ -49,8 +48,7 @@ def test_the_template_call_grammar_holds_the_command_to_allowed_ones(model, home
     """Checked by llama.cpp's own grammar engine, on the template path's call grammar."""
     settings = load_settings(home, tools={"exec_allow": ALLOW})
     calls = TemplateCalls(ToolRunner(settings, tools={"exec": Exec()}))
-    whole = json.dumps({"name": "exec", "arguments": {"command": command}}) + "\n</tool_call>"
-    text = whole.removeprefix(opening("exec"))  # the name is given: the grammar holds what follows
+    text = json.dumps({"name": "exec", "arguments": {"command": command}}) + "\n</tool_call>"
     assert accepts(model, calls.grammar("exec", ToolContext(settings=settings)), text) is held
     assert accepts(model, calls.grammar("exec", ToolContext(settings=settings, confirm=lambda q: True)), text)  # the user is asked about the rest
 

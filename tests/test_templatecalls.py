@@ -15,9 +15,8 @@ from nanobot.config import load_settings
 from nanobot.core.events import TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.loop.agent import Agent
 from nanobot.loop.judge import Judge
-from nanobot.tools.callgrammar import CLOSE, OPEN, opening, parse_call
+from nanobot.tools.callgrammar import CLOSE, OPEN, parse_call
 from nanobot.tools.feature import attach_tools
-from nanobot.tools.leancalls import NAME_OPENING
 from nanobot.tools.runner import validate
 from nanobot.tools.templatecalls import NO_OPENING, TemplateCalls
 from nanobot.workspace import init_workspace
@@ -274,7 +273,7 @@ def test_a_failed_validation_goes_back_and_the_retry_runs(home):
         ToolCall(name="write_file", arguments={"path": "a.txt", "content": "hi"})]
     assert (agent.workspace / "a.txt").read_text() == "hi"
     first, retry, reply = model.calls
-    assert first["prefill"].startswith(f"{OPEN}\n") and first["grammar"] == retry["grammar"]
+    assert first["prefill"] == f"{OPEN}\n" and first["grammar"] == retry["grammar"]
     # the template's own messages: the failed call, the error as a tool message, then the retry
     assert [m.role for m in retry["messages"]][-3:] == ["user", "assistant", "tool"]
     assert parse_call(retry["messages"][-2].content) == ("write_file", {"path": "a.txt"})
@@ -290,7 +289,7 @@ def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):
     events = list(agent.turn("notes.txt, please"))  # P(call) under even the look's floor: declined
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
     assert next(e for e in events if isinstance(e, ToolResult)).ok
-    assert model.calls[1]["prefill"].startswith(f"{OPEN}\n") and model.calls[1]["grammar"]  # under the call grammar
+    assert model.calls[1]["prefill"] == f"{OPEN}\n" and model.calls[1]["grammar"]  # under the call grammar
     shown = "".join(e.text for e in events if isinstance(e, TextDelta))
     assert "json" not in shown and "{" not in shown  # the opening never reached the user
     assert events[-1].reply == "It says: call Bob."
@@ -299,12 +298,12 @@ def test_a_declined_reply_that_is_only_a_call_opening_becomes_the_call(home):
 def test_a_declined_reply_that_is_a_label_of_its_own_then_a_brace_becomes_the_call(home):
     """The 1.5B's declined replies on requests nobody wrote down were ``tools> {`` and ``json object: {``
     (cut at the ``"name"`` stop): a call's opening behind a label of the model's own."""
-    for said in ("tools> {", "json object: {", "tools {{"):
-        model = ToolTemplateModel([said, body("read_file", {"path": "notes.txt"}), "It says: call Bob."], [0.01])
+    for opening in ("tools> {", "json object: {", "tools {{"):
+        model = ToolTemplateModel([opening, body("read_file", {"path": "notes.txt"}), "It says: call Bob."], [0.01])
         agent = make_agent(home, model)
         (agent.workspace / "notes.txt").write_text("call Bob\n")
         events = list(agent.turn("can you shwo me notes.txt"))
-        assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"], said
+        assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"], opening
         shown = "".join(e.text for e in events if isinstance(e, TextDelta))
         assert "{" not in shown and ">" not in shown and "object" not in shown
         assert events[-1].reply == "It says: call Bob."
@@ -476,7 +475,7 @@ def test_after_a_tool_error_the_same_tool_is_called_again_without_a_decision(hom
     assert [r.ok for r in events if isinstance(r, ToolResult)] == [False, True]
     assert "return a - b" in (agent.workspace / "calc.py").read_text()
     retry = model.calls[1]
-    assert retry["prefill"] == f"{OPEN}\n{opening('edit_file')}" and "edit_file" in retry["grammar"] and "read_file" not in retry["grammar"]
+    assert retry["prefill"] == f"{OPEN}\n" and "edit_file" in retry["grammar"] and "read_file" not in retry["grammar"]
     assert events[-1].reply == "Done."
 
 
@@ -523,7 +522,7 @@ def test_an_edit_of_a_file_that_is_not_there_is_the_write_the_model_judges_asked
     assert "write_file" in results[0].text and "Nothing was changed" in results[0].text
     assert (agent.workspace / "todo.txt").read_text() == "- call the bank\n"
     retry = model.calls[1]
-    assert retry["prefill"] == f"{OPEN}\n{opening('write_file')}" and "write_file" in retry["grammar"] and "edit_file" not in retry["grammar"]
+    assert retry["prefill"] == f"{OPEN}\n" and "write_file" in retry["grammar"] and "edit_file" not in retry["grammar"]
 
 
 @pytest.mark.realmodel
@@ -575,10 +574,10 @@ def test_a_model_without_a_tool_template_keeps_names_and_schema_on_demand(home, 
 
 def _check_calls(rec: Recorder, agent) -> int:
     """Every generation under the call grammar closed the call and holds a valid call of an offered tool."""
-    made = [c for c in rec.calls if c["prefill"].startswith(f"{OPEN}\n") and c["prefill"] != f"{OPEN}\n{NAME_OPENING}"]
+    made = [c for c in rec.calls if c["prefill"] == f"{OPEN}\n"]
     for c in made:
         assert c["finish_reason"] == "stop", c["text"]
-        name, args = parse_call(c["prefill"].removeprefix(f"{OPEN}\n") + c["text"])  # the name given, its arguments made
+        name, args = parse_call(c["text"])
         assert validate(agent.tool_runner.tools[name], json.dumps(args))[0] is not None
     return len(made)
 

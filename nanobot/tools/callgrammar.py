@@ -59,19 +59,6 @@ def call_grammar(arg_grammars: dict[str, str]) -> Grammar:
     return Grammar(f"root ::= {root}\n{body}\n{base}")
 
 
-def opening(name: str) -> str:
-    """A call's JSON up to its arguments, for a tool already chosen: given to the model as text (one
-    prompt evaluation), not generated token by token under a grammar that admits only it."""
-    return f'{{"name": {json.dumps(name)}, "arguments":'
-
-
-def named_grammar(name: str, arg_grammar: str) -> Grammar:
-    """The text after ``OPEN`` + newline + ``opening(name)``: the arguments of ``name`` under its
-    ``arg_grammar``, then the call's close."""
-    rules = call_grammar({name: arg_grammar}).split("\n", 1)[1]
-    return Grammar(f'root ::= " " t0-root "}}" {literal(chr(10) + CLOSE)}\n{rules}')
-
-
 def reply_grammar(arg_grammars: dict[str, str]) -> Grammar:
     """Exactly plain text (not starting with ``<``, never containing ``<tool_call>``) or one call."""
     call = call_grammar(arg_grammars)

@@ -33,15 +33,7 @@ from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, 
 from nanobot.core.features import Agent
 from nanobot.core.provenance import unasked
 from nanobot.tools.base import ToolContext
-from nanobot.tools.callgrammar import (
-    CLOSE,
-    OPEN,
-    call_grammar,
-    named_grammar,
-    opening,
-    parse_call,
-    tool_specs,
-)
+from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
 from nanobot.tools.effects import Effect, declared
 from nanobot.tools.firstlook import (
@@ -133,15 +125,13 @@ class TemplateCalls:
         self._grammars: dict[str, str] = {}
 
     def grammar(self, only: str = "", ctx: ToolContext | None = None) -> str:
-        """The call grammar over every offered tool, or, after ``opening(only)``, the arguments of
-        ``only`` (its name is given as text), under what each offers the session of ``ctx``
-        (``Tool.offered``; ``parameters()`` without one)."""
+        """The call grammar over every offered tool, or over ``only`` (a retry of that tool), under what
+        each offers the session of ``ctx`` (``Tool.offered``; ``parameters()`` without one)."""
         tools = {only: self.runner.tools[only]} if only else self.runner.tools
         schemas = {n: t.offered(ctx) if ctx is not None else t.parameters() for n, t in tools.items()}
         key = json.dumps(schemas, sort_keys=True)
         if key not in self._grammars:
-            args = {n: self.arguments(t, schemas[n]) for n, t in tools.items()}
-            self._grammars[key] = named_grammar(only, args[only]) if only else call_grammar(args)
+            self._grammars[key] = call_grammar({n: self.arguments(t, schemas[n]) for n, t in tools.items()})
         return self._grammars[key]
 
     def arguments(self, tool: Any, schema: dict | None = None) -> str:
@@ -210,10 +200,8 @@ class TemplateCalls:
         if self.lean:
             spec = next(s for s in self.full if s["function"]["name"] == only)
             msgs = with_schema(msgs, spec)
-        given = opening(only) if only else ""  # the name chosen: given as text, the arguments generated
-        raw = self.runner._generate(agent, msgs, self.grammar(only, ToolContext.for_agent(agent)), f"{OPEN}\n{given}",
-                                    settings.args_tokens, "call", "", tools=self.specs)
-        raw = raw if parse_call(raw) is not None else given + raw  # (a backend that wrote the call whole)
+        raw = self.runner._generate(agent, msgs, self.grammar(only, ToolContext.for_agent(agent)), f"{OPEN}\n", settings.args_tokens,
+                                    "call", "", tools=self.specs)
         cut = agent.model.last.finish_reason == "length"
         parsed = parse_call(raw)
         if parsed is None or parsed[0] not in self.runner.tools:
