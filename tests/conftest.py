@@ -215,9 +215,10 @@ def svc(home, embedder):
 
 def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None = None,
             timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run ``python -m nanobot ARGS`` for real; returns the completed process (text mode)."""
+    """Run ``python -m nanobot ARGS`` for real, started in the test's folder (``started_in_an_empty_folder``,
+    not this checkout, whose git facts would enter the prompt); returns the completed process (text mode)."""
     return subprocess.run([sys.executable, "-m", "nanobot", *args], input=input, text=True,
-                          capture_output=True, env=cli_env(home, env), timeout=timeout, cwd=ROOT)
+                          capture_output=True, env=cli_env(home, env), timeout=timeout, cwd=os.getcwd())
 
 
 def cli_env(home: Path, env: dict | None = None) -> dict:
