@@ -341,7 +341,7 @@ def _masked_row(row: dict) -> dict:
     """A turn's progress line with nothing of the request set in it (``--masked``)."""
     keep = ("session", "kind", "called", "ok", "failed", "correct", "corrected", "shown", "right_tool", "invented",
             "false_claim", "says", "applied", "seconds", "judged", "extra", "memory_writes", "evaluations",
-            "stage_seconds")
+            "stage_seconds", "stream_tokens")
     return {k: row[k] for k in keep if k in row} | {"ungrounded": len(row.get("ungrounded", ())), "stray": len(row.get("stray", ())),
                                                     "flagged": [masked(f) for f in row["flagged"]],
                                          "unasked_changes": len(row["unasked_changes"]), "destroyed": len(row["destroyed"])}
@@ -410,11 +410,13 @@ def warmed(agent, home: Path) -> int:
     return warm(agent, home)
 
 
-def counted(model, seconds: Counter | None = None) -> Counter:
+def counted(model, seconds: Counter | None = None, tokens: Counter | None = None) -> Counter:
     """A Counter of ``model``'s evaluations by method, kept by wrappers on the instance (the same methods
     ``nanobot.loop.budget`` meters; a call made inside another is part of it), for any code under test;
-    ``seconds``, when given, gathers the seconds spent inside each method (a stream's between its pieces)."""
+    ``seconds``, when given, gathers the seconds spent inside each method (a stream's between its pieces);
+    ``tokens`` the streams' generated, drafted and accepted tokens (``Generation``)."""
     seen: Counter = Counter()
+    drawn = tokens if tokens is not None else Counter()
     spent = seconds if seconds is not None else Counter()
     depth = [0]
 
@@ -450,6 +452,10 @@ def counted(model, seconds: Counter | None = None) -> Counter:
                 yield piece
         finally:
             gen.close()
+            last = getattr(model, "last", None)
+            if name == "stream" and last is not None:
+                drawn.update(generated=last.completion_tokens, drafted=getattr(last, "drafted_tokens", 0),
+                             accepted=getattr(last, "accepted_tokens", 0))
 
     for name in EVALUATIONS:
         if callable(method := getattr(model, name, None)):
@@ -466,13 +472,16 @@ def per_turn(turns: list[dict]) -> dict:
         return {"median": xs[len(xs) // 2], "p90": xs[min(len(xs) - 1, int(0.9 * len(xs)))], "max": xs[-1]}
     stages: Counter = Counter()
     stage_s: Counter = Counter()
+    drawn: Counter = Counter()
     for t in turns:
         stages.update(t.get("evaluations", {}))
         stage_s.update(t.get("stage_seconds", {}))
+        drawn.update(t.get("stream_tokens", {}))
     return {"seconds": spread([t["seconds"] for t in turns]),
             "evaluations": spread([sum(t.get("evaluations", {}).values()) for t in turns]),
             "evaluations_by_stage": {k: round(v / max(1, len(turns)), 2) for k, v in sorted(stages.items())},
-            "seconds_by_stage": {k: round(v / max(1, len(turns)), 2) for k, v in sorted(stage_s.items())}}
+            "seconds_by_stage": {k: round(v / max(1, len(turns)), 2) for k, v in sorted(stage_s.items())},
+            "stream_tokens": dict(drawn)}
 
 
 def _totals(turns: list[dict]) -> dict:
@@ -542,6 +551,7 @@ def main() -> None:
     ap.add_argument("--masked", action="store_true",
                     help="progress lines without the set's words (kinds, tools, verdicts, failed calls' rules): "
                          "what a check-only set's run may show its developers")
+    ap.add_argument("--draft", type=int, help="tokens drafted per step from the context ([models] draft_tokens; 0: none)")
     ap.add_argument("--warm", action="store_true",
                     help="the judgements' examples on disk before the first turn, as `nanobot models install` "
                          "leaves them for the first chat and housekeeping for every later one (default: "
@@ -562,10 +572,13 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="nanobot-assistant-bench-"))
     print(f"home: {home}", file=sys.stderr, flush=True)  # its sessions/ keep every turn's tool steps
     agent, ws = setup(home, opts.model, opts.max_tokens, opts.threads, opts.repack)
+    if opts.draft is not None:
+        agent.model.settings.draft_tokens = opts.draft
     if opts.warm:
         warmed(agent, home)
     stage_seconds: Counter = Counter()
-    evaluations = counted(agent.model, stage_seconds)
+    stream_tokens: Counter = Counter()
+    evaluations = counted(agent.model, stage_seconds, stream_tokens)
     if opts.at:
         at = datetime.fromisoformat(opts.at).astimezone()
         agent.clock = lambda: at
@@ -581,17 +594,19 @@ def main() -> None:
             before, kept, t0 = snapshot(ws), memory_state(ws), time.perf_counter()
             evaluations.clear()
             stage_seconds.clear()
+            stream_tokens.clear()
             events = list(agent.turn(turn.text))
             row = score(turn, events, before, snapshot(ws), ws, (kept, memory_state(ws)))
             row |= {"session": session.name, "seconds": round(time.perf_counter() - t0, 1), "judged": judged(agent),
                     "evaluations": dict(evaluations),
-                    "stage_seconds": {k: round(v, 2) for k, v in stage_seconds.items()}}
+                    "stage_seconds": {k: round(v, 2) for k, v in stage_seconds.items()},
+                    "stream_tokens": dict(stream_tokens)}
             turns.append(row)
             print(json.dumps(_masked_row(row) if opts.masked else
                              {k: row[k] for k in ("session", "text", "called", "args", "ok", "correct", "corrected", "shown", "right_tool", "invented",
                                                   "unasked_changes", "destroyed", "false_claim", "says", "applied", "flagged", "seconds", "kind", "judged",
                                                   "extra", "memory_writes", "ungrounded", "stray", "stored", "evaluations",
-                                                  "stage_seconds")}
+                                                  "stage_seconds", "stream_tokens")}
                              | {"reply": row["reply"][:120]}), flush=True)
         agent.end_session()
     summary = {
@@ -600,6 +615,7 @@ def main() -> None:
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(), "repack": getattr(agent.model, "repack", None), "at": opts.at or "the clock",
         "judgements": "on disk before the first turn" if opts.warm else "evaluated where first needed",
+        "draft_tokens": getattr(getattr(agent.model, "settings", None), "draft_tokens", None),
     }
     summary["by_kind"] = _by_kind(turns)
     summary["per_turn"] = per_turn(turns)

@@ -26,6 +26,8 @@ class Generation(BaseModel):
     reused_tokens: int = 0  # prompt tokens already in the KV cache (prefix reuse)
     evaluated_tokens: int = 0  # prompt tokens evaluated by this call
     completion_tokens: int = 0
+    drafted_tokens: int = 0  # tokens drafted from the context (``backends/lookup.py``)
+    accepted_tokens: int = 0  # of those, drawn as drafted
     ttft_s: float = 0.0  # call start -> first generated token
     total_s: float = 0.0
     finish_reason: Literal["stop", "length", "interrupted", "repetition", ""] = ""  # repetition: loop guard

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from nanobot.backends import sampling, segments, texts_cache
+from nanobot.backends import lookup, sampling, segments, texts_cache
 from nanobot.backends.apart import APART_SLOTS, Apart  # noqa: F401 (APART_SLOTS re-exported)
 from nanobot.backends.base import Abilities, Generation, Message
 from nanobot.backends.batchprobe import repack_for
@@ -392,11 +392,18 @@ class LlamaBackend(Apart):
         held = ""  # text withheld while it may be the start of a stop string
         gen.finish_reason = "length"
         grammar_obj = _compiled_grammar(grammar) if grammar else None
+        drafting = None
         try:
-            for token in self.llm.generate(
+            generated = self.llm.generate(
                 tokens, temp=temperature, top_p=top_p, repeat_penalty=repeat_penalty,
                 grammar=grammar_obj, reset=True, logits_processor=self._opening_ban(no_opening, len(tokens)),
-            ):
+            )
+            # drafted from the context (backends/lookup.py); not under the opening ban, whose
+            # processor reads the reply so far from the KV cache's tokens, drafts included
+            if self.settings.draft_tokens and not no_opening:
+                drafting = lookup.Drafting(self.llm, self.settings.draft_tokens)
+                generated = drafting.steps(generated, tokens)
+            for token in generated:
                 if gen.completion_tokens == 0:
                     gen.ttft_s = time.perf_counter() - start
                 if llama_cpp.llama_vocab_is_eog(vocab, token):
@@ -429,6 +436,9 @@ class LlamaBackend(Apart):
             gen.finish_reason = "interrupted"
             raise
         finally:
+            if drafting is not None:
+                drafting.close()
+                gen.drafted_tokens, gen.accepted_tokens = drafting.drafted, drafting.accepted
             gen.total_s = time.perf_counter() - start
             if gen.completion_tokens == 0 and not gen.ttft_s:
                 gen.ttft_s = gen.total_s

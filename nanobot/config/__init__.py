@@ -78,6 +78,7 @@ class ModelSettings(Strict):
     chat_format: str | None = None  # None = the GGUF's own chat template
     repack: bool | None = None  # weight repacking (extra buffer types); None = auto
     seed: int = Field(0, ge=-1, le=2**32 - 1)  # -1: llama.cpp's random seed
+    draft_tokens: int = Field(8, ge=0, le=64)  # tokens drafted per step from the context; 0: none
     # An OpenAI-compatible model server instead of a GGUF file (nanobot/backends/openai_http.py):
     base_url: str | None = None  # e.g. "http://127.0.0.1:8080/v1"
     served_model: str | None = None  # the server's name for the model (default: the config name)
