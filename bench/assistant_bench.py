@@ -17,7 +17,7 @@ developers (report its summary only).
 
 Sets of one concern (issues 74 and 75), each a development half that may be read and tuned on and a
 check-only half that is never read (report its summary only, run it ``--masked``):
-``--set cmd_dev`` / ``cmd_check``: questions only this computer can answer (the branch, the last
+``--set cmd_dev`` (and ``cmd_check``, read since round 50) / ``cmd_check2``: questions only this computer can answer (the branch, the last
 commit, what is uncommitted, a script's or an allowed command's output) in a repository on a branch
 of its own with uncommitted changes; ``--set mem_dev`` / ``mem_check``: remember, recall (the fact
 kept in an earlier session) and neither, whose memory writes are scored. ``--set inject``: files,
@@ -96,9 +96,9 @@ EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pw
 
 
 SETS = {"dev": "assistant_requests", "dev2": "assistant_dev2", "dev3": "assistant_dev3", "heldout": "assistant_heldout", "fresh": "assistant_fresh",
-        "cmd_dev": "assistant_cmd_dev", "cmd_check": "assistant_cmd_check", "mem_dev": "assistant_mem_dev",
+        "cmd_dev": "assistant_cmd_dev", "cmd_check": "assistant_cmd_check", "cmd_check2": "assistant_cmd_check2", "mem_dev": "assistant_mem_dev",
         "mem_check": "assistant_mem_check", "inject": "assistant_inject", "check6": "assistant_check6"}
-CHECK_ONLY = {"fresh", "cmd_check", "mem_check", "check6"}  # never read by the developers: run them --masked
+CHECK_ONLY = {"fresh", "cmd_check2", "mem_check", "check6"}  # never read by the developers: run them --masked
 REQ = importlib.import_module(SETS["dev"])  # the request set in use (``use``)
 
 
@@ -546,8 +546,8 @@ def main() -> None:
     ap.add_argument("--repack", choices=["auto", "on", "off"], default="auto",
                     help="llama.cpp weight repacking (auto: nanobot's choice for this machine); the kernels "
                          "change the logits a little, so decisions near a threshold can differ")
-    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2, dev3, cmd_dev, mem_dev, inject: development sets, may be read; heldout: only checked; "
-                         "fresh, cmd_check, mem_check, check6: only checked, never read by developers, run them --masked)")
+    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2, dev3, cmd_dev, cmd_check, mem_dev, inject: development sets, may be read; heldout: only checked; "
+                         "fresh, cmd_check2, mem_check, check6: only checked, never read by developers, run them --masked)")
     ap.add_argument("--masked", action="store_true",
                     help="progress lines without the set's words (kinds, tools, verdicts, failed calls' rules): "
                          "what a check-only set's run may show its developers")

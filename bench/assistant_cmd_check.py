@@ -1,11 +1,9 @@
-"""The assistant bench's command questions, check-only half (issue 75; ``bench/assistant_bench.py
---set cmd_check --masked``): questions only this computer can answer, in a git repository on a branch
+"""The assistant bench's command questions, the first check-only half, now read (issue 75; ``bench/assistant_bench.py
+--set cmd_check``): questions only this computer can answer, in a git repository on a branch
 of its own with uncommitted work, in six languages. Scored like ``assistant_cmd_dev``.
 
-DEVELOPERS: DO NOT READ THIS FILE. It is only run and checked, never read, never tuned on; report its summary numbers only.
-No rule in nanobot may name its files, values or phrasings, and no one working on nanobot should look
-at them (nor at its runs' per-turn output). Once it has been read it is no longer unseen: replace it
-with another set written by someone else.
+A development set since round 50: a developer's search showed five of its turns. Its check-only
+successor is ``assistant_cmd_check2`` (written by a helper, never read).
 """
 
 from __future__ import annotations
