@@ -152,6 +152,7 @@ def _context_load() -> str:
 
 
 FIGS: dict[str, Callable[[], str]] = {
+    "draft-load": lambda: f"{_j('draft-qwen2.5-coder-1.5b.json')['load_before']:.2f}",
     "lean-first-turn": lambda: f"{_ttft_run('lean')['prompt_tokens']:,}",
     "full-first-turn": lambda: f"{_ttft_run('full')['prompt_tokens']:,}",
     "busy-load": lambda: _busy("load_1min_at_start"),

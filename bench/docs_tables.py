@@ -74,6 +74,16 @@ def performance_synthetic() -> str:
     return _bench("smollm2.json", "synthetic-3b.json")
 
 
+def drafts() -> str:
+    """Replies with and without tokens drafted from their context (bench/draft_bench.py)."""
+    run = _j("draft-qwen2.5-coder-1.5b.json")
+    rows = [[r["case"], f"{r['plain_s']} s ({r['plain_tokens']})", f"{r['drafted_s']} s ({r['drafted_tokens']})",
+             f"{r['tokens_per_s'][0]} -> {r['tokens_per_s'][1]}", f"{r['accepted']} of {r['drafted']}",
+             "yes" if r["same"] else "no"] for r in run["rows"]]
+    return _table(["reply (1.5B, temperature 0)", "without drafts (tokens)", "with drafts (tokens)", "tokens/s",
+                   "drafted tokens drawn", "same text"], rows)
+
+
 def server() -> str:
     d = _j("server.json")
     rows = []
@@ -1051,7 +1061,7 @@ def listing() -> str:
 
 
 TABLES: dict[str, Callable[[], str]] = {
-    "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "server": server,
+    "headline": headline, "lean": lean, "performance": performance, "performance-synthetic": performance_synthetic, "drafts": drafts, "server": server,
     "assistant": assistant, "assistant-kinds": assistant_kinds, "assistant-runs": assistant_runs,
     "assistant-heldout": assistant_heldout, "assistant-dev2": assistant_dev2, "assistant-dev3": assistant_dev3, "assistant-fresh": assistant_fresh, "bfcl": bfcl, "bfcl-lean": bfcl_lean, "bfcl-fit": bfcl_fit, "bfcl-replies": bfcl_replies, "context": context,
     "waits-idle": waits_idle, "waits-idle-earlier": waits_idle_earlier, "waits-pasted": waits_pasted, "waits-round45": waits_round45, "waits-round47": waits_round47, "locomo": locomo, "locomo-answers": locomo_answers, "embedder": embedder,
