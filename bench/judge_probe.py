@@ -83,7 +83,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
-    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair", "claimed", "run"])
+    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair", "claimed", "run", "diff"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
@@ -99,6 +99,7 @@ def main() -> None:
             "create": (("dev", "create_dev.tsv"), ("dev2", "create_dev2.tsv"), ("held", "create_held.tsv")),
             "keep": (("dev", "keep_dev.tsv"), ("held", "keep_held.tsv")),
             "run": (("dev", "run_dev.tsv"), ("held", "run_held.tsv")),
+            "diff": (("dev", "diff_dev.tsv"), ("held", "diff_held.tsv")),
             "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv"), ("dev2", "repair_dev2.tsv"),
                        ("held2", "repair_held2.tsv")),
             "claimed": (("dev", "claimed_dev.tsv"), ("held", "claimed_held.tsv"), ("dev2", "claimed_dev2.tsv"),

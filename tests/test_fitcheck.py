@@ -157,3 +157,34 @@ def test_qwen_sends_a_repository_question_to_exec_and_a_folder_question_to_list_
     looks = [s["function"] for s in tool_specs(agent.tool_runner.tools)]
     assert best_fit(agent.model, looks, "Do I have any uncommitted changes?") == "exec"
     assert best_fit(agent.model, looks, "¿qué hay en la carpeta docs?") == "list_dir"
+
+
+class FitsPerTool(Judging):
+    """Answers the fit classifier per tool: ``fit[name]`` for the tool the prompt's line names."""
+
+    def yes_no_apart(self, messages, **_):
+        if messages[0].content != SYSTEM:
+            return 0.5, 0.5
+        self.asked.append(messages[-1].content)
+        p = next((v for name, v in self.fit.items() if messages[-1].content.startswith(f"Tool: {name}(")), 0.0)
+        return p, 1 - p
+
+
+@pytest.mark.parametrize("exec_fits", [True, False])
+def test_a_listing_picked_by_its_name_for_a_message_that_names_nothing_goes_to_the_tool_that_fits(home, exec_fits):
+    """"Which branch am I on?" names no file, folder or command, and the lean step picked list_dir by
+    its name: the model's fit check of nanobot's looking tools sends it to exec (``git branch``) when
+    exec fits it better; a listing that fits as well is made as picked."""
+    fit = {"exec": 0.14 if exec_fits else 0.003, "list_dir": 0.003, "read_file": 0.007}
+    made = "exec" if exec_fits else "list_dir"
+    call = body("exec", {"command": "git branch --show-current"}) if exec_fits else body("list_dir", {"path": "."})
+    model = FitsPerTool(['list_dir"', call, "You are on feature/x."], [0.9, 0.05, 0.05], fit=fit)
+    settings = load_settings(home, tools={"enabled": ["read_file", "list_dir", "exec"], "listing": "lean",
+                                          "exec_allow": ["git branch"]},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    events = list(agent.turn("Which branch am I on?"))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == [made]
+    assert sorted(line.split("(")[0] for line in model.asked) == ["Tool: exec", "Tool: list_dir", "Tool: read_file"]

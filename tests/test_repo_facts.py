@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from nanobot.backends.scripted import ScriptedModel
 from nanobot.config import load_settings
 from nanobot.loop.agent import Agent
@@ -143,3 +145,34 @@ def test_a_git_status_the_model_runs_ends_with_whether_the_tree_is_clean(home, t
     git(repo, "checkout", "--", "lamp.py")
     clean = Exec().run(Exec.Args(command="git status --short", cwd=str(repo)), ctx)
     assert clean.rstrip().endswith("\nIn short: the work tree is clean (nothing uncommitted).")
+
+
+class DiffAsked(LookAsked):
+    """The model's classifiers: a look asked and the file's uncommitted changes asked, nothing else."""
+
+    def yes_no_apart(self, messages, **_):
+        from nanobot.loop.judge import DIFF_SYSTEM, LOOK_SYSTEM
+
+        return (0.95, 0.05) if messages[0].content in (LOOK_SYSTEM, DIFF_SYSTEM) else (0.05, 0.95)
+
+
+@pytest.mark.parametrize("committed", [False, True])
+def test_a_question_about_a_files_uncommitted_changes_looks_with_git_not_a_read(home, tmp_path, committed):
+    """ "What did I change in lamp.py?" names a file, so the facts would read it; a read shows the file
+    as it is now, not what changed. When git has uncommitted changes of the file and the model judges
+    the changes asked, the look is ``exec`` (``git diff`` runs unasked); with nothing uncommitted in
+    it there is nothing to diff, and the file is read."""
+    from nanobot.tools.firstlook import asks_to_look
+
+    repo = make_repo(tmp_path)
+    if committed:
+        git(repo, "commit", "-q", "-am", "Light it at eight")
+    settings = load_settings(home, tools={"roots": [str(repo)]}, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, DiffAsked([]))
+    attach_tools(agent)
+    text = "What did I change in lamp.py since the last commit?"
+    agent.provenance.said.append(text)
+    agent.judge.context(text, [])
+    assert asks_to_look(agent) == ("read_file" if committed else "exec")
+    assert agent.judge.probability(agent, "diff") == pytest.approx(0.95)

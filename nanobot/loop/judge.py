@@ -155,15 +155,27 @@ RUN_SHOTS = (("Execute backup.sh, what's the output?", "yes"), ("Thanks, the bac
              ("count the words in essay.txt with wc -w", "yes"), ("Fix the bug in stats.py", "no"),
              ("what does stats.py print?", "yes"), ("¿Qué hace la función limpiar en datos.py?", "no"),
              ("Ouvre compte.py sans le lancer et explique-le.", "no"), ("Show me deploy.py without running it", "no"))
+DIFF_SYSTEM = ("You classify messages sent to an assistant that works in the user's git repository. The message "
+               "names a file. Does it ask what was changed in that file and not committed yet -- its uncommitted "
+               "edits, a diff against the last commit? What the file says now, a request to change, fix, commit or "
+               "revert it, its commit history, running it or explaining it are no. Answer only yes or no.")
+DIFF_SHOTS = (("What did I change in notes.txt since the last commit?", "yes"), ("What's the timeout in notes.txt?", "no"),
+              ("Zeig mir den Diff von app.py", "yes"), ("Zeig mir app.py", "no"),
+              ("¿Qué líneas de datos.csv modifiqué sin hacer commit?", "yes"), ("Haz commit de datos.csv", "no"),
+              ("Qu'ai-je changé dans style.css depuis mon dernier commit ?", "yes"),
+              ("Qui a modifié style.css en dernier dans l'historique ?", "no"),
+              ("I touched deploy.sh this morning; what exactly is different now?", "yes"),
+              ("Undo my changes to deploy.sh", "no"), ("Lies mir config.yml vor und fass es zusammen", "no"),
+              ("Mostra le modifiche a config.yml non ancora committate", "yes"), ("What does build.sh do?", "no"))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"run": (RUN_SYSTEM, RUN_SHOTS), "change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
                "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS),
-               "claimed": (CLAIMED_SYSTEM, CLAIMED_SHOTS)}
+               "claimed": (CLAIMED_SYSTEM, CLAIMED_SHOTS), "diff": (DIFF_SYSTEM, DIFF_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, between the asks and the other messages of its development set
 BOUNDS = {"run": (0.5, 0.75), "change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
-          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92)}  # keep: a veto errs toward letting a change be
+          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92), "diff": (0.6, 0.7)}  # keep: a veto errs toward letting a change be
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -185,6 +197,9 @@ CALIBRATION = {
     "repair": (("parse.py crashes with an IndexError on an empty line", True),
                ("The build is red since your edit to setup.py", True), ("What does parse.py do?", False),
                ("hello there", False)),
+    "diff": (("What have I changed in report.md that isn't committed?", True),
+             ("Montre-moi les modifications non commitées de main.c", True),
+             ("Who last committed report.md, says git log?", False), ("Commit main.c", False)),
     "claimed": ((claim_text("The gym opens at 6, note it.", "I've saved your note: the gym opens at 6."), True),
                 (claim_text("Notier dir: das Gym öffnet um 6.", "Ok, ich habe es notiert."), True),
                 (claim_text("When does the gym open?", "The gym opens at 6."), False),

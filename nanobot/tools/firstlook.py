@@ -44,7 +44,10 @@ def asks_to_look(agent: Agent) -> str | None:
 
         if any(re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", said[-1]) for c in unasked(settings.tools)):
             return "exec"
-        kinds = [n.kind for n in named(said[-1], roots_of(settings))]
+        found = named(said[-1], roots_of(settings))
+        kinds = [n.kind for n in found]
+        if "file" in kinds and _diff_asked(agent, settings, [n.path for n in found if n.kind == "file"]):
+            return "exec"  # "what did I change in lamp.toml?": git diff, not the file as it is now
         if "file" in kinds or "folder" in kinds:
             return "read_file" if "file" in kinds else "list_dir"
         if not looks_at(said[-1]) and defined_in(said, roots_of(settings)) and _change_judged(agent) is not True:
@@ -82,6 +85,22 @@ def asked_here(agent: Agent, p: float) -> bool:
         return False
     sure = agent.judge.probability(agent, "look")
     return sure is not None and sure >= LOOK_CERTAIN
+
+
+def _diff_asked(agent: Agent, settings: Any, paths: list[str]) -> bool:
+    """Whether the message asks for the uncommitted changes of a file it names: ``git diff`` runs
+    unasked, one of ``paths`` (in the roots) has such changes, and the model's diff classifier says
+    yes (``loop.judge``). A read shows the file as it is now, which does not answer that."""
+    from nanobot.tools.gitexec import unasked
+    from nanobot.tools.named import roots_of
+    from nanobot.tools.repofacts import uncommitted
+
+    if "git diff" not in unasked(settings.tools):
+        return False
+    roots = roots_of(settings)
+    if not any(uncommitted(r / p) for p in paths for r in roots if (r / p).is_file()):
+        return False
+    return agent.judge.sure(agent, "diff") is True
 
 
 def _change_judged(agent: Agent) -> bool | None:

@@ -79,6 +79,20 @@ def top_of(path: Path) -> Path | None:
     return None
 
 
+def uncommitted(path: Path, timeout: float = 2.0) -> bool:
+    """Whether ``path`` is a tracked file of a work tree with changes not committed yet (what
+    ``git diff`` shows; an untracked file has none to show)."""
+    top = top_of(path.parent)
+    if top is None:
+        return False
+    try:
+        proc = run_git(top, "status", "--porcelain", "--untracked-files=no", "--", str(path.relative_to(top)),
+                       timeout=timeout)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0 and bool(proc.stdout.strip())
+
+
 def stamp(top: Path) -> tuple:
     """What changes when a commit, a checkout or a staging happens: HEAD, the index, the branch's ref."""
     git = top / ".git"

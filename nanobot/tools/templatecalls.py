@@ -187,6 +187,28 @@ class TemplateCalls:
         fit = fits(agent.model, spec, user_text(agent, msgs))
         return name if fit is None or fit >= FIT_YES else None
 
+    def refit(self, agent: Agent, msgs: list[Message], only: str) -> str:
+        """The tool a first call for a message that names nothing to look at makes, where the lean
+        step picked a tool that only reads or lists by its name: the one of nanobot's looking tools
+        (``LOOKING``, with an index line) whose description the model judges fits the message best
+        (``fitcheck.fits``), the pick on a tie. "Which branch am I on?" picked ``list_dir`` (fit 0.003;
+        ``exec`` 0.14, where ``git branch`` answers it); "what does my note say?" keeps ``read_file``."""
+        if not (self.lean and scores(agent.model)):
+            return only
+        name = only or self.pick(agent, msgs)
+        tool = self.runner.tools.get(name)
+        if tool is None or not getattr(tool, "intent", "") or declared(tool) != frozenset({Effect.LOOKS}):
+            return only
+        text, specs = user_text(agent, msgs), {s["function"]["name"]: s["function"] for s in self.full}
+        names = [n for n, t in self.runner.tools.items() if declared(t) & LOOKING and getattr(t, "intent", "") and n in specs]
+        if len(names) < 2:  # nothing else to go to
+            return only
+        scored = {n: fits(agent.model, specs[n], text) for n in names}
+        if any(v is None for v in scored.values()):
+            return only
+        best = max(scored, key=lambda n: scored[n] or 0.0)
+        return best if (scored[best] or 0.0) > (scored[name] or 0.0) else only
+
     def generate(self, agent: Agent, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
         """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
 
@@ -266,6 +288,8 @@ class TemplateCalls:
             elif ((p := self.decide(agent, msgs, n == 0 and look is None))
                   >= (FIT_FLOOR if self.fit_on(agent, n) else settings.threshold)
                   and (only := self.fitting(agent, msgs, n, p)) is not None):
+                if n == 0 and look is None:
+                    only = self.refit(agent, msgs, only)
                 if n == 0 and self.lean and look in runner.tools and look_instead(
                         agent, look, runner.tools[only or self.pick(agent, msgs)]):
                     only = look  # a question about a file the message names: read, not changed
