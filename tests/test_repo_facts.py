@@ -162,7 +162,9 @@ def test_a_question_about_a_files_uncommitted_changes_looks_with_git_not_a_read(
     as it is now, not what changed. When git has uncommitted changes of the file and the model judges
     the changes asked, the look is ``exec`` (``git diff`` runs unasked); with nothing uncommitted in
     it there is nothing to diff, and the file is read."""
-    from nanobot.tools.firstlook import asks_to_look
+    from nanobot.tools.base import ToolContext
+    from nanobot.tools.firstlook import asks_to_look, diff_args
+    from nanobot.tools.shell import Exec
 
     repo = make_repo(tmp_path)
     if committed:
@@ -176,3 +178,35 @@ def test_a_question_about_a_files_uncommitted_changes_looks_with_git_not_a_read(
     agent.judge.context(text, [])
     assert asks_to_look(agent) == ("read_file" if committed else "exec")
     assert agent.judge.probability(agent, "diff") == pytest.approx(0.95)
+    given = diff_args(agent)  # the call's arguments, written by the facts
+    if committed:
+        assert given is None
+        return
+    assert given == {"command": "git diff -- lamp.py", "cwd": str(repo.resolve())}
+    out = Exec().run(Exec.Args(**given), ToolContext(settings=settings))  # runs unasked (git_reads)
+    assert "-ON = 19" in out and "+ON = 20" in out
+
+
+def test_the_diff_look_runs_git_diff_written_by_the_facts_whatever_the_model_picked(home, tmp_path):
+    """The lean step picked read_file by its name, and would have written its own command had it
+    picked exec (the 1.5B wrote ``git status lamp.toml``): the turn's first call is ``git diff`` of
+    the file, and the reply is given from that diff."""
+    from nanobot.core.events import ToolCall, ToolResult
+    from tests.test_templatecalls import ToolTemplateModel
+
+    class Model(ToolTemplateModel, DiffAsked):
+        pass
+
+    repo = make_repo(tmp_path)
+    settings = load_settings(home, tools={"roots": [str(repo)], "enabled": ["read_file", "exec"], "listing": "lean"},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    model = Model(['read_file"', "ON went from 19 to 20."], [0.9, 0.05, 0.05])
+    model._judge_trusted = DiffAsked([])._judge_trusted
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    events = list(agent.turn("What did I change in lamp.py since the last commit?"))
+    calls = [e for e in events if isinstance(e, ToolCall)]
+    assert [(c.name, c.arguments["command"]) for c in calls] == [("exec", "git diff -- lamp.py")]
+    assert "+ON = 20" in next(e for e in events if isinstance(e, ToolResult)).text
+    assert events[-1].reply == "ON went from 19 to 20."

@@ -215,3 +215,31 @@ def test_a_test_run_asked_in_other_words_runs_the_allowed_test_command(home):
     agent.model = RunJudged(["Answer:", "De rien !"])
     attach_tools(agent)
     assert _ran(list(agent.turn("Merci beaucoup !"))) == []
+
+
+def test_a_message_spelling_an_allowed_command_runs_it_though_the_name_pick_was_a_read(home):
+    """"Esegui cat blasting.ini e dimmi quanti kg ..." spells ``cat``, which the allow list runs, and the
+    model's run classifier is sure a run is asked: the first call is exec, though the lean step's pick
+    by name was read_file. Without a sure run judgement the pick stands."""
+    from tests.test_templatecalls import ToolTemplateModel, body
+
+    class Judged(ToolTemplateModel):
+        run = (0.9, 0.1)
+
+        def yes_no_apart(self, messages, **_):
+            from nanobot.loop.judge import RUN_SYSTEM
+
+            return self.run if messages[0].content == RUN_SYSTEM else (0.05, 0.95)
+
+    text = "Esegui cat blasting.ini e dimmi quanti kg di carica ci sono."
+    for run, called in (((0.9, 0.1), "exec"), ((0.1, 0.9), "read_file")):
+        args = {"command": "cat blasting.ini"} if called == "exec" else {"path": "blasting.ini"}
+        model = Judged(['read_file"', body(called, args), "26 kg."], [0.9, 0.05, 0.05])
+        model.run, model._judge_trusted = run, {"run": True, "change": True, "look": True}
+        settings = load_settings(home, tools={"enabled": ["read_file", "exec"], "listing": "lean", "exec_allow": ["cat"]},
+                                 memory={"enabled": False}, observer={"enabled": False})
+        init_workspace(settings.workspace)
+        (settings.workspace / "blasting.ini").write_text("charge_kg = 26\n")
+        agent = Agent(settings, model)
+        attach_tools(agent)
+        assert [e.name for e in agent.turn(text) if isinstance(e, ToolCall)] == [called]

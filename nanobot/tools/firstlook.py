@@ -10,6 +10,8 @@ True
 from __future__ import annotations
 
 import re
+import shlex
+from pathlib import Path
 from typing import Any
 
 from nanobot.core.asks import ASKS, looks_at
@@ -46,7 +48,7 @@ def asks_to_look(agent: Agent) -> str | None:
             return "exec"
         found = named(said[-1], roots_of(settings))
         kinds = [n.kind for n in found]
-        if "file" in kinds and _diff_asked(agent, settings, [n.path for n in found if n.kind == "file"]):
+        if "file" in kinds and _diffed(agent, settings, [n.path for n in found if n.kind == "file"]):
             return "exec"  # "what did I change in lamp.toml?": git diff, not the file as it is now
         if "file" in kinds or "folder" in kinds:
             return "read_file" if "file" in kinds else "list_dir"
@@ -87,20 +89,37 @@ def asked_here(agent: Agent, p: float) -> bool:
     return sure is not None and sure >= LOOK_CERTAIN
 
 
-def _diff_asked(agent: Agent, settings: Any, paths: list[str]) -> bool:
-    """Whether the message asks for the uncommitted changes of a file it names: ``git diff`` runs
-    unasked, one of ``paths`` (in the roots) has such changes, and the model's diff classifier says
-    yes (``loop.judge``). A read shows the file as it is now, which does not answer that."""
+def _diffed(agent: Agent, settings: Any, paths: list[str]) -> Path | None:
+    """The file whose uncommitted changes the message asks for: ``git diff`` runs unasked, the file
+    (one of ``paths``, in the roots) has such changes, and the model's diff classifier says yes
+    (``loop.judge``). A read shows the file as it is now, which does not answer that."""
     from nanobot.tools.gitexec import unasked
     from nanobot.tools.named import roots_of
     from nanobot.tools.repofacts import uncommitted
 
     if "git diff" not in unasked(settings.tools):
-        return False
-    roots = roots_of(settings)
-    if not any(uncommitted(r / p) for p in paths for r in roots if (r / p).is_file()):
-        return False
-    return agent.judge.sure(agent, "diff") is True
+        return None
+    files = [r / p for p in paths for r in roots_of(settings) if (r / p).is_file()]
+    changed = next((f for f in files if uncommitted(f)), None)
+    return changed if changed is not None and agent.judge.sure(agent, "diff") is True else None
+
+
+def diff_args(agent: Agent) -> dict | None:
+    """``exec``'s arguments for the look ``asks_to_look`` chose for a file's uncommitted changes:
+    ``git diff`` of that file in its work tree, written by the facts, not by the model (which
+    wrote ``git status lamp.toml`` for it)."""
+    from nanobot.tools.named import named, roots_of
+    from nanobot.tools.repofacts import top_of
+
+    said, settings = agent.provenance.said, agent.settings
+    if not said or settings is None:
+        return None
+    found = [n.path for n in named(said[-1], roots_of(settings)) if n.kind == "file"]
+    path = _diffed(agent, settings, found) if found else None
+    top = top_of(path.parent) if path is not None else None
+    if path is None or top is None:
+        return None
+    return {"command": f"git diff -- {shlex.quote(str(path.relative_to(top)))}", "cwd": str(top)}
 
 
 def _change_judged(agent: Agent) -> bool | None:
@@ -158,6 +177,14 @@ def look_instead(agent: Agent, look: str | None, tool: Any) -> bool:
     asked, so the call policy would refuse the change as nobody's ask ("What does the add function in
     calc.py do?" is answered from the file, not with a refused edit_file and a correction)."""
     return bool(look) and changes(tool, None) and _change_judged(agent) is False
+
+
+def run_instead(agent: Agent, look: str | None, picked: str) -> bool:
+    """Whether a turn's first call of ``picked`` is to be the run the facts name instead: the message
+    spells a command the allow list runs (``look`` is ``exec``), the model picked another tool by its
+    name, and its run classifier is sure a run is asked ("Esegui cat blasting.ini e dimmi quanti kg ..."
+    picked read_file: a read shows the file, the command's output was asked)."""
+    return look == "exec" and picked != "exec" and agent.judge.sure(agent, "run") is True
 
 
 def change_owed(agent: Agent, look: str | None) -> bool:

@@ -41,8 +41,10 @@ from nanobot.tools.firstlook import (
     asked_here,
     asks_to_look,
     change_owed,
+    diff_args,
     judged_look,
     look_instead,
+    run_instead,
 )
 from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, best_fit, fits, judged, scores, user_text
 from nanobot.tools.formats import shaped, written
@@ -209,9 +211,18 @@ class TemplateCalls:
         best = max(scored, key=lambda n: scored[n] or 0.0)
         return best if (scored[best] or 0.0) > (scored[name] or 0.0) else only
 
-    def generate(self, agent: Agent, msgs: list[Message], only: str = "") -> tuple[str, str, Any, str]:
-        """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None, error)."""
+    def given(self, agent: Agent, n: int, look: str | None) -> dict | None:
+        """``exec``'s arguments the facts write for a turn's first look: ``git diff`` of the file whose
+        uncommitted changes the message asks for (``firstlook.diff_args``); None: the model writes them."""
+        return diff_args(agent) if n == 0 and look == "exec" and "exec" in self.runner.tools else None
 
+    def generate(self, agent: Agent, msgs: list[Message], only: str = "", given: dict | None = None
+                 ) -> tuple[str, str, Any, str]:
+        """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None,
+        error); ``given``: its arguments, written by the facts, not generated."""
+        if only and given is not None:
+            ok, error = validate(self.runner.tools[only], json.dumps(given), False)
+            return json.dumps({"name": only, "arguments": given}, ensure_ascii=False), only, ok, error
         settings = self.runner.settings.tools
         if self.lean:  # the tool first, on the decision's prompt; then its arguments with its schema
             only = only or self.pick(agent, msgs)
@@ -290,12 +301,18 @@ class TemplateCalls:
                   and (only := self.fitting(agent, msgs, n, p)) is not None):
                 if n == 0 and look is None:
                     only = self.refit(agent, msgs, only)
+                if n == 0 and self.lean and "exec" in runner.tools and run_instead(
+                        agent, look, only or self.pick(agent, msgs)):
+                    only = "exec"  # the message spells an allowed command and asks for its run
                 if n == 0 and self.lean and look in runner.tools and look_instead(
                         agent, look, runner.tools[only or self.pick(agent, msgs)]):
                     only = look  # a question about a file the message names: read, not changed
-                step = self.call(agent, msgs, seen, only=only)
+                if (given := self.given(agent, n, look)) is not None:
+                    only = "exec"  # a file's uncommitted changes asked: their diff, whatever the pick
+                step = self.call(agent, msgs, seen, only=only, given=given)
             elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
-                step = self.call(agent, msgs, seen, only=look if look in runner.tools else "")
+                step = self.call(agent, msgs, seen, only=look if look in runner.tools else "",
+                                 given=self.given(agent, n, look))
             elif n == 0 and look is None and asked_here(agent, p) and any(
                     declared(t) & LOOKING for t in runner.tools.values()):  # an ask about this computer:
                 step = self.call(agent, msgs, seen, only=self.pick(agent, msgs, LOOKING, own=True))  # a look here
@@ -373,12 +390,13 @@ class TemplateCalls:
         named = [f'"name":{sp}"{n}"' for n in self.runner.tools for sp in (" ", "")]
         return [*MARKUP, *named]
 
-    def call(self, agent: Agent, msgs: list[Message], seen: set[str], only: str = "") -> Generator[Event, None, bool]:
-        """Generate, validate (with retries) and run one call (of ``only``, when given); True when it
-        repeats one already run."""
+    def call(self, agent: Agent, msgs: list[Message], seen: set[str], only: str = "",
+             given: dict | None = None) -> Generator[Event, None, bool]:
+        """Generate, validate (with retries) and run one call (of ``only``, when given; its first try
+        with ``given`` arguments, when the facts write them); True when it repeats one already run."""
         runner, retries = self.runner, self.runner.settings.tools.max_retries
         for attempt in range(retries + 1):
-            raw, name, args, error = self.generate(agent, msgs, only)
+            raw, name, args, error = self.generate(agent, msgs, only, given if attempt == 0 else None)
             runner._record(agent, "call", name, raw, attempt=attempt)
             msgs.append(Message(role="assistant", content=f"{OPEN}\n{raw.removesuffix(CLOSE).strip()}\n{CLOSE}"))
             if args is None:
