@@ -920,6 +920,9 @@ def lean() -> str:
             "([benchmarks/performance.md](docs/benchmarks/performance.md)).")
 
 
+CMD_CHECK2_LATEST = "assistant-cmd_check2-qwen2.5-coder-1.5b-round50-38fc776-masked.json"
+
+
 def headline() -> str:
     import assistant_bench as ab
     run = ab._load(RESULTS / ASSISTANT_LATEST[0])
@@ -934,6 +937,7 @@ def headline() -> str:
     w = _j("waits-idle-round7.json")["results"][0]["median"]
     lo = _j("locomo-heldout.json")["modes"]["hybrid"]
     la = _j("locomo-answers-heldout.json")["summary"]
+    c2 = _j(CMD_CHECK2_LATEST)["summary"]
     from nanobot.bench.figures import BenchResult
     s = BenchResult.model_validate_json((RESULTS / "smollm2-round7.json").read_text())
     hk = _j("housekeep-pressure2048-qwen1.5b.json")
@@ -965,6 +969,11 @@ def headline() -> str:
          "1-4) vs the plain baseline (the hits in LoCoMo's prompt); adversarial answered \"not mentioned\"",
          "held back: only checked", "1.5B", f"{la['f1']['overall (1-4)']:.3f} vs {la['plain_f1']['overall (1-4)']:.3f}; "
          f"{la['adversarial_not_mentioned']:.0%}", "[memory](docs/memory.md)"],
+        ["questions only this computer can answer (the branch, the last commit, what is uncommitted, a script's or a "
+         "command's output), 31 turns in 7 languages written by a helper: correct / outputs invented / unasked changes; "
+         "seconds a turn, median / p90", "check-only: counts read, turns not", "1.5B",
+         f"{c2['correct']} of {c2['turns']}; {c2['invented']}; {c2['unasked_changes']}; "
+         f"{c2['per_turn']['seconds']['median']} s / {c2['per_turn']['seconds']['p90']} s", "[assistant](docs/benchmarks/assistant.md)"],
         ["Enter to the first token / start-up / exit (idle, 60 wpm)", timing, "1.5B",
          f"{w['first_token_s']:.2f} s, {w['prompt_s']:.2f} s, {w['exit_s']:.2f} s", "[waits](docs/benchmarks/waits.md)"],
         ["a question pasted in a terminal and sent a second later: Enter to the first visible token (median of 5), "

@@ -210,3 +210,13 @@ def test_the_diff_look_runs_git_diff_written_by_the_facts_whatever_the_model_pic
     assert [(c.name, c.arguments["command"]) for c in calls] == [("exec", "git diff -- lamp.py")]
     assert "+ON = 20" in next(e for e in events if isinstance(e, ToolResult)).text
     assert events[-1].reply == "ON went from 19 to 20."
+
+
+def test_a_detached_head_is_said_to_be_one_not_named_a_branch(home, tmp_path):
+    """``git checkout <commit>``: no branch is checked out, and a hash given as "branch 1a2b3c4" is
+    read back as a branch's name ("You are on branch 1a2b3c4")."""
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "--detach")
+    text = agent_for(home, [repo]).system_prompt().text
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert f"Git lighthouse: HEAD detached at {head} (1 commit);" in text and "branch " + head not in text

@@ -155,6 +155,8 @@ RUN_SHOTS = (("Execute backup.sh, what's the output?", "yes"), ("Thanks, the bac
              ("count the words in essay.txt with wc -w", "yes"), ("Fix the bug in stats.py", "no"),
              ("what does stats.py print?", "yes"), ("¿Qué hace la función limpiar en datos.py?", "no"),
              ("Ouvre compte.py sans le lancer et explique-le.", "no"), ("Show me deploy.py without running it", "no"))
+# Diff: asked only where the message names a file that git has uncommitted changes of
+# (``tools.firstlook._diffed``); its sure yes makes the turn's look ``git diff`` of that file, not a read.
 DIFF_SYSTEM = ("You classify messages sent to an assistant that works in the user's git repository. The message "
                "names a file. Does it ask what was changed in that file and not committed yet -- its uncommitted "
                "edits, a diff against the last commit? What the file says now, a request to change, fix, commit or "

@@ -10,6 +10,8 @@ index, the branch's ref): the facts are read again only when it changes (``tools
 
 >>> RepoFacts(label="shop", branch="feature/x", subject="Add tax", age="2 h", changed=3, untracked=1, commits=5).line()
 'Git shop: branch feature/x (5 commits); last commit "Add tax" 2 h ago; uncommitted: 3 changed, 1 untracked'
+>>> RepoFacts(label="shop", branch="1a2b3c4", detached=True, subject="Add tax", commits=5).line()
+'Git shop: HEAD detached at 1a2b3c4 (5 commits); last commit "Add tax"; nothing uncommitted'
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class RepoFacts(BaseModel):
     names: list[str] = []  # the uncommitted files as "path (changed)" / "path (untracked)", when few
     commits: int = 1  # on the branch (HEAD's history); 0: none yet
     counted: bool = True  # the count is shown (``fitted`` drops it with the age)
+    detached: bool = False  # HEAD is a commit, not a branch: ``branch`` holds its short hash
 
     def line(self) -> str:
         last = (f'last commit "{self.subject}"' + (f" {self.age} ago" if self.age else "") if self.subject
@@ -47,7 +50,8 @@ class RepoFacts(BaseModel):
                                     f"{self.changed} changed, {self.untracked} untracked")
                  if self.changed or self.untracked else "nothing uncommitted")
         count = f" ({self.commits} commit{'s' if self.commits != 1 else ''})" if self.commits and self.counted else ""
-        return "; ".join(x for x in (f"Git {self.label}: branch {self.branch}{count}", last, state) if x)
+        head = f"HEAD detached at {self.branch}" if self.detached else f"branch {self.branch}"
+        return "; ".join(x for x in (f"Git {self.label}: {head}{count}", last, state) if x)
 
 
 def fitted(facts: list[RepoFacts], budget: int, count) -> str:
@@ -123,10 +127,13 @@ def read(top: Path, timeout: float = 2.0, names: bool = True) -> RepoFacts | Non
             return None
         return proc.stdout if proc.returncode == 0 else None
 
-    branch = git("symbolic-ref", "--short", "-q", "HEAD") or git("rev-parse", "--short", "HEAD")
+    branch = git("symbolic-ref", "--short", "-q", "HEAD")
+    detached = branch is None  # a checked-out commit or tag: no branch to name
+    if detached:
+        branch = git("rev-parse", "--short", "HEAD")
     if branch is None:
         return None
-    facts = RepoFacts(label=one_line(top.name), branch=one_line(branch.strip()) or "(detached)")
+    facts = RepoFacts(label=one_line(top.name), branch=one_line(branch.strip()) or "(unknown)", detached=detached)
     facts.commits = 0
     if (log := git("log", "-1", "--format=%ct%x00%s")) and "\0" in log:
         facts.commits = int(n) if (n := (git("rev-list", "--count", "HEAD") or "").strip()).isdigit() else 1
