@@ -6,9 +6,9 @@ that followed them there are a likely continuation. ``Drafting.steps`` hands the
 python's ``Llama.generate`` (the value sent into the generator), which evaluates them in one batch
 with the token just drawn; the sampler then draws at each position as it would have, and the first
 draw that differs from the draft ends it (its KV entries are dropped). A right draft of ``n`` tokens
-costs one batch instead of ``n`` decode steps; a wrong one costs a batch wider than a step (on two
-CPU cores a batch of 2 tokens takes 1.4 steps' time, of 8 about 3.4), so a draft is offered only on a
-match of ``min_ngram`` tokens or more, and its length follows how the last one fared.
+costs one batch instead of ``n`` decode steps; a wrong one costs a batch wider than a step (on a CPU
+much more than a step: docs/benchmarks/performance.md), so a draft is offered only on a match of
+``min_ngram`` tokens or more, and its length follows how the last one fared.
 
 llama.cpp computes logits only for a batch's last token unless told otherwise; ``Drafting`` makes
 every position's logits count while the reply is generated, never while the prompt is evaluated (a

@@ -106,8 +106,8 @@ def _diffed(agent: Agent, settings: Any, paths: list[str]) -> Path | None:
 
 def diff_args(agent: Agent) -> dict | None:
     """``exec``'s arguments for the look ``asks_to_look`` chose for a file's uncommitted changes:
-    ``git diff`` of that file in its work tree, written by the facts, not by the model (which
-    wrote ``git status lamp.toml`` for it)."""
+    ``git diff`` of that file in its work tree, written by the facts, not by the model (which may
+    write another git command for it)."""
     from nanobot.tools.named import named, roots_of
     from nanobot.tools.repofacts import top_of
 

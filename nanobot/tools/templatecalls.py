@@ -193,8 +193,8 @@ class TemplateCalls:
         """The tool a first call for a message that names nothing to look at makes, where the lean
         step picked a tool that only reads or lists by its name: the one of nanobot's looking tools
         (``LOOKING``, with an index line) whose description the model judges fits the message best
-        (``fitcheck.fits``), the pick on a tie. "Which branch am I on?" picked ``list_dir`` (fit 0.003;
-        ``exec`` 0.14, where ``git branch`` answers it); "what does my note say?" keeps ``read_file``."""
+        (``fitcheck.fits``), the pick on a tie: "Which branch am I on?" goes from ``list_dir`` to ``exec``
+        (``git branch`` answers it); "what does my note say?" keeps ``read_file``."""
         if not (self.lean and scores(agent.model)):
             return only
         name = only or self.pick(agent, msgs)
