@@ -971,7 +971,7 @@ def headline() -> str:
          f"{la['adversarial_not_mentioned']:.0%}", "[memory](docs/memory.md)"],
         ["questions only this computer can answer (the branch, the last commit, what is uncommitted, a script's or a "
          "command's output), 31 turns in 7 languages written by a helper: correct / outputs invented / unasked changes; "
-         "seconds a turn, median / p90", "check-only: counts read, turns not", "1.5B",
+         "seconds a turn, median / p90", "held back: only checked (counts read, turns not)", "1.5B",
          f"{c2['correct']} of {c2['turns']}; {c2['invented']}; {c2['unasked_changes']}; "
          f"{c2['per_turn']['seconds']['median']} s / {c2['per_turn']['seconds']['p90']} s", "[assistant](docs/benchmarks/assistant.md)"],
         ["Enter to the first token / start-up / exit (idle, 60 wpm)", timing, "1.5B",

@@ -10,8 +10,8 @@ index, the branch's ref): the facts are read again only when it changes (``tools
 
 >>> RepoFacts(label="shop", branch="feature/x", subject="Add tax", age="2 h", changed=3, untracked=1, commits=5).line()
 'Git shop: branch feature/x (5 commits); last commit "Add tax" 2 h ago; uncommitted: 3 changed, 1 untracked'
->>> RepoFacts(label="shop", branch="1a2b3c4", detached=True, subject="Add tax", commits=5).line()
-'Git shop: HEAD detached at 1a2b3c4 (5 commits); last commit "Add tax"; nothing uncommitted'
+>>> RepoFacts(label="shop", branch="c0de", detached=True, subject="Add tax", commits=5).line()
+'Git shop: HEAD detached at c0de (5 commits); last commit "Add tax"; nothing uncommitted'
 """
 
 from __future__ import annotations
