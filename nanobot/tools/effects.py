@@ -32,6 +32,7 @@ class Effect(StrEnum):
 
 
 UNDECLARED = frozenset({Effect.CHANGES})
+LOOKING = frozenset({Effect.LOOKS, Effect.RUNS})  # what a tool a question about this computer calls declares
 
 
 def effects_of(tool: Any, args: Any = None) -> frozenset[Effect]:

@@ -24,6 +24,7 @@ from typing import Any
 from nanobot.backends.base import Message
 from nanobot.base.errors import ModelError
 from nanobot.core.features import Agent
+from nanobot.tools.effects import LOOKING, Effect, declared
 
 FIT_YES = 0.55  # P(yes) / (P(yes) + P(no)) at which the picked tool counts as fitting the message
 FIT_FLOOR = 0.02  # the least P(call) at which a turn's first decision asks at all
@@ -102,3 +103,23 @@ def best_fit(model: Any, functions: list[dict], message: str) -> str | None:
     if not scored or any(v is None for v in scored.values()):
         return None
     return max(scored, key=lambda name: scored[name] or 0.0)
+
+
+def better_look(model: Any, tools: dict, functions: list[dict], name: str, message: str) -> str:
+    """The tool a first call for a message that names nothing to look at is to make, where a name pick
+    chose ``name``, a tool of nanobot's that only reads or lists: of nanobot's looking tools (``LOOKING``,
+    with an index line), the one whose description the model judges fits ``message`` best; ``name`` on
+    a tie, for any other tool, or where the model cannot score. "Which branch am I on?" goes from
+    ``list_dir`` to ``exec`` (``git branch`` answers it); "what does my note say?" keeps ``read_file``."""
+    tool = tools.get(name)
+    if tool is None or not getattr(tool, "intent", "") or declared(tool) != frozenset({Effect.LOOKS}):
+        return name
+    specs = {f["name"]: f for f in functions}
+    names = [n for n, t in tools.items() if declared(t) & LOOKING and getattr(t, "intent", "") and n in specs]
+    if len(names) < 2:  # nothing else to go to
+        return name
+    scored = {n: fits(model, specs[n], message) for n in names}
+    if any(v is None for v in scored.values()):
+        return name
+    best = max(scored, key=lambda n: scored[n] or 0.0)
+    return best if (scored[best] or 0.0) > (scored[name] or 0.0) else name

@@ -35,7 +35,7 @@ from nanobot.core.provenance import unasked
 from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
-from nanobot.tools.effects import Effect, declared
+from nanobot.tools.effects import LOOKING, declared
 from nanobot.tools.firstlook import (
     LOOK_FLOOR,
     asked_here,
@@ -46,7 +46,16 @@ from nanobot.tools.firstlook import (
     look_instead,
     run_instead,
 )
-from nanobot.tools.fitcheck import FIT_FLOOR, FIT_YES, best_fit, fits, judged, scores, user_text
+from nanobot.tools.fitcheck import (
+    FIT_FLOOR,
+    FIT_YES,
+    best_fit,
+    better_look,
+    fits,
+    judged,
+    scores,
+    user_text,
+)
 from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import NAME_OPENING, lean_specs, name_grammar, named, with_schema
 from nanobot.tools.plain import plain
@@ -73,7 +82,6 @@ OPENING_ONLY = regex.compile(r"\s*(?:(?:tools?|functions?|call)\s*:\s*[\w.-]*\s*
 # one or two words, then ":" or ">" or nothing, then opening braces. Held back only while the reply opens
 # lower case (a label), so prose ("The capital ...") shows at once. "tools {{" too: the label, then braces.
 LABELLED = regex.compile(r"\s*<?[\w.-]+(?:\s+[\w.-]+)?\s*[:>]?\s*(?:<tool_call>\s*)?(?:`{1,3}[\w+-]*\s*)?\[?\s*(?:\{\s*)+")
-LOOKING = frozenset({Effect.LOOKS, Effect.RUNS})  # what a tool a question about this computer calls declares
 NAME_TOKENS = 48  # the longest offered name, in tokens, with room
 HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
 PICKS = 8  # picks the runner keeps (by the messages they were made on)
@@ -190,26 +198,14 @@ class TemplateCalls:
         return name if fit is None or fit >= FIT_YES else None
 
     def refit(self, agent: Agent, msgs: list[Message], only: str) -> str:
-        """The tool a first call for a message that names nothing to look at makes, where the lean
-        step picked a tool that only reads or lists by its name: the one of nanobot's looking tools
-        (``LOOKING``, with an index line) whose description the model judges fits the message best
-        (``fitcheck.fits``), the pick on a tie: "Which branch am I on?" goes from ``list_dir`` to ``exec``
-        (``git branch`` answers it); "what does my note say?" keeps ``read_file``."""
+        """``only``, or the looking tool that fits a message naming nothing better than the read or
+        listing the lean step picked by its name (``fitcheck.better_look``)."""
         if not (self.lean and scores(agent.model)):
             return only
         name = only or self.pick(agent, msgs)
-        tool = self.runner.tools.get(name)
-        if tool is None or not getattr(tool, "intent", "") or declared(tool) != frozenset({Effect.LOOKS}):
-            return only
-        text, specs = user_text(agent, msgs), {s["function"]["name"]: s["function"] for s in self.full}
-        names = [n for n, t in self.runner.tools.items() if declared(t) & LOOKING and getattr(t, "intent", "") and n in specs]
-        if len(names) < 2:  # nothing else to go to
-            return only
-        scored = {n: fits(agent.model, specs[n], text) for n in names}
-        if any(v is None for v in scored.values()):
-            return only
-        best = max(scored, key=lambda n: scored[n] or 0.0)
-        return best if (scored[best] or 0.0) > (scored[name] or 0.0) else only
+        best = better_look(agent.model, self.runner.tools, [s["function"] for s in self.full], name,
+                           user_text(agent, msgs))
+        return best if best != name else only
 
     def given(self, agent: Agent, n: int, look: str | None) -> dict | None:
         """``exec``'s arguments the facts write for a turn's first look: ``git diff`` of the file whose
