@@ -56,6 +56,7 @@ from nanobot.tools.testcommand import command_of, is_runner  # noqa: E402
 from nanobot.tools.testcounts import counts  # noqa: E402
 
 FIGURES = re.compile(r"^\[prompt .*?total ([\d.]+)s")
+STAGES = re.compile(r"(\w+) \d+ ([\d.]+)s")  # "stream 2 9.80s" in the figures line's evaluations
 STEP_TIMEOUT = 900.0  # a step that takes longer is scored as it is and the chat is stopped
 _JS_DEFS = re.compile(r"^\s*(?:async\s+)?function\s+(\w+)|^\s*(?:const|let|var)\s+(\w+)\s*=\s*(?:\(|function|async)"
                       r"|^\s*test\(\s*[\"'`]([^\"'`]+)", re.M)
@@ -189,7 +190,8 @@ class Chat:
 
     def say(self, text: str) -> tuple[float | None, float]:
         """(the turn's own total seconds, the wall seconds) of one message; (None, wall) where the chat
-        ended or the step ran past ``STEP_TIMEOUT``."""
+        ended or the step ran past ``STEP_TIMEOUT``. ``stages``: the seconds inside each model method."""
+        self.stages: dict[str, float] = {}
         t0 = time.perf_counter()
         self.proc.stdin.write(text + "\n")
         self.proc.stdin.flush()
@@ -201,6 +203,7 @@ class Chat:
             if line is None:
                 break
             if m := FIGURES.match(line):
+                self.stages = {k: float(v) for k, v in STAGES.findall(line.partition("evaluations")[2])}
                 return float(m.group(1)), time.perf_counter() - t0
         return None, time.perf_counter() - t0
 
@@ -229,7 +232,7 @@ def run_repo(repo, model: str, retry: bool, log: Path | None = None) -> list[dic
                                                 _ran_tests(home, since) if step.run else False)
                 key = "" if attempt == 0 else "_retry"
                 row |= {f"right{key}": not failed, f"failed{key}": failed, f"turn_s{key}": turn_s,
-                        f"wall_s{key}": round(wall_s, 2)}
+                        f"wall_s{key}": round(wall_s, 2), f"stage_s{key}": chat.stages}
                 row["destroyed"] = row.get("destroyed", []) + destroyed
                 row["left_alone_changed"] = row.get("left_alone_changed", []) + left
                 if step.run:
@@ -263,6 +266,8 @@ def summary(rows: list[dict], model: str, name: str, seconds: float) -> dict:
             "left_alone_changed": sum(len(r["left_alone_changed"]) for r in rows),
             "runs_asked": len(runs), "runs_ran": sum(r["ran"] for r in runs),
             "median_turn_s": round(statistics.median(turns), 2) if turns else None,
+            "stage_s_per_step": {k: round(sum(r.get("stage_s", {}).get(k, 0.0) for r in rows) / max(len(turns), 1), 2)
+                                 for k in sorted({k for r in rows for k in r.get("stage_s", {})})},
             "by_kind": {k: [sum(r["right"] or r.get("right_retry", False) for r in rows if r["kind"] == k),
                             sum(r["kind"] == k for r in rows)] for k in sorted({r["kind"] for r in rows})},
             "misses": dict(sorted(Counter(_reason(f) for r in rows if not (r["right"] or r.get("right_retry", False))

@@ -214,3 +214,32 @@ def test_a_generation_nobody_reads_as_it_comes_stops_when_the_seconds_are_spent(
                 assert "".join(pieces).strip()  # the rest of the reply comes
         finally:
             budget.stop()
+
+
+def test_the_seconds_inside_each_model_method_are_kept_and_shown_under_v():
+    """A judgement's seconds and a stream's, piece by piece as it is read, are each kept under their
+    method, and ``nanobot chat -v``'s figures line shows them beside the counts."""
+    from nanobot.loop.report import TurnClock
+
+    now = [0.0]
+
+    class Ticking(Tripping):
+        def yes_no(self, messages, *, tools=None):
+            now[0] += 2.0
+            return super().yes_no(messages, tools=tools)
+
+        def stream(self, messages, **kw):
+            for piece in super().stream(messages, **kw):
+                now[0] += 0.5
+                yield piece
+
+    model, budget = Ticking(), TurnBudget(evaluations=9, seconds=60.0, clock=lambda: now[0])
+    metered(model, budget)
+    budget.start()
+    model.yes_no([])
+    pieces = list(model.stream([]))
+    now[0] += 5.0  # the caller's own time between pieces is no method's
+    budget.stop()
+    assert budget.spent_s == {"yes_no": 2.0, "stream": 0.5 * len(pieces)}
+    line = TurnClock(clock=lambda: now[0]).timing(0.0, budget.used, 0, budget.spent_s).line()
+    assert f"stream 1 {0.5 * len(pieces):.2f}s" in line and "yes_no 1 2.00s" in line

@@ -324,7 +324,8 @@ class Agent:
         assert done is not None, "a responder must end with TurnDone"
         self._record(user_msg, done.reply, done.generation, interrupted=False, remember=not done.corrected, shown=done.shown)
         yield from self._run_hooks("on_turn_end", done)
-        done.timing = clock.timing(done.generation.ttft_s, self.budget.used, sum(self.budget.read.values()))
+        done.timing = clock.timing(done.generation.ttft_s, self.budget.used, sum(self.budget.read.values()),
+                                   self.budget.spent_s)
         if not clock.calls:  # answered from what the prompt carries: said so under -v
             done.timing.from_prompt = told(done.reply, prompt_repo(self))
         yield done

@@ -52,12 +52,14 @@ class TurnBudget:
         self.evaluations, self.seconds, self.clock = evaluations, seconds, clock
         self.used: Counter[str] = Counter()  # evaluations this turn, by model method
         self.read: Counter[str] = Counter()  # calls answered from what the backend kept, which cost none
+        self.spent_s: Counter[str] = Counter()  # seconds inside each model method this turn
         self.began = clock()
         self.depth = 0  # evaluations running inside another
         self.cut = False  # a draw was refused this turn
 
     def start(self) -> None:
-        self.used, self.read, self.began, self.cut, self.depth = Counter(), Counter(), self.clock(), False, 0
+        self.used, self.read, self.spent_s = Counter(), Counter(), Counter()
+        self.began, self.cut, self.depth = self.clock(), False, 0
         _current.budget = self
 
     def stop(self) -> None:
@@ -124,16 +126,18 @@ def _drawing(name: str, method: Any) -> Any:
             return _timed(out, budget) if budget is not None and inspect.isgenerator(out) else out
         budget.draw(name)
         budget.depth += 1
+        began = budget.clock()
         try:
             out = method(*args, **kw)
         finally:
             budget.depth -= 1
+            budget.spent_s[name] += budget.clock() - began
         if name in READS and getattr(getattr(method, "__self__", None), "last_read", False) is True:
             budget.used[name] -= 1  # answered from what was kept (a draft's judgement): no evaluation
             if not budget.used[name]:
                 del budget.used[name]
             budget.read[name] += 1
-        return _inside(out, budget, timed=bool(kw.get("grammar"))) if inspect.isgenerator(out) else out
+        return _inside(out, budget, name, timed=bool(kw.get("grammar"))) if inspect.isgenerator(out) else out
     return call
 
 
@@ -155,19 +159,21 @@ def _timed(gen: Any, budget: TurnBudget) -> Any:
         gen.close()
 
 
-def _inside(gen: Any, budget: TurnBudget, timed: bool = False) -> Any:
+def _inside(gen: Any, budget: TurnBudget, name: str, timed: bool = False) -> Any:
     """``gen`` (a stream), each step run inside its own evaluation: what it asks of a model is part of it.
     ``timed`` (a call's arguments under their grammar, which nobody reads as they come): stopped once
     the turn's seconds are spent; the reply the user reads as it comes is not cut."""
     try:
         while True:
             budget.depth += 1
+            began = budget.clock()
             try:
                 piece = next(gen)
             except StopIteration as stop:
                 return stop.value
             finally:
                 budget.depth -= 1
+                budget.spent_s[name] += budget.clock() - began
             yield piece
             if timed:
                 _on_time(budget)

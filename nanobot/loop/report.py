@@ -21,7 +21,7 @@ from nanobot.core.features import Agent
 # a ``TurnTiming``, carried on ``TurnDone.timing`` and printed by ``nanobot chat -v``::
 #
 #     first token 12.40s · decision 2.10s (2) · arguments 6.02s (1) · tools 0.31s · reply ttft 3.61s ·
-#     evaluations 5 (prefix_probability 2, stream 2, yes_no_apart 1) · read 1 · total 19.80s
+#     evaluations 5 (prefix_probability 2 1.20s, stream 2 9.80s, yes_no_apart 1 0.50s) · read 1 · total 19.80s
 
 class TurnTiming(BaseModel):
     first_token_s: float  # Enter -> the first visible token of the reply (the whole turn when none)
@@ -33,6 +33,7 @@ class TurnTiming(BaseModel):
     tools_s: float = 0.0  # tools running (an exec's confirmation question included)
     reply_ttft_s: float = 0.0  # the final reply call alone: its prompt evaluation and first token
     evaluations: dict[str, int] = {}  # model evaluations drawn from the turn's budget, by model method (loop.budget)
+    evaluation_s: dict[str, float] = {}  # the seconds spent inside each of those methods
     read: int = 0  # judgements answered from what the backend kept (a draft's, judged before Enter)
     from_prompt: list[str] = []  # the prompt's repository facts a reply with no tool call gives (``repofacts.told``)
 
@@ -48,7 +49,8 @@ class TurnTiming(BaseModel):
         if self.from_prompt:
             parts.append(f"from the prompt: {', '.join(self.from_prompt)}")
         if self.evaluations:
-            each = ", ".join(f"{k} {v}" for k, v in sorted(self.evaluations.items()))
+            each = ", ".join(f"{k} {v}" + (f" {self.evaluation_s[k]:.2f}s" if k in self.evaluation_s else "")
+                             for k, v in sorted(self.evaluations.items()))
             parts.append(f"evaluations {sum(self.evaluations.values())} ({each})")
         if self.read:
             parts.append(f"read {self.read}")
@@ -79,7 +81,8 @@ class TurnClock:
             self.tools_s += now - self._call_at
             self._call_at = None
 
-    def timing(self, reply_ttft_s: float, evaluations: dict[str, int] | None = None, read: int = 0) -> TurnTiming:
+    def timing(self, reply_ttft_s: float, evaluations: dict[str, int] | None = None, read: int = 0,
+               evaluation_s: dict[str, float] | None = None) -> TurnTiming:
         end = self.clock()
         steps = self._steps[self._seen:] if self._steps is not None else []
         dec = [s.seconds for s in steps if s.kind == "decision"]
@@ -87,7 +90,7 @@ class TurnClock:
         return TurnTiming(first_token_s=(self.first or end) - self.start, total_s=end - self.start,
                           decision_s=sum(dec), decisions=len(dec), arguments_s=sum(arg), arguments=len(arg),
                           tools_s=self.tools_s, reply_ttft_s=reply_ttft_s, evaluations=dict(evaluations or {}),
-                          read=read)
+                          read=read, evaluation_s={k: v for k, v in (evaluation_s or {}).items() if k in (evaluations or {})})
 
 
 # What ``nanobot prompt`` (and ``/prompt``, and the benchmarks) report about the prompt the next
