@@ -1,13 +1,18 @@
 """A small coding job end to end (issue 79): steps piped into ``nanobot chat``, scored on disk.
 
     .venv/bin/python bench/coding_bench.py --model qwen2.5-coder-1.5b [--set dev|check] [--only NAME ...]
-        [--limit N] [--retry] [--json bench/results/coding-NAME.json] [--masked] [--log DIR]
+        [--limit N] [--retry] [--json bench/results/coding-NAME.json] [--masked] [--log DIR] [--cold]
 
 Each repository of the set (bench/coding/dev.py: read and tuned on; bench/coding/check.py: only
 checked, run it ``--masked``, which prints the summary alone) is written to a fresh folder as a git
 repository (bench/coding/make.py) and gets a fresh ``NANOBOT_HOME`` whose config.toml allows the
 repository's test command (``tools.exec_allow``), makes the repository a root, and turns the observer
-and the disk KV cache off (they only cost time here). One ``nanobot chat -v`` runs in the repository;
+off. The disk KV cache is on, as a user's is, and every home shares one cache folder, made ready once
+before the first repository as an install makes it (``housekeep.prewarm_next``: the judgements' examples
+and calibrations on disk), so no step pays for what a user's first chat does not; each chat's own
+housekeeping is waited for before the next repository starts. ``--cold``: the disk KV cache off, nothing
+made ready (each repository's first steps evaluate the judgements' examples and calibrations while timed).
+One ``nanobot chat -v`` runs in the repository;
 its steps are written to it one at a time, each after the previous turn's figures line. After each
 step the scorer checks the disk (bench/coding/spec.py):
 
@@ -57,6 +62,7 @@ from nanobot.tools.testcounts import counts  # noqa: E402
 
 FIGURES = re.compile(r"^\[prompt .*?total ([\d.]+)s")
 STAGES = re.compile(r"(\w+) \d+ ([\d.]+)s")  # "stream 2 9.80s" in the figures line's evaluations
+SET_UP = re.compile(r"set-up ([\d.]+)s")  # a calibration the turn waited for
 STEP_TIMEOUT = 900.0  # a step that takes longer is scored as it is and the chat is stopped
 _JS_DEFS = re.compile(r"^\s*(?:async\s+)?function\s+(\w+)|^\s*(?:const|let|var)\s+(\w+)\s*=\s*(?:\(|function|async)"
                       r"|^\s*test\(\s*[\"'`]([^\"'`]+)", re.M)
@@ -64,10 +70,13 @@ _SH_DEFS = re.compile(r"^\s*(?:function\s+)?(\w+)\s*\(\)\s*\{", re.M)
 _PY_DEFS = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
 
 
-def config(home: Path, repo_dir: Path, allow: list[str]) -> None:
+def config(home: Path, repo_dir: Path, allow: list[str], cache: Path | None = None) -> None:
+    """``home``'s config.toml; ``cache``: the shared cache folder (the disk KV cache on), None: off."""
     home.mkdir(parents=True, exist_ok=True)
+    if cache is not None:
+        (home / "cache").symlink_to(cache, target_is_directory=True)
     (home / "config.toml").write_text(
-        "[chat]\ntemperature = 0\n\n[observer]\nenabled = false\n\n[kv_cache]\nenabled = false\n\n"
+        f"[chat]\ntemperature = 0\n\n[observer]\nenabled = false\n\n[kv_cache]\nenabled = {str(cache is not None).lower()}\n\n"
         f"[tools]\nexec_allow = {json.dumps(allow)}\nroots = [{json.dumps(str(repo_dir))}]\nexec_timeout = 120\n")
 
 
@@ -204,6 +213,8 @@ class Chat:
                 break
             if m := FIGURES.match(line):
                 self.stages = {k: float(v) for k, v in STAGES.findall(line.partition("evaluations")[2])}
+                if set_up := SET_UP.search(line):
+                    self.stages["set_up"] = float(set_up.group(1))
                 return float(m.group(1)), time.perf_counter() - t0
         return None, time.perf_counter() - t0
 
@@ -215,10 +226,33 @@ class Chat:
             self.proc.kill()
 
 
-def run_repo(repo, model: str, retry: bool, log: Path | None = None) -> list[dict]:
+WARM = ("import sys; from nanobot.config import load_settings; from nanobot.runtime import load_model; "
+        "from nanobot.housekeeping.housekeep import prewarm_next; s = load_settings(); "
+        "prewarm_next(s, load_model(s, sys.argv[1]), 'local', print)")
+
+
+def ready(model: str, cache: Path) -> None:
+    """Make the shared cache ready as an install does (the judgements' examples and calibrations)."""
+    tmp = Path(tempfile.mkdtemp(prefix="coding-warm-"))
+    config(tmp / "home", tmp, [], cache)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_")} | {
+        "NANOBOT_HOME": str(tmp / "home"), "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-c", WARM, model], cwd=tmp, env=env, check=True, timeout=900)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def housekept(timeout: float = 600.0) -> None:
+    """Wait while a chat's housekeeping runs (it would share the cores with the next repository's steps)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and subprocess.run(["pgrep", "-f", "nanobot housekeep"],
+                                                     capture_output=True).returncode == 0:
+        time.sleep(2)
+
+
+def run_repo(repo, model: str, retry: bool, log: Path | None = None, cache: Path | None = None) -> list[dict]:
     tmp = Path(tempfile.mkdtemp(prefix=f"coding-{repo.name}-"))
     path, home = make(repo, tmp / repo.name), tmp / "home"
-    config(home, path, repo.allow)
+    config(home, path, repo.allow, cache)
     env = {k: v for k, v in os.environ.items() if not k.startswith("NANOBOT_") and k != "PYTHONDONTWRITEBYTECODE"}
     env |= {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}", "PYTHONPATH": str(ROOT)}
     chat, rows = Chat(model, home, path, env), []
@@ -247,6 +281,7 @@ def run_repo(repo, model: str, retry: bool, log: Path | None = None) -> list[dic
                 break
     finally:
         chat.close()
+        housekept()
         if log is not None:  # the chat's own output, to read why a step went wrong (development set only)
             log.mkdir(parents=True, exist_ok=True)
             (log / f"{repo.name}.log").write_text("".join(chat.out))
@@ -294,15 +329,21 @@ def main() -> None:
     ap.add_argument("--masked", action="store_true", help="print and keep the summary only (the check-only set)")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--log", type=Path, help="a folder for each repository's chat output (not with --masked)")
+    ap.add_argument("--cold", action="store_true", help="the disk KV cache off and nothing made ready")
     a = ap.parse_args()
     chosen = [r for r in repos(a.set) if not a.only or r.name in a.only][:a.limit]
+    cache = None if a.cold else Path(tempfile.mkdtemp(prefix="coding-cache-"))
+    if cache is not None:
+        ready(a.model, cache)
     t0, rows = time.perf_counter(), []
     for repo in chosen:
-        for row in run_repo(repo, a.model, a.retry, None if a.masked else a.log):
+        for row in run_repo(repo, a.model, a.retry, None if a.masked else a.log, cache):
             rows.append(row)
             if not a.masked:
                 print(json.dumps(row), flush=True)
-    out = summary(rows, Path(a.model).stem, a.set, time.perf_counter() - t0)
+    out = summary(rows, Path(a.model).stem, a.set, time.perf_counter() - t0) | {"cache": "cold" if a.cold else "ready"}
+    if cache is not None:
+        shutil.rmtree(cache, ignore_errors=True)
     print(json.dumps(out), flush=True)
     if a.json:
         a.json.write_text(json.dumps({"summary": out, **({} if a.masked else {"steps": rows})}, indent=1) + "\n")

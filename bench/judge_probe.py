@@ -33,7 +33,10 @@ explanations, offers and failures); ``claimed_dev2.tsv`` / ``claimed_held2.tsv``
 that give what was asked -- a translation, a synonym, a poem -- which the 1.5B once read as claims;
 ``--kind run``: "does the message ask for a program, the tests or a command to be run?" on ``run_dev.tsv``
 (round 48: runs of scripts, tests and commands in eight languages against thanks, questions about code,
-changes, reads and how-tos), checked on ``run_held.tsv`` (written blind to the classifier by a helper).
+changes, reads and how-tos), checked on ``run_held.tsv`` (written blind to the classifier by a helper);
+``--kind rename``: "does the message ask to rename OLD to NEW?" (a message and one pair of its names, four
+columns) on ``rename_dev.tsv``, checked on ``rename_held.tsv`` (written blind to the classifier by a helper:
+renames with the right pair, with a wrong new name, and messages asking something else, six languages).
 
     .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
@@ -52,15 +55,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from nanobot.config import load_settings  # noqa: E402
-from nanobot.loop.judge import BOUNDS, _calibrated, claim_text, classifier_prompt  # noqa: E402
+from nanobot.loop.judge import BOUNDS, _calibrated, claim_text, classifier_prompt, rename_text  # noqa: E402
 from nanobot.runtime import load_model  # noqa: E402
 
 
 def labelled(name: str) -> list[tuple[bool, str]]:
-    """(label, text) per line; a line of three columns (label, message, reply) is ``claim_text``'s pair."""
+    """(label, text) per line; a line of three columns (label, message, reply) is ``claim_text``'s pair,
+    one of four (label, message, old, new) ``rename_text``'s."""
     rows = (line.split("\t") for line in (HERE / "data" / "judge" / name).read_text().splitlines() if line.strip())
-    return [(label.strip() == "yes", claim_text(*(t.strip() for t in rest)) if len(rest) == 2 else rest[0].strip())
-            for label, *rest in rows]
+    shape = {1: lambda t: t, 2: claim_text, 3: rename_text}
+    return [(label.strip() == "yes", shape[len(rest)](*(t.strip() for t in rest))) for label, *rest in rows]
 
 
 def score(model, rows: list[tuple[bool, str]], kind: str = "change") -> dict:
@@ -83,7 +87,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
-    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair", "claimed", "run", "diff"])
+    ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair", "claimed", "run", "diff",
+                                                             "rename"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
@@ -100,6 +105,7 @@ def main() -> None:
             "keep": (("dev", "keep_dev.tsv"), ("held", "keep_held.tsv")),
             "run": (("dev", "run_dev.tsv"), ("held", "run_held.tsv")),
             "diff": (("dev", "diff_dev.tsv"), ("held", "diff_held.tsv")),
+            "rename": (("dev", "rename_dev.tsv"), ("held", "rename_held.tsv")),
             "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv"), ("dev2", "repair_dev2.tsv"),
                        ("held2", "repair_held2.tsv")),
             "claimed": (("dev", "claimed_dev.tsv"), ("held", "claimed_held.tsv"), ("dev2", "claimed_dev2.tsv"),

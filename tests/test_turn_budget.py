@@ -243,3 +243,19 @@ def test_the_seconds_inside_each_model_method_are_kept_and_shown_under_v():
     assert budget.spent_s == {"yes_no": 2.0, "stream": 0.5 * len(pieces)}
     line = TurnClock(clock=lambda: now[0]).timing(0.0, budget.used, 0, budget.spent_s).line()
     assert f"stream 1 {0.5 * len(pieces):.2f}s" in line and "yes_no 1 2.00s" in line
+
+
+def test_set_up_seconds_inside_a_turn_are_shown_apart_from_the_evaluations():
+    """A calibration run inside a turn (once per model and process) is the turn's wait too: its
+    seconds show as "set-up" under -v, apart from the evaluations the turn drew."""
+    from nanobot.loop.budget import unmetered
+    from nanobot.loop.report import TurnClock
+
+    now = [0.0]
+    budget = TurnBudget(evaluations=9, seconds=60.0, clock=lambda: now[0])
+    budget.start()
+    with unmetered():
+        now[0] += 3.0
+    budget.stop()
+    line = TurnClock(clock=lambda: now[0]).timing(0.0, budget.used, 0, budget.spent_s).line()
+    assert "set-up 3.00s" in line and "evaluations" not in line

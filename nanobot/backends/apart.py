@@ -13,7 +13,7 @@ from typing import Any
 from nanobot.backends.base import Message
 from nanobot.base.errors import ModelError
 
-APART_SLOTS = 10  # system prompts whose KV state ``yes_no_apart`` keeps (the judge's 9 classifiers and the
+APART_SLOTS = 11  # system prompts whose KV state ``yes_no_apart`` keeps (the judge's 10 classifiers and the
 # fit check: ~12 MB each on a 1.5B), so a turn's judgements never evaluate their examples twice
 ANSWERED = 16  # prompts whose yes/no ``yes_no_apart`` keeps (a prompt's answer is a fact of its text)
 

@@ -32,6 +32,7 @@ from typing import Any
 from nanobot.base.errors import ModelError
 
 EVALUATIONS = ("stream", "yes_no", "yes_no_apart", "generate_apart", "prefix_probability")
+SET_UP = "set_up"  # ``spent_s``'s key for the seconds of set-up work inside a turn (``unmetered``)
 READS = ("yes_no_apart", "prefix_probability")  # may be answered from what the backend kept (``last_read``)
 
 
@@ -115,6 +116,7 @@ def unmetered():
     finally:
         budget.depth -= 1
         budget.began += budget.clock() - began  # nor its seconds
+        budget.spent_s[SET_UP] += budget.clock() - began  # shown apart under -v
 
 
 def _drawing(name: str, method: Any) -> Any:

@@ -169,15 +169,42 @@ DIFF_SHOTS = (("What did I change in notes.txt since the last commit?", "yes"), 
               ("I touched deploy.sh this morning; what exactly is different now?", "yes"),
               ("Undo my changes to deploy.sh", "no"), ("Lies mir config.yml vor und fass es zusammen", "no"),
               ("Mostra le modifiche a config.yml non ancora committate", "yes"), ("What does build.sh do?", "no"))
+# Rename: the message with one pair of names from it, the old one a name its files define and the new
+# one a name no file holds (``tools.renameask``): does the message ask that rename? A pair with the
+# wrong new name ("to", "en", a word of the sentence) and a message asking a fix or an addition are no.
+RENAME_SYSTEM = ("You read a user's message to an assistant that edits code, and one rename of a name in that code. "
+                 "Answer yes when the message asks to rename the first name to the second, in any words or language. "
+                 "Answer no when the message asks something else -- a fix, a new function, a test, a question, a "
+                 "move -- or when the second name is not the new name the message asks for. Answer only yes or no.")
+
+
+def rename_text(message: str, old: str, new: str) -> str:
+    """The rename classifier's input: the user's message and one rename."""
+    return f"Message: {message}\nRename: {old} -> {new}"
+
+
+RENAME_SHOTS = tuple((rename_text(m, o, n), a) for (m, o, n), a in (
+    (("Rename add_item to append_item in cart.py", "add_item", "append_item"), "yes"),
+    (("Rename add_item to append_item in cart.py", "add_item", "to"), "no"),
+    (("Benenne die Klasse Kunde in Client um.", "Kunde", "Client"), "yes"),
+    (("Benenne die Klasse Kunde in Client um.", "Kunde", "in"), "no"),
+    (("Fix total in bill.py so it adds the tax", "total", "adds"), "no"),
+    (("Renombra la función limpiar a sanear en datos.py", "limpiar", "sanear"), "yes"),
+    (("In stats.py, make mean return 0 for an empty list", "mean", "empty"), "no"),
+    (("Call parse_args get_options instead, in cli.py and main.py", "parse_args", "get_options"), "yes"),
+    (("Use format_date inside print_report in report.py", "format_date", "print_report"), "no"),
+    (("Renomme la méthode save en store partout dans db.js", "save", "partout"), "no")))
 # the questions asked as classifiers of their own (``yes_no_apart``) where the backend can
 CLASSIFIERS = {"run": (RUN_SYSTEM, RUN_SHOTS), "change": (ALLOW_SYSTEM, ALLOW_SHOTS), "look": (LOOK_SYSTEM, LOOK_SHOTS),
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
                "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS),
-               "claimed": (CLAIMED_SYSTEM, CLAIMED_SHOTS), "diff": (DIFF_SYSTEM, DIFF_SHOTS)}
+               "claimed": (CLAIMED_SYSTEM, CLAIMED_SHOTS), "diff": (DIFF_SYSTEM, DIFF_SHOTS),
+               "rename": (RENAME_SYSTEM, RENAME_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, between the asks and the other messages of its development set
 BOUNDS = {"run": (0.5, 0.75), "change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
-          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92), "diff": (0.6, 0.7)}  # keep: a veto errs toward letting a change be
+          "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92), "diff": (0.6, 0.7),
+          "rename": (0.5, 0.95)}  # keep: a veto errs toward letting a change be
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -202,6 +229,10 @@ CALIBRATION = {
     "diff": (("What have I changed in report.md that isn't committed?", True),
              ("Montre-moi les modifications non commitées de main.c", True),
              ("Who last committed report.md, says git log?", False), ("Commit main.c", False)),
+    "rename": ((rename_text("Rename load to fetch in api.py", "load", "fetch"), True),
+               (rename_text("Renomme la classe Chat en Gato dans zoo.py", "Chat", "Gato"), True),
+               (rename_text("Rename load to fetch in api.py", "load", "to"), False),
+               (rename_text("Fix load in api.py so it retries", "load", "retries"), False)),
     "claimed": ((claim_text("The gym opens at 6, note it.", "I've saved your note: the gym opens at 6."), True),
                 (claim_text("Notier dir: das Gym öffnet um 6.", "Ok, ich habe es notiert."), True),
                 (claim_text("When does the gym open?", "The gym opens at 6."), False),
@@ -272,6 +303,24 @@ class Judge:
                 yes = no = 0.0
             self.cache[key] = yes / (yes + no) if yes + no > 0 else None
         return self.cache[key]
+
+    def rename(self, agent: Agent, old: str, new: str) -> bool | None:
+        """Whether the message asks to rename ``old`` to ``new`` (``RENAME_SYSTEM``), where it counts
+        (``BOUNDS``); None when unsure, unscored or the model fails ``CALIBRATION``. Cached per pair."""
+        key = f"rename {old} {new}"
+        model = getattr(agent, "model", None)
+        if key not in self.cache:
+            p = None
+            if self.text and callable(getattr(model, "yes_no_apart", None)):
+                try:
+                    if trusted(model, "rename"):
+                        yes, no = model.yes_no_apart(classifier_prompt("rename", rename_text(self.text[:400], old, new)))
+                        p = yes / (yes + no) if yes + no > 0 else None
+                except ModelError:
+                    p = None
+            self.cache[key] = p
+        p, (no, yes) = self.cache[key], BOUNDS["rename"]
+        return None if p is None or no < p < yes else p >= yes
 
     def sure(self, agent: Agent, kind: str) -> bool | None:
         """The judgement where it counts (``BOUNDS``): True, False, or None when unsure or unscored."""

@@ -34,6 +34,7 @@ class TurnTiming(BaseModel):
     reply_ttft_s: float = 0.0  # the final reply call alone: its prompt evaluation and first token
     evaluations: dict[str, int] = {}  # model evaluations drawn from the turn's budget, by model method (loop.budget)
     evaluation_s: dict[str, float] = {}  # the seconds spent inside each of those methods
+    set_up_s: float = 0.0  # set-up work the turn waited for, once per model and process (a calibration)
     read: int = 0  # judgements answered from what the backend kept (a draft's, judged before Enter)
     from_prompt: list[str] = []  # the prompt's repository facts a reply with no tool call gives (``repofacts.told``)
 
@@ -54,6 +55,8 @@ class TurnTiming(BaseModel):
             parts.append(f"evaluations {sum(self.evaluations.values())} ({each})")
         if self.read:
             parts.append(f"read {self.read}")
+        if self.set_up_s >= 0.01:
+            parts.append(f"set-up {self.set_up_s:.2f}s")
         parts.append(f"total {self.total_s:.2f}s")
         return " · ".join(parts)
 
@@ -90,7 +93,8 @@ class TurnClock:
         return TurnTiming(first_token_s=(self.first or end) - self.start, total_s=end - self.start,
                           decision_s=sum(dec), decisions=len(dec), arguments_s=sum(arg), arguments=len(arg),
                           tools_s=self.tools_s, reply_ttft_s=reply_ttft_s, evaluations=dict(evaluations or {}),
-                          read=read, evaluation_s={k: v for k, v in (evaluation_s or {}).items() if k in (evaluations or {})})
+                          read=read, evaluation_s={k: v for k, v in (evaluation_s or {}).items() if k in (evaluations or {})},
+                          set_up_s=(evaluation_s or {}).get("set_up", 0.0))
 
 
 # What ``nanobot prompt`` (and ``/prompt``, and the benchmarks) report about the prompt the next

@@ -122,6 +122,12 @@ def diff_args(agent: Agent) -> dict | None:
     return {"command": f"git diff -- {shlex.quote(str(path.relative_to(top)))}", "cwd": str(top)}
 
 
+def first_args(agent: Agent, n: int, look: str | None, tools: dict) -> dict | None:
+    """``exec``'s arguments the facts write for step ``n`` when it is a turn's first look at a file's
+    uncommitted changes (``diff_args``); None: the model writes them."""
+    return diff_args(agent) if n == 0 and look == "exec" and "exec" in tools else None
+
+
 def _change_judged(agent: Agent) -> bool | None:
     """Whether the model judges that the user's message asks for a change (``agent.judge``); None when
     it cannot say (a server, a scripted model)."""

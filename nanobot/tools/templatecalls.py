@@ -41,7 +41,7 @@ from nanobot.tools.firstlook import (
     asked_here,
     asks_to_look,
     change_owed,
-    diff_args,
+    first_args,
     judged_look,
     look_instead,
     run_instead,
@@ -59,6 +59,7 @@ from nanobot.tools.fitcheck import (
 from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import NAME_OPENING, lean_specs, name_grammar, named, with_schema
 from nanobot.tools.plain import plain
+from nanobot.tools.renameask import rename_args
 from nanobot.tools.rewrite import rewritten
 from nanobot.tools.validate import validate
 
@@ -207,23 +208,20 @@ class TemplateCalls:
                            user_text(agent, msgs))
         return best if best != name else only
 
-    def given(self, agent: Agent, n: int, look: str | None) -> dict | None:
-        """``exec``'s arguments the facts write for a turn's first look: ``git diff`` of the file whose
-        uncommitted changes the message asks for (``firstlook.diff_args``); None: the model writes them."""
-        return diff_args(agent) if n == 0 and look == "exec" and "exec" in self.runner.tools else None
-
     def generate(self, agent: Agent, msgs: list[Message], only: str = "", given: dict | None = None
                  ) -> tuple[str, str, Any, str]:
         """One constrained call (of ``only``, when given): (raw call text, tool name, validated args or None,
         error); ``given``: its arguments, written by the facts, not generated."""
-        if only and given is not None:
-            ok, error = validate(self.runner.tools[only], json.dumps(given), False)
-            return json.dumps({"name": only, "arguments": given}, ensure_ascii=False), only, ok, error
         settings = self.runner.settings.tools
         if self.lean:  # the tool first, on the decision's prompt; then its arguments with its schema
             only = only or self.pick(agent, msgs)
-        if getattr(self.runner.tools.get(only), "rewrites", False) and (
-                args := rewritten(self.runner, agent, msgs, user_text(agent, msgs))):
+        if only and given is not None:
+            args = given
+        elif only in ("edit_file", "write_file") and (args := rename_args(agent, self.runner.tools)):
+            only = "edit_file"  # a rename asked: the names the facts and the model's classifier give (``renameask``)
+        else:  # a tool that rewrites a file whole (``tools.rewrite``)
+            args = getattr(self.runner.tools.get(only), "rewrites", False) and rewritten(self.runner, agent, msgs, user_text(agent, msgs))
+        if args:
             ok, error = validate(self.runner.tools[only], json.dumps(args), False)
             return json.dumps({"name": only, "arguments": args}, ensure_ascii=False), only, ok, error
         if self.lean:
@@ -303,12 +301,12 @@ class TemplateCalls:
                 if n == 0 and self.lean and look in runner.tools and look_instead(
                         agent, look, runner.tools[only or self.pick(agent, msgs)]):
                     only = look  # a question about a file the message names: read, not changed
-                if (given := self.given(agent, n, look)) is not None:
+                if (given := first_args(agent, n, look, self.runner.tools)) is not None:
                     only = "exec"  # a file's uncommitted changes asked: their diff, whatever the pick
                 step = self.call(agent, msgs, seen, only=only, given=given)
             elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "",
-                                 given=self.given(agent, n, look))
+                                 given=first_args(agent, n, look, self.runner.tools))
             elif n == 0 and look is None and asked_here(agent, p) and any(
                     declared(t) & LOOKING for t in runner.tools.values()):  # an ask about this computer:
                 step = self.call(agent, msgs, seen, only=self.pick(agent, msgs, LOOKING, own=True))  # a look here

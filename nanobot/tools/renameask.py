@@ -1,0 +1,72 @@
+"""The rename a user's message asks for, as edit_file's arguments written by the facts and the model's
+rename classifier, not by the model's call.
+
+Asked "Rename the method remove to take, in inventory/stock.py and in tests/test_stock.py", a small
+model picks edit_file and then writes ``old="remove", new="rename"``, or ``old="greet: start"``. The
+facts give the pairs to weigh: the old name is one that a file the message names defines
+(``namedcode.definitions``), the new one a later name of the message that none of those files holds
+and that is no part of a file's name; at most ``PAIRS`` pairs, in the message's order. The model's
+rename classifier (``Judge.rename``: the message and one pair) says which pair, if any, is the rename
+asked. The call is then ``old`` to ``new`` in the file that defines the old name, and ``tools.renames``
+renames every whole-word occurrence, in the other files the message names too. Nothing of the message
+is read as English; a message naming no file that defines one of its names costs no judgement.
+
+>>> pairs("Rename shout to yell in t.py", {"t.py": "def shout(x):\\n    return x\\n"})
+[('t.py', 'shout', 'to'), ('t.py', 'shout', 'yell'), ('t.py', 'shout', 'in')]
+>>> pairs("Add a function yell to t.py", {"t.py": "def shout(x):\\n    return x\\n"})
+[]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from nanobot.base.regular import read_regular
+from nanobot.tools.namedcode import MAX_BYTES, definitions
+
+PAIRS = 3  # the pairs judged at most, one classifier evaluation each
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def pairs(said: str, texts: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(file, old, new) for ``said`` (the user's message, the files' names as it writes them taken out)
+    and ``texts`` ({file: its text} of the files it names): ``old`` defined in ``file``, ``new`` a
+    later name of the message that no file holds."""
+    held = {w for t in texts.values() for w in _NAME.findall(t)}
+    found: list[tuple[str, str, str]] = []
+    words = [m.group(0) for m in _NAME.finditer(said)]
+    for i, old in enumerate(words):
+        home = next((f for f, t in texts.items() if old in definitions(t)), None)
+        if home is None:
+            continue
+        for new in dict.fromkeys(w for w in words[i + 1:] if w not in held and w != old):
+            if len(found) == PAIRS:
+                return found
+            found.append((home, old, new))
+    return found
+
+
+def rename_args(agent: Any, tools: dict) -> dict | None:
+    """edit_file's arguments for the rename the user's last message asks (see the module docstring);
+    None where edit_file is not among ``tools``, the facts give no pair or the model is sure of none."""
+    from nanobot.tools.named import named, roots_of
+
+    said, settings, judge = agent.provenance.said, agent.settings, getattr(agent, "judge", None)
+    if not said or settings is None or judge is None or "edit_file" not in tools:
+        return None
+    message, texts = said[-1], {}
+    for n in named(said[-1], roots_of(settings)):
+        message = message.replace(n.said, " ")
+        for root in roots_of(settings) if n.kind == "file" else []:
+            path = root / n.path
+            try:
+                if path.is_file() and path.stat().st_size <= MAX_BYTES:
+                    texts[n.path] = read_regular(path).decode("utf-8", "replace")
+                    break
+            except OSError:
+                continue
+    for home, old, new in pairs(message, texts):
+        if judge.rename(agent, old, new):
+            return {"path": home, "old": old, "new": new}
+    return None

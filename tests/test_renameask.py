@@ -1,0 +1,69 @@
+"""The rename a message asks for (``tools.renameask``): the old name from a file the message names,
+the new one from the message, the pair chosen by the model's rename classifier; edit_file's arguments
+are then theirs, not the model's, and the rename reaches every file the message names."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanobot.core.events import ToolCall
+from tests.test_templatecalls import JudgingTemplateModel, body, make_agent
+
+GREET = 'def greeting(name):\n    return f"Hello, {name}!"\n'
+APP = "from greet import greeting\n\n\ndef main(names):\n    return [greeting(n) for n in names]\n"
+
+
+class Renaming(JudgingTemplateModel):
+    """... whose rename classifier is sure of the pair ``asked`` (old, new) and of no other."""
+
+    def __init__(self, replies, probs, asked):
+        super().__init__(replies, probs, change=True)
+        self.asked, self.pairs = asked, []
+
+    def yes_no_apart(self, messages, **kw):
+        from nanobot.loop.judge import CALIBRATION, RENAME_SYSTEM
+
+        if messages[0].content != RENAME_SYSTEM:
+            return super().yes_no_apart(messages, **kw)
+        text = messages[-1].content
+        if text in dict(CALIBRATION["rename"]):
+            return (0.99, 0.01) if dict(CALIBRATION["rename"])[text] else (0.1, 0.9)
+        pair = tuple(text.rpartition("\nRename: ")[2].split(" -> "))
+        self.pairs.append(pair)
+        return (0.99, 0.01) if pair == self.asked else (0.1, 0.9)
+
+
+def rename_agent(home, model):
+    agent = make_agent(home, model, enabled=["read_file", "edit_file", "write_file"], listing="lean")
+    (agent.workspace / "greet.py").write_text(GREET)
+    (agent.workspace / "app.py").write_text(APP)
+    return agent
+
+
+@pytest.mark.parametrize("pick", ['edit_file"', 'write_file"'])
+def test_a_rename_asked_is_made_with_the_names_of_the_message_whatever_the_model_would_write(home, pick):
+    """The 1.5B, asked "Rename the function greeting to welcome in greet.py and app.py", wrote
+    ``old="greet: start", new="welcome: start"`` (refused, nothing renamed); asked to rename remove to
+    take, ``new="rename"``. The pairs weighed are the message's: "greeting" (greet.py defines it) with
+    the later names no file holds ("to", "welcome"); the model is sure of (greeting, welcome), and the
+    call renames it in both files the message names, whichever changing tool was picked."""
+    model = Renaming([pick, "Renamed greeting to welcome."], [0.9, 0.1], asked=("greeting", "welcome"))
+    agent = rename_agent(home, model)
+    events = list(agent.turn("Rename the function greeting to welcome in greet.py and app.py."))
+    calls = [e for e in events if isinstance(e, ToolCall)]
+    assert [(c.name, c.arguments["old"], c.arguments["new"]) for c in calls] == [("edit_file", "greeting", "welcome")]
+    assert model.pairs == [("greeting", "to"), ("greeting", "welcome")]  # in the message's order, to the sure one
+    assert (agent.workspace / "greet.py").read_text() == GREET.replace("greeting", "welcome")
+    assert (agent.workspace / "app.py").read_text() == APP.replace("greeting", "welcome")
+
+
+def test_with_no_pair_the_model_is_sure_of_the_call_is_the_models_own(home):
+    """"Fix greeting in greet.py so it says Hi": the pairs (greeting, Fix is before it; so, it, says)
+    are weighed and none is sure, so the model writes the edit, and nothing is renamed."""
+    edit = {"path": "greet.py", "old": "Hello", "new": "Hi"}
+    model = Renaming(['edit_file"', body("edit_file", edit), "Done."], [0.9, 0.1], asked=("greeting", "welcome"))
+    agent = rename_agent(home, model)
+    events = list(agent.turn("Fix greeting in greet.py so it says Hi"))
+    assert [c.arguments for c in events if isinstance(c, ToolCall)] == [edit]
+    assert len(model.pairs) == 3 and all(old == "greeting" for old, _ in model.pairs)  # PAIRS at most
+    assert "greeting" in (agent.workspace / "greet.py").read_text()
