@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+import pytest
+
 from nanobot.config import load_settings
 from nanobot.core.provenance import Provenance
 from nanobot.tools.base import ToolContext
-from nanobot.tools.files import EditFile
+from nanobot.tools.files import EditFile, WriteFile
 from nanobot.tools.runner import ToolRunner
 from nanobot.tools.templatecalls import TemplateCalls
 from nanobot.workspace import init_workspace
@@ -41,6 +43,19 @@ def test_a_message_naming_no_file_there_leaves_path_free(home):
 def test_a_coding_session_leaves_path_free(home):
     coding = SimpleNamespace(name="coding")
     assert EditFile().offered(_ctx(home, ASK, [coding])) == EditFile.parameters()
+    assert WriteFile().offered(_ctx(home, "Add a test in a new file test_greet.py", [coding])) == WriteFile.parameters()
+
+
+def test_a_write_is_held_to_the_files_the_message_names_there_or_new(home):
+    """"Add a test for farewell in a new file test_greet.py": the 1.5B wrote ``greet/farewell.txt``,
+    which the call policy refused as a file the user did not name. A write's ``path`` is one the message
+    names, a new one among them; a message naming none leaves it free."""
+    path = WriteFile().offered(_ctx(home, "Add a test for shout in a new file test_loud.py, like test_textutil.py"))
+    assert sorted(path["properties"]["path"]["enum"]) == ["test_loud.py", "test_textutil.py"]
+    assert WriteFile().offered(_ctx(home, "write me a haiku file")) == WriteFile.parameters()
+    (home / "workspace" / "poems").mkdir(exist_ok=True)
+    path = WriteFile().offered(_ctx(home, "save it as haiku.txt in the poems folder"))["properties"]["path"]
+    assert path["enum"] == ["haiku.txt", "poems/haiku.txt"]  # the call policy takes either for the name given
 
 
 def test_the_call_grammar_admits_only_a_named_file(model, home):
@@ -81,3 +96,53 @@ def test_an_asked_rename_is_made_in_every_file_the_message_names(home):
 def test_a_message_the_model_is_sure_says_leave_a_file_renames_only_in_the_call_s_file(home):
     out, code, test = _run_rename(home, keep=True)
     assert "def yell(" in code and "import shout" in test and "also renamed" not in out
+
+
+WHEN = "def days_between(a, b):\n    return (b - a).days\n"
+ASK_FIX = ("days_between gives a negative number when the first date is the later one. Fix it, and do not "
+           "change test_when.py.")
+
+
+def _fix_agent(home, keep: bool):
+    from nanobot.loop.agent import Agent
+    from nanobot.tools.feature import attach_tools
+    from tests.test_templatecalls import JudgingTemplateModel
+
+    class Model(JudgingTemplateModel):
+        def yes_no_apart(self, messages, **kw):
+            from nanobot.loop.judge import CALIBRATION, KEEP_SYSTEM
+
+            if messages[0].content == KEEP_SYSTEM and messages[-1].content not in dict(CALIBRATION["keep"]):
+                return (0.9, 0.1) if keep else (0.1, 0.9)
+            return super().yes_no_apart(messages, **kw)
+
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "when.py").write_text(WHEN)
+    (settings.workspace / "test_when.py").write_text("from when import days_between\n")
+    (settings.workspace / "other.py").write_text("def helper():\n    return 1\n")
+    agent = Agent(settings, Model([], [], change=True))
+    attach_tools(agent)
+    agent.provenance.said.append(ASK_FIX)
+    agent.judge.context(ASK_FIX, [])
+    return agent
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_fix_whose_message_names_only_a_file_to_leave_alone_reaches_the_file_defining_what_it_names(home, keep):
+    """"days_between gives a negative number ... Fix it, and do not change test_when.py": the 1.5B
+    could only read and edit test_when.py (the one file named), and its edit was refused or broke the
+    test. Where the model's keep classifier is sure a named file is to be left as it is, the files that
+    define a name the message gives (when.py defines days_between) are named by it too: offered to the
+    call and passed by the call policy; another file stays refused. Without that sure judgement the
+    message's files alone count."""
+    from nanobot.loop.callpolicy import refusal
+
+    agent = _fix_agent(home, keep)
+    ctx = ToolContext(settings=agent.settings, agent=agent)
+    path = EditFile().offered(ctx)["properties"]["path"]["enum"]
+    assert path == (["test_when.py", "when.py"] if keep else ["test_when.py"])
+    prov = Provenance(said=[ASK_FIX])
+    edit = {"path": "when.py", "old": "(b - a).days", "new": "abs((b - a).days)"}
+    assert ("refused" in refusal(EditFile(), edit, prov, agent=agent)) is not keep
+    assert "the user named" in refusal(EditFile(), edit | {"path": "other.py", "old": "1"}, prov, agent=agent)

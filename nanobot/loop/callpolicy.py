@@ -236,6 +236,8 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     now = [m.group(0) for m in _NAMED.finditer(last)  # a message that names files names the ones it is about
            if len(m.group(0).split("/")[-1].split(".")[0]) >= 2]  # not "e.g."
     roots = _roots(agent)
+    if path and (now or named) and not coding and agent is not None and _judged(agent, "keep", last) is True:
+        now, named = _with_definers(now, last, roots), _with_definers(named, last, roots)  # the file to change
     if path and now and not coding and not any(_same_path(path, n, roots) for n in now):
         return Refused(f"{name} refused: the user named {', '.join(dict.fromkeys(now))}, not '{path}'; "
                        "change only the file the user asked about, or ask first", Refusal.OTHER_FILE)
@@ -254,6 +256,15 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
         return Refused(f"{name} refused: the user's message names a file but does not ask to change it; "
                        "answer without changing anything", Refusal.KEEP)
     return ""
+
+
+def _with_definers(names: list[str], text: str, roots: list[Path]) -> list[str]:
+    """``names`` and the files of the roots that define a name ``text`` gives (``namedcode.defining``):
+    where the message names files to leave as they are ("Fix days_between ..., and do not change
+    test_when.py"), the change it asks is in the file that defines what it names."""
+    from nanobot.tools.namedcode import defining
+
+    return [*names, *defining(text, roots)] if names else names
 
 
 def _same_path(path: str, named: str, roots: list[Path] = ()) -> bool:

@@ -179,6 +179,10 @@ class WriteFile(Tool):
     intent = "create a file, only when asked to"
     Args = WriteArgs
 
+    def offered(self, ctx: ToolContext) -> dict:
+        """``path`` held to the files the message names, there or new, outside a coding session (``namedlook``)."""
+        return looked_at(self.parameters(), ctx, "file", new=True, change=True)
+
     def run(self, args: WriteArgs, ctx: ToolContext) -> str:
         path = _writable(args.path, ctx)
         if path.is_dir():
@@ -213,9 +217,7 @@ class EditFile(Tool):
         """After this turn's edit missed its text to replace, the retry's ``old`` is held to the lines
         the request is about (``tools.retryedit``); ``path`` to the files the message names, where it
         names any, outside a coding session (``tools.namedlook``)."""
-        schema = held(self.parameters(), ctx)
-        coding = ctx.agent is not None and any(f.name == "coding" for f in ctx.agent.features)
-        return schema if coding else looked_at(schema, ctx, "file")
+        return looked_at(held(self.parameters(), ctx), ctx, "file", change=True)
 
     def run(self, args: EditArgs, ctx: ToolContext) -> str:
         note_miss(ctx, None)

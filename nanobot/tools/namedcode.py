@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from nanobot.base.regular import read_regular
-from nanobot.tools.named import named
+from nanobot.tools.named import entries, named
 
 _DEF = re.compile(r"^[ \t]*(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|class|function|func|fn)\s+([A-Za-z_$][\w$]*)",
                   re.M)
@@ -76,6 +76,32 @@ def _end(lines: list[str], at: int) -> int:
 def definitions(text: str) -> set[str]:
     """The names ``text`` defines, by the keyword that spells a definition before them."""
     return set(_DEF.findall(text))
+
+
+SCAN_FILES = 300  # files of the roots read at most for ``defining``, each at most SCAN_BYTES
+SCAN_BYTES = 64_000
+
+
+def defining(text: str, roots: list[Path]) -> list[str]:
+    """The files in the roots (relative, as ``named.entries`` lists them) whose text defines a name that
+    ``text`` gives: "days_between gives a negative number ... Fix it, and do not change test_when.py"
+    is about when.py, which the message does not name."""
+    words = {w.encode() for w in _NAME.findall(text)}
+    found: list[str] = []
+    files = [rel for rel, kind in entries(roots).items() if kind == "file"][:SCAN_FILES]
+    for rel in files:
+        for root in roots:
+            path = root / rel
+            try:
+                if not path.is_file() or path.stat().st_size > SCAN_BYTES:
+                    continue
+                data = read_regular(path)
+            except OSError:
+                continue
+            if any(w in data for w in words) and words & {d.encode() for d in definitions(data.decode("utf-8", "replace"))}:
+                found.append(rel)
+            break
+    return found
 
 
 def defined_in(said: list[str], roots: list[Path]) -> str | None:

@@ -8,7 +8,9 @@ insdie the trips folder?" or reads the file of an earlier answer for "how many w
 letter.txt?" cannot. A message that names none of that kind leaves the look free (the model finds
 what is there), and so does any call outside a chat. edit_file is held the same way outside a coding
 session: the call policy refuses a change of a file other than those the message names, so the grammar
-offers none (a small model spent a rename's call on an invented ``shout.py``).
+offers none (a small model spent a rename's call on an invented ``shout.py``). write_file is held so
+too, to the files the message names whether they are there or new ("Add a test for farewell in a new
+file test_greet.py": the 1.5B wrote ``greet/farewell.txt``, refused).
 """
 
 from __future__ import annotations
@@ -20,24 +22,35 @@ if TYPE_CHECKING:  # pragma: no cover
     from nanobot.tools.base import ToolContext
 
 
-def held(schema: dict, ctx: ToolContext, kind: str) -> dict:
+def held(schema: dict, ctx: ToolContext, kind: str, new: bool = False, change: bool = False) -> dict:
     """``schema`` with ``path`` one of the existing ``kind`` entries ("file" or "folder") the user's last
-    message names, as a call writes them; ``schema`` itself where it names none."""
+    message names, as a call writes them, and with ``new`` the file-shaped names it gives that are not
+    there; ``schema`` itself where it names none, and for a ``change`` in a coding session."""
     prov = ctx.agent.provenance if ctx.agent is not None else None
     if prov is None or not prov.said or "enum" in schema["properties"].get("path", {}):
         return schema  # outside a chat, or held already (``tools.retryedit``)
+    if change and any(f.name == "coding" for f in ctx.agent.features):
+        return schema
     from nanobot.tools.named import named, roots_of
     from nanobot.tools.paths import base_dir
 
     roots = roots_of(ctx.settings)
     base = base_dir(roots)
-    paths = []
-    for n in named(prov.said[-1], roots):
+    paths, found = [], named(prov.said[-1], roots)
+    folders = [n.path for n in found if n.kind == "folder"] if new else []
+    for n in found:
         real = next((r / n.path for r in roots if (r / n.path).exists()), None)
         if n.kind == kind and real is not None:
             rel = os.path.relpath(real.resolve(), base)
             paths.append(rel if not rel.startswith("..") else str(real.resolve()))
+        elif new and n.kind == "new":  # in a folder the message names too ("poem.txt in the poems folder")
+            paths += [n.path, *(f"{f.rstrip('/')}/{n.path}" for f in folders)]
     if not paths:
         return schema
+    judge = getattr(ctx.agent, "judge", None)  # files it says to leave alone: the one to change defines a
+    if kind == "file" and judge is not None and judge.sure(ctx.agent, "keep") is True:  # name it gives
+        from nanobot.tools.namedcode import defining
+
+        paths += defining(prov.said[-1], roots)
     props = schema["properties"]
     return schema | {"properties": props | {"path": props["path"] | {"enum": list(dict.fromkeys(paths))}}}
