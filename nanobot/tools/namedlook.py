@@ -36,13 +36,16 @@ def held(schema: dict, ctx: ToolContext, kind: str, new: bool = False, change: b
 
     roots = roots_of(ctx.settings)
     base = base_dir(roots)
+    def written(path: str) -> str | None:  # as a call writes an existing entry: from base, or absolute
+        real = next((r / path for r in roots if (r / path).exists()), None)
+        rel = os.path.relpath(real.resolve(), base) if real is not None else None
+        return rel if rel is None or not rel.startswith("..") else str(real.resolve())
+
     paths, found = [], named(prov.said[-1], roots)
     folders = [n.path for n in found if n.kind == "folder"] if new else []
     for n in found:
-        real = next((r / n.path for r in roots if (r / n.path).exists()), None)
-        if n.kind == kind and real is not None:
-            rel = os.path.relpath(real.resolve(), base)
-            paths.append(rel if not rel.startswith("..") else str(real.resolve()))
+        if n.kind == kind and (rel := written(n.path)) is not None:
+            paths.append(rel)
         elif new and n.kind == "new":  # in a folder the message names too ("poem.txt in the poems folder")
             paths += [n.path, *(f"{f.rstrip('/')}/{n.path}" for f in folders)]
     if not paths:
@@ -51,6 +54,6 @@ def held(schema: dict, ctx: ToolContext, kind: str, new: bool = False, change: b
     if kind == "file" and judge is not None and judge.sure(ctx.agent, "keep") is True:  # name it gives
         from nanobot.tools.namedcode import defining
 
-        paths += defining(prov.said[-1], roots)
+        paths += [rel for d in defining(prov.said[-1], roots) if (rel := written(d)) is not None]
     props = schema["properties"]
     return schema | {"properties": props | {"path": props["path"] | {"enum": list(dict.fromkeys(paths))}}}
