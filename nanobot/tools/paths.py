@@ -96,7 +96,9 @@ def resolve_in_roots(raw: str, ctx: ToolContext) -> Path:
 
 
 def display(path: Path, ctx: ToolContext) -> str:
-    """``path`` relative to the workspace when inside it, else absolute."""
-    ws = ctx.workspace.resolve()
-    return str(path.relative_to(ws)) if _inside(path, ws) and path != ws else (
-        "." if path == ws else str(path))
+    """``path`` relative to where relative paths start (``base_dir``: the folder nanobot was started in,
+    inside a root; else the workspace) when inside it, else absolute: "edited textutil.py", the name a
+    next call writes and a reply repeats, not the root's whole path."""
+    base = base_dir(roots(ctx)).resolve()
+    return str(path.relative_to(base)) if _inside(path, base) and path != base else (
+        "." if path == base else str(path))
