@@ -334,7 +334,8 @@ def judged(agent) -> dict[str, float]:
     """The model's judgements of the turn's message, P(yes) by kind (``nanobot.loop.judge``): which
     signal a check or a refusal read."""
     cache = getattr(getattr(agent, "judge", None), "cache", {})
-    return {k: round(v, 2) for k, v in cache.items() if v is not None and not k.startswith("claimed ")}
+    return {k if not k.startswith("rename ") else "rename": round(v, 2) for k, v in cache.items()
+            if v is not None and not k.startswith("claimed ")}  # a pair's names are the message's words
 
 
 def _masked_row(row: dict) -> dict:
