@@ -10,6 +10,7 @@ import pytest
 
 from nanobot.config import load_settings
 from nanobot.core.provenance import Provenance
+from nanobot.loop.judge import Judge
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile
 from nanobot.tools.runner import ToolRunner
@@ -25,7 +26,7 @@ def _ctx(home, said, features=()):
     init_workspace(settings.workspace)
     (settings.workspace / "textutil.py").write_text("def shout(text):\n    return text.upper()\n")
     (settings.workspace / "test_textutil.py").write_text("from textutil import shout\n")
-    agent = SimpleNamespace(provenance=Provenance(said=[said]), features=list(features))
+    agent = SimpleNamespace(provenance=Provenance(said=[said]), features=list(features), judge=Judge())
     return ToolContext(settings=settings, agent=agent)
 
 

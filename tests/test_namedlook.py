@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from nanobot.config import load_settings
 from nanobot.core.provenance import Provenance
 from nanobot.loop.agent import Agent
+from nanobot.loop.judge import Judge
 from nanobot.tools.base import ToolContext
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.files import ListDir, ReadFile
@@ -27,7 +28,7 @@ def _settings(home):
 
 
 def _ctx(settings, said):
-    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said])))
+    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said]), judge=Judge()))
 
 
 def test_a_look_is_held_to_the_entries_of_its_kind_the_message_names(home):

@@ -13,6 +13,7 @@ from nanobot.base.errors import ToolError
 from nanobot.config import load_settings
 from nanobot.core.provenance import Provenance
 from nanobot.loop.agent import Agent
+from nanobot.loop.judge import Judge
 from nanobot.tools.base import ToolContext
 from nanobot.tools.feature import attach_tools
 from nanobot.tools.files import EditFile
@@ -29,7 +30,7 @@ def _ctx(home, said):
     settings = load_settings(home)
     init_workspace(settings.workspace)
     (settings.workspace / "deploy.yaml").write_text(DEPLOY)
-    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said]), features=[]))
+    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said]), features=[], judge=Judge()))
 
 
 def _old(schema):

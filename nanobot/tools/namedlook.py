@@ -50,8 +50,8 @@ def held(schema: dict, ctx: ToolContext, kind: str, new: bool = False, change: b
             paths += [n.path, *(f"{f.rstrip('/')}/{n.path}" for f in folders)]
     if not paths:
         return schema
-    judge = getattr(ctx.agent, "judge", None)  # files it says to leave alone: the one to change defines a
-    if kind == "file" and judge is not None and judge.sure(ctx.agent, "keep") is True:  # name it gives
+    # files it says to leave alone: the one to change defines a name it gives
+    if kind == "file" and ctx.agent.judge.sure(ctx.agent, "keep") is True:
         from nanobot.tools.namedcode import defining
 
         paths += [rel for d in defining(prov.said[-1], roots) if (rel := written(d)) is not None]

@@ -20,9 +20,9 @@ is read as English; a message naming no file that defines one of its names costs
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from nanobot.base.regular import read_regular
+from nanobot.core.features import Agent
 from nanobot.tools.namedcode import MAX_BYTES, definitions
 
 PAIRS = 3  # the pairs judged at most, one classifier evaluation each
@@ -47,13 +47,13 @@ def pairs(said: str, texts: dict[str, str]) -> list[tuple[str, str, str]]:
     return found
 
 
-def rename_args(agent: Any, tools: dict) -> dict | None:
+def rename_args(agent: Agent, tools: dict) -> dict | None:
     """edit_file's arguments for the rename the user's last message asks (see the module docstring);
     None where edit_file is not among ``tools``, the facts give no pair or the model is sure of none."""
     from nanobot.tools.named import named, roots_of
 
-    said, settings, judge = agent.provenance.said, agent.settings, getattr(agent, "judge", None)
-    if not said or settings is None or judge is None or "edit_file" not in tools:
+    said, settings = agent.provenance.said, agent.settings
+    if not said or settings is None or "edit_file" not in tools:
         return None
     message, texts = said[-1], {}
     for n in named(said[-1], roots_of(settings)):
@@ -67,6 +67,6 @@ def rename_args(agent: Any, tools: dict) -> dict | None:
             except OSError:
                 continue
     for home, old, new in pairs(message, texts):
-        if judge.rename(agent, old, new):
+        if agent.judge.rename(agent, old, new):
             return {"path": home, "old": old, "new": new}
     return None
