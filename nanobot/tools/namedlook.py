@@ -10,7 +10,7 @@ what is there), and so does any call outside a chat. edit_file is held the same 
 session: the call policy refuses a change of a file other than those the message names, so the grammar
 offers none (a small model spent a rename's call on an invented ``shout.py``). write_file is held so
 too, to the files the message names whether they are there or new ("Add a test for farewell in a new
-file test_greet.py": the 1.5B wrote ``greet/farewell.txt``, refused).
+file test_greet.py" is a write of test_greet.py, not of a name the model makes up).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The rename a user's message asks for, as edit_file's arguments written by the facts and the model's
 rename classifier, not by the model's call.
 
-Asked "Rename the method remove to take, in inventory/stock.py and in tests/test_stock.py", a small
-model picks edit_file and then writes ``old="remove", new="rename"``, or ``old="greet: start"``. The
-facts give the pairs to weigh: the old name is one that a file the message names defines
+"Rename the method remove to take, in inventory/stock.py and in tests/test_stock.py" names both names;
+a small model writing the call may still put another word in ``new`` or a line of its context in ``old``.
+The facts give the pairs to weigh: the old name is one that a file the message names defines
 (``namedcode.definitions``), the new one a later name of the message that none of those files holds
 and that is no part of a file's name; at most ``PAIRS`` pairs, in the message's order. The model's
 rename classifier (``Judge.rename``: the message and one pair) says which pair, if any, is the rename
