@@ -34,10 +34,11 @@ def pairs(said: str, texts: dict[str, str]) -> list[tuple[str, str, str]]:
     and ``texts`` ({file: its text} of the files it names): ``old`` defined in ``file``, ``new`` a
     later name of the message that no file holds."""
     held = {w for t in texts.values() for w in _NAME.findall(t)}
+    defined = {f: definitions(t) for f, t in texts.items()}
     found: list[tuple[str, str, str]] = []
     words = [m.group(0) for m in _NAME.finditer(said)]
     for i, old in enumerate(words):
-        home = next((f for f, t in texts.items() if old in definitions(t)), None)
+        home = next((f for f, names in defined.items() if old in names), None)
         if home is None:
             continue
         for new in dict.fromkeys(w for w in words[i + 1:] if w not in held and w != old):
