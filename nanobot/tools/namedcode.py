@@ -22,7 +22,7 @@ from nanobot.tools.named import entries, named
 
 _DEF = re.compile(r"^[ \t]*(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|class|function|func|fn)\s+([A-Za-z_$][\w$]*)",
                   re.M)
-_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+NAME = re.compile(r"[A-Za-z_$][\w$]*")  # a name in code (an identifier), in most languages
 _WORD = re.compile(r"[\w$]+")
 MAX_BYTES = 200_000  # a file read for its definitions at most
 EARLIER = 3  # the user's messages before the last whose files count
@@ -86,7 +86,7 @@ def defining(text: str, roots: list[Path]) -> list[str]:
     """The files in the roots (relative, as ``named.entries`` lists them) whose text defines a name that
     ``text`` gives: "days_between gives a negative number ... Fix it, and do not change test_when.py"
     is about when.py, which the message does not name."""
-    words = {w.encode() for w in _NAME.findall(text)}
+    words = {w.encode() for w in NAME.findall(text)}
     found: list[str] = []
     files = [rel for rel, kind in entries(roots).items() if kind == "file"][:SCAN_FILES]
     for rel in files:
@@ -110,7 +110,7 @@ def defined_in(said: list[str], roots: list[Path]) -> str | None:
     earlier = said[-1 - EARLIER:-1]
     if not earlier:
         return None
-    words = set(_NAME.findall(said[-1]))
+    words = set(NAME.findall(said[-1]))
     for n in reversed(named("\n".join(earlier), roots)):  # the latest message's files first
         if n.kind == "file":
             for root in roots:

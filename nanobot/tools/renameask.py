@@ -19,24 +19,21 @@ is read as English; a message naming no file that defines one of its names costs
 
 from __future__ import annotations
 
-import re
-
 from nanobot.base.regular import read_regular
 from nanobot.core.features import Agent
-from nanobot.tools.namedcode import MAX_BYTES, definitions
+from nanobot.tools.namedcode import MAX_BYTES, NAME, definitions
 
 PAIRS = 3  # the pairs judged at most, one classifier evaluation each
-_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def pairs(said: str, texts: dict[str, str]) -> list[tuple[str, str, str]]:
     """(file, old, new) for ``said`` (the user's message, the files' names as it writes them taken out)
     and ``texts`` ({file: its text} of the files it names): ``old`` defined in ``file``, ``new`` a
     later name of the message that no file holds."""
-    held = {w for t in texts.values() for w in _NAME.findall(t)}
+    held = {w for t in texts.values() for w in NAME.findall(t)}
     defined = {f: definitions(t) for f, t in texts.items()}
     found: list[tuple[str, str, str]] = []
-    words = [m.group(0) for m in _NAME.finditer(said)]
+    words = [m.group(0) for m in NAME.finditer(said)]
     for i, old in enumerate(words):
         home = next((f for f, names in defined.items() if old in names), None)
         if home is None:

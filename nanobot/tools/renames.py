@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import re
 
-_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+from nanobot.tools.namedcode import NAME
 
 
 def rename(text: str, old: str, new: str, asked: list[str] | None, least: int = 2) -> tuple[str, int] | None:
     """(``text`` with every whole-word ``old`` renamed ``new``, how many) for a rename the user asked
     for (see the module docstring); None otherwise, and where ``old`` occurs fewer than ``least`` times
     (once: a plain edit, unless the rename was made already in another file)."""
-    if not asked or not _NAME.fullmatch(old) or not _NAME.fullmatch(new):
+    if not asked or not NAME.fullmatch(old) or not NAME.fullmatch(new):
         return None
-    words = _NAME.findall(asked[-1])  # the last message: "What does split_bill do?" then "Add tip" is no rename
+    words = NAME.findall(asked[-1])  # the last message: "What does split_bill do?" then "Add tip" is no rename
     word = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
     hits = len(word.findall(text))
     if old not in words or new not in words or words.index(old) > words.index(new) or hits < least:
