@@ -1,10 +1,10 @@
 """A small coding job end to end (issue 79): steps piped into ``nanobot chat``, scored on disk.
 
-    .venv/bin/python bench/coding_bench.py --model qwen2.5-coder-1.5b [--set dev|check] [--only NAME ...]
+    .venv/bin/python bench/coding_bench.py --model qwen2.5-coder-1.5b [--set dev|dev2|check2] [--only NAME ...]
         [--limit N] [--retry] [--json bench/results/coding-NAME.json] [--masked] [--log DIR] [--cold]
 
-Each repository of the set (bench/coding/dev.py: read and tuned on; bench/coding/check.py: only
-checked, run it ``--masked``, which prints the summary alone) is written to a fresh folder as a git
+Each repository of the set (bench/coding/dev.py and dev2.py: read and tuned on; bench/coding/check2.py:
+only checked, run it ``--masked``, which prints the summary alone) is written to a fresh folder as a git
 repository (bench/coding/make.py) and gets a fresh ``NANOBOT_HOME`` whose config.toml allows the
 repository's test command (``tools.exec_allow``), makes the repository a root, and turns the observer
 off. The disk KV cache is on, as a user's is, and every home shares one cache folder, made ready once
@@ -322,7 +322,7 @@ REASONS = ["does not parse", "lacks", "still has", "no test of", "does not run a
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, help="a model name (nanobot models) or a .gguf path")
-    ap.add_argument("--set", default="dev", choices=["dev", "check"])
+    ap.add_argument("--set", default="dev", choices=["dev", "dev2", "check2"])
     ap.add_argument("--only", nargs="+", help="repositories by name")
     ap.add_argument("--limit", type=int, help="the first N repositories")
     ap.add_argument("--retry", action="store_true", help="send a step that is not right once more")

@@ -33,13 +33,13 @@ def make(repo, path: Path) -> Path:
 
 
 def repos(name: str) -> list:
-    """The repositories of the set ``name`` (``dev`` or ``check``)."""
+    """The repositories of the set ``name`` (``dev``, ``dev2`` or ``check2``)."""
     return importlib.import_module(name).REPOS
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--set", default="dev", choices=["dev", "check"])
+    ap.add_argument("--set", default="dev", choices=["dev", "dev2", "check2"])
     ap.add_argument("out", type=Path)
     a = ap.parse_args()
     for r in repos(a.set):

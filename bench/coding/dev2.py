@@ -1,10 +1,12 @@
-"""DEVELOPERS: DO NOT READ THIS FILE. It is only run and checked, never read, never tuned on; report its summary numbers only.
+"""The coding bench's second development half: written blind by a helper as the check-only half (rounds
+42-51, counts only), read from round 52 on and tuned on since; bench/coding/check2.py is the check-only
+half now.
 
-The coding bench's check-only half: six repositories (four Python, one JavaScript run by node's own
+Six repositories (four Python, one JavaScript run by node's own
 test runner, one shell script tested by ``make test``), asked in English, German, Spanish and French.
 ``SOLVED`` holds a hand-made right answer to each step, for tests/test_coding_check_set.py.
 
-    .venv/bin/python bench/coding_bench.py --model qwen2.5-coder-1.5b --set check --retry --masked
+    .venv/bin/python bench/coding_bench.py --model qwen2.5-coder-1.5b --set dev2 --retry --log /tmp/dev2-logs
 """
 
 from __future__ import annotations
