@@ -336,9 +336,13 @@ def asked(typed: str, agent: Agent) -> tuple[str, dict] | None:
     """The allowed test command's ``exec`` call where the message asks to run the tests: in the English
     run form ("run the tests"), or in any words the model's run classifier is sure ask for a run
     ("Führ die Tests aus", "Lance les tests"), when the message names a test file, a runner or a word the
-    test files' names share ("tests", "Tests", "testes"); else None."""
+    test files' names share ("tests", "Tests", "testes"), or, for the classifier's sure run, names nothing
+    in the roots at all ("Ejecuta las pruebas": the allowed test command is then the one thing to run);
+    else None. A change asked with it ("add a test ... and run the tests") comes first: the model's,
+    unless the run classifier is surer of the run than the change classifier of a change."""
     from nanobot.loop.callpolicy import change_asked
-    from nanobot.loop.judge import asks
+    from nanobot.loop.judge import asks, judge_of
+    from nanobot.tools.named import named, roots_of
 
     if "exec" not in agent.tool_names() or not (tests := test_commands(_allow(agent))):
         return None
@@ -348,11 +352,15 @@ def asked(typed: str, agent: Agent) -> tuple[str, dict] | None:
     shared = set.intersection(*(set(re.split(r"[\W_]+", f.lower())) for f in files)) if files else set()
     runners = {w for t in tests for w in t.split() if not w.startswith("-")}
     named_files = [f for f in files if f.lower() in words or Path(f).name.lower() in words]
-    if not (named_files or words & runners or any(w.startswith(s) for w in words for s in shared if len(s) >= 4)):
+    if not (named_files or words & runners or any(w.startswith(s) for w in words for s in shared if len(s) >= 4)
+            or (ask is None and files and not named(typed, roots_of(agent.settings)))):
         return None
     if ask is None and asks(agent, "run", typed) is not True:  # no English run form: the model's sure judgement
         return None
-    if not (ask and ask[1]) and change_asked(typed, agent):  # "add a test ... and run the tests": the change first
+    judge = judge_of(agent)
+    run_p, change_p = judge.probability(agent, "run"), judge.probability(agent, "change")
+    surer = ask is None and run_p is not None and change_p is not None and run_p > change_p
+    if not (ask and ask[1]) and not surer and change_asked(typed, agent):  # the change first
         return None
     langs = " ".join(_LANGS.get(Path(f).suffix, "") for f in named_files or files)
     pick = likeliest(f"{ask[0] if ask else typed} {langs}", tests)
@@ -360,11 +368,17 @@ def asked(typed: str, agent: Agent) -> tuple[str, dict] | None:
     return "exec", {"command": " ".join([pick, *named_files]) if python else pick}
 
 
-def shown(typed: str, call: tuple[str, dict], seen: list[Event]) -> str:
-    """The reply for a test run the whole message asked for: the run's output (``shown_reply``)."""
-    if call[0] != "exec" or not (ask := _ask(typed)) or not ask[1] or (result := look_result(seen, "exec")) is None:
+def shown(typed: str, call: tuple[str, dict], seen: list[Event], agent: Agent) -> str:
+    """The reply for a test run the whole message asked for: the run's output (``shown_reply``). The
+    whole message: the English run form alone, or a message the run classifier is sure asks for a run
+    ("Führ bitte die Tests aus"), where it ran the allowed test command."""
+    from nanobot.loop.judge import asks
+
+    if call[0] != "exec" or (result := look_result(seen, "exec")) is None:
         return ""
-    return shown_reply("exec", call[1], *result)
+    ask = _ask(typed)
+    whole = ask[1] if ask else is_runner(command_of(call[1])) and asks(agent, "run", typed) is True
+    return shown_reply("exec", call[1], *result) if whole else ""
 
 
 def _agrees(reply: str, real: Counts) -> bool:

@@ -91,8 +91,9 @@ def asked_here(agent: Agent, p: float) -> bool:
 
 def _diffed(agent: Agent, settings: Any, paths: list[str]) -> Path | None:
     """The file whose uncommitted changes the message asks for: ``git diff`` runs unasked, the file
-    (one of ``paths``, in the roots) has such changes, and the model's diff classifier says yes
-    (``loop.judge``). A read shows the file as it is now, which does not answer that."""
+    (one of ``paths``, in the roots) has such changes, the model's diff classifier says yes (``loop.judge``)
+    and its change classifier is not sure of a change. A read shows the file as it is now, which does not
+    answer that."""
     from nanobot.tools.gitexec import unasked
     from nanobot.tools.named import roots_of
     from nanobot.tools.repofacts import uncommitted
@@ -101,7 +102,9 @@ def _diffed(agent: Agent, settings: Any, paths: list[str]) -> Path | None:
         return None
     files = [r / p for p in paths for r in roots_of(settings) if (r / p).is_file()]
     changed = next((f for f in files if uncommitted(f)), None)
-    return changed if changed is not None and agent.judge.sure(agent, "diff") is True else None
+    if changed is None or _change_judged(agent) is True:  # a change asked of the file is no question about it
+        return None
+    return changed if agent.judge.sure(agent, "diff") is True else None
 
 
 def diff_args(agent: Agent) -> dict | None:

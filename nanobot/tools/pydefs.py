@@ -155,17 +155,50 @@ def unnamed_changes(before: str, after: str, said: str) -> list[str]:
     ['add']
     >>> unnamed_changes(calc, calc.replace("def add", "def mul"), "Add mul(a, b) to calc.py")  # add is gone
     ['add']
+
+    A class that only gains methods, every statement it had kept as it was, is not changed: a test added
+    to a ``unittest`` class goes inside it.
+
+    >>> case = "class T:\\n    def test_a(self):\\n        pass\\n"
+    >>> unnamed_changes(case, case + "\\n    def test_b(self):\\n        pass\\n", "test remove_contact(name)")
+    []
     """
     try:
         old_tree, new_tree = ast.parse(before), ast.parse(after)
     except (SyntaxError, ValueError):
         return []
-    old = {n.name: ast.get_source_segment(before, n) for n in old_tree.body if isinstance(n, _DEFS)}
-    new = {n.name: ast.get_source_segment(after, n) for n in new_tree.body if isinstance(n, _DEFS)}
+    old = {n.name: n for n in old_tree.body if isinstance(n, _DEFS)}
+    new = {n.name: n for n in new_tree.body if isinstance(n, _DEFS)}
     words = said_words(said)
     if not any(name in words for name in old) and not (code_names(said) - set(old)):
         return []
-    return [name for name, src in old.items() if new.get(name) != src and name not in words]
+    return [name for name, node in old.items() if name not in words and not (
+        name in new and (_source(before, node) == _source(after, new[name])
+                         or _grown(before, node, after, new[name])))]
+
+
+def _source(text: str, node: ast.stmt) -> str | None:
+    return ast.get_source_segment(text, node)
+
+
+def _grown(before: str, old: ast.stmt, after: str, new: ast.stmt) -> bool:
+    """Whether the class ``new`` is ``old`` with methods added: the same bases and decorators, every
+    statement of the old body there in its order and as it was, and the rest new functions."""
+    if not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)):
+        return False
+    if [ast.dump(a) for a in (*old.bases, *old.keywords, *old.decorator_list)] != [
+            ast.dump(b) for b in (*new.bases, *new.keywords, *new.decorator_list)]:
+        return False
+    kept = [_source(before, s) for s in old.body]
+    names = {s.name for s in old.body if isinstance(s, _DEFS)}
+    rest = iter(kept)
+    want = next(rest, None)
+    for s in new.body:
+        if want is not None and _source(after, s) == want:
+            want = next(rest, None)
+        elif not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) or s.name in names:
+            return False
+    return want is None
 
 
 def request_of(text: str, asked: list[str]) -> str:

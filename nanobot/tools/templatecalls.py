@@ -217,8 +217,10 @@ class TemplateCalls:
             only = only or self.pick(agent, msgs)
         if only and given is not None:
             args = given
-        elif only in ("edit_file", "write_file") and (args := rename_args(agent, self.runner.tools)):
-            only = "edit_file"  # a rename asked: the names the facts and the model's classifier give (``renameask``)
+        elif (only in ("edit_file", "write_file") or only in ("read_file", "list_dir")
+              and agent.judge.sure(agent, "change") is True) and (args := rename_args(agent, self.runner.tools)):
+            only = "edit_file"  # a rename asked (a look first, where a change is sure, is no step toward it):
+            # the names the facts and the model's classifier give (``renameask``)
         else:  # a tool that rewrites a file whole (``tools.rewrite``)
             args = getattr(self.runner.tools.get(only), "rewrites", False) and rewritten(self.runner, agent, msgs, user_text(agent, msgs))
         if args:
