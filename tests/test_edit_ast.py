@@ -109,3 +109,23 @@ def test_an_edit_that_restates_the_line_after_its_old_text_leaves_it_once(home):
                                  new="def yell(text):\n    return text.upper()"), ctx)
     assert (ws / "textutil.py").read_text() == (MODULE.replace("def shout", "def yell") +
                                                 '\n\ndef reverse_words(text):\n    return " ".join(text.split()[::-1])\n')
+
+
+def test_a_test_method_added_to_a_unittest_class_is_no_change_of_the_class(home):
+    """"Ahora añade una prueba para remove_contact en test_agenda.py" after "Añade ... un método
+    remove_contact(name)": the 1.5B put the new test method after the class's last line, and the edit
+    was refused as a change of AgendaTest, which the user did not name. A class that only gains a method,
+    every statement it had kept, is not changed; one whose own method is rewritten still is."""
+    case = ("import unittest\n\nfrom textutil import shout\n\n\nclass ShoutTest(unittest.TestCase):\n"
+            "    def test_shout(self):\n        self.assertEqual(shout(\"hi\"), \"HI\")\n")
+    said = ["Add a method remove_contact(name) to textutil.py", "Now add a test for remove_contact to test_textutil.py."]
+    ctx, ws = _repo(home, said)
+    (ws / "test_textutil.py").write_text(case)
+    added = "\n\n    def test_remove_contact(self):\n        self.assertTrue(True)\n"
+    last = '        self.assertEqual(shout("hi"), "HI")\n'
+    EditFile().run(EditFile.Args(path="test_textutil.py", old=last, new=last.rstrip("\n") + added), ctx)
+    assert (ws / "test_textutil.py").read_text() == case.rstrip("\n") + added
+    (ws / "test_textutil.py").write_text(case)
+    with pytest.raises(PolicyError):
+        EditFile().run(EditFile.Args(path="test_textutil.py", old=last,
+                                     new=last.replace('"HI"', '"HI!"').rstrip("\n") + added), ctx)

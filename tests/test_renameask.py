@@ -40,13 +40,15 @@ def rename_agent(home, model):
     return agent
 
 
-@pytest.mark.parametrize("pick", ['edit_file"', 'write_file"'])
+@pytest.mark.parametrize("pick", ['edit_file"', 'write_file"', 'read_file"'])
 def test_a_rename_asked_is_made_with_the_names_of_the_message_whatever_the_model_would_write(home, pick):
     """The 1.5B, asked "Rename the function greeting to welcome in greet.py and app.py", wrote
     ``old="greet: start", new="welcome: start"`` (refused, nothing renamed); asked to rename remove to
     take, ``new="rename"``. The pairs weighed are the message's: "greeting" (greet.py defines it) with
     the later names no file holds ("to", "welcome"); the model is sure of (greeting, welcome), and the
-    call renames it in both files the message names, whichever changing tool was picked."""
+    call renames it in both files the message names, whichever changing tool was picked, or a read (the
+    French "Renomme la fonction passed en is_passing dans notes.py et dans report.py" picked read_file
+    twice and renamed nothing), where the change judgement is sure."""
     model = Renaming([pick, "Renamed greeting to welcome."], [0.9, 0.1], asked=("greeting", "welcome"))
     agent = rename_agent(home, model)
     events = list(agent.turn("Rename the function greeting to welcome in greet.py and app.py."))

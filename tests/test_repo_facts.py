@@ -187,6 +187,34 @@ def test_a_question_about_a_files_uncommitted_changes_looks_with_git_not_a_read(
     assert "-ON = 19" in out and "+ON = 20" in out
 
 
+class ChangeAndDiffAsked(LookAsked):
+    """The diff classifier says yes and the change classifier is sure of a change too."""
+
+    def yes_no_apart(self, messages, **_):
+        from nanobot.loop.judge import ALLOW_SYSTEM, DIFF_SYSTEM, LOOK_SYSTEM
+
+        return (0.95, 0.05) if messages[0].content in (LOOK_SYSTEM, DIFF_SYSTEM, ALLOW_SYSTEM) else (0.05, 0.95)
+
+
+def test_a_change_asked_of_a_file_with_uncommitted_changes_is_no_diff_question(home, tmp_path):
+    """"Añade a la clase Agenda de agenda.py un método remove_contact ..." after a fix left agenda.py
+    uncommitted: the 1.5B's diff classifier said yes (0.70), and the turn's one call was ``git diff``,
+    the method never added. Where the change classifier is sure of a change, the file's diff is not
+    the look: the model's own call makes the change."""
+    from nanobot.tools.firstlook import asks_to_look, diff_args
+
+    repo = make_repo(tmp_path)
+    settings = load_settings(home, tools={"roots": [str(repo)]}, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, ChangeAndDiffAsked([]))
+    attach_tools(agent)
+    text = "Añade a lamp.py una función off() que devuelva 0."
+    agent.provenance.said.append(text)
+    agent.judge.context(text, [])
+    assert agent.judge.probability(agent, "diff") == pytest.approx(0.95)
+    assert asks_to_look(agent) == "read_file" and diff_args(agent) is None
+
+
 def test_the_diff_look_runs_git_diff_written_by_the_facts_whatever_the_model_picked(home, tmp_path):
     """The lean step picked read_file by its name, and would have written its own command had it
     picked exec (the 1.5B wrote ``git status lamp.toml``): the turn's first call is ``git diff`` of

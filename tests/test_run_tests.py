@@ -192,19 +192,21 @@ class RunJudged(ScriptedModel):
 
         super().__init__(replies)
         self._judge_trusted = dict.fromkeys(CLASSIFIERS, True)
+        self.run = (0.9, 0.1)
 
     def yes_no_apart(self, messages, **_):
         from nanobot.loop.judge import RUN_SYSTEM
 
-        return (0.9, 0.1) if messages[0].content == RUN_SYSTEM else (0.05, 0.95)
+        return self.run if messages[0].content == RUN_SYSTEM else (0.05, 0.95)
 
 
 def test_a_test_run_asked_in_other_words_runs_the_allowed_test_command(home):
     """No English run form: the model's run judgement, sure, on a message that names the tests in a word
-    the test files' names share, runs them; the model answers from the run. A thank-you the classifier
-    calls a run names no tests and runs nothing."""
+    the test files' names share, or names nothing in the roots ("Ejecuta las pruebas": the test command is
+    the one thing to run), runs them; the model answers from the run. A thank-you the classifier is not
+    sure of runs nothing, nor does a message naming another file of the roots."""
     for text in ("Führ die Tests aus und sag mir, was fehlschlägt.", "Lance les tests, s'il te plaît.",
-                 "Roda os testes do test_textutil.py"):
+                 "Roda os testes do test_textutil.py", "Ejecuta las pruebas, por favor."):
         agent = _agent(home, [])
         agent.model = RunJudged(["Answer:", "Un test échoue : test_shout."])
         attach_tools(agent)
@@ -213,8 +215,13 @@ def test_a_test_run_asked_in_other_words_runs_the_allowed_test_command(home):
         assert "(tests: 1 passed, 1 failed)" in agent.model.calls[-1]["messages"][-1].content  # answered from it
     agent = _agent(home, [])
     agent.model = RunJudged(["Answer:", "De rien !"])
+    agent.model.run = (0.6, 0.4)
     attach_tools(agent)
     assert _ran(list(agent.turn("Merci beaucoup !"))) == []
+    agent = _agent(home, [], files={"textutil.py": MODULE, "test_textutil.py": TESTS, "build.sh": "echo built\n"})
+    agent.model = RunJudged(["Answer:", "Hecho."])
+    attach_tools(agent)
+    assert _ran(list(agent.turn("Ejecuta build.sh, por favor."))) == []
 
 
 def test_a_message_spelling_an_allowed_command_runs_it_though_the_name_pick_was_a_read(home):

@@ -60,7 +60,7 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
     if agent.tool_runner is not None and (spelled := explicit(typed, agent.tool_names()) or asked(typed, agent)
                                           or (answer := asked_run(typed, agent))):
         messages = yield from run_written_call(agent, spelled, messages, seen, "the call the user asked for ran")
-        if shown := direct(typed, spelled, seen) or tests_shown(typed, spelled, seen, agent):  # the whole message was the look
+        if shown := direct(typed, spelled, seen) or tests_shown(typed, spelled, seen):  # the whole message was the look
             return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))
         answer = bool(answer) and any(isinstance(e, ToolResult) and e.ok for e in seen)
     runs = attempt = 0  # calls run from written replies; retries after a failed check

@@ -368,17 +368,11 @@ def asked(typed: str, agent: Agent) -> tuple[str, dict] | None:
     return "exec", {"command": " ".join([pick, *named_files]) if python else pick}
 
 
-def shown(typed: str, call: tuple[str, dict], seen: list[Event], agent: Agent) -> str:
-    """The reply for a test run the whole message asked for: the run's output (``shown_reply``). The
-    whole message: the English run form alone, or a message the run classifier is sure asks for a run
-    ("Führ bitte die Tests aus"), where it ran the allowed test command."""
-    from nanobot.loop.judge import asks
-
-    if call[0] != "exec" or (result := look_result(seen, "exec")) is None:
+def shown(typed: str, call: tuple[str, dict], seen: list[Event]) -> str:
+    """The reply for a test run the whole message asked for: the run's output (``shown_reply``)."""
+    if call[0] != "exec" or not (ask := _ask(typed)) or not ask[1] or (result := look_result(seen, "exec")) is None:
         return ""
-    ask = _ask(typed)
-    whole = ask[1] if ask else is_runner(command_of(call[1])) and asks(agent, "run", typed) is True
-    return shown_reply("exec", call[1], *result) if whole else ""
+    return shown_reply("exec", call[1], *result)
 
 
 def _agrees(reply: str, real: Counts) -> bool:
