@@ -58,6 +58,7 @@ sys.path.insert(0, str(ROOT / "bench" / "coding"))
 from make import make, repos  # noqa: E402
 
 from nanobot.tools.testcommand import command_of, is_runner  # noqa: E402
+from nanobot.tools.runner import call_args  # noqa: E402
 from nanobot.tools.testcounts import counts  # noqa: E402
 
 FIGURES = re.compile(r"^\[prompt .*?total ([\d.]+)s")
@@ -128,11 +129,8 @@ def _ran_tests(home: Path, since: int) -> bool:
         if rec.get("role") != "tool" or meta.get("name") != "exec":
             continue
         if meta.get("kind") == "call":
-            try:
-                if is_runner(command_of(json.loads(rec.get("content") or "{}"))):
-                    return True
-            except ValueError:
-                pass
+            if is_runner(command_of(call_args(rec.get("content") or ""))):
+                return True
         elif meta.get("kind") == "result" and counts(rec.get("content", "")) is not None:
             return True
     return False

@@ -4,6 +4,7 @@ in temporary folders, the real runners (pytest; node's for the other language)."
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from nanobot.config import load_settings
 from nanobot.core.events import ToolCall, ToolResult
 from nanobot.loop.agent import Agent
 from nanobot.tools.feature import attach_tools
+from nanobot.tools.runner import call_args
 from nanobot.workspace import init_workspace
 
 ALLOW = ["python3 -m pytest", "git status", "git diff"]  # the issue's allow list
@@ -73,6 +75,9 @@ def test_run_the_tests_runs_the_allowed_test_command_and_shows_its_output(home):
     assert _ran(events) == ["python3 -m pytest"] and agent.model.calls == []
     assert events[-1].shown and "(tests: 1 passed, 1 failed)" in events[-1].reply
     assert "test_textutil.py::test_shout" in events[-1].reply  # pytest's own output
+    records = [json.loads(line) for line in agent.transcript.path.read_text().splitlines()]
+    calls = [r for r in records if r.get("meta", {}).get("kind") == "call" and r["meta"].get("name") == "exec"]
+    assert [call_args(r["content"]) for r in calls] == [{"command": "python3 -m pytest", "cwd": "."}]  # the run, kept
     events = list(_agent(home, ["Answer:", "Done."]).turn("please run the tests in test_textutil.py"))
     assert _ran(events) == ["python3 -m pytest test_textutil.py"]
     events = list(_agent(home, ["Answer:", "I will add it first."]).turn(

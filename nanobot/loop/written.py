@@ -119,8 +119,9 @@ def run_written(agent: Agent, name: str, args: dict, messages: list[Message], ra
         ok, text = False, error
         yield ToolResult(name=name, ok=False, text=text)
     else:
-        ok, text = yield from runner.run_valid(agent, name, valid)
         args = valid.model_dump(mode="json")
+        runner._record(agent, "call", name, json.dumps({"name": name, "arguments": args}), written=True)
+        ok, text = yield from runner.run_valid(agent, name, valid)
     runner._record(agent, "result", name, text, ok=ok)
     last = messages[-1]
     label = "result" if ok else "error"

@@ -276,13 +276,26 @@ class ToolRunner:
             self._called = (name, text)
         elif kind == "result" and (tool := self.tools.get(name)) is not None:
             called, raw = getattr(self, "_called", ("", ""))
-            try:
-                args = json.loads(raw) if called == name else {}
-            except ValueError:
-                args = {}
+            args = call_args(raw) if called == name else {}
             meta["effects"] = sorted(effects_of(tool, args if isinstance(args, dict) else {}))
         if agent.transcript is not None:
             agent.transcript.append("tool", text, kind=kind, name=name, **meta)
+
+
+def call_args(raw: str) -> dict:
+    """The arguments of a call as the transcript records it: the call's JSON (``{"name": ..., "arguments":
+    {...}}``, its closing tag after it) or the arguments alone; {} for anything else.
+
+    >>> call_args('{"name": "exec", "arguments": {"command": "make test"}}\\n</tool_call>')
+    {'command': 'make test'}
+    """
+    try:
+        parsed = json.loads(raw.strip().removesuffix("</tool_call>"))
+    except ValueError:
+        return {}
+    if isinstance(parsed, dict) and isinstance(parsed.get("arguments"), dict):
+        return parsed["arguments"]
+    return parsed if isinstance(parsed, dict) else {}
 
 
 def args_prefill(tool: Tool) -> str:
