@@ -341,7 +341,7 @@ def asked(typed: str, agent: Agent) -> tuple[str, dict] | None:
     else None. A change asked with it ("add a test ... and run the tests") comes first: the model's,
     unless the run classifier is surer of the run than the change classifier of a change."""
     from nanobot.loop.callpolicy import change_asked
-    from nanobot.loop.judge import asks, judge_of
+    from nanobot.loop.judge import asks
     from nanobot.tools.named import named, roots_of
 
     if "exec" not in agent.tool_names() or not (tests := test_commands(_allow(agent))):
@@ -357,15 +357,21 @@ def asked(typed: str, agent: Agent) -> tuple[str, dict] | None:
         return None
     if ask is None and asks(agent, "run", typed) is not True:  # no English run form: the model's sure judgement
         return None
-    judge = judge_of(agent)
-    run_p, change_p = judge.probability(agent, "run"), judge.probability(agent, "change")
-    surer = ask is None and run_p is not None and change_p is not None and run_p > change_p
-    if not (ask and ask[1]) and not surer and change_asked(typed, agent):  # the change first
-        return None
+    if not (ask and ask[1]) and not (ask is None and _run_surer(agent)) and change_asked(typed, agent):
+        return None  # the change first
     langs = " ".join(_LANGS.get(Path(f).suffix, "") for f in named_files or files)
     pick = likeliest(f"{ask[0] if ask else typed} {langs}", tests)
     python = all(f.endswith(".py") for f in named_files) and re.search(r"pytest|unittest", pick)
     return "exec", {"command": " ".join([pick, *named_files]) if python else pick}
+
+
+def _run_surer(agent: Agent) -> bool:
+    """Whether the model's run classifier is surer of a run than its change classifier of a change."""
+    from nanobot.loop.judge import judge_of
+
+    judge = judge_of(agent)
+    run_p, change_p = judge.probability(agent, "run"), judge.probability(agent, "change")
+    return run_p is not None and change_p is not None and run_p > change_p
 
 
 def shown(typed: str, call: tuple[str, dict], seen: list[Event]) -> str:
