@@ -716,3 +716,31 @@ def test_a_message_about_a_folder_that_exists_is_no_remember_request(home):
     listed = Outcome("list_dir", {"path": "recipes"}, True, "soup.md", effects=READ, on_path=True)
     f = facts(ask, "recipes holds soup.md.", [listed], keeps=lambda: asks_to_keep(ask, agent))
     assert cc.remember_not_tried(f) is None
+
+
+def test_a_change_claimed_of_a_file_that_is_not_there_is_retried_with_the_writer(home):
+    """"Écris un test pour spread dans un nouveau fichier test_notes.py": the 1.5B claimed it without a
+    call, and the retry's editor was refused on notes.py. The file the message names first is not in the
+    roots (``tools.named``, any language), so the retry writes it; a file that is there is edited."""
+    from types import SimpleNamespace
+
+    from nanobot.config import load_settings
+    from nanobot.loop.replycheck import _new_files
+    from nanobot.workspace import init_workspace
+
+    settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (settings.workspace / "notes.py").write_text("def spread(g):\n    return max(g) - min(g)\n")
+    agent = SimpleNamespace(settings=settings)
+    ask = "Écris un test pour spread dans un nouveau fichier test_notes.py."
+    claim = "Un test pour `spread` a été écrit dans un nouveau fichier `test_notes.py`."
+    new = _new_files(ask, agent)
+    assert new == ["test_notes.py"]
+    verdict = cc.change_claimed_without_one(facts(ask, claim, asked_change=True, claimed=True,
+                                                  extra={"new_files": lambda: new}))
+    assert verdict.tool == "write_file" and "Call write_file now" in verdict.note
+    there = "Ajoute un test pour spread dans notes.py."
+    assert _new_files(there, agent) == []
+    verdict = cc.change_claimed_without_one(facts(there, "J'ai ajouté un test dans `notes.py`.", asked_change=True, claimed=True,
+                                                  extra={"new_files": lambda: _new_files(there, agent)}))
+    assert verdict.tool == "edit_file"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 from difflib import SequenceMatcher
+from pathlib import PurePath
 
 from nanobot.base.shorten import shorten
 from nanobot.core.asks import _FILE, _NOT_FILES
@@ -37,8 +38,9 @@ def changer(f: Facts) -> str:
     if f.remembers:
         return "memory_add"
     named = [m.group(1) for m in _FILE.finditer(f.user_text)]
-    if named and f.extra.get("new_files") and named[0] in f.extra["new_files"]:
-        return "write_file"
+    new = f.extra.get("new_files", ())
+    if named and any(PurePath(n).name == PurePath(named[0]).name for n in (new() if callable(new) else new)):
+        return "write_file"  # the file the message names first is not there: it is to be written
     if named and not f.extra.get("roots_known") and USER["create"].search(f.user_text):
         return "write_file"
     return "edit_file" if named else "the tool that makes the change"

@@ -227,6 +227,15 @@ def _exchanges(agent: Agent | None) -> list[tuple[str, str]]:
             if u.role == "user" and a.role == "assistant"]
 
 
+def _new_files(user_text: str, agent: Agent | None) -> list[str]:
+    """The file-shaped names the message gives that are not in the roots (``tools.named``)."""
+    if agent is None or getattr(agent, "settings", None) is None:
+        return []
+    from nanobot.tools.named import named, roots_of
+
+    return [n.path for n in named(user_text, roots_of(agent.settings)) if n.kind == "new"]
+
+
 def check(user_text: str, reply: str, events: list, asked_change: bool | Callable[[], bool] = False,
           offered: frozenset[str] | None = None, earlier: str = "", agent: Agent | None = None,
           tools: dict[str, Any] | None = None, skip: frozenset[str] = frozenset(),
@@ -261,7 +270,8 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
                          "program": lambda: agent is not None and named_program(user_text, agent) or "",
                          "run_leans": lambda: agent is not None and leans(agent, "run", user_text),
-                         "absent": lambda: paths().get("new", []), "files": lambda: paths().get("file", [])})
+                         "absent": lambda: paths().get("new", []), "files": lambda: paths().get("file", []),
+                         "new_files": lambda: _new_files(user_text, agent)})
     # the reply read by the model where a claim would matter: it says the message back, and a change was
     # asked for; or it gives back a fact of the message (in another language too), and a keeping is leaned to
     facts.claimed = lambda: (agent is not None and (restates(user_text, reply) and facts.asked_change
