@@ -23,7 +23,8 @@ step the scorer checks the disk (bench/coding/spec.py):
 - destroyed: definitions (Python's by ``ast``; a JavaScript or shell function by its line) gone from a
   file, that the step did not ask to remove;
 - left alone: files the user said to leave alone that changed;
-- ran: a step asking for a run in which an ``exec`` ran a test runner (the session's transcript);
+- ran: a step asking for a run in which an ``exec`` of a test runner was shown (the chat's own output), or the
+  transcript holds a run's counts;
 - seconds: the turn's own total from the ``-v`` line, and the wall time from the message to that line.
 
 ``--retry``: a step that is not right is sent once more, and scored again (``right_retry``).
@@ -58,7 +59,6 @@ sys.path.insert(0, str(ROOT / "bench" / "coding"))
 from make import make, repos  # noqa: E402
 
 from nanobot.tools.testcommand import command_of, is_runner  # noqa: E402
-from nanobot.tools.runner import call_args  # noqa: E402
 from nanobot.tools.testcounts import counts  # noqa: E402
 
 FIGURES = re.compile(r"^\[prompt .*?total ([\d.]+)s")
@@ -122,16 +122,22 @@ def _run(command: str | list[str], cwd: Path, env: dict) -> bool:
         return False
 
 
-def _ran_tests(home: Path, since: int) -> bool:
-    """Whether the session's transcript, from record ``since`` on, shows an exec that ran a test runner."""
+def _ran_tests(home: Path, since: int, shown: list[str]) -> bool:
+    """Whether the step ran a test runner: a call the chat showed (``→ exec {...}``, in ``shown``, the
+    step's output lines) or, from record ``since`` on, a result of the session's transcript that
+    gives a run's counts."""
+    for line in shown:
+        if line.startswith("→ exec {"):
+            try:
+                args = ast.literal_eval(line.removeprefix("→ exec ").strip())
+            except (ValueError, SyntaxError):
+                continue
+            if isinstance(args, dict) and is_runner(command_of(args)):
+                return True
     for rec in _records(home)[since:]:
         meta = rec.get("meta", {})
-        if rec.get("role") != "tool" or meta.get("name") != "exec":
-            continue
-        if meta.get("kind") == "call":
-            if is_runner(command_of(call_args(rec.get("content") or ""))):
-                return True
-        elif meta.get("kind") == "result" and counts(rec.get("content", "")) is not None:
+        if rec.get("role") == "tool" and meta.get("name") == "exec" and meta.get("kind") == "result" and counts(
+                rec.get("content", "")) is not None:
             return True
     return False
 
@@ -258,10 +264,10 @@ def run_repo(repo, model: str, retry: bool, log: Path | None = None, cache: Path
         for i, step in enumerate(repo.steps):
             row = {"repo": repo.name, "step": i + 1, "kind": step.kind}
             for attempt in range(2 if retry else 1):
-                before, since = snapshot(path), len(_records(home))
+                before, since, lines = snapshot(path), len(_records(home)), len(chat.out)
                 turn_s, wall_s = chat.say(step.say)
                 failed, destroyed, left = check(step, repo, before, snapshot(path), path, env,
-                                                _ran_tests(home, since) if step.run else False)
+                                                _ran_tests(home, since, chat.out[lines:]) if step.run else False)
                 key = "" if attempt == 0 else "_retry"
                 row |= {f"right{key}": not failed, f"failed{key}": failed, f"turn_s{key}": turn_s,
                         f"wall_s{key}": round(wall_s, 2), f"stage_s{key}": chat.stages}
