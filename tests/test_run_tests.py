@@ -153,6 +153,25 @@ def test_after_a_fix_the_allowed_test_command_runs_and_the_reply_ends_with_its_r
     assert _ran(ran.turn("test_shout in test_textutil.py fails, fix textutil.py please")) == ["python3 -m pytest"]
 
 
+def test_after_a_test_is_added_the_tests_run_and_the_reply_says_whether_it_passes(home):
+    """"Now add a test for slugify's spaces to test_textutil.py": no fix asked, but the change is to a
+    test file, so the allowed test command runs once after it and the reply ends with the real counts
+    (the 1.5B's new tests compared floats with ==, and its replies said they were added and nothing more).
+    A change to the code file alone, no fix asked, runs nothing."""
+    test = "\n\n\ndef test_slugify_spaces():\n    assert slugify(\"a  b\") == \"a-b\"\n"
+    add = ["Tool: edit_file", '{"path": "test_textutil.py", "old": "assert shout(\\"hi\\") == \\"HI!\\"", "new": '
+           '"assert shout(\\"hi\\") == \\"HI!\\"' + test.replace('"', '\\"').replace("\n", "\\n") + '"}',
+           "Answer:", "I added test_slugify_spaces to test_textutil.py."]
+    agent = _judged(home, add, "change")
+    events = list(agent.turn("Now add a test for slugify with two spaces to test_textutil.py."))
+    assert "def test_slugify_spaces" in (agent.workspace / "test_textutil.py").read_text()
+    assert _ran(events) == ["python3 -m pytest"]
+    assert events[-1].reply.endswith("\n\nTest run `python3 -m pytest` (exit 1): 2 passed, 1 failed.")
+    code = ["Tool: edit_file", '{"path": "textutil.py", "old": "return text.upper()", "new": "return text.upper()  # loud"}',
+            "Answer:", "Done."]
+    assert _ran(_judged(home, code, "change").turn("In textutil.py, comment shout's return line.")) == []
+
+
 def test_a_test_run_after_a_fix_that_gives_no_counts_says_what_it_gave(home):
     agent = _judged(home, FIX, "repair", allow=["python3 -m nose2"])  # not installed: no summary
     events = list(agent.turn("test_shout in test_textutil.py fails, fix textutil.py please"))

@@ -294,7 +294,9 @@ def direct(user_text: str, call: tuple[str, dict], seen: list) -> str:
 #   with its counts: a tool run, no model reply more. Where no test command for that language is allowed,
 #   one line says the tests were not run and gives the ``exec_allow`` line that allows one; where the turn's
 #   seconds are spent (``loop.budget``), one line says they were not run. Facts first (a change made, tests
-#   there), the judgements only then; a test run after the change in the turn already is the one.
+#   there), the judgements only then; a test run after the change in the turn already is the one. A
+#   change to a test file itself ("add a test for X") is followed by the same run, fix asked or not: the
+#   reply says whether the new test passes.
 
 _LANGS = {".py": "python python3 pytest unittest tox nox", ".js": "npm node jest vitest mocha yarn pnpm bun",
           ".ts": "npm node jest vitest deno yarn pnpm bun", ".go": "go", ".rs": "cargo", ".bats": "bats make",
@@ -469,8 +471,8 @@ def _after(agent: Agent, typed: str, changed: str) -> Iterator[Event]:
 
     rels = [f for f in _tests(agent) if _language(f) & _language(changed)]
     files = [root / f for f in rels for root in roots_of(agent.settings) if (root / f).is_file()]
-    if not files or "exec" not in agent.tool_names() or not fix_asked(typed, agent, files):
-        return
+    if not files or "exec" not in agent.tool_names() or not (test_file(changed) or fix_asked(typed, agent, files)):
+        return  # a test written or a fix asked: the tests run once after it
     mine = [t for t in test_commands(_allow(agent)) if _language(changed) & {w.rsplit("/", 1)[-1] for w in t.split()}]
     if not mine:
         allow = [*agent.settings.tools.exec_allow, _PROPOSED[Path(changed).suffix.lower()]]
