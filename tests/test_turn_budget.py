@@ -96,6 +96,20 @@ def test_a_spent_budget_ends_the_turn_with_what_was_shown_and_one_line(home):
     assert agent.history == []  # a cut turn is not what the model should copy next time
 
 
+def test_a_spent_budget_with_nothing_said_yet_tells_what_the_turns_change_returned(home):
+    """The 1.5B added inches_to_cm with edit_file, then spent the turn's evaluations on more calls, and
+    the user saw only "(nanobot: this turn used its budget ...; the reply above is the best it had.)"
+    with no reply above it. What the change returned is then the turn's answer; a look's result is not."""
+    agent = scripted(home, 2, ["Tool: edit_file", '{"path": "notes.txt", "old": "eggs", "new": "eggs, bread"}',
+                               "Answer:", "Added."])
+    events = list(agent.turn("add bread to notes.txt"))
+    assert (agent.workspace / "notes.txt").read_text() == "milk, eggs, bread\n"
+    assert events[-1].reply.startswith("(nanobot: edit_file: edited notes.txt")
+    assert events[-1].reply.endswith("the reply above is the best it had.)")
+    read = scripted(home, 2, ["Tool: read_file", '{"path": "notes.txt"}', "Answer:", "milk, eggs"])
+    assert list(read.turn("what is in notes.txt?"))[-1].reply.startswith("(nanobot: this turn used its budget")
+
+
 def test_evaluations_outside_a_turn_or_on_another_thread_draw_nothing():
     import threading
 

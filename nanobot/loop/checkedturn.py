@@ -26,23 +26,40 @@ def checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event
     stream; a reply that claims what did not happen, or states what it never looked at, is
     retried once with a note, then flagged with a correction. A step that finds the turn's budget
     spent (``loop.budget``) ends the turn with what the user has seen, the correction of the check whose
-    retry it cut (what a run really printed, what was not saved) and one line saying so."""
+    retry it cut (what a run really printed, what was not saved) or, where nothing was said yet, what the
+    turn's changes returned ("edit_file: edited convert.py at line 5"), and one line saying so."""
     shown: list[str] = []
     owed: list[str] = []  # the correction of the check whose retry is running: the truth, if the budget ends it
+    made: list[str] = []  # what the turn's calls that change or keep something returned
+    call: ToolCall | None = None
     try:
         for ev in _checked(agent, messages, typed, owed):
             if isinstance(ev, TextDelta):
                 shown.append(ev.text)
+            elif isinstance(ev, ToolCall):
+                call = ev
+            elif isinstance(ev, ToolResult) and ev.ok and call is not None and _changes(agent, call):
+                made.append(f"{ev.name}: {(ev.text.splitlines() or [''])[0]}")
             yield ev
     except BudgetSpent:
         line, text = agent.budget.spent_line(), "".join(shown).strip()
         if owed and owed[-1]:  # what the retry was for (a run's real output, say) is still told
             line = f"{owed[-1]}\n\n{line}"
+        elif not text and made:  # no reply yet: what the calls did is the turn's answer
+            line = f"(nanobot: {'; '.join(dict.fromkeys(made))}.)\n\n{line}"
         yield TextDelta(text=f"\n\n{line}" if text else line)
         yield Notice(text=f"turn budget: {agent.budget.spent_what()} spent; answering with what there is",
                      level="warning")
         agent.transcript.append("event", "turn budget spent", used=dict(agent.budget.used))
         yield TurnDone(reply=f"{text}\n\n{line}".strip(), generation=agent.model.last, corrected=True)
+
+
+def _changes(agent: Agent, call: ToolCall) -> bool:
+    """Whether ``call`` is of a tool that changes or keeps something (``tools.effects``)."""
+    from nanobot.tools.effects import Effect, effects_of
+
+    tool = agent.tool_runner.tools.get(call.name) if agent.tool_runner is not None else None
+    return tool is not None and bool(effects_of(tool, call.arguments) & {Effect.CHANGES, Effect.REMEMBERS})
 
 
 def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] | None = None) -> Iterator[Event]:
