@@ -129,3 +129,18 @@ def test_a_test_method_added_to_a_unittest_class_is_no_change_of_the_class(home)
     with pytest.raises(PolicyError):
         EditFile().run(EditFile.Args(path="test_textutil.py", old=last,
                                      new=last.replace('"HI"', '"HI!"').rstrip("\n") + added), ctx)
+
+
+def test_a_new_test_file_with_no_test_in_it_is_refused(home):
+    """"Écris un test pour spread dans un nouveau fichier test_notes.py": the 1.5B wrote spread itself
+    into test_notes.py, and pytest collected nothing from it. A test file (``test_*.py``) whose text
+    defines no test is refused with what a test looks like; a test is written."""
+    from nanobot.base.errors import ToolError
+
+    ctx, ws = _repo(home, ["Write a test for reverse_words in a new file test_more.py."])
+    with pytest.raises(ToolError, match="holds no test"):
+        WriteFile().run(WriteFile.Args(path="test_more.py", content=MODULE), ctx)
+    assert not (ws / "test_more.py").exists()
+    test = "from textutil import reverse_words\n\n\ndef test_reverse_words():\n    assert reverse_words(\"a b\") == \"b a\"\n"
+    WriteFile().run(WriteFile.Args(path="test_more.py", content=test), ctx)
+    assert (ws / "test_more.py").read_text() == test

@@ -44,6 +44,7 @@ from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words,
 from nanobot.tools.readwindow import whole
 from nanobot.tools.renames import rename
 from nanobot.tools.retryedit import held, note_miss
+from nanobot.tools.testless import refuse_testless
 
 MAX_READ_LINES = 200
 MAX_FILE_BYTES = 5_000_000
@@ -192,6 +193,7 @@ class WriteFile(Tool):
             raise elsewhere  # the user's file of that name is here, outside the roots: not a new one beside it
         old = _old_text(path, args.path) if existed else None
         refuse_broken(old, args.content, args.path, "write_file")
+        refuse_testless(args.path, args.content)  # nanobot.tools.testless
         if old is not None:  # an overwrite keeps every line the user did not ask to remove (editloss)
             refuse_loss(old, args.content, _asked(ctx), args.path, "write_file")
         _write(path, args.content, args.path, ctx)
