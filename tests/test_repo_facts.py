@@ -156,6 +156,17 @@ class DiffAsked(LookAsked):
         return (0.95, 0.05) if messages[0].content in (LOOK_SYSTEM, DIFF_SYSTEM) else (0.05, 0.95)
 
 
+def _asked(home, repo, model, text: str) -> Agent:
+    """An agent with ``repo`` as its root, ``text`` as the user's message its judgements read."""
+    settings = load_settings(home, tools={"roots": [str(repo)]}, memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    agent.provenance.said.append(text)
+    agent.judge.context(text, [])
+    return agent
+
+
 @pytest.mark.parametrize("committed", [False, True])
 def test_a_question_about_a_files_uncommitted_changes_looks_with_git_not_a_read(home, tmp_path, committed):
     """ "What did I change in lamp.py?" names a file, so the facts would read it; a read shows the file
@@ -169,13 +180,7 @@ def test_a_question_about_a_files_uncommitted_changes_looks_with_git_not_a_read(
     repo = make_repo(tmp_path)
     if committed:
         git(repo, "commit", "-q", "-am", "Light it at eight")
-    settings = load_settings(home, tools={"roots": [str(repo)]}, memory={"enabled": False}, observer={"enabled": False})
-    init_workspace(settings.workspace)
-    agent = Agent(settings, DiffAsked([]))
-    attach_tools(agent)
-    text = "What did I change in lamp.py since the last commit?"
-    agent.provenance.said.append(text)
-    agent.judge.context(text, [])
+    agent = _asked(home, repo, DiffAsked([]), "What did I change in lamp.py since the last commit?")
     assert asks_to_look(agent) == ("read_file" if committed else "exec")
     assert agent.judge.probability(agent, "diff") == pytest.approx(0.95)
     given = diff_args(agent)  # the call's arguments, written by the facts
@@ -183,7 +188,7 @@ def test_a_question_about_a_files_uncommitted_changes_looks_with_git_not_a_read(
         assert given is None
         return
     assert given == {"command": "git diff -- lamp.py", "cwd": str(repo.resolve())}
-    out = Exec().run(Exec.Args(**given), ToolContext(settings=settings))  # runs unasked (git_reads)
+    out = Exec().run(Exec.Args(**given), ToolContext(settings=agent.settings))  # runs unasked (git_reads)
     assert "-ON = 19" in out and "+ON = 20" in out
 
 
@@ -204,13 +209,7 @@ def test_a_change_asked_of_a_file_with_uncommitted_changes_is_no_diff_question(h
     from nanobot.tools.firstlook import asks_to_look, diff_args
 
     repo = make_repo(tmp_path)
-    settings = load_settings(home, tools={"roots": [str(repo)]}, memory={"enabled": False}, observer={"enabled": False})
-    init_workspace(settings.workspace)
-    agent = Agent(settings, ChangeAndDiffAsked([]))
-    attach_tools(agent)
-    text = "Añade a lamp.py una función off() que devuelva 0."
-    agent.provenance.said.append(text)
-    agent.judge.context(text, [])
+    agent = _asked(home, repo, ChangeAndDiffAsked([]), "Añade a lamp.py una función off() que devuelva 0.")
     assert agent.judge.probability(agent, "diff") == pytest.approx(0.95)
     assert asks_to_look(agent) == "read_file" and diff_args(agent) is None
 
