@@ -721,21 +721,39 @@ def test_a_message_about_a_folder_that_exists_is_no_remember_request(home):
 def test_a_change_claimed_of_a_file_that_is_not_there_is_retried_with_the_writer(home):
     """"Écris un test pour spread dans un nouveau fichier test_notes.py": the 1.5B claimed it without a
     call, and the retry's editor was refused on notes.py. The file the message names first is not in the
-    roots (``tools.named``, any language), so the retry writes it; a file that is there is edited."""
-    from types import SimpleNamespace
-
+    roots (``tools.named``, any language) and the model's create classifier is sure a new file is asked,
+    so the retry writes it; a file that is there is edited; a name that is not there, with no new file
+    asked (a question, a typo), is never written by a retry (check6 had a file created so)."""
+    from nanobot.backends.scripted import ScriptedModel
     from nanobot.config import load_settings
+    from nanobot.loop.agent import Agent
     from nanobot.loop.replycheck import _new_files
     from nanobot.workspace import init_workspace
+
+    class Creating(ScriptedModel):
+        create = True
+
+        def yes_no_apart(self, messages, **_):
+            from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
+
+            kind = next((k for k, (system, _) in CLASSIFIERS.items() if system == messages[0].content), "")
+            yes = dict(CALIBRATION.get(kind, ())).get(messages[-1].content, kind == "create" and self.create)
+            return (0.95, 0.05) if yes else (0.05, 0.95)
+
+    def agent_of(create: bool) -> Agent:
+        agent = Agent(settings, Creating([]))
+        agent.model.create, agent.model._judge_trusted = create, {"create": True}
+        return agent
 
     settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
     init_workspace(settings.workspace)
     (settings.workspace / "notes.py").write_text("def spread(g):\n    return max(g) - min(g)\n")
-    agent = SimpleNamespace(settings=settings)
+    agent = agent_of(True)
     ask = "Écris un test pour spread dans un nouveau fichier test_notes.py."
     claim = "Un test pour `spread` a été écrit dans un nouveau fichier `test_notes.py`."
     new = _new_files(ask, agent)
     assert new == ["test_notes.py"]
+    assert _new_files(ask, agent_of(False)) == []  # no new file asked: a retry does not write the name
     verdict = cc.change_claimed_without_one(facts(ask, claim, asked_change=True, claimed=True,
                                                   extra={"new_files": lambda: new}))
     assert verdict.tool == "write_file" and "Call write_file now" in verdict.note

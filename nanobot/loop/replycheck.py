@@ -228,8 +228,10 @@ def _exchanges(agent: Agent | None) -> list[tuple[str, str]]:
 
 
 def _new_files(user_text: str, agent: Agent | None) -> list[str]:
-    """The file-shaped names the message gives that are not in the roots (``tools.named``)."""
-    if agent is None or getattr(agent, "settings", None) is None:
+    """The file-shaped names the message gives that are not in the roots (``tools.named``), where the
+    model's create classifier is sure the message asks for a new file: a name that is not there is
+    otherwise a question about it or a typo, and a retry must not write it."""
+    if agent is None or getattr(agent, "settings", None) is None or asks(agent, "create", user_text) is not True:
         return []
     from nanobot.tools.named import named, roots_of
 
