@@ -34,13 +34,14 @@ def claims(f: Facts) -> bool:
 
 def changer(f: Facts) -> str:
     """The tool a change request needs, for the retry's note: memory for a remember request, a new file's
-    writer where the named file is new, else the editor."""
+    writer where the file the message names first is not there and a new file is asked
+    (``replycheck._new_files``), else the editor."""
     if f.remembers:
         return "memory_add"
     named = [m.group(1) for m in _FILE.finditer(f.user_text)]
     new = f.extra.get("new_files", ())
     if named and any(PurePath(n).name == PurePath(named[0]).name for n in (new() if callable(new) else new)):
-        return "write_file"  # the file the message names first is not there: it is to be written
+        return "write_file"
     if named and not f.extra.get("roots_known") and USER["create"].search(f.user_text):
         return "write_file"
     return "edit_file" if named else "the tool that makes the change"
