@@ -347,8 +347,7 @@ SHOWN_CHARS = 1500  # of the file, in edit_file's "not found" error
 
 
 def not_found(raw: str, text: str) -> str:
-    """edit_file's error when the old text is not in the file: the file's real text (its start, up to
-    ``SHOWN_CHARS``) so the next call can copy the exact text instead of guessing it again."""
+    """edit_file's error when the old text is not in the file: the file's text, for the next call to copy."""
     return (f"text to replace not found in '{raw}'; the file's text is:\n{_shown(text)}\n"
             "Call edit_file again with old copied exactly from it (to add lines, replace the line "
             "they follow with that line plus the new lines).")
@@ -369,8 +368,7 @@ def _old_text(path: Path, raw: str) -> str | None:
 
 
 def refuse_broken(old: str | None, new: str, raw: str, tool: str) -> None:
-    """A write that would leave a Python file that no longer parses is refused (``nanobot.base.pysyntax``):
-    the model gets the file, line and error, and can call again with fixed text."""
+    """A write that would leave a Python file that no longer parses is refused with its line and error."""
     err = broken_by(old, new, raw)
     if err:
         raise ToolError(f"{err}; the file was not changed: fix the text (indentation included) and call {tool} again")
