@@ -38,6 +38,7 @@ def test_a_look_is_held_to_the_entries_of_its_kind_the_message_names(home):
     assert ListDir().offered(ctx) == ListDir.parameters()  # no folder named: the listing stays free
     ctx = _ctx(settings, "whats insdie the trips folder?")
     assert ListDir().offered(ctx)["properties"]["path"]["enum"] == ["trips"]
+    assert "path" in ListDir().offered(ctx)["required"]  # a held path is written: no ``{}`` that lists "."
     assert ReadFile().offered(ctx) == ReadFile.parameters()
     both = _ctx(settings, "compare trips/packing.txt with letter.txt")
     assert sorted(ReadFile().offered(both)["properties"]["path"]["enum"]) == ["letter.txt", "trips/packing.txt"]

@@ -56,4 +56,6 @@ def held(schema: dict, ctx: ToolContext, kind: str, new: bool = False, change: b
 
         paths += [rel for d in defining(prov.said[-1], roots) if (rel := written(d)) is not None]
     props = schema["properties"]
-    return schema | {"properties": props | {"path": props["path"] | {"enum": list(dict.fromkeys(paths))}}}
+    required = list(dict.fromkeys([*schema.get("required", []), "path"]))  # no ``{}`` that defaults to "."
+    return schema | {"properties": props | {"path": props["path"] | {"enum": list(dict.fromkeys(paths))}},
+                     "required": required}
