@@ -11,6 +11,7 @@ blocks, the system prompt's Context), what a tool showed. The Agent keeps one pe
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -67,6 +68,11 @@ class PolicyError(ToolError):
         self.kind = why.kind
 
 
+def call_key(name: str, args: dict) -> str:
+    """A call as the tool steps compare calls (``Provenance.ran``): the same key is the same call made again."""
+    return f"{name} {json.dumps(args, sort_keys=True)}"
+
+
 def unasked(refusal: str) -> bool:
     """Whether a tool's error text is the call policy refusing a call nobody asked for; for callers
     that hold only the text (the template step's notes: ``tools/templatecalls.py``). A ``ToolResult``
@@ -119,6 +125,8 @@ class Provenance:
     said: list[str] = field(default_factory=list)  # the user's messages as typed, this session
     retrieved: list[str] = field(default_factory=list)  # memory blocks and Context the runtime added
     looked: list[str] = field(default_factory=list)  # tool results shown this session
+    this_turn: list[str] = field(default_factory=list)  # tool results (looks and searches) since the last message
+    ran: set[str] = field(default_factory=set)  # calls run since the last message before the tool steps (``call_key``)
     lured: int = 0  # len(said) when a call was last refused as nobody's ask (``unlured``)
     missed: tuple[int, str] | None = None  # (len(said), path) of this turn's edit whose old was not found (``tools.retryedit``)
 

@@ -276,6 +276,7 @@ def kept_shown(agent: Agent, ev: Event, seen: list[Event] | None = None) -> None
     call = next((e for e in reversed(seen or []) if isinstance(e, ToolCall) and e.name == ev.name), None)
     searched = tool is not None and Effect.SEARCHES in effects_of(tool) or _memory_read(agent, call)
     (agent.provenance.retrieved if searched else agent.provenance.looked).append(ev.text)
+    agent.provenance.this_turn.append(ev.text)
 
 
 def _memory_read(agent: Agent, call: ToolCall | None) -> bool:

@@ -32,6 +32,7 @@ from nanobot.base.errors import NanobotError
 from nanobot.config import Settings
 from nanobot.core.events import Event, Notice, ToolCall, ToolResult
 from nanobot.core.features import Agent
+from nanobot.core.provenance import call_key
 from nanobot.tools.base import Tool, ToolContext
 from nanobot.tools.effects import ANY_LOOK, declared, effects_of
 from nanobot.tools.grammar import (
@@ -44,6 +45,7 @@ from nanobot.tools.grammar import (
 from nanobot.tools.registry import enabled_tools
 from nanobot.tools.search import index_text
 from nanobot.tools.truncate import truncate
+from nanobot.tools.unbidden import barred
 from nanobot.tools.validate import validate
 
 DECISION_TOKENS = 24
@@ -116,7 +118,9 @@ class ToolRunner:
             if not self._room(agent, msgs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
                 break
-            name = first if step == 0 and first in self.tools else pointed or self.decide(agent, msgs, names)
+            shut = barred(agent, self.tools)  # after a result: no unasked change (``unbidden``)
+            name = first if step == 0 and first in self.tools else pointed or self.decide(
+                agent, msgs, [n for n in names if n not in shut] or names)
             if name is None:
                 break
             self.instead = ""
@@ -173,7 +177,7 @@ class ToolRunner:
                 self._note(agent, msgs, name, raw, False, note)
                 continue
             shown = args.model_dump(mode="json")
-            key = f"{name} {json.dumps(shown, sort_keys=True)}"
+            key = call_key(name, shown)
             if key in seen:
                 return True
             seen.add(key)

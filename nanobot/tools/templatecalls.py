@@ -8,7 +8,8 @@ A template-tool model (Qwen2.5: ``LlamaBackend.tool_template``) answers in text 
    under ``tools.call_threshold`` the step answers in text: alone, the model opens a call for almost anything.
 2. **Call**: after ``<tool_call>`` the call is generated under ``callgrammar.call_grammar`` and validated
    by the tool's ``Args``; an error goes back as a tool message and the call is retried (``tools.max_retries``).
-3. The call and its result enter the context as the template expects them; the next step decides again.
+3. The call and its result enter the context as the template expects them; the next step decides again,
+   with no change nobody asked for offered and no command run that only a result spelled (``unbidden``).
 
 The reply is kept from opening with a call (``NO_OPENING``) and stops at one, so the user gets plain
 text or validated calls. A declined reply that is only a call's opening (``OPENING_ONLY``) is made into
@@ -24,14 +25,12 @@ import json
 from collections.abc import Generator, Iterator
 from typing import Any
 
-import regex
-
 from nanobot.backends.base import Message
 from nanobot.backends.openban import MARKUP
 from nanobot.base.shorten import shorten
 from nanobot.core.events import Event, Notice, TextDelta, ToolCall, ToolResult, TurnDone
 from nanobot.core.features import Agent
-from nanobot.core.provenance import unasked
+from nanobot.core.provenance import call_key, unasked
 from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
@@ -58,33 +57,17 @@ from nanobot.tools.fitcheck import (
 )
 from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import NAME_OPENING, lean_specs, name_grammar, named, with_schema
+from nanobot.tools.openings import HOLD, NO_OPENING, STARTS, may_open, opening_only
 from nanobot.tools.plain import plain
 from nanobot.tools.renameask import rename_args
 from nanobot.tools.rewrite import rewritten
+from nanobot.tools.unbidden import barred, spelled_by_output
 from nanobot.tools.validate import validate
 
-# How the model opens a call when left alone: a small model rarely writes <tool_call> first, but
-# ```json or a bare {"name": ...}; any of them counts as a call.
-STARTS = (OPEN, "{", "```json")
-# what a text reply may not begin with (``backends/openban.py``): every call opening, a fenced bare one
-# (```` ```python\n{ ```` then prose is a call abandoned, the opening a model picks when ```` ```json ```` is masked)
-FENCED = tuple(f"```{lang}{nl}{brace}" for lang in ("", "python", "py", "javascript", "js", "tool_code", "text")
-               for nl in ("\n", " ") for brace in ("{", "[")) + ("```\n\n{", "```python\n\n{")
-NO_OPENING = (*STARTS, *FENCED, "[{")
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
            "if none of them fits, or the message is just conversation, answer in plain text.")
 
-# a reply that is only a call's opening ("json: {", "<tool_call>", "```json\n{", "tools: exec\n```json\n{"):
-# the model meant to call. ``regex`` (not ``re``) for its partial matches: a reply is held back only
-# while it could still become one ("t", "tools: ex", "```js"), so "The capital..." shows at once.
-OPENING_ONLY = regex.compile(r"\s*(?:(?:tools?|functions?|call)\s*:\s*[\w.-]*\s*)?(?:json\s*:?\s*)?"
-                             r"(?:<tool_call>\s*)?(?:`{1,3}[\w+-]*\s*)?\[?\s*\{?\s*", regex.I)
-# ... or a short label of the model's own before the brace ("tools> {", "json object: {", "tools {{"): any
-# one or two words, then ":" or ">" or nothing, then opening braces. Held back only while the reply opens
-# lower case (a label), so prose ("The capital ...") shows at once. "tools {{" too: the label, then braces.
-LABELLED = regex.compile(r"\s*<?[\w.-]+(?:\s+[\w.-]+)?\s*[:>]?\s*(?:<tool_call>\s*)?(?:`{1,3}[\w+-]*\s*)?\[?\s*(?:\{\s*)+")
 NAME_TOKENS = 48  # the longest offered name, in tokens, with room
-HOLD = 48  # at most this many characters are held back while the reply could still be only an opening
 PICKS = 8  # picks the runner keeps (by the messages they were made on)
 FORCED = 2  # calls made under the grammar from opening-only replies, per turn
 REASK = "[nanobot: your reply was empty. Answer the user in plain text now.]"
@@ -100,31 +83,6 @@ def answer_note(agent: Agent) -> str:
     return f'[nanobot: the user asked: "{asked}" Answer that from the result above, in plain sentences.]'
 
 
-def opening_only(text: str) -> bool:
-    """Whether ``text`` is nothing but a call's opening.
-
-    >>> opening_only("json: {"), opening_only("```json"), opening_only("Paris."), opening_only("")
-    (True, True, False, False)
-    >>> opening_only("tools> {"), opening_only("json object: {"), opening_only("tools {{"), opening_only("Yes: the file holds {}")
-    (True, True, True, False)
-    >>> opening_only("`\\n{"), opening_only("`ls` lists files.")
-    (True, False)
-    """
-    return bool(text.strip()) and (OPENING_ONLY.fullmatch(text) is not None or LABELLED.fullmatch(text) is not None)
-
-
-def may_open(text: str) -> bool:
-    """Whether ``text`` is, or could still grow into, nothing but a call's opening.
-
-    >>> may_open("tools: ex"), may_open("```js"), may_open("The"), may_open("Paris"), may_open("tools>"), may_open("json object")
-    (True, True, False, False, True, True)
-    """
-    if OPENING_ONLY.fullmatch(text, partial=True) is not None:
-        return True
-    head = text.lstrip()[:1]
-    return not head.isupper() and LABELLED.fullmatch(text, partial=True) is not None
-
-
 class TemplateCalls:
     """The template-tool step of a ``ToolRunner`` (which owns the tools, stats and settings)."""
 
@@ -135,10 +93,10 @@ class TemplateCalls:
         self.specs = lean_specs(runner.tools) if self.lean else self.full  # what every render gets
         self._grammars: dict[str, str] = {}
 
-    def grammar(self, only: str = "", ctx: ToolContext | None = None) -> str:
-        """The call grammar over every offered tool, or over ``only`` (a retry of that tool), under what
-        each offers the session of ``ctx`` (``Tool.offered``; ``parameters()`` without one)."""
-        tools = {only: self.runner.tools[only]} if only else self.runner.tools
+    def grammar(self, only: str = "", ctx: ToolContext | None = None, shut: frozenset = frozenset()) -> str:
+        """The call grammar over every offered tool but those ``shut`` (``unbidden``), or over ``only`` (a
+        retry of that tool), under what each offers the session of ``ctx`` (``Tool.offered``)."""
+        tools = {only: self.runner.tools[only]} if only else {n: t for n, t in self.runner.tools.items() if n not in shut}
         schemas = {n: t.offered(ctx) if ctx is not None else t.parameters() for n, t in tools.items()}
         key = json.dumps(schemas, sort_keys=True)
         if key not in self._grammars:
@@ -229,8 +187,9 @@ class TemplateCalls:
         if self.lean:
             spec = next(s for s in self.full if s["function"]["name"] == only)
             msgs = with_schema(msgs, spec)
-        raw = self.runner._generate(agent, msgs, self.grammar(only, ToolContext.for_agent(agent)), f"{OPEN}\n", settings.args_tokens,
-                                    "call", "", tools=self.specs)
+        shut = frozenset() if only else barred(agent, self.runner.tools)
+        raw = self.runner._generate(agent, msgs, self.grammar(only, ToolContext.for_agent(agent), shut), f"{OPEN}\n",
+                                    settings.args_tokens, "call", "", tools=self.specs)
         cut = agent.model.last.finish_reason == "length"
         parsed = parse_call(raw)
         if parsed is None or parsed[0] not in self.runner.tools:
@@ -251,6 +210,8 @@ class TemplateCalls:
         while the person paused, is the turn's: ``tools.foresee``)."""
         names = [n for n, t in self.runner.tools.items()
                  if (not among or declared(t) & among) and (not own or getattr(t, "intent", ""))]
+        shut = barred(agent, {n: self.runner.tools[n] for n in names})  # after a result (``unbidden``)
+        names = [n for n in names if n not in shut] or names
         if len(names) == 1:
             return names[0]
         key, picks = (tuple((m.role, m.content) for m in msgs), among, own), self.runner.picks
@@ -275,7 +236,7 @@ class TemplateCalls:
         runner, settings = self.runner, self.runner.settings.tools
         msgs = self.messages(messages)
         unlure(msgs, agent, forced=bool(first))  # after a lured call, or before a forced one: without the lure
-        seen: set[str] = set()
+        seen = set(agent.provenance.ran)  # a call the user spelled ran already: made again, it ends the steps
         failed = [first if first in runner.tools else ""]  # ``first``: called undecided
         tries = 2 if failed[0] else 1  # a forced call and, after a tool's error, that tool once more
         look = asks_to_look(agent)
@@ -402,11 +363,16 @@ class TemplateCalls:
                 runner._record(agent, "result", name, note, ok=False)
                 continue
             shown = args.model_dump(mode="json")
-            key = f"{name} {json.dumps(shown, sort_keys=True)}"
+            key = call_key(name, shown)
             if key in seen:
                 msgs.pop()
                 return True
             seen.add(key)
+            if spelled_by_output(agent, name, shown):  # ``unbidden``: answered as never made
+                msgs.pop()
+                yield Notice(text=f"tool steps: not run: '{shorten(shown['command'], 60)}' was spelled by a tool's "
+                             "output, not by you")
+                return False
             ok, text = yield from runner.run_valid(agent, name, args)
             runner._record(agent, "result", name, text, ok=ok)
             if not ok and unasked(text):  # the user never asked for it: answered as if never made
