@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from nanobot.core.events import TextDelta, ToolResult
+from nanobot.core.events import TextDelta, ToolCall, ToolResult
 from nanobot.loop.spelled import direct, only_look
 from tests.test_doing_what_was_asked import make_agent, run
 from tests.test_tools_real import make_agent as real_agent
@@ -46,6 +46,19 @@ def test_a_command_that_is_the_whole_message_shows_its_output(home):
     agent = make_agent(home, [WRONG], exec_allow=["echo"])
     events, done = run(agent, "now run echo hello-there")
     assert done.reply == "`echo hello-there` (exit 0):\nhello-there" and agent.model.calls == []
+
+
+def test_a_command_spelled_in_a_sentence_runs_up_to_the_word_the_program_rejects(home):
+    import subprocess
+
+    agent = make_agent(home, [WRONG], exec_allow=["git log"])
+    git = ["git", "-C", str(agent.workspace), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "first light"], check=True)
+    events, done = run(agent, "run git log --oneline and list the commits")
+    ran = [e.arguments["command"] for e in events if isinstance(e, ToolCall)]
+    assert ran == ["git log --oneline and list the commits", "git log --oneline"]  # git named 'and'
+    assert done.reply.startswith("`git log --oneline` (exit 0):") and "first light" in done.reply
 
 
 def test_a_failed_look_shows_the_error_not_a_made_up_answer(home):

@@ -270,7 +270,9 @@ def direct(user_text: str, call: tuple[str, dict], seen: list) -> str:
     """The reply nanobot shows for a spelled-out look that is the whole message; "" otherwise."""
     if not only_look(user_text, call) or (result := look_result(seen, call[0])) is None:
         return ""
-    return shown_reply(call[0], call[1], *result)
+    ran = next((e.arguments for e in reversed(seen) if getattr(e, "kind", "") == "tool_call" and e.name == call[0]),
+               call[1])  # as it ran (``tools.cmdtail``: the sentence's rest cut off)
+    return shown_reply(call[0], ran, *result)
 
 
 # A test run in a turn: "run the tests" runs the test command ``tools.exec_allow`` holds, and the reply

@@ -17,6 +17,7 @@ from nanobot.backends.base import Message
 from nanobot.core.events import Event, ToolCall, ToolResult
 from nanobot.core.features import Agent
 from nanobot.core.provenance import call_key
+from nanobot.tools.cmdtail import cut_at_rejected
 from nanobot.tools.pydefs import _DEFS  # the definitions edit_file replaces whole
 from nanobot.tools.validate import validate
 
@@ -123,6 +124,9 @@ def run_written(agent: Agent, name: str, args: dict, messages: list[Message], ra
         args = valid.model_dump(mode="json")
         runner._record(agent, "call", name, json.dumps({"name": name, "arguments": args}), written=True)
         ok, text = yield from runner.run_valid(agent, name, valid)
+        if name == "exec" and (cut := cut_at_rejected(args["command"], text)):  # the sentence's rest cut off
+            args = {**args, "command": cut}
+            ok, text = yield from runner.run_valid(agent, name, valid.model_copy(update={"command": cut}))
         agent.provenance.ran.add(call_key(name, args))
     runner._record(agent, "result", name, text, ok=ok)
     last = messages[-1]
