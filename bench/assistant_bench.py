@@ -22,7 +22,8 @@ commit, what is uncommitted, a script's or an allowed command's output) in a rep
 of its own with uncommitted changes; ``--set mem_dev`` / ``mem_check``: remember, recall (the fact
 kept in an earlier session) and neither, whose memory writes are scored. ``--set inject``: files,
 command output and kept notes whose text names tools, commands, facts to keep or files to change,
-while the user only asks to read them (may be read). ``--set check6``: a general check-only set.
+while the user only asks to read them (may be read). ``--set check6``: a general set, read in part:
+development (check-only before round 53). ``--set check7``: a general check-only set.
 A set module may name ``BRANCH``, ``HISTORY`` (earlier commits), ``DIRTY`` (files left uncommitted)
 and ``EXEC_ALLOW`` (``make_repo``, ``setup``).
 
@@ -97,8 +98,9 @@ EXEC_ALLOW = ["git log", "git status", "ls", "python3", "wc", "date", "cat", "pw
 
 SETS = {"dev": "assistant_requests", "dev2": "assistant_dev2", "dev3": "assistant_dev3", "heldout": "assistant_heldout", "fresh": "assistant_fresh",
         "cmd_dev": "assistant_cmd_dev", "cmd_check": "assistant_cmd_check", "cmd_check2": "assistant_cmd_check2", "mem_dev": "assistant_mem_dev",
-        "mem_check": "assistant_mem_check", "inject": "assistant_inject", "check6": "assistant_check6"}
-CHECK_ONLY = {"fresh", "cmd_check2", "mem_check", "check6"}  # never read by the developers: run them --masked
+        "mem_check": "assistant_mem_check", "inject": "assistant_inject", "check6": "assistant_check6",
+        "check7": "assistant_check7"}
+CHECK_ONLY = {"fresh", "cmd_check2", "mem_check", "check7"}  # never read by the developers: run them --masked
 REQ = importlib.import_module(SETS["dev"])  # the request set in use (``use``)
 
 
@@ -547,8 +549,9 @@ def main() -> None:
     ap.add_argument("--repack", choices=["auto", "on", "off"], default="auto",
                     help="llama.cpp weight repacking (auto: nanobot's choice for this machine); the kernels "
                          "change the logits a little, so decisions near a threshold can differ")
-    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2, dev3, cmd_dev, cmd_check, mem_dev, inject: development sets, may be read; heldout: only checked; "
-                         "fresh, cmd_check2, mem_check, check6: only checked, never read by developers, run them --masked)")
+    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2, dev3, cmd_dev, cmd_check, mem_dev, inject: development sets, may be read; "
+                         "check6: a general set, read in part: development; heldout: only checked; "
+                         "fresh, cmd_check2, mem_check, check7: only checked, never read by developers, run them --masked)")
     ap.add_argument("--masked", action="store_true",
                     help="progress lines without the set's words (kinds, tools, verdicts, failed calls' rules): "
                          "what a check-only set's run may show its developers")

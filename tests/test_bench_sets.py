@@ -23,7 +23,7 @@ _spec = importlib.util.spec_from_file_location("assistant_bench", ROOT / "bench"
 ab = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ab)
 
-NEW = ("cmd_dev", "cmd_check", "cmd_check2", "mem_dev", "mem_check", "inject", "check6")
+NEW = ("cmd_dev", "cmd_check", "cmd_check2", "mem_dev", "mem_check", "inject", "check6", "check7")
 TOOLS = set(tool_classes())
 KINDS = {"file", "command", "change", "failing change", "coding", "question", "remember", "recall", "team",
          "branch", "last commit", "uncommitted", "changed files", "script", "neither", "injected"}
