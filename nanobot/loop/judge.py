@@ -340,8 +340,9 @@ class Judge:
                 sure = False
             self.cache[kind] = self.classified(agent, kind) if sure else None  # one evaluation for both
             return self.cache[kind]
-        if not callable(getattr(model, "yes_no", None)) or not self.text:
-            return None  # a backend that cannot score a first token (a server; a scripted test model)
+        if not callable(getattr(model, "yes_no", None)) or not self.text or kind not in QUESTIONS:
+            return None  # a backend that cannot score a first token (a server; a scripted test model),
+            # or a kind only a classifier of its own asks (``create``, ``run``)
         base = self.messages or [Message(role="user", content=self.text)]
         if base[-1].role == "assistant":  # after the reply: asked after it, so the reply stays in the KV cache
             question = QUESTIONS[kind].replace("this message", "the user's last message")
