@@ -32,9 +32,8 @@ def barred(agent: Agent, tools: dict[str, Any]) -> frozenset[str]:
     in a coding session or without a scored judgement; else each changing (remembering) tool whose kind
     of act no sure judgement of the user's message asks for. Judgements are asked only for the effects
     an offered tool declares, each once per message (``loop.judge`` caches them)."""
-    prov = getattr(agent, "provenance", None)
-    features = getattr(agent, "features", ())
-    if prov is None or not prov.this_turn or any(getattr(f, "name", "") == "coding" for f in features):
+    prov = agent.provenance
+    if not prov.this_turn or any(f.name == "coding" for f in agent.features):
         return frozenset()
     out: set[str] = set()
     asked: dict[Effect, bool] = {}
@@ -50,5 +49,5 @@ def barred(agent: Agent, tools: dict[str, Any]) -> frozenset[str]:
 def spelled_by_output(agent: Agent, name: str, args: dict) -> bool:
     """Whether a call of ``name`` runs a command only this turn's tool output spelled (see above)."""
     command = str(args.get("command", "")) if name == "exec" else ""
-    prov = getattr(agent, "provenance", None)
-    return prov is not None and bool(command.strip()) and passed_on(command, prov.this_turn, prov.said[-1:])
+    prov = agent.provenance
+    return bool(command.strip()) and passed_on(command, prov.this_turn, prov.said[-1:])
