@@ -118,9 +118,11 @@ class ToolRunner:
             if not self._room(agent, msgs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
                 break
-            shut = barred(agent, self.tools)  # after a result: no unasked change (``unbidden``)
-            name = first if step == 0 and first in self.tools else pointed or self.decide(
-                agent, msgs, [n for n in names if n not in shut] or names)
+            if step == 0 and first in self.tools:
+                name = first
+            else:  # after a result: no unasked change offered (``unbidden``)
+                shut = barred(agent, self.tools)
+                name = pointed or self.decide(agent, msgs, [n for n in names if n not in shut] or names)
             if name is None:
                 break
             self.instead = ""
