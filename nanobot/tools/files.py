@@ -44,6 +44,7 @@ from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words,
 from nanobot.tools.readwindow import whole
 from nanobot.tools.renames import rename
 from nanobot.tools.retryedit import held, note_miss
+from nanobot.tools.testimports import completed
 from nanobot.tools.testless import refuse_testless
 
 MAX_READ_LINES = 200
@@ -196,9 +197,10 @@ class WriteFile(Tool):
         refuse_testless(args.path, args.content)  # nanobot.tools.testless
         if old is not None:  # an overwrite keeps every line the user did not ask to remove (editloss)
             refuse_loss(old, args.content, _asked(ctx), args.path, "write_file")
-        _write(path, args.content, args.path, ctx)
+        content, also = completed(args.content, path, roots(ctx))  # nanobot.tools.testimports
+        _write(path, content, args.path, ctx)
         verb = "overwrote" if existed else "created"
-        return f"{verb} {display(path, ctx)} ({len(args.content)} chars)"
+        return f"{verb} {display(path, ctx)} ({len(content)} chars){also}"
 
 
 class EditArgs(PathArgs):
@@ -267,7 +269,9 @@ class EditFile(Tool):
                                           "which the user did not name; the file was not changed. Change only what "
                                           "was asked", Refusal.LOSES_LINES))
             new, where = kept[0], f"{where}; {', '.join(kept[1])} kept as it was (the user did not name it)"
+        new, added = completed(new, path, roots(ctx))  # nanobot.tools.testimports
         _write(path, new, args.path, ctx)
+        where += added
         asked_rename = renamed is not None or rename(text, args.old, args.new, _asked(ctx), least=1) is not None
         also = _renamed_elsewhere(args, path, ctx) if asked_rename else ""
         return f"edited {display(path, ctx)}{where}{also}"
