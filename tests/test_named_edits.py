@@ -99,6 +99,22 @@ def test_a_message_the_model_is_sure_says_leave_a_file_renames_only_in_the_call_
     assert "def yell(" in code and "import shout" in test and "also renamed" not in out
 
 
+def test_a_file_that_holds_the_new_name_already_is_not_renamed(home):
+    """"Der Test für file_ext schlägt fehl: bei backup.tar.gz kommt tar.gz statt gz heraus. Korrigiere
+    file_ext in lib.sh und ändere tests.sh nicht.": the 1.5B called edit_file(file_ext -> gz), both words
+    of the message; tests.sh, named too, holds "gz" as the value it expects and was renamed with it.
+    A file holding the new name already is left: the two names would become one."""
+    ask = ("Der Test für file_ext schlägt fehl: bei backup.tar.gz kommt tar.gz statt gz heraus. Korrigiere file_ext "
+           "in lib.sh und ändere tests.sh nicht.")
+    ctx = _ctx(home, ask)
+    ctx.agent.judge = _Judge(None)
+    checks = '. ./lib.sh\ncheck "file_ext" "$(file_ext backup.tar.gz)" "gz"\n'
+    (ctx.workspace / "lib.sh").write_text("file_ext() {\n  printf '%s\\n' \"${1#*.}\"\n}\n")
+    (ctx.workspace / "tests.sh").write_text(checks)
+    out = EditFile().run(EditFile.Args(path="lib.sh", old="file_ext", new="gz"), ctx)
+    assert (ctx.workspace / "tests.sh").read_text() == checks and "also renamed" not in out
+
+
 WHEN = "def days_between(a, b):\n    return (b - a).days\n"
 ASK_FIX = ("days_between gives a negative number when the first date is the later one. Fix it, and do not "
            "change test_when.py.")

@@ -84,6 +84,26 @@ def test_a_fix_naming_the_code_and_its_test_rewrites_the_code_not_the_test(home)
     assert (agent.workspace / "calc.py").read_text() == CALC and (agent.workspace / "test_calc.py").read_text() == test
 
 
+LIB = "to_upper() {\n  printf '%s\\n' \"$1\" | tr a-z A-Z\n}\n\nfile_ext() {\n  printf '%s\\n' \"${1#*.}\"\n}\n"
+CHECKS = '. ./lib.sh\n[ "$(file_ext backup.tar.gz)" = "gz" ] || exit 1\n'
+
+
+def test_a_fix_naming_two_code_files_rewrites_the_one_that_defines_the_named_function(home):
+    """"Der Test für file_ext schlägt fehl ... Korrigiere file_ext in lib.sh und ändere tests.sh nicht":
+    tests.sh is no test file by its name, so two code files are named; the rewrite is of lib.sh, the one
+    that defines file_ext (a shell function, ``name() {``), and tests.sh stays as it was."""
+    fixed = LIB.replace("${1#*.}", "${1##*.}")
+    model = RepairReport(['edit_file"', "Fixed file_ext."], [0.9, 0.1], rewrite=fixed)
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
+    (agent.workspace / "lib.sh").write_text(LIB)
+    (agent.workspace / "tests.sh").write_text(CHECKS)
+    list(agent.turn("Der Test für file_ext schlägt fehl: bei backup.tar.gz kommt tar.gz statt gz heraus. "
+                    "Korrigiere file_ext in lib.sh und ändere tests.sh nicht."))
+    (ask,), _, _ = model.apart[0]
+    assert ask.content.startswith("lib.sh:")
+    assert (agent.workspace / "lib.sh").read_text() == fixed and (agent.workspace / "tests.sh").read_text() == CHECKS
+
+
 def test_the_rewrite_copies_the_file_without_the_replys_repeat_penalty(home):
     """A rewrite writes the file again with one change: the reply's repeat penalty would make each
     copied token less likely (a fix repeating a name, ``side * side``, loses to ``side * 4``), so the

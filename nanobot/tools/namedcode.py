@@ -20,8 +20,8 @@ from pathlib import Path
 from nanobot.base.regular import read_regular
 from nanobot.tools.named import entries, named
 
-_DEF = re.compile(r"^[ \t]*(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|class|function|func|fn)\s+([A-Za-z_$][\w$]*)",
-                  re.M)
+_DEF = re.compile(r"^[ \t]*(?:(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|class|function|func|fn)\s+([A-Za-z_$][\w$]*)"
+                  r"|([A-Za-z_][\w]*)\s*\(\)\s*\{)", re.M)  # the second: a shell function, ``name() {``
 NAME = re.compile(r"[A-Za-z_$][\w$]*")  # a name in code (an identifier), in most languages
 _WORD = re.compile(r"[\w$]+")
 MAX_BYTES = 200_000  # a file read for its definitions at most
@@ -45,7 +45,7 @@ def focus(text: str, said: str) -> str:
     ''
     """
     lines = text.splitlines()
-    found = [(m.group(1), text.count("\n", 0, m.start())) for m in _DEF.finditer(text)]
+    found = [(m.group(1) or m.group(2), text.count("\n", 0, m.start())) for m in _DEF.finditer(text)]
     if len({name for name, _ in found}) < 2:
         return ""
     words = set(_WORD.findall(said))
@@ -75,7 +75,7 @@ def _end(lines: list[str], at: int) -> int:
 
 def definitions(text: str) -> set[str]:
     """The names ``text`` defines, by the keyword that spells a definition before them."""
-    return set(_DEF.findall(text))
+    return {a or b for a, b in _DEF.findall(text)}
 
 
 SCAN_FILES = 300  # files of the roots read at most for ``defining``, each at most SCAN_BYTES

@@ -9,7 +9,7 @@ message, the old one first ("Add a function tip ... like split_bill" renames not
 nothing is guessed. The other files that message names are renamed too, wherever the old name
 occurs (``tools.files``: "Rename shout to yell in textutil.py and test_textutil.py" is one ask, and a
 small model's turn ends after its first call), unless the model is sure the message says to leave a
-file as it is.
+file as it is. A file that already holds the new name is not renamed: the two would become one.
 
 >>> rename("function celsius(f) {}\nmodule.exports = { celsius };\n", "celsius", "toCelsius",
 ...        ["rename celsius to toCelsius in u.js"])
@@ -18,6 +18,8 @@ file as it is.
 True
 >>> rename("def split_bill(t, n): ...\nsplit_bill(1, 2)\n", "split_bill", "tip",
 ...        ["What does split_bill do?", "Add a function tip(total, pct)"]) is None
+True
+>>> rename('check "file_ext" "$(file_ext a.tar.gz)" "gz"\n', "file_ext", "gz", ["fix file_ext: tar.gz, not gz"]) is None
 True
 """
 
@@ -39,4 +41,6 @@ def rename(text: str, old: str, new: str, asked: list[str] | None, least: int = 
     hits = len(word.findall(text))
     if old not in words or new not in words or words.index(old) > words.index(new) or hits < least:
         return None
+    if re.search(rf"(?<![\w$]){re.escape(new)}(?![\w$])", text):
+        return None  # the new name is there already: renaming would merge two names (the expected "gz" of a test)
     return word.sub(new, text), hits

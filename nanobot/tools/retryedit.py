@@ -83,7 +83,7 @@ def about(text: str, said: str, path: str = "") -> list[int]:
         hits.update(at if len(at) <= most else [])
     names = set(re.findall(r"\w+", said))
     for m in _DEF.finditer(text):
-        if m.group(1) in names:
+        if (m.group(1) or m.group(2)) in names:
             at = text.count("\n", 0, m.start())
             hits.update(range(at, _end(lines, at) + 1))
     return sorted(i for i in hits if lines[i].strip())

@@ -66,14 +66,17 @@ def call_from(text: str, new_text: str) -> tuple[str, str] | None:
 
 def target(agent: Agent, msgs: list[Message], said: str) -> str:
     """The one file the user's message names in the roots, else the one file read this turn; "" else.
-    For a report of something broken (the repair judgement is sure) the one code file it names, never a
-    test file: "test_mean fails. Fix mean in stats.py ..., and leave test_stats.py alone" is stats.py."""
+    For a report of something broken (the repair judgement is sure) that names several files, the one
+    code file among them, never a test file: "test_mean fails. Fix mean in stats.py ..., and leave
+    test_stats.py alone" is stats.py; of several code files, the one defining a name the message gives."""
     from nanobot.tools.named import named, roots_of
     from nanobot.tools.testcommand import test_file
 
     files = {n.path for n in named(said, roots_of(agent.settings)) if n.kind == "file"}
-    if files and any(map(test_file, files)) and agent.judge.sure(agent, "repair") is True:
+    if (len(files) > 1 or any(map(test_file, files))) and agent.judge.sure(agent, "repair") is True:
         code = [f for f in files if not test_file(f)]
+        if len(code) > 1:  # "Korrigiere file_ext in lib.sh und ändere tests.sh nicht": the file defining file_ext
+            code = [f for f in code if _defines_named(f, said, agent)]
         return code[0] if len(code) == 1 else ""
     if not files:
         start = max((k for k, m in enumerate(msgs) if m.role == "user"), default=0)
@@ -82,6 +85,21 @@ def target(agent: Agent, msgs: list[Message], said: str) -> str:
             if call and call[0] == "read_file" and isinstance(call[1].get("path"), str):
                 files.add(call[1]["path"])
     return files.pop() if len(files) == 1 else ""
+
+
+def _defines_named(path: str, said: str, agent: Agent) -> bool:
+    """Whether the file ``path`` of the roots defines a name the message ``said`` gives."""
+    from nanobot.base.regular import read_regular
+    from nanobot.tools.named import roots_of
+    from nanobot.tools.namedcode import MAX_BYTES, NAME, definitions
+
+    for root in roots_of(agent.settings):
+        try:
+            text = read_regular(root / path, MAX_BYTES).decode("utf-8", "replace")
+        except (OSError, ValueError):
+            continue
+        return bool(definitions(text) & set(NAME.findall(said)))
+    return False
 
 
 def rewritten(runner: Any, agent: Agent, msgs: list[Message], said: str) -> dict | None:
