@@ -58,7 +58,8 @@ def test_a_written_call_with_an_args_field_runs_the_allowed_test_command_and_the
     assert _ran(events) == ["python3 -m pytest"]
     result = next(e for e in events if isinstance(e, ToolResult))
     assert result.ok and result.text.splitlines()[:2] == ["exit 1", "(tests: 1 passed, 1 failed)"]
-    assert events[-1].reply == "All 2 tests passed.\n\nTest run `python3 -m pytest` (exit 1): 1 passed, 1 failed."
+    assert events[-1].reply == ("All 2 tests passed.\n\nTest run `python3 -m pytest` (exit 1): 1 passed, 1 failed. "
+                                "Failing: test_textutil.py::test_shout (AssertionError: assert 'HI' == 'HI!').")
 
 
 def test_a_command_the_model_invents_for_a_test_run_is_the_allowed_test_command(home):
@@ -166,7 +167,8 @@ def test_after_a_test_is_added_the_tests_run_and_the_reply_says_whether_it_passe
     events = list(agent.turn("Now add a test for slugify with two spaces to test_textutil.py."))
     assert "def test_slugify_spaces" in (agent.workspace / "test_textutil.py").read_text()
     assert _ran(events) == ["python3 -m pytest"]
-    assert events[-1].reply.endswith("\n\nTest run `python3 -m pytest` (exit 1): 2 passed, 1 failed.")
+    assert events[-1].reply.endswith("\n\nTest run `python3 -m pytest` (exit 1): 2 passed, 1 failed. Failing: "
+                                     "test_textutil.py::test_shout (AssertionError: assert 'HI' == 'HI!').")  # which and why
     code = ["Tool: edit_file", '{"path": "textutil.py", "old": "return text.upper()", "new": "return text.upper()  # loud"}',
             "Answer:", "Done."]
     assert _ran(_judged(home, code, "change").turn("In textutil.py, comment shout's return line.")) == []

@@ -24,7 +24,7 @@ from nanobot.tools.testcommand import (
     test_commands,
     test_file,
 )
-from nanobot.tools.testcounts import Counts, counts
+from nanobot.tools.testcounts import Counts, counts, failing
 
 # A call the user spelled out, or a run the user asked for: nanobot makes it first, instead of
 # asking a small model to pick it, through the path of a call the model wrote as text
@@ -403,9 +403,11 @@ def counted(events: Iterator[Event]) -> Iterator[Event]:
             command = command_of(ev.arguments)
         elif isinstance(ev, ToolResult) and ev.name == "exec":
             found = counts(ev.text) if ev.ok and is_runner(command) else None
-            last = (command, ev.text.partition("\n")[0], found) if found else last
+            last = (command, ev.text, found) if found else last
         elif isinstance(ev, TurnDone) and last and not _agrees(ev.reply, last[2]):
-            line = f"Test run `{last[0]}` ({last[1]}): {last[2].line()}."
+            names = failing(last[1]) if last[2].failed or last[2].errors else []
+            line = f"Test run `{last[0]}` ({last[1].partition(chr(10))[0]}): {last[2].line()}." + (
+                f" Failing: {'; '.join(names)}." if names else "")
             yield TextDelta(text=f"\n\n{line}" if ev.reply.strip() else line)
             ev = ev.model_copy(update={"reply": f"{ev.reply}\n\n{line}".strip()})
         yield ev

@@ -17,6 +17,15 @@ did not start). ``note`` says the counts on a line of their own, which an ``exec
 ('1 passed, 1 failed', True)
 >>> note(counts("1 failed, 4 passed in 0.31s")), counts("exit 1\\n(tests: 4 passed, 1 failed)\\n== FAIL").failed
 ('(tests: 4 passed, 1 failed)', 1)
+
+``failing`` names the tests that failed, as the runners' own lines name them (pytest's ``FAILED``
+summary lines, unittest's ``FAIL:``/``ERROR:`` headers, TAP's ``not ok``, go's ``--- FAIL:``), so
+a report of a failed run says which test and why, not only how many:
+
+>>> failing("FAILED test_convert.py::test_km_to_miles - assert 25.9 == 10.0\\n1 failed, 1 passed in 0.03s")
+['test_convert.py::test_km_to_miles (assert 25.9 == 10.0)']
+>>> failing("ok - to_upper\\nnot ok - file_ext: got 'tar.gz', want 'gz'\\n"), failing("3 passed in 0.1s")
+(["file_ext: got 'tar.gz', want 'gz'"], [])
 """
 
 from __future__ import annotations
@@ -24,6 +33,8 @@ from __future__ import annotations
 import re
 
 from pydantic import BaseModel
+
+from nanobot.base.safe_text import one_line
 
 _NOTE = re.compile(r"^\(tests: ((?:\d+ \w+(?:, )?)+)\)$", re.M)
 _PYTEST = re.compile(r"^[= ]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)"
@@ -88,3 +99,20 @@ def counts(output: str) -> Counts | None:
 def note(found: Counts) -> str:
     """The counts on a line of their own, as an ``exec`` result states them second."""
     return f"(tests: {found.line()})"
+
+
+_FAILING = re.compile(r"^(?:FAILED|ERROR) (\S+)(?: - (.+))?$|^(?:FAIL|ERROR): (\w+ \([\w.]+\))"
+                      r"|^\s*not ok(?: \d+)?(?: -)? (.+)$|^\s*--- FAIL: (\S+)", re.M)
+MOST_FAILING = 3  # failing tests named in a report, each cut to NAME_CHARS
+NAME_CHARS = 120
+
+
+def failing(output: str) -> list[str]:
+    """The failing tests ``output`` names (see the module docstring), at most ``MOST_FAILING``, each on one line."""
+    found: list[str] = []
+    for m in _FAILING.finditer(output):
+        test, why, other = m.group(1), m.group(2), m.group(3) or m.group(4) or m.group(5)
+        name = f"{test} ({why})" if test and why else test or other
+        if name and (name := one_line(name)[:NAME_CHARS]) not in found:
+            found.append(name)
+    return found[:MOST_FAILING]
