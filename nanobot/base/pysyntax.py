@@ -1,5 +1,6 @@
 """Whether Python source still parses: the check an edit to a ``.py`` file passes before it is written
-(``tools/files.py``) and before a coding session commits it (``coding/check.py``).
+(``tools/files.py``) and before a coding session commits it (``coding/check.py``); ``broken_by`` checks
+a shell script by ``bash -n`` too (``base/shsyntax.py``).
 
 ``syntax_error(text, name)`` is None for source that compiles, else one line naming the file, the line
 and the error, which goes back to the model (so it can retry) or to the user:
@@ -13,6 +14,8 @@ True
 from __future__ import annotations
 
 import warnings
+
+from nanobot.base.shsyntax import is_shell, shell_error
 
 
 def is_python(name: str) -> bool:
@@ -36,9 +39,10 @@ def syntax_error(text: str, name: str) -> str | None:
 def broken_by(old: str | None, new: str, name: str) -> str | None:
     """The error ``new`` introduces: None when it parses, or when ``old`` was already broken (an edit
     that does not fix a file someone left broken is not refused for it)."""
-    if not is_python(name):
+    check = syntax_error if is_python(name) else shell_error if is_shell(name) else None  # a shell script: bash -n
+    if check is None:
         return None
-    err = syntax_error(new, name)
-    if err is None or (old is not None and syntax_error(old, name) is not None):
+    err = check(new, name)
+    if err is None or (old is not None and check(old, name) is not None):
         return None
     return err
