@@ -366,6 +366,23 @@ def test_a_look_made_again_where_a_change_is_owed_is_the_change_instead(home):
     assert "call Bob" in (agent.workspace / "notes.txt").read_text()
 
 
+def test_a_read_of_a_file_shown_whole_this_turn_is_the_same_call_made_again(home):
+    """"Renomme la fonction passed en is_passing dans notes.py et dans report.py.": the 1.5B read notes.py
+    (lines 1-20), then again (lines 1-9), and the turn's budget was spent on the two reads. Both showed
+    the whole file, so the second is the first made again: the owed change instead. After a change, a
+    read shows news and runs."""
+    ask = "Add a line 'call Bob' to notes.txt"
+    first, second = (body("read_file", {"path": "notes.txt", "start": 1, "lines": n}) for n in (20, 2))
+    edit = {"path": "notes.txt", "old": "buy milk", "new": "buy milk\ncall Bob"}
+    model = ToolTemplateModel([first, second, body("edit_file", edit), "Added."], [0.9, 0.9, 0.01])
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"])
+    (agent.workspace / "notes.txt").write_text("buy milk\n")
+    agent.judge.text, agent.judge.cache = ask, {"look": 0.3, "change": 0.9, "keep": 0.1, "repair": 0.2}
+    events = list(agent.turn(ask))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file", "edit_file"]
+    assert "call Bob" in (agent.workspace / "notes.txt").read_text()
+
+
 def test_once_the_owed_change_is_made_the_tool_steps_end(home):
     """The coding bench, the 1.5B: after the edit asked for succeeded it wrote the file again elsewhere and
     with a tool's markup as its text, until the turn's budget was spent and the reply was only the budget's
