@@ -74,7 +74,12 @@ def _end(lines: list[str], at: int) -> int:
 
 
 def definitions(text: str) -> set[str]:
-    """The names ``text`` defines, by the keyword that spells a definition before them."""
+    """The names ``text`` defines, by the keyword that spells a definition before them, or a shell
+    function's ``name() {``.
+
+    >>> sorted(definitions("def a():\\n    pass\\nfunction b() {}\\nfile_ext() {\\n  echo\\n}\\nmain()\\n"))
+    ['a', 'b', 'file_ext']
+    """
     return {a or b for a, b in _DEF.findall(text)}
 
 
