@@ -28,6 +28,7 @@ from nanobot.base.safe_text import has_controls
 from nanobot.base.written import record_written
 from nanobot.core.provenance import PolicyError, Refusal, Refused
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
+from nanobot.tools.defrename import refuse_unasked_rename
 from nanobot.tools.echoedit import repeats, restated
 from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
@@ -197,6 +198,7 @@ class WriteFile(Tool):
         refuse_testless(args.path, args.content)  # nanobot.tools.testless
         if old is not None:  # an overwrite keeps every line the user did not ask to remove (editloss)
             refuse_loss(old, args.content, _asked(ctx), args.path, "write_file")
+            refuse_unasked_rename(old, args.content, _asked(ctx), args.path, "write_file")
         content, also = completed(args.content, path, roots(ctx))  # nanobot.tools.testimports
         _write(path, content, args.path, ctx)
         verb = "overwrote" if existed else "created"
@@ -256,6 +258,7 @@ class EditFile(Tool):
                     new, where = kept, (": the new text added after the line old is on, which is kept "
                                         "(nothing the user did not name is removed)")
         refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
+        refuse_unasked_rename(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.defrename
         if new == text:  # a definition replaced whole by itself, old and new the same: nothing to report as done
             raise ToolError(f"edit_file: {args.path} would stay exactly as it is (new says what is already there); "
                             "nothing was changed. Put the text as it should become in new")
