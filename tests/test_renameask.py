@@ -71,17 +71,16 @@ def test_with_no_pair_the_model_is_sure_of_the_call_is_the_models_own(home):
     assert "greeting" in (agent.workspace / "greet.py").read_text()
 
 
-def test_a_code_shaped_new_name_is_weighed_first_and_a_longer_file_name_is_no_word(home):
+def test_a_longer_file_name_leaves_no_word_of_itself_to_weigh(home):
     """"Benenne die Funktion subtotal in basket.py und in tests/test_basket.py in sum_prices um.": taking
     basket.py out of the message before tests/test_basket.py left "tests" and "test_" as words, and with
-    "in" and "und" they filled the three pairs before sum_prices. The longest file names go first, and a
-    name shaped as code (snake_case) is weighed before the sentence's words: one judgement, the rename made."""
+    "in" and "und" they filled the three pairs before sum_prices. The longest file names go first."""
     model = Renaming(['edit_file"', "Umbenannt."], [0.9, 0.1], asked=("subtotal", "sum_prices"))
     agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
     (agent.workspace / "basket.py").write_text("def subtotal(prices):\n    return sum(prices)\n")
     (agent.workspace / "tests").mkdir()
     (agent.workspace / "tests" / "test_basket.py").write_text("from basket import subtotal\n")
     list(agent.turn("Benenne die Funktion subtotal in basket.py und in tests/test_basket.py in sum_prices um."))
-    assert model.pairs == [("subtotal", "sum_prices")]
+    assert model.pairs == [("subtotal", "in"), ("subtotal", "und"), ("subtotal", "sum_prices")]
     assert "def sum_prices(" in (agent.workspace / "basket.py").read_text()
     assert (agent.workspace / "tests" / "test_basket.py").read_text() == "from basket import sum_prices\n"

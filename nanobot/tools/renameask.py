@@ -6,7 +6,7 @@ a small model writing the call may still put another word in ``new`` or a line o
 The facts give the pairs to weigh: the old name is one that a file the message names defines
 (``namedcode.definitions``), the new one a later name of the message that none of those files holds
 and that is no part of a file's name (the longest file names taken out of the message first); at most
-``PAIRS`` pairs, in the message's order, a name shaped as code (snake_case, camelCase, a digit) first. The model's
+``PAIRS`` pairs, in the message's order. The model's
 rename classifier (``Judge.rename``: the message and one pair) says which pair, if any, is the rename
 asked. The call is then ``old`` to ``new`` in the file that defines the old name, and ``tools.renames``
 renames every whole-word occurrence, in the other files the message names too. Nothing of the message
@@ -14,22 +14,17 @@ is read as English; a message naming no file that defines one of its names costs
 
 >>> pairs("Rename shout to yell in t.py", {"t.py": "def shout(x):\\n    return x\\n"})
 [('t.py', 'shout', 'to'), ('t.py', 'shout', 'yell'), ('t.py', 'shout', 'in')]
->>> pairs("Renomme la fonction passed en is_passing dans", {"n.py": "def passed(g):\\n    return g\\n"})[0]
-('n.py', 'passed', 'is_passing')
 >>> pairs("Add a function yell to t.py", {"t.py": "def shout(x):\\n    return x\\n"})
 []
 """
 
 from __future__ import annotations
 
-import re
-
 from nanobot.base.regular import read_regular
 from nanobot.core.features import Agent
 from nanobot.tools.namedcode import MAX_BYTES, NAME, definitions
 
 PAIRS = 3  # the pairs judged at most, one classifier evaluation each
-_CODE_SHAPED = re.compile(r"_|\d|.[A-Z]")  # no sentence word looks like this: snake_case, camelCase, a digit
 
 
 def pairs(said: str, texts: dict[str, str]) -> list[tuple[str, str, str]]:
@@ -44,8 +39,7 @@ def pairs(said: str, texts: dict[str, str]) -> list[tuple[str, str, str]]:
         home = next((f for f, names in defined.items() if old in names), None)
         if home is None:
             continue
-        later = dict.fromkeys(w for w in words[i + 1:] if w not in held and w != old)
-        for new in sorted(later, key=lambda w: not _CODE_SHAPED.search(w)):  # is_passing before en
+        for new in dict.fromkeys(w for w in words[i + 1:] if w not in held and w != old):
             if len(found) == PAIRS:
                 return found
             found.append((home, old, new))
