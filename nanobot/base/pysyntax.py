@@ -46,3 +46,12 @@ def broken_by(old: str | None, new: str, name: str) -> str | None:
     if err is None or (old is not None and check(old, name) is not None):
         return None
     return err
+
+
+def refuse_broken(old: str | None, new: str, raw: str, tool: str) -> None:
+    """A write that would leave a Python file or a shell script that no longer parses is refused
+    (``ToolError``) with its line and error."""
+    from nanobot.base.errors import ToolError
+
+    if err := broken_by(old, new, raw):
+        raise ToolError(f"{err}; the file was not changed: fix the text (indentation included) and call {tool} again")

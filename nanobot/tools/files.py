@@ -22,7 +22,7 @@ from pydantic import Field
 
 from nanobot.base.atomic import atomic_write
 from nanobot.base.errors import ToolError
-from nanobot.base.pysyntax import broken_by, is_python
+from nanobot.base.pysyntax import is_python, refuse_broken
 from nanobot.base.regular import NotRegularFile, read_regular
 from nanobot.base.safe_text import has_controls
 from nanobot.base.written import record_written
@@ -39,7 +39,14 @@ from nanobot.tools.namedcode import focus
 from nanobot.tools.namedlook import held as looked_at
 from nanobot.tools.namedonly import named_occurrence, named_only
 from nanobot.tools.ownfiles import bookkeeping
-from nanobot.tools.paths import display, resolve_in_roots, roots, start_folder_error, start_outside
+from nanobot.tools.paths import (
+    display,
+    links_inside,
+    resolve_in_roots,
+    roots,
+    start_folder_error,
+    start_outside,
+)
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words, unnamed_changes
 from nanobot.tools.readwindow import whole
@@ -374,22 +381,6 @@ def _old_text(path: Path, raw: str) -> str | None:
         return None
 
 
-def refuse_broken(old: str | None, new: str, raw: str, tool: str) -> None:
-    """A write that would leave a Python file that no longer parses is refused with its line and error."""
-    err = broken_by(old, new, raw)
-    if err:
-        raise ToolError(f"{err}; the file was not changed: fix the text (indentation included) and call {tool} again")
-
-
-def _within(link: Path, allowed: list[Path]) -> bool:
-    """Whether a symlink resolves (without error) to an existing path inside a root."""
-    try:
-        real = link.resolve(strict=True)
-    except (OSError, RuntimeError):
-        return False
-    return any(real == r or r in real.parents for r in allowed)
-
-
 def _entry(p: Path) -> str:
     try:
         return f"{p.name}/" if p.is_dir() else f"{p.name} ({p.stat().st_size} B)"
@@ -425,7 +416,7 @@ class ListDir(Tool):
         if not path.is_dir():  # a look at a file through the listing tool: the file's entry, then its text
             return f"{was}{_entry(path)}: a file, not a folder\n" + ReadFile().run(ReadArgs(path=args.path), ctx)
         allowed = roots(ctx)
-        inside = {p: not p.is_symlink() or _within(p, allowed) for p in path.iterdir() if not bookkeeping(p, ctx.workspace)}
+        inside = {p: not p.is_symlink() or links_inside(p, allowed) for p in path.iterdir() if not bookkeeping(p, ctx.workspace)}
         folder = {p: inside[p] and p.is_dir() for p in inside}
         entries = sorted(inside, key=lambda p: (not folder[p], p.name))
         lines = [_entry(p) if inside[p] else f"{p.name} -> (link)" for p in entries[: self.limit]]

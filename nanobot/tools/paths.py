@@ -102,3 +102,12 @@ def display(path: Path, ctx: ToolContext) -> str:
     base = base_dir(roots(ctx)).resolve()
     return str(path.relative_to(base)) if _inside(path, base) and path != base else (
         "." if path == base else str(path))
+
+
+def links_inside(link: Path, allowed: list[Path]) -> bool:
+    """Whether a symlink resolves (without error) to an existing path inside a root."""
+    try:
+        real = link.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return any(real == r or r in real.parents for r in allowed)
