@@ -25,6 +25,9 @@ import builtins
 import re
 from pathlib import Path
 
+from nanobot.base.regular import read_regular
+from nanobot.tools.namedcode import MAX_BYTES
+
 MOST_MODULES = 200  # .py files read when looking for the one that defines a name
 
 
@@ -50,8 +53,8 @@ def _free(tree: ast.Module) -> list[str]:
 
 def _defines(path: Path) -> set[str]:
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        tree = ast.parse(read_regular(path, MAX_BYTES).decode("utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):  # a FIFO or a link elsewhere: no module
         return set()
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     return names | {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
