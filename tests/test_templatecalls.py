@@ -350,15 +350,12 @@ def test_a_change_the_model_is_sure_of_to_a_named_file_is_called_under_the_thres
             assert "call Bob" in (agent.workspace / "notes.txt").read_text()
 
 
-@pytest.mark.parametrize("windows", [(None, None), (20, 2)])
-def test_a_look_made_again_where_a_change_is_owed_is_the_change_instead(home, windows):
+def test_a_look_made_again_where_a_change_is_owed_is_the_change_instead(home):
     """After reading the file it was asked to change, the 1.5B called the same read again: the repeat ended
     the tool steps and the reply told of a change never made. Where the turn owes a change
-    (``firstlook.change_owed``), a call made again is that change instead. A read of a file this turn
-    showed whole, in another window, is the same read ("Renomme la fonction passed en is_passing dans
-    notes.py ...": lines 1-20, then 1-9 of a nine-line file, and the turn's budget was spent)."""
+    (``firstlook.change_owed``), a call made again is that change instead."""
     ask = "Add a line 'call Bob' to notes.txt"
-    first, second = (body("read_file", {"path": "notes.txt"} | ({"start": 1, "lines": n} if n else {})) for n in windows)
+    first = second = body("read_file", {"path": "notes.txt"})
     edit = {"path": "notes.txt", "old": "buy milk", "new": "buy milk\ncall Bob"}
     model = ToolTemplateModel([first, second, body("edit_file", edit), "Added."], [0.9, 0.9, 0.01])
     agent = make_agent(home, model, enabled=["read_file", "edit_file"])

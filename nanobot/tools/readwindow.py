@@ -35,27 +35,3 @@ def whole(start: int, lines: int, total: int, said: str, max_lines: int) -> bool
     given = set(_NUMBER.findall(said))
     window = {str(start)} if start != 1 else set()
     return not (window | {str(lines), str(start + lines - 1)}) & given
-
-
-_SHOWN_WHOLE = re.compile(r"\A\S+ lines 1-(\d+) of (\d+)\s*$", re.M)  # read_file's first line, the whole file shown
-
-
-def whole_key(name: str, args: dict) -> str:
-    """The tool steps' key for "this file, shown whole" (``TemplateCalls.call``): a read of a file this
-    turn already showed whole, whatever window it asks, shows the same text again (``whole`` widens a
-    window the user did not give), so it is the same call made again; "" for any other call.
-
-    >>> whole_key("read_file", {"path": "notes.py", "start": 1, "lines": 9}), whole_key("exec", {"command": "ls"})
-    ('read_file whole notes.py', '')
-    """
-    path = args.get("path")
-    return f"read_file whole {path.removeprefix('./')}" if name == "read_file" and isinstance(path, str) else ""
-
-
-def shows_whole(text: str) -> bool:
-    """Whether a read_file result showed its whole file ("notes.py lines 1-9 of 9").
-
-    >>> shows_whole("notes.py lines 1-9 of 9\\n..."), shows_whole("big.txt lines 1-200 of 900\\n...")
-    (True, False)
-    """
-    return bool((m := _SHOWN_WHOLE.match(text)) and m.group(1) == m.group(2))

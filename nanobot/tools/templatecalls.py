@@ -34,7 +34,7 @@ from nanobot.core.provenance import call_key, unasked
 from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
-from nanobot.tools.effects import LOOKING, Effect, declared
+from nanobot.tools.effects import LOOKING, declared
 from nanobot.tools.firstlook import (
     LOOK_FLOOR,
     asked_here,
@@ -59,7 +59,6 @@ from nanobot.tools.formats import shaped, written
 from nanobot.tools.leancalls import NAME_OPENING, lean_specs, name_grammar, named, with_schema
 from nanobot.tools.openings import HOLD, NO_OPENING, STARTS, may_open, opening_only
 from nanobot.tools.plain import plain
-from nanobot.tools.readwindow import shows_whole, whole_key
 from nanobot.tools.renameask import rename_args
 from nanobot.tools.rewrite import rewritten
 from nanobot.tools.unbidden import barred, spelled_by_output
@@ -364,8 +363,8 @@ class TemplateCalls:
                 runner._record(agent, "result", name, note, ok=False)
                 continue
             shown = args.model_dump(mode="json")
-            key, again = call_key(name, shown), whole_key(name, shown)
-            if key in seen or again in seen:  # the same call, or a read of a file this turn showed whole
+            key = call_key(name, shown)
+            if key in seen:
                 msgs.pop()
                 return True
             seen.add(key)
@@ -376,10 +375,6 @@ class TemplateCalls:
                 return False
             ok, text = yield from runner.run_valid(agent, name, args)
             runner._record(agent, "result", name, text, ok=ok)
-            if ok and again and shows_whole(text):
-                seen.add(again)
-            elif ok and Effect.CHANGES in declared(runner.tools[name]):  # a file changed: a read shows news
-                seen.difference_update({k for k in seen if k.startswith("read_file whole ")})
             if not ok and unasked(text):  # the user never asked for it: answered as if never made
                 msgs.pop()
                 unlure(msgs, agent)
