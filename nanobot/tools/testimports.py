@@ -60,10 +60,12 @@ def _defines(path: Path) -> set[str]:
     return names | {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
 
 
-def _home(name: str, path: Path, root: Path) -> str | None:
-    """The dotted module (from ``root``) that alone defines ``name``: the file's folder first, then the root's top."""
+def _home(name: str, path: Path, root: Path, read: dict[Path, set[str]]) -> str | None:
+    """The dotted module (from ``root``) that alone defines ``name``: the file's folder first, then the
+    root's top; ``read`` holds each module's definitions once per write."""
     for folder in dict.fromkeys((path.parent, root)):
-        found = [m for m in sorted(folder.glob("*.py"))[:MOST_MODULES] if m != path and name in _defines(m)]
+        mods = [m for m in sorted(folder.glob("*.py"))[:MOST_MODULES] if m != path]
+        found = [m for m in mods if name in (read[m] if m in read else read.setdefault(m, _defines(m)))]
         if len(found) == 1:
             rel = found[0].relative_to(root).with_suffix("")
             return ".".join(rel.parts) if folder == root or (path.parent / "__init__.py").exists() else rel.name
@@ -79,7 +81,8 @@ def imported(text: str, path: Path, root: Path) -> tuple[str, list[str]] | None:
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    homes = {n: m for n in _free(tree) if (m := _home(n, path, root))}
+    read: dict[Path, set[str]] = {}
+    homes = {n: m for n in _free(tree) if (m := _home(n, path, root, read))}
     if not homes:
         return None
     lines = text.splitlines(keepends=True)
