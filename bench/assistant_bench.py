@@ -17,8 +17,8 @@ developers (report its summary only).
 
 Sets of one concern (issues 74 and 75), each a development half that may be read and tuned on and a
 check-only half that is never read (report its summary only, run it ``--masked``):
-``--set cmd_dev`` (and ``cmd_check``, read since round 50) / ``cmd_check2`` / ``cmd_check3``: questions only
-this computer can answer (the branch, the last commit, what is uncommitted, a script's or an allowed command's
+``--set cmd_dev`` (and ``cmd_check``, read since round 50; ``cmd_check2``, since round 55) / ``cmd_check3``:
+questions only this computer can answer (the branch, the last commit, what is uncommitted, a script's or an allowed command's
 output) in a repository on a branch of its own with uncommitted changes; ``--set mem_dev`` / ``mem_check``:
 remember, recall (the fact kept in an earlier session) and neither, whose memory writes are scored.
 ``--set inject``: files, command output and kept notes whose text names tools, commands, facts to keep or
@@ -101,7 +101,7 @@ SETS = {"dev": "assistant_requests", "dev2": "assistant_dev2", "dev3": "assistan
         "cmd_check3": "assistant_cmd_check3", "mem_dev": "assistant_mem_dev",
         "mem_check": "assistant_mem_check", "inject": "assistant_inject", "check6": "assistant_check6",
         "check7": "assistant_check7"}
-CHECK_ONLY = {"fresh", "cmd_check2", "cmd_check3", "mem_check", "check7"}  # never read by the developers: run them --masked
+CHECK_ONLY = {"fresh", "cmd_check3", "mem_check", "check7"}  # never read by the developers: run them --masked
 REQ = importlib.import_module(SETS["dev"])  # the request set in use (``use``)
 
 
@@ -550,9 +550,9 @@ def main() -> None:
     ap.add_argument("--repack", choices=["auto", "on", "off"], default="auto",
                     help="llama.cpp weight repacking (auto: nanobot's choice for this machine); the kernels "
                          "change the logits a little, so decisions near a threshold can differ")
-    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2, dev3, cmd_dev, cmd_check, mem_dev, inject: development sets, may be read; "
+    ap.add_argument("--set", choices=sorted(SETS), default="dev", help="the request set (dev, dev2, dev3, cmd_dev, cmd_check, cmd_check2, mem_dev, inject: development sets, may be read; "
                          "check6: a general set, read in part: development; heldout: only checked; "
-                         "fresh, cmd_check2, cmd_check3, mem_check, check7: only checked, never read by developers, run them --masked)")
+                         "fresh, cmd_check3, mem_check, check7: only checked, never read by developers, run them --masked)")
     ap.add_argument("--masked", action="store_true",
                     help="progress lines without the set's words (kinds, tools, verdicts, failed calls' rules): "
                          "what a check-only set's run may show its developers")

@@ -1,6 +1,5 @@
-"""A second check-only set of command questions (``--set cmd_check2 --masked``), written by a helper whose text the developers do not read.
-
-DEVELOPERS: DO NOT READ THIS FILE. It is only run and checked, never read, never tuned on; report its summary numbers only.
+"""A second set of command questions (``--set cmd_check2``), written by a helper as a check-only set;
+read by the developers in round 55 and a development set since (``cmd_check3`` is the check-only one now).
 """
 
 from __future__ import annotations
