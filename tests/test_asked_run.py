@@ -66,3 +66,31 @@ def test_the_judgement_is_asked_only_where_a_program_is_named(home):
     model = Judged(["Answer:", "Paris."], run=True)
     list(make_agent(home, model).turn("What is the capital of France?"))
     assert not any(model.asked)
+
+
+ROTA = "week,keeper\n45,Ana\n46,Bo\n47,Cy\n"
+
+
+def _rota_agent(home, model, allow=("head", "cat")):
+    agent = make_agent(home, model, allow=allow)
+    (agent.settings.workspace / "rota.csv").write_text(ROTA)
+    return agent
+
+
+def test_a_command_typed_in_dutch_runs_first_and_the_reply_answers_from_its_output(home, monkeypatch):
+    model = Judged(["Week 46 is van Bo.", "Tool: read_file", '{"path": "rota.csv"}'], run=True)
+    agent = _rota_agent(home, model)
+    monkeypatch.chdir(agent.settings.workspace)
+    events = list(agent.turn("Draai head -n 3 rota.csv: wie heeft week 46?"))
+    calls = [(e.name, e.arguments.get("command")) for e in events if isinstance(e, ToolCall)]
+    assert calls == [("exec", "head -n 3 rota.csv")]  # the typed command, not a read of the file
+    assert "46,Bo" in model.calls[0]["messages"][-1].content
+    assert events[-1].reply == "Week 46 is van Bo."
+
+
+def test_a_typed_command_the_model_is_sure_is_not_to_run_is_left_to_the_model(home, monkeypatch):
+    model = Judged(["Tool: read_file", '{"path": "rota.csv"}', "Answer:", "It prints the first lines."], run=False)
+    agent = _rota_agent(home, model)
+    monkeypatch.chdir(agent.settings.workspace)
+    events = list(agent.turn("What would head -n 3 rota.csv show? Do not run it."))
+    assert "exec" not in [e.name for e in events if isinstance(e, ToolCall)]

@@ -169,6 +169,24 @@ DIFF_SHOTS = (("What did I change in notes.txt since the last commit?", "yes"), 
               ("I touched deploy.sh this morning; what exactly is different now?", "yes"),
               ("Undo my changes to deploy.sh", "no"), ("Lies mir config.yml vor und fass es zusammen", "no"),
               ("Mostra le modifiche a config.yml non ancora committate", "yes"), ("What does build.sh do?", "no"))
+# Repo: asked only where the folder relative paths start in is a git work tree and the message names no
+# file, folder or command there (``tools.firstlook.asks_to_look``); its sure yes makes the turn's look a
+# git command (``exec``), not a read of a file the model would have to guess.
+REPO_SYSTEM = ("You classify messages sent to an assistant that works in the user's git repository and can run git. "
+               "Does the message ask about the repository's state -- the current branch, its commits (the last one, "
+               "how many, what one changed), or which files are changed, new or not committed yet -- so that git's "
+               "output answers it? A file's contents, a request to change, commit, push or undo, running a program, "
+               "a how-to question about git and small talk are no. Answer only yes or no.")
+REPO_SHOTS = (("What was my most recent commit about?", "yes"), ("What's in todo.txt?", "no"),
+              ("Sind hier noch Änderungen, die ich nicht eingecheckt habe?", "yes"),
+              ("Commit everything with the message 'wip'", "no"),
+              ("¿En qué rama estoy trabajando ahora mismo?", "yes"), ("How do I make a new branch in git?", "no"),
+              ("Combien de commits compte cette branche ?", "yes"), ("Lance build.py et dis-moi ce qu'il affiche", "no"),
+              ("Is my working tree clean?", "yes"), ("Corrige l'errore di battitura nel README", "no"),
+              ("Welche Dateien hat der vorletzte Commit geändert?", "yes"), ("Explain what git rebase does", "no"),
+              ("Há ficheiros novos que o git ainda não conhece?", "yes"), ("Wie spät ist es?", "no"),
+              ("Did the commit I made earlier go through?", "yes"), ("What's the capital of Peru?", "no"),
+              ("Ok thanks, that's everything for today!", "no"), ("Traduis « bonne nuit » en anglais", "no"))
 # Rename: the message with one pair of names from it, the old one a name its files define and the new
 # one a name no file holds (``tools.renameask``): does the message ask that rename? A pair with the
 # wrong new name ("to", "en", a word of the sentence) and a message asking a fix or an addition are no.
@@ -199,12 +217,12 @@ CLASSIFIERS = {"run": (RUN_SYSTEM, RUN_SHOTS), "change": (ALLOW_SYSTEM, ALLOW_SH
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
                "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS),
                "claimed": (CLAIMED_SYSTEM, CLAIMED_SHOTS), "diff": (DIFF_SYSTEM, DIFF_SHOTS),
-               "rename": (RENAME_SYSTEM, RENAME_SHOTS)}
+               "rename": (RENAME_SYSTEM, RENAME_SHOTS), "repo": (REPO_SYSTEM, REPO_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, between the asks and the other messages of its development set
 BOUNDS = {"run": (0.5, 0.75), "change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
           "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92), "diff": (0.6, 0.7),
-          "rename": (0.5, 0.95)}  # keep: a veto errs toward letting a change be
+          "rename": (0.5, 0.95), "repo": (0.5, 0.7)}  # keep: a veto errs toward letting a change be
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -229,6 +247,8 @@ CALIBRATION = {
     "diff": (("What have I changed in report.md that isn't committed?", True),
              ("Montre-moi les modifications non commitées de main.c", True),
              ("Who last committed report.md, says git log?", False), ("Commit main.c", False)),
+    "repo": (("Which branch is this checkout on?", True), ("¿Hay cambios sin commitear aquí?", True),
+             ("What does setup.py do?", False), ("Push my branch to origin", False)),
     "rename": ((rename_text("Rename load to fetch in api.py", "load", "fetch"), True),
                (rename_text("Renomme la classe Chat en Gato dans zoo.py", "Chat", "Gato"), True),
                (rename_text("Rename load to fetch in api.py", "load", "to"), False),

@@ -36,8 +36,9 @@ from nanobot.tools.testcounts import Counts, counts, failing
 #   the message's words. Only what the user typed counts: a command is a word naming a program on this
 #   machine (``shutil.which``) or a path to one, so "run a marathon" is no call. These patterns are
 #   English; ``asked_run`` is how a run is asked for in any language.
-# - ``asked_run``: a program file the message names, where the model judges that the message asks for
-#   it to be run (``judge``'s "run" classifier).
+# - ``asked_run``: an allowed command line the message types, in any language ("Draai head -n 4
+#   hives.csv: ..."), or a program file it names where the model judges that the message asks for it to
+#   be run (``judge``'s "run" classifier).
 
 _RUN = re.compile(r"(?:^|[\s.?!,;:])(?:please\s+|now\s+|can you\s+|could you\s+)?(?:run|execute)\s+"
                   r"(?:the\s+command\s+)?(`[^`\n]+`|[^\s`][^\n]*)", re.I)
@@ -124,13 +125,20 @@ def named_program(user_text: str, agent: Agent) -> str:
 
 
 def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
-    """The ``exec`` call of the program the message names (``named_program``), when the model judges, in
-    any language, that the message asks for it to be run (``judge``'s "run" classifier, a sure yes). A
-    command the message types is the model's to call (``explicit`` where it is spelled out in English).
-    Its output then answers; a read of its source does not. None otherwise: one judgement, asked only
-    where such a program is named."""
+    """The ``exec`` call of a run the message asks for, in any language: the allowed command line it
+    types (``tools.typedcommand``: "Draai head -n 4 hives.csv: uit welk jaar ...") unless the model's
+    run classifier is sure no run is asked ("do not run python3 wipe.py"), or the program it names
+    (``named_program``) where that classifier is sure one is. Its output then answers; a read of the
+    file does not. None otherwise: one judgement, asked only where such a command or program is named."""
     from nanobot.loop.judge import asks
+    from nanobot.tools.named import roots_of
+    from nanobot.tools.paths import base_dir
+    from nanobot.tools.typedcommand import typed_command
 
+    if "exec" not in getattr(agent, "tool_names", list)():
+        return None
+    if typed := typed_command(user_text, _allow(agent), base_dir(roots_of(agent.settings))):
+        return ("exec", {"command": typed}) if asks(agent, "run", user_text) is not False else None
     command = named_program(user_text, agent)
     return ("exec", {"command": command}) if command and asks(agent, "run", user_text) is True else None
 

@@ -17,6 +17,7 @@ from typing import Any
 from nanobot.core.asks import ASKS, looks_at
 from nanobot.core.features import Agent
 from nanobot.tools.effects import Effect, changes, declared
+from nanobot.tools.repoask import repo_asked
 
 # A message that names a file or folder that exists in the roots (``tools.named``: in any language, a
 # typo within one edit) or a command ``tools.exec_allow`` admits, or asks in so many words to see or run something (``core.asks.looks_at``),
@@ -27,7 +28,8 @@ LOOK_FLOOR = 0.05
 
 def asks_to_look(agent: Agent) -> str | None:
     """Whether the user's last message (what they typed, not retrieved text) asks for a look, and with
-    which tool: ``exec`` for a command ``exec_allow`` admits ("Führe bitte ls aus"), ``read_file`` /
+    which tool: ``exec`` for a command ``exec_allow`` admits ("Führe bitte ls aus") or a question about the
+    repository's state that names nothing (``tools.repoask``), ``read_file`` /
     ``list_dir`` for a file / folder that exists in the roots (any language, a typo within one edit),
     ``read_file`` for a name that a file the user named earlier defines (``tools.namedcode``) when
     nothing else is named to look at and the model does not judge a change asked,
@@ -52,6 +54,8 @@ def asks_to_look(agent: Agent) -> str | None:
             return "exec"  # "what did I change in lamp.toml?": git diff, not the file as it is now
         if "file" in kinds or "folder" in kinds:
             return "read_file" if "file" in kinds else "list_dir"
+        if not found and repo_asked(agent):
+            return "exec"  # "is anything uncommitted?": git's output, not a file the model would guess
         if not looks_at(said[-1]) and defined_in(said, roots_of(settings)) and _change_judged(agent) is not True:
             return "read_file"  # "what does add do?" after "In calc.py, fix sub": a look at calc.py
         if "new" in kinds and _change_judged(agent) is False:  # a file that is not there, not to create:

@@ -60,6 +60,7 @@ from nanobot.tools.leancalls import NAME_OPENING, lean_specs, name_grammar, name
 from nanobot.tools.openings import HOLD, NO_OPENING, STARTS, may_open, opening_only
 from nanobot.tools.plain import plain
 from nanobot.tools.renameask import rename_args
+from nanobot.tools.repoask import repo_asked
 from nanobot.tools.rewrite import rewritten
 from nanobot.tools.unbidden import barred, spelled_by_output
 from nanobot.tools.validate import validate
@@ -258,6 +259,8 @@ class TemplateCalls:
                   and (only := self.fitting(agent, msgs, n, p)) is not None):
                 if n == 0 and look is None:
                     only = self.refit(agent, msgs, only)
+                if n == 0 and look == "exec" and only != "exec" and "exec" in runner.tools and repo_asked(agent):
+                    only = "exec"  # the repository's state asked: git's output, whatever the pick
                 if n == 0 and self.lean and "exec" in runner.tools and run_instead(
                         agent, look, only or self.pick(agent, msgs)):
                     only = "exec"  # the message spells an allowed command and asks for its run
@@ -284,6 +287,8 @@ class TemplateCalls:
                     break
             if owed in made:  # the change asked is made: the reply tells of it (more calls only spent the budget)
                 break
+            if n == 0 and "exec" in made and look == "exec" and repo_asked(agent):
+                break  # git answered the question about the repository: a guessed read after it only misleads
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
                          level="warning")

@@ -1,0 +1,79 @@
+"""A question about the repository's state is looked up with git (issue 75): a message naming no file,
+in a git work tree, that the model's repo and look classifiers are sure of, gets ``exec`` as its first
+call whatever tool the model picked (the command is the model's), and no guessed read after it. Loop
+logic with a scripted model whose classifiers are fixed; the 1.5B's side is bench/assistant_bench.py
+--set cmd_check2 / cmd_check3."""
+
+from __future__ import annotations
+
+from nanobot.config import load_settings
+from nanobot.core.events import ToolCall
+from nanobot.loop.agent import Agent
+from nanobot.tools.feature import attach_tools
+from nanobot.workspace import init_workspace
+from tests.test_repo_facts import make_repo
+from tests.test_templatecalls import JudgingTemplateModel, body
+
+ASK = "Heb ik nog wijzigingen die niet gecommit zijn?"
+
+
+class RepoJudged(JudgingTemplateModel):
+    """... whose repo classifier gives ``repo`` (its calibration answered right); ``asked``: the kinds judged."""
+
+    def __init__(self, replies, probs, repo: float, look: float = 0.9):
+        super().__init__(replies, probs, change=False, look=look)
+        self.repo, self.asked = repo, []
+
+    def yes_no_apart(self, messages, **kw):
+        from nanobot.loop.judge import CALIBRATION, CLASSIFIERS
+
+        kind = next((k for k, (system, _) in CLASSIFIERS.items() if system == messages[0].content), "")
+        self.asked.append(kind)
+        if kind == "repo" and messages[-1].content not in dict(CALIBRATION["repo"]):
+            return self.repo, 1 - self.repo
+        return super().yes_no_apart(messages, **kw)
+
+
+def agent_in(home, folder, model, monkeypatch):
+    settings = load_settings(home, tools={"roots": [str(folder)], "listing": "lean", "exec_allow": ["ls"],
+                                          "enabled": ["read_file", "list_dir", "exec"]},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    monkeypatch.chdir(folder)
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    return agent
+
+
+def calls(events):
+    return [(e.name, e.arguments.get("command") or e.arguments.get("path")) for e in events if isinstance(e, ToolCall)]
+
+
+def test_an_uncommitted_question_runs_git_not_a_guessed_read(home, tmp_path, monkeypatch):
+    repo = make_repo(tmp_path)
+    model = RepoJudged([body("exec", {"command": "git status"}), "Ja: lamp.py is gewijzigd, fog.txt is nieuw."],
+                       [0.9] * 8, repo=0.9)
+    events = list(agent_in(home, repo, model, monkeypatch).turn(ASK))
+    assert calls(events) == [("exec", "git status")]  # no name pick (it could be a read); after git no other step
+    assert events[-1].reply == "Ja: lamp.py is gewijzigd, fog.txt is nieuw."
+    assert any("fog.txt" in m.content for m in model.calls[-1]["messages"])  # answered from git's output
+
+
+def test_an_unsure_repo_judgement_keeps_the_models_pick(home, tmp_path, monkeypatch):
+    repo = make_repo(tmp_path)
+    model = RepoJudged(['list_dir"', body("list_dir", {"path": "."}), "lamp.py and fog.txt."], [0.9, 0.1, 0.1],
+                       repo=0.6)
+    events = list(agent_in(home, repo, model, monkeypatch).turn("What is in this folder?"))
+    assert "repo" in model.asked and calls(events)[0] == ("list_dir", ".")
+
+
+def test_no_repo_judgement_outside_a_repository_or_for_a_message_naming_a_file(home, tmp_path, monkeypatch):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    model = RepoJudged(["Nee."], [0.0] * 4, repo=0.9, look=0.2)
+    list(agent_in(home, plain, model, monkeypatch).turn(ASK))
+    assert "repo" not in model.asked
+    repo = make_repo(tmp_path)
+    model = RepoJudged(['read_file"', body("read_file", {"path": "lamp.py"}), "ON is 20."], [0.9, 0.1, 0.1], repo=0.9)
+    events = list(agent_in(home / "b", repo, model, monkeypatch).turn("What is ON in lamp.py?"))
+    assert "repo" not in model.asked and calls(events)[0] == ("read_file", "lamp.py")
