@@ -85,8 +85,8 @@ class TurnBudget:
             return f"{self.evaluations} model evaluations"
         return f"{self.seconds:g} s"
 
-    def spent_line(self) -> str:
-        return f"(nanobot: this turn used its budget of {self.spent_what()}; the reply above is the best it had.)"
+    def spent_line(self, shown: str = "the reply above is the best it had") -> str:
+        return f"(nanobot: this turn used its budget of {self.spent_what()}; {shown}.)"
 
 
 def metered(model: Any, budget: TurnBudget) -> TurnBudget:

@@ -47,6 +47,8 @@ def checked(agent: Agent, messages: list[Message], typed: str) -> Iterator[Event
             line = f"{owed[-1]}\n\n{line}"
         elif not text and made:  # no reply yet: what the calls did is the turn's answer
             line = f"(nanobot: {'; '.join(dict.fromkeys(made))}.)\n\n{line}"
+        elif not text:  # nothing above to point at
+            line = agent.budget.spent_line("no reply was ready yet; ask again")
         yield TextDelta(text=f"\n\n{line}" if text else line)
         yield Notice(text=f"turn budget: {agent.budget.spent_what()} spent; answering with what there is",
                      level="warning")
