@@ -77,3 +77,16 @@ def test_no_repo_judgement_outside_a_repository_or_for_a_message_naming_a_file(h
     model = RepoJudged(['read_file"', body("read_file", {"path": "lamp.py"}), "ON is 20."], [0.9, 0.1, 0.1], repo=0.9)
     events = list(agent_in(home / "b", repo, model, monkeypatch).turn("What is ON in lamp.py?"))
     assert "repo" not in model.asked and calls(events)[0] == ("read_file", "lamp.py")
+
+
+def test_an_all_but_certain_repo_judgement_needs_only_a_look_that_is_not_a_sure_no(home, tmp_path, monkeypatch):
+    """"¿Hay archivos sin seguimiento en el repositorio?": P(repo) 0.94 with P(look) 0.55 listed the folder
+    and answered "No"; at P(repo) 0.8 the same look keeps the pick."""
+    repo = make_repo(tmp_path)
+    model = RepoJudged([body("exec", {"command": "git status"}), "Sí: fog.txt."], [0.9] * 8, repo=0.95, look=0.55)
+    events = list(agent_in(home, repo, model, monkeypatch).turn("¿Hay archivos sin seguimiento en el repositorio?"))
+    assert calls(events) == [("exec", "git status")]
+    model = RepoJudged(['list_dir"', body("list_dir", {"path": "."}), "lamp.py, fog.txt."], [0.9, 0.1, 0.1],
+                       repo=0.8, look=0.55)
+    events = list(agent_in(home / "b", repo, model, monkeypatch).turn("¿Hay archivos sin seguimiento en el repositorio?"))
+    assert calls(events)[0] == ("list_dir", ".")

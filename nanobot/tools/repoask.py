@@ -5,15 +5,21 @@ message names no file, and a small model picks a read of one it guesses ("last_c
 ".git/logs/...") or answers from the prompt's counts without the names. The facts (the folder relative
 paths start in is a git work tree; ``exec`` runs git's read-only commands unasked; the message names no
 file, folder or command there) and two judgements of the model's own (``loop.judge``: its repo classifier
-sure, and its look classifier sure the message asks something looked up on this computer) make the
-turn's first call ``exec``, whose command the model writes ("git status", "git log -1").
+sure, and its look classifier sure the message asks something looked up on this computer, or not sure
+it does not where the repo classifier is all but certain) make the turn's first call ``exec``, whose
+command the model writes ("git status", "git log -1").
 """
 
 from __future__ import annotations
 
 from nanobot.core.features import Agent
 
-LOOK_SURE = 0.6  # the look classifier's sure yes (``loop.judge.BOUNDS``); P(look) is asked uncalibrated here
+# The surer one judgement, the less the other needs: P(repo) at its sure bound (0.7, ``loop.judge.BOUNDS``)
+# with the look classifier's sure yes (LOOK_SURE), or P(repo) of REPO_CERTAIN with a look that is merely
+# not a sure no (LOOK_NO). P(look) is asked uncalibrated here (``Judge.classified``), as ``asked_here``
+# weighs it. On the development sets' turns no turn but git questions reaches REPO_CERTAIN with a look
+# over LOOK_NO, save a listing of the folder (docs/tools.md).
+LOOK_SURE, LOOK_NO, REPO_CERTAIN = 0.6, 0.5, 0.9
 
 
 def repo_asked(agent: Agent) -> bool:
@@ -32,5 +38,5 @@ def repo_asked(agent: Agent) -> bool:
         return False
     if agent.judge.sure(agent, "repo") is not True:
         return False
-    look = agent.judge.classified(agent, "look")
-    return look is not None and look >= LOOK_SURE
+    look, repo = agent.judge.classified(agent, "look"), agent.judge.probability(agent, "repo") or 0.0
+    return look is not None and (look >= LOOK_SURE or repo >= REPO_CERTAIN and look > LOOK_NO)
