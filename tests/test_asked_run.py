@@ -94,3 +94,12 @@ def test_a_typed_command_the_model_is_sure_is_not_to_run_is_left_to_the_model(ho
     monkeypatch.chdir(agent.settings.workspace)
     events = list(agent.turn("What would head -n 3 rota.csv show? Do not run it."))
     assert "exec" not in [e.name for e in events if isinstance(e, ToolCall)]
+
+
+def test_an_english_run_form_runs_the_typed_command_not_the_words_after_it(home, monkeypatch):
+    """check6: "run python3 swarm.py again" ran ``python3 swarm.py again``, the script given "again"."""
+    model = Judged(["It printed 80001."], run=True)
+    agent = make_agent(home, model)
+    monkeypatch.chdir(agent.settings.workspace)
+    events = list(agent.turn("run python3 tides.py again"))
+    assert [e.arguments.get("command") for e in events if isinstance(e, ToolCall)] == ["python3 tides.py"]

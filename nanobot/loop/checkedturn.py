@@ -67,7 +67,7 @@ def _changes(agent: Agent, call: ToolCall) -> bool:
 def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] | None = None) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.replycheck import FROM_REPLY, LOOKED_FOR, check, kept_in_file, remember
-    from nanobot.loop.spelled import asked, asked_run, explicit
+    from nanobot.loop.spelled import as_typed, asked, asked_run, explicit
     from nanobot.loop.spelled import shown as tests_shown
     from nanobot.loop.stream import Echoes, Scrubber, scrub, unfenced
     from nanobot.loop.verdict import ANY_LOOK
@@ -76,8 +76,8 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
     agent.judge.context(typed, messages)
     answer = False  # the next reply answers from a run the user asked for, in words: no other tool first
-    if agent.tool_runner is not None and (spelled := explicit(typed, agent.tool_names()) or asked(typed, agent)
-                                          or (answer := asked_run(typed, agent))):
+    if agent.tool_runner is not None and (spelled := as_typed(explicit(typed, agent.tool_names()), typed, agent)
+                                          or asked(typed, agent) or (answer := asked_run(typed, agent))):
         messages = yield from run_written_call(agent, spelled, messages, seen, "the call the user asked for ran")
         if shown := direct(typed, spelled, seen) or tests_shown(typed, spelled, seen):  # the whole message was the look
             return (yield from (TextDelta(text=shown), TurnDone(reply=shown, generation=Generation(), shown=True)))

@@ -143,6 +143,21 @@ def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
     return ("exec", {"command": command}) if command and asks(agent, "run", user_text) is True else None
 
 
+def as_typed(call: tuple[str, dict] | None, user_text: str, agent: Agent) -> tuple[str, dict] | None:
+    """``call`` with an English run form's command cut to the command line the message types
+    (``tools.typedcommand``) where that is how it starts: "run python3 swarm.py again" runs
+    ``python3 swarm.py``, not a script given the argument "again"."""
+    from nanobot.tools.named import roots_of
+    from nanobot.tools.paths import base_dir
+    from nanobot.tools.typedcommand import typed_command
+
+    if call is None or call[0] != "exec" or "exec" not in getattr(agent, "tool_names", list)():
+        return call
+    command = str(call[1].get("command", ""))
+    typed = typed_command(user_text, _allow(agent), base_dir(roots_of(agent.settings)))
+    return ("exec", {**call[1], "command": typed}) if typed and command.startswith(f"{typed} ") else call
+
+
 # An edit the user spelled out: a file, the text to replace and its replacement, both quoted.
 #
 # "In todo.md replace 'buy milk' with 'buy oat milk'", "replace `DEBUG = False` with `DEBUG = True` in
