@@ -36,7 +36,10 @@ that give what was asked -- a translation, a synonym, a poem -- which the 1.5B o
 changes, reads and how-tos), checked on ``run_held.tsv`` (written blind to the classifier by a helper);
 ``--kind rename``: "does the message ask to rename OLD to NEW?" (a message and one pair of its names, four
 columns) on ``rename_dev.tsv``, checked on ``rename_held.tsv`` (written blind to the classifier by a helper:
-renames with the right pair, with a wrong new name, and messages asking something else, six languages).
+renames with the right pair, with a wrong new name, and messages asking something else, six languages);
+``--kind repo``: "does the message ask about the repository's state?" on ``repo_dev.tsv`` (round 55: the
+command sets' git questions that name no file against their runs and the other sets' questions, thanks and
+requests), checked on ``repo_held.tsv`` (written blind to the classifier by a helper).
 
     .venv/bin/python bench/judge_probe.py --model ~/.nanobot/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --json bench/results/judge-allow-qwen2.5-coder-1.5b.json
@@ -88,7 +91,7 @@ def main() -> None:
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
     ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair", "claimed", "run", "diff",
-                                                             "rename"])
+                                                             "rename", "repo"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
@@ -106,6 +109,7 @@ def main() -> None:
             "run": (("dev", "run_dev.tsv"), ("held", "run_held.tsv")),
             "diff": (("dev", "diff_dev.tsv"), ("held", "diff_held.tsv")),
             "rename": (("dev", "rename_dev.tsv"), ("held", "rename_held.tsv")),
+            "repo": (("dev", "repo_dev.tsv"), ("held", "repo_held.tsv")),
             "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv"), ("dev2", "repair_dev2.tsv"),
                        ("held2", "repair_held2.tsv")),
             "claimed": (("dev", "claimed_dev.tsv"), ("held", "claimed_held.tsv"), ("dev2", "claimed_dev2.tsv"),
