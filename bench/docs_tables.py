@@ -920,7 +920,7 @@ def lean() -> str:
             "([benchmarks/performance.md](docs/benchmarks/performance.md)).")
 
 
-CMD_CHECK2_LATEST = "assistant-cmd_check2-qwen2.5-coder-1.5b-round50-38fc776-masked.json"
+CMD_CHECK_LATEST = "assistant-cmd_check3-qwen2.5-coder-1.5b-round55-8f80009-at-masked.json"
 
 
 def headline() -> str:
@@ -937,7 +937,7 @@ def headline() -> str:
     w = _j("waits-idle-round7.json")["results"][0]["median"]
     lo = _j("locomo-heldout.json")["modes"]["hybrid"]
     la = _j("locomo-answers-heldout.json")["summary"]
-    c2 = _j(CMD_CHECK2_LATEST)["summary"]
+    c2 = _j(CMD_CHECK_LATEST)["summary"]
     from nanobot.bench.figures import BenchResult
     s = BenchResult.model_validate_json((RESULTS / "smollm2-round7.json").read_text())
     hk = _j("housekeep-pressure2048-qwen1.5b.json")
@@ -970,7 +970,7 @@ def headline() -> str:
          "held back: only checked", "1.5B", f"{la['f1']['overall (1-4)']:.3f} vs {la['plain_f1']['overall (1-4)']:.3f}; "
          f"{la['adversarial_not_mentioned']:.0%}", "[memory](docs/memory.md)"],
         ["questions only this computer can answer (the branch, the last commit, what is uncommitted, a script's or a "
-         "command's output), 31 turns in 7 languages written by a helper: correct / outputs invented / unasked changes; "
+         "command's output), 38 turns in 8 languages written by a helper: correct / outputs invented / unasked changes; "
          "seconds a turn, median / p90", "held back: only checked (counts read, turns not)", "1.5B",
          f"{c2['correct']} of {c2['turns']}; {c2['invented']}; {c2['unasked_changes']}; "
          f"{c2['per_turn']['seconds']['median']} s / {c2['per_turn']['seconds']['p90']} s", "[assistant](docs/benchmarks/assistant.md)"],
