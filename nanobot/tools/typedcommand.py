@@ -27,7 +27,7 @@ def typed_command(text: str, allow: list[str], base: Path) -> str:
     >>> import tempfile; d = Path(tempfile.mkdtemp()); _ = (d / "log.txt").write_text("x")
     >>> typed_command('Zähl mit grep -c "queen seen" log.txt, bei wie vielen?', ["grep", "wc"], d)
     'grep -c "queen seen" log.txt'
-    >>> typed_command("Esegui cat log.txt e dimmi la soglia.", ["cat"], d)
+    >>> typed_command("Esegui cat log.txt e dimmi l'ultima riga", ["cat"], d)
     'cat log.txt'
     >>> typed_command("How many lines does log.txt have? Use wc -l.", ["wc"], d)
     ''
@@ -39,10 +39,7 @@ def typed_command(text: str, allow: list[str], base: Path) -> str:
         for m in re.finditer(rf"(?<![\w./-]){re.escape(prefix)}(?![\w-])", text):
             rest = text[m.end():]
             end = _CLAUSE.search(rest)
-            try:
-                words = shlex.split(rest[:end.start()] if end else rest)[:MAX_WORDS]
-            except ValueError:  # an unclosed quote: no command line to take
-                continue
+            words = _words(rest[:end.start()] if end else rest)[:MAX_WORDS]
             last = max((i for i, w in enumerate(words) if _there(w, base)), default=-1)
             if last < 0:
                 continue
@@ -51,6 +48,20 @@ def typed_command(text: str, allow: list[str], base: Path) -> str:
             if allowed(command, allow):
                 found.add(command)
     return found.pop() if len(found) == 1 else ""
+
+
+# A word of a command line: a quoted string, or a run of other characters (an apostrophe inside a word,
+# "l'ultima", is the prose's, not a quote).
+_WORD = re.compile(r'"([^"]*)"|\'([^\']*)\'(?!\w)|(\S+)')
+
+
+def _words(text: str) -> list[str]:
+    """``text``'s words as a shell would split a simple line, quotes taken off.
+
+    >>> _words("-c 'queen seen' log.txt e dimmi l’ultima e l'altra")
+    ['-c', 'queen seen', 'log.txt', 'e', 'dimmi', 'l’ultima', 'e', "l'altra"]
+    """
+    return [next(g for g in m.groups() if g is not None) for m in _WORD.finditer(text)]
 
 
 def _there(word: str, base: Path) -> bool:
