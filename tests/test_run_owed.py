@@ -59,7 +59,7 @@ def test_a_reply_whose_values_the_source_shows_is_no_run_owed(home):
 
 
 def test_a_run_misread_is_answered_again_from_its_output_then_shown_under_it(home):
-    """A sure run judgement runs the program before any reply (``spelled.asked_run``); a reply with a
+    """A sure run judgement runs the program before any reply (``runasked.asked_run``); a reply with a
     value its output does not show is asked again with the output, and shown with it when still wrong."""
     for again, shown in (("The spring tide falls on Thu.", False), ("It falls on the 16th.", True)):
         model = RunJudging(["The spring tide is on Wed, March 16th.", again], [0.1, 0.1], run=0.9)

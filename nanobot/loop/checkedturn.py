@@ -67,7 +67,8 @@ def _changes(agent: Agent, call: ToolCall) -> bool:
 def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] | None = None) -> Iterator[Event]:
     from nanobot.loop.callpolicy import change_asked
     from nanobot.loop.replycheck import FROM_REPLY, LOOKED_FOR, check, kept_in_file, remember
-    from nanobot.loop.spelled import as_typed, asked, asked_run, explicit
+    from nanobot.loop.runasked import as_typed, asked_run
+    from nanobot.loop.spelled import asked, explicit
     from nanobot.loop.spelled import shown as tests_shown
     from nanobot.loop.stream import Echoes, Scrubber, scrub, unfenced
     from nanobot.loop.verdict import ANY_LOOK

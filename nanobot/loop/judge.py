@@ -139,7 +139,7 @@ CLAIMED_SHOTS = tuple((claim_text(m, r), a) for (m, r), a in (
     (("Write a short poem about snow.", "Snow falls soft and slow, / the quiet town sleeps."), "no"),
     (("Add eggs to tasks.txt", "Should I add it to tasks.txt?"), "no")))
 # Run: does the message ask for a program to be run, its output the answer? Asked only where the message
-# names a program file in the roots or a command the allow list holds (``loop.spelled.asked_run``): then
+# names a program file in the roots or a command the allow list holds (``loop.runasked.asked_run``): then
 # "what does X.py do?" is a read and "what does X.py print?" a run, in any language.
 RUN_SYSTEM = ("You classify messages sent to an assistant that can run programs, tests and commands on the user's "
               "computer. Does the message ask the assistant to run something now -- a program or script, the "

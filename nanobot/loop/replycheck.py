@@ -53,7 +53,7 @@ from nanobot.loop.looks import (
     repeated_reply,
     told_of_tool,
 )
-from nanobot.loop.spelled import named_program
+from nanobot.loop.runasked import named_program
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
 from nanobot.loop.wording import REPLY
 

@@ -35,8 +35,8 @@ from nanobot.tools.testcounts import Counts, counts, failing
 #   (``spelled_edit``), "create a file hello.txt containing: ...": the tool and its whole arguments, in
 #   the message's words. Only what the user typed counts: a command is a word naming a program on this
 #   machine (``shutil.which``) or a path to one, so "run a marathon" is no call. These patterns are
-#   English; ``asked_run`` is how a run is asked for in any language.
-# - ``asked_run``: an allowed command line the message types, in any language ("Draai head -n 4
+#   English; ``loop.runasked`` is how a run is asked for in any language.
+# - ``loop.runasked``: an allowed command line the message types, in any language ("Draai head -n 4
 #   hives.csv: ..."), or a program file it names where the model judges that the message asks for it to
 #   be run (``judge``'s "run" classifier).
 
@@ -100,62 +100,6 @@ def explicit(user_text: str, offered: list[str]) -> tuple[str, dict] | None:
     if "edit_file" in offered and (args := spelled_edit(user_text)):  # spelled_edit
         return "edit_file", args
     return None
-
-
-INTERPRETERS = {".py": ("python3", "python"), ".sh": ("bash", "sh"), ".js": ("node",), ".rb": ("ruby",),
-                ".pl": ("perl",), ".php": ("php",), ".lua": ("lua",)}  # a program file's suffix -> what runs it
-
-
-def named_program(user_text: str, agent: Agent) -> str:
-    """The command that runs the one program file the message names in the roots whose interpreter the
-    allow list holds ("python3 fog.py"), a fact of the message and the roots; "" for none or several."""
-    from nanobot.tools.gitexec import unasked
-    from nanobot.tools.named import named, roots_of
-    from nanobot.tools.shell import allowed
-
-    if "exec" not in getattr(agent, "tool_names", list)():  # a check's view of an agent may have no tools
-        return ""
-    allow = unasked(agent.settings.tools)
-    runs: set[str] = set()
-    for n in named(user_text, roots_of(agent.settings)):
-        interpreters = INTERPRETERS.get(Path(n.path).suffix.lower(), ()) if n.kind == "file" else ()
-        if runner := next((i for i in interpreters if allowed(f"{i} {n.path}", allow)), ""):
-            runs.add(f"{runner} {n.path}")
-    return runs.pop() if len(runs) == 1 else ""
-
-
-def asked_run(user_text: str, agent: Agent) -> tuple[str, dict] | None:
-    """The ``exec`` call of a run the message asks for, in any language: the allowed command line it
-    types (``tools.typedcommand``: "Draai head -n 4 hives.csv: uit welk jaar ...") unless the model's
-    run classifier is sure no run is asked ("do not run python3 wipe.py"), or the program it names
-    (``named_program``) where that classifier is sure one is. Its output then answers; a read of the
-    file does not. None otherwise: one judgement, asked only where such a command or program is named."""
-    from nanobot.loop.judge import asks
-    from nanobot.tools.named import roots_of
-    from nanobot.tools.paths import base_dir
-    from nanobot.tools.typedcommand import typed_command
-
-    if "exec" not in getattr(agent, "tool_names", list)():
-        return None
-    if typed := typed_command(user_text, _allow(agent), base_dir(roots_of(agent.settings))):
-        return ("exec", {"command": typed}) if asks(agent, "run", user_text) is not False else None
-    command = named_program(user_text, agent)
-    return ("exec", {"command": command}) if command and asks(agent, "run", user_text) is True else None
-
-
-def as_typed(call: tuple[str, dict] | None, user_text: str, agent: Agent) -> tuple[str, dict] | None:
-    """``call`` with an English run form's command cut to the command line the message types
-    (``tools.typedcommand``) where that is how it starts: "run python3 swarm.py again" runs
-    ``python3 swarm.py``, not a script given the argument "again"."""
-    from nanobot.tools.named import roots_of
-    from nanobot.tools.paths import base_dir
-    from nanobot.tools.typedcommand import typed_command
-
-    if call is None or call[0] != "exec" or "exec" not in getattr(agent, "tool_names", list)():
-        return call
-    command = str(call[1].get("command", ""))
-    typed = typed_command(user_text, _allow(agent), base_dir(roots_of(agent.settings)))
-    return ("exec", {**call[1], "command": typed}) if typed and command.startswith(f"{typed} ") else call
 
 
 # An edit the user spelled out: a file, the text to replace and its replacement, both quoted.
