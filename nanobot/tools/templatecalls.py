@@ -241,6 +241,7 @@ class TemplateCalls:
         failed = [first if first in runner.tools else ""]  # ``first``: called undecided
         tries = 2 if failed[0] else 1  # a forced call and, after a tool's error, that tool once more
         look = asks_to_look(agent)
+        repo = look == "exec" and "exec" in runner.tools and repo_asked(agent)  # the repository's state asked
         owed = "edit_file" if "edit_file" in runner.tools and change_owed(agent, look) else ""
 
         def changed(seen: set[str]) -> bool:
@@ -259,7 +260,7 @@ class TemplateCalls:
                   and (only := self.fitting(agent, msgs, n, p)) is not None):
                 if n == 0 and look is None:
                     only = self.refit(agent, msgs, only)
-                if n == 0 and look == "exec" and only != "exec" and "exec" in runner.tools and repo_asked(agent):
+                if n == 0 and repo:
                     only = "exec"  # the repository's state asked: git's output, whatever the pick
                 if n == 0 and self.lean and "exec" in runner.tools and run_instead(
                         agent, look, only or self.pick(agent, msgs)):
@@ -287,7 +288,7 @@ class TemplateCalls:
                     break
             if owed in made:  # the change asked is made: the reply tells of it (more calls only spent the budget)
                 break
-            if n == 0 and "exec" in made and look == "exec" and repo_asked(agent):
+            if n == 0 and repo and "exec" in made:
                 break  # git answered the question about the repository: a guessed read after it only misleads
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
