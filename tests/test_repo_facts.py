@@ -147,6 +147,30 @@ def test_a_git_status_the_model_runs_ends_with_whether_the_tree_is_clean(home, t
     assert clean.rstrip().endswith("\nIn short: the work tree is clean (nothing uncommitted).")
 
 
+def test_a_git_log_the_model_runs_ends_with_the_count_and_what_the_newest_commit_changed(home, tmp_path):
+    """A small model miscounts a long ``git log`` and ``--oneline`` shows no files: a log of HEAD's own
+    history (options only) ends with the branch's commit count and the files its newest commit changed;
+    a log of another revision or of a path gets no such line, as HEAD's facts would not be its answer."""
+    from nanobot.tools.base import ToolContext
+    from nanobot.tools.shell import Exec
+
+    repo = make_repo(tmp_path)
+    (repo / "keeper.md").write_text("Ada\n")
+    git(repo, "add", "keeper.md", "lamp.py")
+    git(repo, "commit", "-q", "-m", "Name the keeper")
+    settings = load_settings(home, tools={"roots": [str(repo)], "exec_allow": ["git log"]})
+    settings.workspace.mkdir(parents=True, exist_ok=True)
+    ctx = ToolContext(settings=settings)
+    short = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
+                           text=True).stdout.strip()
+    for command in ("git log --oneline", "git log -n 1", "git log"):
+        out = Exec().run(Exec.Args(command=command, cwd=str(repo)), ctx)
+        assert out.rstrip().endswith(f'\nIn short: this branch has 2 commits; the newest, {short} "Name the keeper", '
+                                     "changed keeper.md, lamp.py."), (command, out)
+    for command in ("git log --oneline -- lamp.py", "git log --oneline feature/lamp-7"):
+        assert "In short" not in Exec().run(Exec.Args(command=command, cwd=str(repo)), ctx)
+
+
 class DiffAsked(LookAsked):
     """The model's classifiers: a look asked and the file's uncommitted changes asked, nothing else."""
 

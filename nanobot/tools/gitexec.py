@@ -23,7 +23,7 @@ from pathlib import Path
 
 from nanobot.base.gitsafe import run_git
 from nanobot.tools.gitoptions import FLAG, PATH, SUBCOMMANDS, TABLE, VALUE
-from nanobot.tools.repofacts import in_short
+from nanobot.tools.repofacts import in_short, log_in_short
 
 DIFFS = {"diff", "log", "show", "whatchanged"}  # get --no-ext-diff --no-textconv
 
@@ -149,6 +149,16 @@ def run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
     except OSError as e:
         return 1, f"'git {sub}' did not run: {e}"
     out = proc.stdout + proc.stderr
-    if sub == "status" and proc.returncode == 0 and (short := in_short(cwd, timeout)):
+    short = ""
+    if sub == "status" and proc.returncode == 0:
+        short = in_short(cwd, timeout)
+    elif sub == "log" and proc.returncode == 0 and all(_no_revision(w) for w in rest):  # HEAD's own history
+        short = log_in_short(cwd, timeout)
+    if short:
         out = f"{out.rstrip()}\n\n{short}\n" if out.strip() else f"{short}\n"
     return proc.returncode, out
+
+
+def _no_revision(word: str) -> bool:
+    """An option or an option's number (``-n 5``), not a revision or a path."""
+    return word.startswith("-") and word != "--" or word.isdigit()

@@ -176,6 +176,29 @@ def in_short(cwd: Path, timeout: float = 2.0) -> str:
     return f"In short: the work tree is not clean; uncommitted: {what}."
 
 
+def log_in_short(cwd: Path, timeout: float = 2.0) -> str:
+    """One line of facts about HEAD put under a ``git log`` the model ran with options only (no
+    revision, no path): how many commits the branch has and what the newest one changed, which a small
+    model miscounts from a long list or cannot see in ``--oneline``'s subjects. "" when git fails."""
+    def git(*args: str) -> str | None:
+        try:
+            proc = run_git(cwd, *args, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    count, newest = (git("rev-list", "--count", "HEAD") or "").strip(), git("log", "-1", "--format=%h%x00%s")
+    if not count.isdigit() or not newest or "\0" not in newest:
+        return ""
+    short, subject = newest.strip().split("\0", 1)
+    files = [one_line(f) for f in (git("show", "--name-only", "--format=", "--no-renames", "HEAD") or "").splitlines()
+             if f.strip()]
+    what = (", ".join(files) if len(files) <= MAX_NAMES else f"{len(files)} files") if files else "no file"
+    n = int(count)
+    return (f"In short: this branch has {n} commit{'s' if n != 1 else ''}; the newest, {short} "
+            f'"{one_line(subject)[:SUBJECT_CHARS]}", changed {what}.')
+
+
 def repositories(folders: list[Path]) -> list[Path]:
     """The distinct work trees holding ``folders``, in order, at most ``MAX_REPOS``."""
     tops = [t for f in folders if (t := top_of(f)) is not None]
