@@ -150,7 +150,8 @@ def test_a_git_status_the_model_runs_ends_with_whether_the_tree_is_clean(home, t
 def test_a_git_log_the_model_runs_ends_with_the_count_and_what_the_newest_commit_changed(home, tmp_path):
     """A small model miscounts a long ``git log`` and ``--oneline`` shows no files: a log of HEAD's own
     history (options only) ends with the branch's commit count and the files its newest commit changed;
-    a log of another revision or of a path gets no such line, as HEAD's facts would not be its answer."""
+    a log of another revision or of a path gets no such line, as HEAD's facts would not be its answer
+    (the branch checked out, named, is HEAD)."""
     from nanobot.tools.base import ToolContext
     from nanobot.tools.shell import Exec
 
@@ -163,11 +164,12 @@ def test_a_git_log_the_model_runs_ends_with_the_count_and_what_the_newest_commit
     ctx = ToolContext(settings=settings)
     short = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
                            text=True).stdout.strip()
-    for command in ("git log --oneline", "git log -n 1", "git log"):
+    for command in ("git log --oneline", "git log -n 1", "git log", "git log --oneline feature/lamp-7"):
         out = Exec().run(Exec.Args(command=command, cwd=str(repo)), ctx)
         assert out.rstrip().endswith(f'\nIn short: this branch has 2 commits; the newest, {short} "Name the keeper", '
                                      "changed keeper.md, lamp.py."), (command, out)
-    for command in ("git log --oneline -- lamp.py", "git log --oneline feature/lamp-7"):
+    git(repo, "branch", "dark")
+    for command in ("git log --oneline -- lamp.py", "git log --oneline dark", "git log HEAD~1"):
         assert "In short" not in Exec().run(Exec.Args(command=command, cwd=str(repo)), ctx)
 
 

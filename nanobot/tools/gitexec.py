@@ -152,13 +152,21 @@ def run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
     short = ""
     if sub == "status" and proc.returncode == 0:
         short = in_short(cwd, timeout)
-    elif sub == "log" and proc.returncode == 0 and all(_no_revision(w) for w in rest):  # HEAD's own history
+    elif sub == "log" and proc.returncode == 0 and _head_only(cwd, rest, timeout):  # HEAD's own history
         short = log_in_short(cwd, timeout)
     if short:
         out = f"{out.rstrip()}\n\n{short}\n" if out.strip() else f"{short}\n"
     return proc.returncode, out
 
 
-def _no_revision(word: str) -> bool:
-    """An option or an option's number (``-n 5``), not a revision or a path."""
-    return word.startswith("-") and word != "--" or word.isdigit()
+def _head_only(cwd: Path, words: list[str], timeout: float) -> bool:
+    """Whether a ``git log`` with ``words`` shows HEAD's own history: options, an option's number
+    (``-n 5``), and no revision or path but ``HEAD`` or the branch checked out."""
+    rest = [w for w in words if not (w.startswith("-") and w != "--" or w.isdigit())]
+    if not rest:
+        return True
+    try:
+        branch = run_git(cwd, "symbolic-ref", "--short", "-q", "HEAD", timeout=timeout).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return all(w in ("HEAD", branch) for w in rest)
