@@ -1,6 +1,5 @@
-"""A third check-only set of command questions (``--set cmd_check3 --masked``), written by a helper whose text the developers do not read.
-
-DEVELOPERS: DO NOT READ THIS FILE. It is only run and checked, never read, never tuned on; report its summary numbers only.
+"""A third set of command questions (``--set cmd_check3``), written by a helper as a check-only set;
+a development set since round 56 (two of its turns were read); ``cmd_check4`` is the check-only one now.
 
 Questions only this computer can answer, in the manner of ``assistant_cmd_dev``: the workspace is a git
 repository on a branch of its own with five commits and uncommitted work (two changed tracked files and a

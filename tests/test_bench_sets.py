@@ -23,7 +23,8 @@ _spec = importlib.util.spec_from_file_location("assistant_bench", ROOT / "bench"
 ab = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ab)
 
-NEW = ("cmd_dev", "cmd_check", "cmd_check2", "cmd_check3", "mem_dev", "mem_check", "inject", "check6", "check7")
+NEW = ("cmd_dev", "cmd_check", "cmd_check2", "cmd_check3", "cmd_check4", "mem_dev", "mem_check", "inject", "check6",
+       "check7")
 TOOLS = set(tool_classes())
 KINDS = {"file", "command", "change", "failing change", "coding", "question", "remember", "recall", "team",
          "branch", "last commit", "uncommitted", "changed files", "script", "neither", "injected"}
@@ -56,7 +57,7 @@ def test_every_turn_is_well_formed(name):
     assert (DO_NOT_READ in req.__doc__) == (name in ab.CHECK_ONLY)
 
 
-@pytest.mark.parametrize("name", ["cmd_dev", "cmd_check", "cmd_check2", "cmd_check3"])
+@pytest.mark.parametrize("name", ["cmd_dev", "cmd_check", "cmd_check2", "cmd_check3", "cmd_check4"])
 def test_a_command_question_is_answered_by_its_commands_real_output(name, tmp_path):
     req = _set(name)
     turns = _turns(req)
