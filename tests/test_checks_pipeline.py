@@ -197,6 +197,24 @@ def test_change_claimed_without_one():
     assert cc.change_claimed_without_one(facts("what is in a.py", "It sets x to 1.", [look])) is None
 
 
+def test_a_claimed_change_after_a_look_is_retried_with_the_change_tool_only_on_a_sure_change_judgement():
+    """"Zeig mir, was sich mit dem letzten Commit in glazes.md geändert hat." holds a change word
+    ("commit"), so the wording takes it for a change asked; the model's judgement is a sure no. After a
+    read, the reply retells the file ("the last commit changed glazes.md"): the retry asks for an answer
+    and offers no change tool (forced, edit_file wrote an invented change that the call policy refused).
+    Without a look, or on a sure change judgement, the change tool is still the retry's."""
+    said = "Zeig mir, was sich mit dem letzten Commit in glazes.md geändert hat."
+    look = Outcome("read_file", {"path": "glazes.md"}, True, "glazes.md lines 1-2 of 2\n# Glazes\n5. oribe",
+                   effects=READ, on_path=True)
+    claim = "The last commit in glazes.md has changed: oribe was added."
+    for rule in (cc.change_claimed_without_one, cc.asked_file_not_changed):
+        unsure = rule(facts(said, claim, [look], asked_change=True, judged=True, change_sure=False))
+        assert unsure.problem and unsure.tool == "" and "edit_file" not in unsure.note, rule
+        sure = rule(facts(said, claim, [look], asked_change=True, judged=True, change_sure=True))
+        assert sure.tool == "edit_file", rule
+        assert rule(facts(said, claim, [], asked_change=True, judged=True, change_sure=False)).tool == "edit_file"
+
+
 def test_asked_file_not_changed_when_only_memory_changed():
     noted = Outcome("memory_add", {}, True, "remembered (MEMORY.md:9)", effects=MEM)
     result = cc.asked_file_not_changed(facts("add mul to calc.py", "I've added mul to calc.py.", [noted],

@@ -121,17 +121,30 @@ def change_claimed_without_one(f: Facts) -> CheckResult | None:
             note=f"[nanobot: {what}, so nothing was kept. If the user's message gives a fact to keep, call "
                  "memory_add now with it in the user's words; otherwise say you did not keep anything.]",
             correction=f"(nanobot: {what}; nothing was kept.)", tool="memory_add")
+    owed = f.asked_change and _owed_after_look(f)
     return CheckResult(
         problem=f"the reply claims a change but {what}",
         note=f"[nanobot: {what}, so nothing was changed. Call {changer(f)} now, or say you did not change anything.]"
-        if f.asked_change else answer_note(f.user_text, what, f.done),
-        correction=f"(nanobot: {what}; nothing was changed.)", tool=changer(f) if f.asked_change else "")
+        if owed else answer_note(f.user_text, what, f.done),
+        correction=f"(nanobot: {what}; nothing was changed.)", tool=changer(f) if owed else "")
+
+
+def _owed_after_look(f: Facts) -> bool:
+    """Whether a change the reply only claims may be retried with the change tool: before any look, as
+    the message asks; after one, only on the model's sure change judgement, as ``change_not_tried``
+    has it. A reply that retells what a look showed ("the last commit changed glazes.md") claims in
+    the words of the look, and a change word of the message ("commit", "fix" in a question) is no
+    ask; the call policy refuses that change anyway, so the retry would only cost a reply."""
+    return not (f.judged and any(o.looks and o.ok for o in f.done)) or bool(f.change_sure)
 
 
 def asked_file_not_changed(f: Facts) -> CheckResult | None:
     """The reply claims a change of a file, but no file tool succeeded (only memory changed)."""
     if any(o.ok and o.changes_file for o in f.done) or not claims(f) or not (miss := _file_missed(f)):
         return None
+    if not _owed_after_look(f):
+        return CheckResult(problem=f"the reply claims a change but {miss}", note=answer_note(f.user_text, miss, f.done),
+                           correction=f"(nanobot: {miss}; the file is unchanged.)")
     return CheckResult(
         problem=f"the reply claims a change but {miss}",
         note=f"[nanobot: {miss}, so the file is unchanged. Call {changer(f)} now, or say you did not change it.]",
