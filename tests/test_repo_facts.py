@@ -127,6 +127,27 @@ def test_the_facts_fit_their_budget_keeping_the_branch_and_the_counts():
     assert repofacts.fitted([long], 40, words) == long.line()
 
 
+def test_a_reply_that_copies_a_subject_the_prompt_shows_cut_is_no_answer_from_the_prompt(home, tmp_path):
+    """A long subject is cut in the prompt, and marked so ("…"); a reply that gives the cut subject
+    after a look elsewhere is not passed as answered from the prompt, as a whole one is."""
+    from nanobot.loop.checkedturn import prompt_repo
+
+    repo = make_repo(tmp_path)
+    git(repo, "commit", "-q", "-am", "lamp: rotate the lens every fourteen seconds and log each turn to the keeper")
+    settings = load_settings(home, tools={"roots": [str(repo)], "call_format": "names"}, memory={"enabled": False},
+                             observer={"enabled": False})
+    init_workspace(settings.workspace)
+    (repo / "fog.txt").write_text("west and north and east, thick over the bay at dawn\n" * 3)
+    agent = Agent(settings, LookAsked(["Tool: list_dir", '{"path": "."}', "Answer:",
+                                        'It is "lamp: rotate the lens every fourteen seconds…".', "Answer:",
+                                        "I could not tell."]))
+    attach_tools(agent)
+    section = prompt_repo(agent)
+    assert 'last commit "lamp: rotate the lens every fourteen seconds…"' in section, section
+    done = list(agent.turn("what was my last commit about?"))[-1]
+    assert done.reply != 'It is "lamp: rotate the lens every fourteen seconds…".', done.reply
+
+
 def test_a_git_status_the_model_runs_ends_with_whether_the_tree_is_clean(home, tmp_path):
     """git's long status ("no changes added to commit", hints) is read by a small model as a clean
     tree: the output ``exec`` returns ends with one line from ``--porcelain`` saying which it is."""

@@ -72,7 +72,7 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
     from nanobot.loop.spelled import shown as tests_shown
     from nanobot.loop.stream import Echoes, Scrubber, scrub, unfenced
     from nanobot.loop.verdict import ANY_LOOK
-    from nanobot.tools.repofacts import told
+    from nanobot.tools.repofacts import cut_copied, told
 
     seen: list[Event] = []  # tool events of every attempt: what ran this turn, for the checks
     agent.judge.context(typed, messages)
@@ -127,7 +127,8 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
                          agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None,
                          **which)
 
-        passed = set(LOOKED_FOR if told(reply, prompt_repo(agent)) else ())  # answered from the prompt's repository facts
+        section = prompt_repo(agent)  # answered from the prompt's repository facts, where it holds them whole
+        passed = set(LOOKED_FOR if told(reply, section) and not cut_copied(reply, section) else ())
         result, own = checks(reply, skip=frozenset(passed)), None  # own words: read only when a check needs them
         while (result.problem and result.tool and result.rule in FROM_REPLY
                and (own := own or own_reply(agent, reply)) != reply and checks(own, only=result.rule).tool != result.tool):

@@ -60,7 +60,7 @@ def fitted(facts: list[RepoFacts], budget: int, count) -> str:
     their counts, then the branch's number of commits goes, then the subjects; the branch and what is
     uncommitted stay."""
     def cut(subject: str) -> str:
-        return subject if len(subject) <= 24 else subject[:24].rsplit(" ", 1)[0] + "…"
+        return _cut(subject.removesuffix("…"), 24) if len(subject) > 24 else subject
 
     steps = [lambda f: f, lambda f: f.model_copy(update={"age": ""}),
              lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject)}),
@@ -110,6 +110,12 @@ def stamp(top: Path) -> tuple:
     return tuple(f.stat().st_mtime_ns if f.exists() else 0 for f in files)
 
 
+def _cut(text: str, chars: int) -> str:
+    """``text`` in at most ``chars`` characters, cut at a word and marked "…" where it is cut: a cut
+    subject must not read as the whole one."""
+    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
+
+
 def _age(seconds: float) -> str:
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
         if seconds >= size:
@@ -138,7 +144,7 @@ def read(top: Path, timeout: float = 2.0, names: bool = True) -> RepoFacts | Non
     if (log := git("log", "-1", "--format=%ct%x00%s")) and "\0" in log:
         facts.commits = int(n) if (n := (git("rev-list", "--count", "HEAD") or "").strip()).isdigit() else 1
         when, subject = log.strip().split("\0", 1)
-        facts.subject = one_line(subject)[:SUBJECT_CHARS]
+        facts.subject = _cut(one_line(subject), SUBJECT_CHARS)
         facts.age = _age(max(0.0, time.time() - int(when or 0)))
     _uncommitted(facts, git("status", "--porcelain", "--untracked-files=normal") or "")
     if not names:
@@ -222,3 +228,17 @@ def told(reply: str, section: str) -> list[str]:
         if m.group(2) and m.group(2).lower() in low:
             found.append(f"last commit \"{m.group(2)}\"")
     return found
+
+
+def cut_copied(reply: str, section: str) -> bool:
+    """Whether ``reply`` copies a last commit's subject that the prompt's section shows cut ("…",
+    ``fitted``): the prompt does not hold that answer whole, so it is no answer from the prompt.
+
+    >>> cut_copied('The last commit was "bisque: hold 20 min at…".', 'Git a: branch k; last commit "bisque: hold 20 min at…"')
+    True
+    """
+    import re
+
+    return any(m.group(1).endswith("…") and m.group(1)[:-1].strip().lower() in reply.lower()
+               for m in re.finditer(r'last commit "([^"]*)"', section))
+
