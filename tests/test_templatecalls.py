@@ -752,8 +752,6 @@ def test_the_reply_after_a_look_reads_the_users_message_again_next_to_the_result
     )
 
     assert scrub("Two things. Answer that from the result above, in plain sentences.") == "Two things."
-    assert scrub("Two things. Answer that from the result above, in plain sentences, with the names and numbers "
-                 "it gives.") == "Two things."
 
 
 def test_a_reply_checks_retry_reads_the_users_message_again_next_to_its_result(home):

@@ -25,7 +25,7 @@ from nanobot.tools.plain import plain
 # the notes every turn may send (templatecalls.AFTER_CALL/REASK/answer_note, written.run_written)
 FIXED = (r"(?:(?:the call(?: the user asked for| you wrote)?|the command your reply proposed) ran; answer the user "
          r"in plain text from its result above(?:, without another call)?\.?|your reply was empty\. answer the user in plain text now\.?"
-         r"|answer that from the result above, in plain sentences(?:, with the names and numbers it gives)?\.?)")
+         r"|answer that from the result above, in plain sentences\.?)")
 _NOTE = re.compile(r"^\s*[\[(]nanobot:\s*|[\])]\s*$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 ECHO_HOLD_MAX = 240  # how far back a sentence that may become an echo is looked for
