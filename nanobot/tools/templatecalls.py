@@ -81,7 +81,7 @@ def answer_note(agent: Agent) -> str:
     last, so the reply answers it from the result rather than retelling the result."""
     said = agent.provenance.said or [""]
     asked = shorten(" ".join(str(said[-1]).split()), ASKED_CHARS)
-    return f'[nanobot: the user asked: "{asked}" Answer that from the result above, in plain sentences, with the names and numbers it gives.]'
+    return f'[nanobot: the user asked: "{asked}" Answer that from the result above, in plain sentences.]'
 
 
 class TemplateCalls:
