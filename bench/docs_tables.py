@@ -920,7 +920,7 @@ def lean() -> str:
             "([benchmarks/performance.md](docs/benchmarks/performance.md)).")
 
 
-CMD_CHECK_LATEST = "assistant-cmd_check3-qwen2.5-coder-1.5b-round55-8f80009-at-masked.json"
+CMD_CHECK_LATEST = "assistant-cmd_check4-qwen2.5-coder-1.5b-round56-353c963-at-masked.json"
 
 
 def headline() -> str:
@@ -970,7 +970,7 @@ def headline() -> str:
          "held back: only checked", "1.5B", f"{la['f1']['overall (1-4)']:.3f} vs {la['plain_f1']['overall (1-4)']:.3f}; "
          f"{la['adversarial_not_mentioned']:.0%}", "[memory](docs/memory.md)"],
         ["questions only this computer can answer (the branch, the last commit, what is uncommitted, a script's or a "
-         "command's output), 38 turns in 8 languages written by a helper: correct / outputs invented / unasked changes; "
+         "command's output), 39 turns in 10 languages written by a helper: correct / outputs invented / unasked changes; "
          "seconds a turn, median / p90", "held back: only checked (counts read, turns not)", "1.5B",
          f"{c2['correct']} of {c2['turns']}; {c2['invented']}; {c2['unasked_changes']}; "
          f"{c2['per_turn']['seconds']['median']} s / {c2['per_turn']['seconds']['p90']} s", "[assistant](docs/benchmarks/assistant.md)"],
