@@ -123,15 +123,20 @@ def _age(seconds: float) -> str:
     return "under a minute"
 
 
+def _stdout(top: Path, args: tuple[str, ...], timeout: float) -> str | None:
+    """What hardened git prints for ``args`` in ``top``; None when it fails, times out or is missing."""
+    try:
+        proc = run_git(top, *args, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
 def read(top: Path, timeout: float = 2.0, names: bool = True) -> RepoFacts | None:
     """The facts of the work tree at ``top``; None when git fails or is missing. ``names``: with the
     uncommitted files' names (when few), else their counts only."""
     def git(*args: str) -> str | None:
-        try:
-            proc = run_git(top, *args, timeout=timeout)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return proc.stdout if proc.returncode == 0 else None
+        return _stdout(top, args, timeout)
 
     branch = git("symbolic-ref", "--short", "-q", "HEAD")
     detached = branch is None  # a checked-out commit or tag: no branch to name
@@ -183,15 +188,12 @@ def in_short(cwd: Path, timeout: float = 2.0) -> str:
 
 
 def log_in_short(cwd: Path, timeout: float = 2.0) -> str:
-    """One line of facts about HEAD put under a ``git log`` the model ran with options only (no
-    revision, no path): how many commits the branch has and what the newest one changed, which a small
-    model miscounts from a long list or cannot see in ``--oneline``'s subjects. "" when git fails."""
+    """One line of facts about HEAD put under a ``git log`` of HEAD's own history that the model ran
+    (``gitexec``: options only, or ``HEAD`` or the branch checked out named): how many commits the branch
+    has and what the newest one changed, which a small model miscounts from a long list or cannot see in
+    ``--oneline``'s subjects. "" when git fails."""
     def git(*args: str) -> str | None:
-        try:
-            proc = run_git(cwd, *args, timeout=timeout)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return proc.stdout if proc.returncode == 0 else None
+        return _stdout(cwd, args, timeout)
 
     count, newest = (git("rev-list", "--count", "HEAD") or "").strip(), git("log", "-1", "--format=%h%x00%s")
     if not count.isdigit() or not newest or "\0" not in newest:
