@@ -16,6 +16,7 @@ index, the branch's ref): the facts are read again only when it changes (``tools
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -205,6 +206,22 @@ def log_in_short(cwd: Path, timeout: float = 2.0) -> str:
     n = int(count)
     return (f"In short: this branch has {n} commit{'s' if n != 1 else ''}; the newest, {short} "
             f'"{one_line(subject)[:SUBJECT_CHARS]}", changed {what}.')
+
+
+# The words of the In short lines' own wording (``in_short``, ``log_in_short``), not of git's output: a
+# reply that shares only these with a look ("Yes, your last commit went through.") says nothing of it.
+SHORT_WORDING = frozenset(re.findall(r"[a-z]+", "in short: this branch has commit commits; the newest, changed no file. "
+                                                "the work tree is not clean (nothing uncommitted); uncommitted: "
+                                                "changed, untracked"))
+
+
+def short_data(line: str) -> str:
+    """An In short line without its own wording: the counts, names and subject it gives.
+
+    >>> short_data('In short: this branch has 1 commit; the newest, abc1234 "Tax", changed a.py.')
+    '1 abc1234 "Tax", a.py.'
+    """
+    return " ".join(w for w in line.split() if re.sub(r"\W", "", w).lower() not in SHORT_WORDING)
 
 
 def repositories(folders: list[Path]) -> list[Path]:
