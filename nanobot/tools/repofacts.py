@@ -218,8 +218,8 @@ SHORT_WORDING = frozenset(re.findall(r"[a-z]+", "in short: this branch has commi
 def short_data(line: str) -> str:
     """An In short line without its own wording: the counts, names and subject it gives.
 
-    >>> short_data('In short: this branch has 1 commit; the newest, abc1234 "Tax", changed a.py.')
-    '1 abc1234 "Tax", a.py.'
+    >>> short_data('In short: this branch has 1 commit; the newest, c0de "Tax", changed a.py.')
+    '1 c0de "Tax", a.py.'
     """
     return " ".join(w for w in line.split() if re.sub(r"\W", "", w).lower() not in SHORT_WORDING)
 
