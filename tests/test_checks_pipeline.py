@@ -25,7 +25,7 @@ def facts(user, reply, done=(), **kw):
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
         "no_answer", "repeated_reply", "message_parroted", "imitated_output", "failed_change_claimed", "failure_echoed", "failure_untold", "change_claimed_without_one", "asked_file_not_changed",
-        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "output_unrun", "not_from_look", "listing_unnamed", "declined_without_look", "not_looked", "absent_listed", "named_unlooked"]
+        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "output_unrun", "not_from_look", "listing_unnamed", "value_unshown", "declined_without_look", "not_looked", "absent_listed", "named_unlooked"]
 
 
 def test_a_repeated_reply_to_a_change_not_tried_is_retried_with_the_change():
@@ -476,6 +476,26 @@ def test_a_count_from_a_read_is_from_the_read():
     assert lc.not_from_look(facts(ask, "There are 5 functions in utils.py.", [read], target="utils.py")) is not None
     listing = Outcome("list_dir", {"path": "trips"}, True, "trips: 2 files\noslo.md\nrome.md", effects=READ, on_path=True)
     assert lc.not_from_look(facts("which files are in trips?", "There are 2 files.", [listing], target="trips")) is not None
+
+
+def test_a_value_no_look_showed_is_asked_again_from_the_look():
+    """"what exactly did I change in kiln.ini?" ran ``git diff`` and the reply gave the old value as 1000,
+    which the diff never showed (it shows 1222): the reply is asked again from the output, once, with no
+    correction under the retried reply. A value from the diff, the message or the prompt, a small count
+    and a turn that changed something pass."""
+    diff = ("diff --git a/kiln.ini b/kiln.ini\n--- a/kiln.ini\n+++ b/kiln.ini\n@@ -2 +2 @@\n-peak_c = 1222\n"
+            "+peak_c = 1238\n")
+    run = Outcome("exec", {"command": "git diff -- kiln.ini"}, True, diff, effects=frozenset({Effect.RUNS}))
+    ask = "what exactly did I change in kiln.ini? I haven't committed it yet"
+    got = lc.value_unshown(facts(ask, "You changed peak_c from 1000 to 1238.", [run]))
+    assert got is not None and "1000" in got.problem and "1222" in got.note and got.answer and not got.correction
+    assert lc.value_unshown(facts(ask, "You changed peak_c from 1222 to 1238.", [run])) is None
+    assert lc.value_unshown(facts(ask, "You changed 2 lines: peak_c is 1238 now.", [run])) is None
+    prompt = "Now: 2026-12-07 12:00 (Monday)"
+    assert lc.value_unshown(facts(ask, "Today, 2026-12-07, peak_c is 1238.", [run], extra={"seen": prompt})) is None
+    edit = Outcome("edit_file", {"path": "kiln.ini"}, True, "edited kiln.ini", effects=EDIT, on_path=True)
+    assert lc.value_unshown(facts(ask, "I set peak_c to 1300.", [run, edit])) is None
+    assert lc.value_unshown(facts("hi", "Hello! It is 1999.", [])) is None
 
 
 def test_a_listing_for_a_message_naming_nothing_goes_under_a_reply_that_names_none_of_it():

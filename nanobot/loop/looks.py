@@ -330,6 +330,28 @@ def output_unrun(f: Facts) -> CheckResult | None:
                        correction=f"(nanobot: {new[0]} is not in what {command} printed:\n{out[:800]})")
 
 
+def value_unshown(f: Facts) -> CheckResult | None:
+    """Every call this turn looked (a read, a command, a listing) and nothing changed, and the reply gives
+    a value that nothing showed: a word with a digit (a bare number of two digits or more) in none of the
+    message, the looks' output or anything else the model was shown (``extra["seen"]``: the prompt, the
+    session, the retrieved block). A small model fills in a value it did
+    not find ("peak_c went from 1000 to 1238" under a diff that shows 1222). The reply is asked again from
+    the last look's output; the retried reply stands (a value worked out -- a sum, a date written another
+    way -- is the model's to give), so the check costs one reply at most."""
+    looked = [o for o in f.done if o.ok and o.looks]
+    if not looked or any(o.changes for o in f.done):
+        return None
+    shown = " ".join([f.user_text, f.earlier, f.extra.get("seen", ""), *(o.text for o in f.done)])
+    new = [v for v in new_values(f.reply, shown) if not v.isdigit() or len(v) >= 2]
+    if not new:
+        return None
+    last = looked[-1]
+    return CheckResult(problem=f"the reply gives {new[0]}, which nothing {last.name} showed holds", answer=True,
+                       note=f"[nanobot: {last.name} returned:\n{last.text[:1500]}\nYour reply gave {new[0]}, which "
+                            "this output does not show. Answer the user's message now from this output, in plain "
+                            "sentences.]")
+
+
 def not_from_look(f: Facts) -> CheckResult | None:
     """The look succeeded and the reply shares no word with it, or copies the retrieved block. After a
     change of the target that succeeded, the reply is held to the change instead (``not_of_change``)."""

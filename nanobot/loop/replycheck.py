@@ -52,6 +52,7 @@ from nanobot.loop.looks import (
     output_unrun,
     repeated_reply,
     told_of_tool,
+    value_unshown,
 )
 from nanobot.loop.runasked import named_program
 from nanobot.loop.verdict import Check, CheckResult, Facts, outcomes  # noqa: F401 (re-exported)
@@ -136,6 +137,7 @@ CHECKS: tuple[Check, ...] = (
     output_unrun,  # a program the message names: the reply gives values neither its run nor anything else showed
     not_from_look,  # the look succeeded and the reply says nothing of it
     listing_unnamed,  # a listing for a message that names nothing, and the reply names none of it
+    value_unshown,  # looks only, and the reply gives a value nothing the model was shown holds
     declined_without_look,  # declined with nothing tried
     not_looked,  # speaks of what it never looked at
     absent_listed,  # names files that are not there, with nothing looked at
@@ -241,7 +243,7 @@ def _new_files(user_text: str, agent: Agent | None) -> list[str]:
 def check(user_text: str, reply: str, events: list, asked_change: bool | Callable[[], bool] = False,
           offered: frozenset[str] | None = None, earlier: str = "", agent: Agent | None = None,
           tools: dict[str, Any] | None = None, skip: frozenset[str] = frozenset(),
-          only: str = "") -> CheckResult:
+          only: str = "", seen_text: str = "") -> CheckResult:
     """The reply of one turn against its tool events (``ToolCall``/``ToolResult``), through ``CHECKS``;
     ``asked_change``: the user asked for a change (then a bare "created." or "Done." is a claim too), or
     a function that says so, called only when a check needs it (it may ask the model);
@@ -249,7 +251,8 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
     the tool for it is offered. ``earlier``: what the model was shown before the user's message (the
     retrieved block): a look's reply copied from it is not from the look. ``agent``: for the model's
     judgements; ``tools``: the chat's tools, whose declared effects say what each call did; ``skip``,
-    ``only``: the checks (by name) left out, or the one asked alone."""
+    ``only``: the checks (by name) left out, or the one asked alone; ``seen_text``: all the model was
+    shown this turn (the prompt, the session, the message with its retrieved block)."""
     done = outcomes(events, tools)
     target, folders = looks_at(user_text), ()
     if not target and agent is not None:
@@ -269,7 +272,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                   change_sure=lambda: agent is not None and asks(agent, "change", user_text) is True,
                   look_sure=lambda: agent is not None and asks(agent, "look", user_text) is True,
                   gives_facts=lambda: getattr(agent, "provenance", None) is None or agent.provenance.has_facts(),
-                  extra={"folders": folders, "before": _exchanges(agent), "command": bool(command),
+                  extra={"folders": folders, "before": _exchanges(agent), "command": bool(command), "seen": seen_text,
                          "program": lambda: agent is not None and named_program(user_text, agent) or "",
                          "run_leans": lambda: agent is not None and leans(agent, "run", user_text),
                          "absent": lambda: paths().get("new", []), "files": lambda: paths().get("file", []),

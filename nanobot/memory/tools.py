@@ -42,7 +42,10 @@ class MemorySearch(_MemoryTool):
     Args = SearchArgs
 
     def run(self, args: SearchArgs, ctx: ToolContext) -> str:
-        hits = _service(ctx).search(args.query, args.k)
+        # this session's own turns are in its context, as the per-turn retrieval has them: a search would
+        # find the message being answered and take it for something kept
+        own = ctx.session_id if ctx.agent is not None and ctx.session_id != "default" else None
+        hits = _service(ctx).search(args.query, args.k, exclude_session=own)
         if not hits:
             return "no memory matches"
         return "\n".join(f"- {' '.join(h.text.split())} ({h.where}, score {h.score:.2f})" for h in hits)
