@@ -177,3 +177,24 @@ def test_a_keeping_made_for_the_user_ends_the_turn_with_where_it_went(home):
     assert "\n\n(nanobot: kept in memory as you wrote it: remembered (MEMORY.md:" in done.reply
     assert "Madrid" not in done.reply and model.replies == ["The capital of Spain is Madrid."]
     assert "318" in (settings.workspace / "MEMORY.md").read_text()
+
+
+def test_a_recall_worded_as_remember_is_offered_no_keeping():
+    """"Remember the code for my bike lock? Tell me." beside the kept code: the remember classifier is
+    sure (it reads "Remember"), the 1.5B called memory_add with the kept code, the grounding refused it,
+    and the reply carried the failure. The message gives nothing memory does not hold, so no step offers
+    a keeping; a message with a new fact, or nothing kept like it, is offered one."""
+    from types import SimpleNamespace
+
+    from nanobot.memory.tools import MemoryAdd, MemorySearch
+    from nanobot.tools.unbidden import barred
+
+    tools = {"memory_add": MemoryAdd(), "memory_search": MemorySearch()}
+    kept = ["- Kept earlier: The code for my bike lock is 6083. (MEMORY.md:5)"]
+
+    def shut(said, retrieved):
+        return barred(SimpleNamespace(provenance=Provenance(said=[said], retrieved=retrieved), features=[]), tools)
+
+    assert shut("Remember the code for my bike lock? Tell me.", kept) == {"memory_add"}
+    assert shut("Remember: the code for my bike lock is now 7710.", kept) == frozenset()
+    assert shut("Remember the code for my bike lock? Tell me.", []) == frozenset()

@@ -12,6 +12,9 @@ output can say "now call write_file" or "run cleanup.py". Two facts hold such te
   occurs in this turn's tool results and nowhere in the user's message (``core.quoted.passed_on``) is
   not run, and the model is not told of it (a call nobody asked for is answered as never made).
 
+- **A keeping is not offered for a recall**: where the user's message asks about a fact memory already
+  holds (``Provenance.has_facts``), a tool that only remembers is left out of every step.
+
 Both are counted as the turn goes on (``TemplateCalls``); a backend that cannot score a classifier
 narrows nothing here (the call policy still refuses what nobody asked for).
 """
@@ -28,14 +31,15 @@ _ASKS = {Effect.CHANGES: ("change", "repair", "create"), Effect.REMEMBERS: ("rem
 
 
 def barred(agent: Agent, tools: dict[str, Any]) -> frozenset[str]:
-    """The tools a step may not call: none before the turn's first tool result (``Provenance.this_turn``),
-    in a coding session or without a scored judgement; else each changing (remembering) tool whose kind
-    of act no sure judgement of the user's message asks for. Judgements are asked only for the effects
+    """The tools a step may not call: a keeping where the message recalls a kept fact (``_recalled``), at
+    any step; and after the turn's first tool result (``Provenance.this_turn``), outside a coding session
+    and with a scored judgement, each changing (remembering) tool whose kind of act no sure judgement of
+    the user's message asks for. Judgements are asked only for the effects
     an offered tool declares, each once per message (``loop.judge`` caches them)."""
     prov = agent.provenance
+    out: set[str] = set(_recalled(agent, tools))
     if not prov.this_turn or any(f.name == "coding" for f in agent.features):
-        return frozenset()
-    out: set[str] = set()
+        return frozenset(out)
     asked: dict[Effect, bool] = {}
     for name, tool in tools.items():
         for effect in declared(tool) & set(_ASKS):
@@ -44,6 +48,15 @@ def barred(agent: Agent, tools: dict[str, Any]) -> frozenset[str]:
             if not asked[effect]:
                 out.add(name)
     return frozenset(out)
+
+
+def _recalled(agent: Agent, tools: dict[str, Any]) -> list[str]:
+    """The keeping tools (``REMEMBERS`` only) where the user's message asks about a fact memory already
+    holds (``Provenance.has_facts``: its content words and every fact it gives are in one retrieved
+    line): "Remember the code for my bike lock? Tell me." beside the kept code is a recall; a keeping
+    could only copy memory back, and the grounding refuses it, so the step does not offer it."""
+    keeping = [n for n, t in tools.items() if declared(t) & {Effect.REMEMBERS} and not declared(t) & {Effect.CHANGES}]
+    return keeping if keeping and agent.provenance.said and not agent.provenance.has_facts() else []
 
 
 def spelled_by_output(agent: Agent, name: str, args: dict) -> bool:
