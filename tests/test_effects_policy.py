@@ -385,6 +385,26 @@ def test_a_removal_the_keep_classifier_also_says_yes_to_is_not_vetoed_when_the_c
     assert not change_asked(leave, agent)
 
 
+def test_an_edit_that_puts_a_value_of_its_own_in_place_of_the_files_needs_a_clear_change_ask(home):
+    """"Fasse handover.md kurz zusammen." (summarise it): the 1.5B's change judgement is 0.63, over its
+    bound, and the model "summarised" by editing "Halle 2" into "Halle 3". An edit that swaps a number
+    for one the user never gave is refused where the change judgement is short of ``VALUE_SURE``; a value
+    the user gives, a surer ask, a sure repair, or an edit that swaps no number passes."""
+    summary = "Fasse handover.md kurz zusammen."
+    swap = {"path": "handover.md", "old": "Die Pumpe in Halle 2 läuft wieder.", "new": "Die Pumpe in Halle 3 läuft wieder."}
+    agent, ws = _judged_agent(home, change=0.63, keep=0.44, repair=False)
+    (ws / "handover.md").write_text("# Übergabe\nDie Pumpe in Halle 2 läuft wieder.\n")
+    agent.provenance.said.append(summary)
+    why = refusal(EditFile(), swap, agent.provenance, agent=agent)
+    assert why.kind is Refusal.KEEP and "2 to 3" in why
+    assert refusal(EditFile(), {**swap, "new": "Die Pumpe in Halle 2 läuft wieder gut."}, agent.provenance, agent=agent) == ""
+    agent.provenance.said.append("In handover.md, make it Halle 3.")
+    assert refusal(EditFile(), swap, agent.provenance, agent=agent) == ""
+    agent, _ = _judged_agent(home, change=0.9, keep=0.1, repair=False)
+    agent.provenance.said.append("Correct the hall number in handover.md.")
+    assert refusal(EditFile(), swap, agent.provenance, agent=agent) == ""
+
+
 def test_a_bug_report_asks_for_the_fix_the_change_judgement_would_veto(home):
     """"test_books.py still fails after your change": the change classifier reads no change asked (0.19
     on the 1.5B), so the KEEP veto refused the fix. The repair classifier's sure yes

@@ -12,6 +12,8 @@ rules, in order, each a ``Refusal`` kind (``nanobot.core.provenance``; docs/safe
    says to leave the file as it is; text the user typed for that file is vetoed only by a sure no, and the
    repair classifier's sure yes (a report of something broken) lifts the change judgement's veto.
 5. ``NOT_ASKED``: nobody asked for the change, typed the command, or typed the text written.
+6. ``KEEP`` again: an edit puts a number of its own in place of one the file has, and the change
+   judgement is short of ``VALUE_SURE`` with no sure repair (a summary asked, the file "corrected").
 
 "Asks for a change" is the model's sure judgement (``nanobot.loop.judge``, any language) or the listed
 wording (``nanobot.loop.wording``). An interactive chat asks the user (``agent.confirm``); otherwise the
@@ -255,7 +257,30 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
             and _judged(agent, "repair", last) is not True)):  # a report of something broken asks for the fix
         return Refused(f"{name} refused: the user's message names a file but does not ask to change it; "
                        "answer without changing anything", Refusal.KEEP)
+    if agent is not None and path and not coding and (swap := _value_swapped(args, prov.said[-2:])) and (
+            _change_p(agent, last) < VALUE_SURE and _judged(agent, "repair", last) is not True):
+        return Refused(f"{name} refused: the edit changes {swap[0]} to {swap[1]}, a value the user did not give, and "
+                       "the message does not clearly ask for a change; answer without changing anything", Refusal.KEEP)
     return ""
+
+
+# P(change) under which an edit may not put a value of its own in place of one the file has: the
+# change judgement's asks with a value to set give it ("Sobe a versão no package.json para 1.3.0")
+VALUE_SURE = 0.8
+_VALUE = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?![\w])")
+
+
+def _value_swapped(args: Any, said: list[str]) -> tuple[str, str] | None:
+    """(old value, new value) where an edit (``old`` -> ``new``) drops a number of ``old`` and writes
+    one in ``new`` that neither ``old`` nor the user's messages hold: "Halle 2" made "Halle 3" under a
+    request to summarise the file. None where it changes no number, or only adds or removes one."""
+    get = (lambda k: args.get(k)) if isinstance(args, dict) else (lambda k: getattr(args, k, None))
+    old, new = str(get("old") or ""), str(get("new") or "")
+    was, now = _VALUE.findall(old), _VALUE.findall(new)
+    gone = [v for v in was if v not in now]
+    given = set(_VALUE.findall(" ".join(said)))
+    put = [v for v in now if v not in was and v not in given]
+    return (gone[0], put[0]) if gone and put else None
 
 
 def _with_definers(names: list[str], text: str, roots: list[Path]) -> list[str]:
