@@ -120,12 +120,14 @@ def _checked(agent: Agent, messages: list[Message], typed: str, owed: list[str] 
         agent.judge.context(typed, [*messages, Message(role="assistant", content=reply)])
         earlier = messages[-1].content.split(typed, 1)[0]
 
-        def checks(text: str, earlier: str = earlier, **which: Any) -> Any:
+        shown = " ".join(m.content for m in messages)  # all the model was shown: a value from it is no invention
+
+        def checks(text: str, earlier: str = earlier, shown: str = shown, **which: Any) -> Any:
             return check(typed, text, seen, asked_change=lambda: change_asked(typed, agent) or remember(typed, agent)
                          or kept_in_file(typed, agent),
                          offered=frozenset(agent.tool_names()), earlier=earlier,
                          agent=agent, tools=agent.tool_runner.tools if agent.tool_runner is not None else None,
-                         seen_text=" ".join(m.content for m in messages), **which)
+                         seen_text=shown, **which)
 
         section = prompt_repo(agent)  # answered from the prompt's repository facts, where it holds them whole
         passed = set(LOOKED_FOR if told(reply, section) and not cut_copied(reply, section) else ())
