@@ -732,10 +732,11 @@ def test_a_read_of_memory_md_is_memory_already_kept_not_a_fact_to_keep(home):
     agent = Agent(load_settings(home), ScriptedModel([]))
     init_workspace(agent.settings.workspace)
     memory = "- Mein Fahrradschloss hat den Code 6083.\n- My locker at the pool is number 218.\n"
-    for path in ("MEMORY.md", str(agent.settings.workspace / "MEMORY.md"), "observations/2026-12-01.md"):
+    reads = [("read_file", {"path": p}) for p in ("MEMORY.md", str(agent.settings.workspace / "MEMORY.md"),
+                                                  "observations/2026-12-01.md")]
+    for name, args in [*reads, ("exec", {"command": "cat MEMORY.md", "cwd": "."})]:  # the 1.5B's "cat" too
         agent.provenance = Provenance(said=["What's my locker number at the pool?"])
-        kept_shown(agent, ToolResult(name="read_file", ok=True, text=memory),
-                   [ToolCall(name="read_file", arguments={"path": path})])
+        kept_shown(agent, ToolResult(name=name, ok=True, text=memory), [ToolCall(name=name, arguments=args)])
         assert agent.provenance.looked == [] and agent.provenance.retrieved == [memory]
         agent.provenance.said.append("Remember the code for my bike lock? Tell me.")
         why = refusal(MemoryAdd(), AddArgs(text="The code for my bike lock is 6083."), agent.provenance)

@@ -286,19 +286,28 @@ def kept_shown(agent: Agent, ev: Event, seen: list[Event] | None = None) -> None
 
 
 def _memory_read(agent: Agent, call: ToolCall | None) -> bool:
-    """Whether ``call`` read the workspace's MEMORY.md or an observation: memory already kept, never a
-    fact the user gave to keep (a recall answered by reading MEMORY.md, then its line kept again)."""
+    """Whether ``call`` read the workspace's MEMORY.md or an observation (its ``path``, or a word of its
+    ``command``): memory already kept, never a fact the user gave to keep (a recall answered by reading
+    MEMORY.md, or by ``cat MEMORY.md``, then its line kept again)."""
+    import shlex
     from pathlib import Path
 
-    path = str((call.arguments or {}).get("path") or "") if call is not None else ""
-    if not path:
-        return False
+    args = (call.arguments or {}) if call is not None else {}
+    paths = [str(args.get("path") or "")]
+    if args.get("command"):  # a command that reads it ("cat MEMORY.md") shows memory too
+        try:
+            paths += shlex.split(str(args["command"]))[1:]
+        except ValueError:
+            pass
     workspace = Path(agent.settings.workspace).expanduser().resolve()
-    try:
-        target = (workspace / Path(path).expanduser()).resolve()
-    except (OSError, ValueError):
-        return False
-    return target == workspace / "MEMORY.md" or workspace / "observations" in target.parents
+    for path in filter(None, paths):
+        try:
+            target = (workspace / Path(path).expanduser()).resolve()
+        except (OSError, ValueError):
+            continue
+        if target == workspace / "MEMORY.md" or workspace / "observations" in target.parents:
+            return True
+    return False
 
 
 def shown_by_tool(ev: Event) -> bool:
