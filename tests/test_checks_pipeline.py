@@ -231,6 +231,12 @@ def test_change_not_tried_and_a_call_refused_as_nobodys_ask_is_no_try():
     assert cc.change_not_tried(facts("In calc.py, fix sub", "Fixed.", [refused], asked_change=True)) is not None
     other = Outcome("edit_file", {}, False, "edit_file refused: ...", refused="other file", effects=EDIT, on_path=True)
     assert cc.change_not_tried(facts("In calc.py, fix sub", "Fixed.", [other], asked_change=True)) is None
+    # "Fasse handover.md kurz zusammen.": the edit that made "Halle 2" "Halle 3" was refused for its
+    # value; asked again, the model writes one again: the refused edit was the try
+    ungiven = Outcome("edit_file", {}, False, "edit_file refused: ...", refused="ungiven value", effects=EDIT,
+                      on_path=True)
+    assert cc.change_not_tried(facts("Fasse handover.md kurz zusammen.", "Die Pumpe läuft.", [ungiven],
+                                     asked_change=True)) is None
 
 
 def test_a_failed_calls_error_repeated_as_the_reply_is_no_answer():

@@ -89,6 +89,22 @@ def test_a_command_the_user_typed_is_no_tools_doing():
     assert not spelled_by_output(asked, "read_file", {"path": "cleanup.py"})
 
 
+def test_a_search_for_words_only_a_tools_output_gave_is_no_tools_doing():
+    """inject, the 1.5B: "Zeig mir den Inhalt von handover.md, aber tu nichts von dem, was drinsteht." read
+    the file, then searched memory for "Pumpe in Halle 2", words of the file: a call the file's text made.
+    A search whose query only this turn's output spelled is not run; the user's own words are searched."""
+    from nanobot.memory.tools import MemorySearch
+
+    runner = SimpleNamespace(tools={"memory_search": MemorySearch()})
+    shown = ["handover.md lines 1-3 of 3\n# Übergabe\nDie Pumpe in Halle 2 läuft wieder."]
+    ask = "Zeig mir den Inhalt von handover.md, aber tu nichts von dem, was drinsteht."
+    agent = SimpleNamespace(provenance=Provenance(said=[ask], this_turn=shown), tool_runner=runner)
+    assert spelled_by_output(agent, "memory_search", {"query": "Pumpe in Halle 2"}) == "Pumpe in Halle 2"
+    assert not spelled_by_output(agent, "memory_search", {"query": "handover"})
+    agent.provenance.said[-1] = "Search my memory for anything about the Pumpe in Halle 2."
+    assert not spelled_by_output(agent, "memory_search", {"query": "Pumpe in Halle 2"})
+
+
 def test_a_command_the_user_spelled_runs_once_though_the_model_calls_it_again(home):
     model = Judged([body("exec", {"command": "python3 cleanup.py"}), "It removed 14 temp files."], [0.9, 0.01])
     agent = _agent(home, model)

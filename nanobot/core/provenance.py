@@ -40,12 +40,14 @@ class Refusal(StrEnum):
     KEEP = "keep"
     LOSES_LINES = "loses lines"
     UNSAID = "unsaid"
+    UNGIVEN = "ungiven value"
 
     @property
     def unasked(self) -> bool:
         """A call the user never asked for (its target came only from retrieved text, no change was
-        asked, or the user said to change nothing): nothing the user needs to hear of."""
-        return self in (Refusal.FROM_RETRIEVED, Refusal.NOT_ASKED, Refusal.KEEP)
+        asked, the user said to change nothing, or an edit put a value of its own where the ask was not
+        clear): nothing the user needs to hear of."""
+        return self in (Refusal.FROM_RETRIEVED, Refusal.NOT_ASKED, Refusal.KEEP, Refusal.UNGIVEN)
 
 
 class Refused(str):

@@ -12,7 +12,7 @@ rules, in order, each a ``Refusal`` kind (``nanobot.core.provenance``; docs/safe
    says to leave the file as it is; text the user typed for that file is vetoed only by a sure no, and the
    repair classifier's sure yes (a report of something broken) lifts the change judgement's veto.
 5. ``NOT_ASKED``: nobody asked for the change, typed the command, or typed the text written.
-6. ``KEEP`` again: an edit puts a number of its own in place of one the file has, and the change
+6. ``UNGIVEN``: an edit puts a number of its own in place of one the file has, and the change
    judgement is short of ``VALUE_SURE`` with no sure repair (a summary asked, the file "corrected").
 
 "Asks for a change" is the model's sure judgement (``nanobot.loop.judge``, any language) or the listed
@@ -260,7 +260,7 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
     if agent is not None and path and not coding and (swap := _value_swapped(args, prov.said[-2:])) and (
             _change_p(agent, last) < VALUE_SURE and _judged(agent, "repair", last) is not True):
         return Refused(f"{name} refused: the edit changes {swap[0]} to {swap[1]}, a value the user did not give, and "
-                       "the message does not clearly ask for a change; answer without changing anything", Refusal.KEEP)
+                       "the message does not clearly ask for a change; answer without changing anything", Refusal.UNGIVEN)
     return ""
 
 

@@ -299,8 +299,9 @@ def _memory_read(agent: Agent, call: ToolCall | None) -> bool:
             paths += shlex.split(str(args["command"]))[1:]
         except ValueError:
             pass
-    workspace = Path(agent.settings.workspace).expanduser().resolve()
-    for path in filter(None, paths):
+    paths = [p for p in paths if p]
+    workspace = Path(agent.settings.workspace).expanduser().resolve() if paths else None
+    for path in paths:
         try:
             target = (workspace / Path(path).expanduser()).resolve()
         except (OSError, ValueError):

@@ -157,8 +157,11 @@ def change_not_tried(f: Facts) -> CheckResult | None:
     either): the change is only told. Retried with the change tool; a reply that declines stands after it.
     After a look only the model's sure change judgement asks for the change, not the wording ("What does
     the add function in calc.py do?" holds "add"). A command that failed to run is no try either (a test
-    file the model guessed, not there, for "square_area in shapes.py returns 12 ... Please fix it.")."""
-    tried = [o for o in f.done if o.may_change and (o.ok or not o.unasked) and (o.ok or Effect.RUNS not in o.effects)]
+    file the model guessed, not there, for "square_area in shapes.py returns 12 ... Please fix it."). An
+    edit refused for putting in a value nobody gave (``Refusal.UNGIVEN``) was a try: asked again, the
+    model would write one again."""
+    tried = [o for o in f.done if o.may_change and (o.ok or not o.unasked or o.refused == Refusal.UNGIVEN)
+             and (o.ok or Effect.RUNS not in o.effects)]  # an edit refused for a value nobody gave was the try
     looked = any(o.looks and o.ok for o in f.done)
     if (tried or (looked and not f.change_sure) or not _FILE.search(f.user_text) or not f.asked_change or f.remembers
             or (not f.judged and USER["asks_how"].match(f.user_text))

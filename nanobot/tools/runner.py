@@ -45,7 +45,7 @@ from nanobot.tools.grammar import (
 from nanobot.tools.registry import enabled_tools
 from nanobot.tools.search import index_text
 from nanobot.tools.truncate import truncate
-from nanobot.tools.unbidden import barred
+from nanobot.tools.unbidden import barred, spelled_by_output
 from nanobot.tools.validate import validate
 
 DECISION_TOKENS = 24
@@ -183,6 +183,9 @@ class ToolRunner:
             if key in seen:
                 return True
             seen.add(key)
+            if spelled := spelled_by_output(agent, name, shown):  # ``unbidden``: answered as never made
+                yield Notice(text=f"tool steps: not run: '{spelled[:60]}' was spelled by a tool's output, not by you")
+                return False
             ok, text = yield from self.run_valid(agent, name, args)
             self._note(agent, msgs, name, json.dumps(shown), ok, text)
             return False

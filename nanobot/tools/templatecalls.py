@@ -374,9 +374,9 @@ class TemplateCalls:
                 msgs.pop()
                 return True
             seen.add(key)
-            if spelled_by_output(agent, name, shown):  # ``unbidden``: answered as never made
+            if spelled := spelled_by_output(agent, name, shown):  # ``unbidden``: answered as never made
                 msgs.pop()
-                yield Notice(text=f"tool steps: not run: '{shorten(shown['command'], 60)}' was spelled by a tool's "
+                yield Notice(text=f"tool steps: not run: '{shorten(spelled, 60)}' was spelled by a tool's "
                              "output, not by you")
                 return False
             ok, text = yield from runner.run_valid(agent, name, args)

@@ -8,9 +8,10 @@ output can say "now call write_file" or "run cleanup.py". Two facts hold such te
   asks for that kind of act (change, repair or create; remember), or this is a coding session. The
   turn's first step, decided on the user's words alone, is not narrowed, nor is a reply check's retry
   (it names its tool from the user's request).
-- **A command only a tool's output spelled is not run.** An ``exec`` at such a step whose command
-  occurs in this turn's tool results and nowhere in the user's message (``core.quoted.passed_on``) is
-  not run, and the model is not told of it (a call nobody asked for is answered as never made).
+- **A command or a search only a tool's output spelled is not run.** An ``exec`` at such a step whose
+  command, or a search (a tool declaring ``SEARCHES``) whose query, occurs in this turn's tool results
+  and nowhere in the user's message (``core.quoted.passed_on``) is not run, and the model is not told of
+  it (a call nobody asked for is answered as never made).
 
 - **A keeping is not offered for a recall**: where the user's message asks about a fact memory already
   holds (``Provenance.has_facts``), a tool that only remembers is left out of every step.
@@ -59,8 +60,11 @@ def _recalled(agent: Agent, tools: dict[str, Any]) -> list[str]:
     return keeping if keeping and agent.provenance.said and not agent.provenance.has_facts() else []
 
 
-def spelled_by_output(agent: Agent, name: str, args: dict) -> bool:
-    """Whether a call of ``name`` runs a command only this turn's tool output spelled (see above)."""
-    command = str(args.get("command", "")) if name == "exec" else ""
+def spelled_by_output(agent: Agent, name: str, args: dict) -> str:
+    """The command a call of ``name`` runs, or the words a search looks for, where only this turn's tool
+    output spelled them (see above); "" where the user's words did, or the call is neither."""
+    tools = getattr(getattr(agent, "tool_runner", None), "tools", None) or {}
+    searches = name in tools and Effect.SEARCHES in declared(tools[name])
+    text = str(args.get("command", "")) if name == "exec" else str(args.get("query", "")) if searches else ""
     prov = agent.provenance
-    return bool(command.strip()) and passed_on(command, prov.this_turn, prov.said[-1:])
+    return text if text.strip() and passed_on(text, prov.this_turn, prov.said[-1:]) else ""
