@@ -197,6 +197,19 @@ def test_change_claimed_without_one():
     assert cc.change_claimed_without_one(facts("what is in a.py", "It sets x to 1.", [look])) is None
 
 
+def test_a_kept_fact_given_back_to_a_question_is_no_keeping_owed():
+    """mem_dev, the 1.5B: "Remember the code for my bike lock? Tell me." leans to a keeping by its first
+    word, and the claimed classifier read "The code for my bike lock is 6083." as a claim to have kept it:
+    memory_add was forced, the model wrote the kept code, and the grounding refused it under the reply. A
+    question with no fact of its own recalls; a message that gives its fact is still retried."""
+    recall = facts("Remember the code for my bike lock? Tell me.", "The code for my bike lock is 6083.",
+                   claimed=True, remember_leans=True)
+    assert cc.change_claimed_without_one(recall) is None
+    given = facts("Remember my bike lock code is 4821, ok?", "The code for my bike lock is 4821.",
+                  claimed=True, remember_leans=True)
+    assert cc.change_claimed_without_one(given).tool == "memory_add"
+
+
 def test_a_claimed_change_after_a_look_is_retried_with_the_change_tool_only_on_a_sure_change_judgement():
     """"Zeig mir, was sich mit dem letzten Commit in glazes.md geändert hat." holds a change word
     ("commit"), so the wording takes it for a change asked; the model's judgement is a sure no. After a

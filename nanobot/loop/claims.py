@@ -116,6 +116,8 @@ def change_claimed_without_one(f: Facts) -> CheckResult | None:
         return None
     what = "no tool ran this turn" if not f.done else "no tool changed anything this turn"
     if not f.asked_change and f.can("memory_add") and f.remember_leans:  # the reply speaks as if it kept a fact
+        if recalls(f.user_text):
+            return None  # the reply gives a kept fact back: a keeping forced here could only copy one
         return CheckResult(  # the model half judged it asked to be kept: its claim is the second signal
             problem=f"the reply claims a change but {what}",
             note=f"[nanobot: {what}, so nothing was kept. If the user's message gives a fact to keep, call "
@@ -127,6 +129,14 @@ def change_claimed_without_one(f: Facts) -> CheckResult | None:
         note=f"[nanobot: {what}, so nothing was changed. Call {changer(f)} now, or say you did not change anything.]"
         if owed else answer_note(f.user_text, what, f.done),
         correction=f"(nanobot: {what}; nothing was changed.)", tool=changer(f) if owed else "")
+
+
+def recalls(text: str) -> bool:
+    """Whether a message asks for a kept fact rather than gives one: a question (its question mark, in
+    any script) with no fact of its own (``Provenance.facts``: a number, a quote, a name). "Remember the
+    code for my bike lock? Tell me." leans to a keeping by its first word, and its reply "The code for my
+    bike lock is 6083." reads as a claim to have kept it."""
+    return any(q in text for q in "?？؟") and not Provenance(said=[text]).facts()
 
 
 def _owed_after_look(f: Facts) -> bool:
