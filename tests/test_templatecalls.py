@@ -808,3 +808,37 @@ def test_an_ask_about_this_computer_looks_with_nanobots_own_tools_not_a_notes_to
     msgs = [Message(role="user", content="Auf welchem Branch arbeite ich gerade?")]
     assert calls.pick(agent, msgs, LOOKING, own=True) == "read_file"  # the one own looking tool here
     assert len([n for n, t in calls.runner.tools.items() if LOOKING & t.effects]) == 2
+
+
+def test_a_question_the_memory_block_answers_takes_no_tool_step(home):
+    """mem_dev, the 1.5B: "What's my locker number at the pool?" beside the retrieved "My locker at the
+    swimming pool is number 218." ran ``cat MEMORY.md`` twice before giving 218. A message that asks
+    about a fact a retrieved line holds takes no tool step; one that gives a new fact still may."""
+    from tests.test_doing_what_was_asked import Retrieved
+
+    block = "Relevant Memory:\n- Kept earlier: My locker at the swimming pool is number 218. (MEMORY.md:7)"
+    model = ToolTemplateModel(["Your locker number is 218."], [0.9])
+    agent = make_agent(home, model)
+    agent.add_feature(Retrieved(block))
+    events = list(agent.turn("What's my locker number at the pool?"))
+    assert model.probs == [0.9]  # no step was decided: the reply came first
+    assert not [e for e in events if isinstance(e, ToolCall)] and events[-1].reply == "Your locker number is 218."
+    model = ToolTemplateModel([body("read_file", {"path": "MEMORY.md"}), "Noted: 220."], [0.9, 0.01, 0.01])
+    agent = make_agent(home, model)
+    agent.add_feature(Retrieved(block))
+    events = list(agent.turn("My locker number at the pool is 220 now."))
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
+
+
+def test_a_look_whose_output_this_turn_already_showed_ends_the_steps(home):
+    """check6, the 1.5B: "what does units.py do?" read the 2-line file whole, then read lines 1-2, then
+    again, until the turn's budget was spent with no reply. A look whose output is one the turn already
+    showed brings nothing new: the steps end and the reply is asked for."""
+    model = ToolTemplateModel([body("read_file", {"path": "units.py"}),
+                               body("read_file", {"path": "units.py", "start": 1, "lines": 2}),
+                               "c_to_f turns Celsius into Fahrenheit: c * 9 / 5 + 32."], [0.9, 0.9, 0.01])
+    agent = make_agent(home, model)
+    (agent.settings.workspace / "units.py").write_text("def c_to_f(c):\n    return c * 9 / 5 + 32\n")
+    events = list(agent.turn("what does units.py do?"))
+    assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file", "read_file"]
+    assert model.probs == [0.01] and events[-1].reply.startswith("c_to_f turns")

@@ -34,7 +34,7 @@ from nanobot.core.provenance import call_key, unasked
 from nanobot.tools.base import ToolContext
 from nanobot.tools.callgrammar import CLOSE, OPEN, call_grammar, parse_call, tool_specs
 from nanobot.tools.choices import described
-from nanobot.tools.effects import LOOKING, declared
+from nanobot.tools.effects import LOOKING, Effect, declared, effects_of
 from nanobot.tools.firstlook import (
     LOOK_FLOOR,
     asked_here,
@@ -62,7 +62,7 @@ from nanobot.tools.plain import plain
 from nanobot.tools.renameask import rename_args
 from nanobot.tools.repoask import repo_asked
 from nanobot.tools.rewrite import rewritten
-from nanobot.tools.unbidden import barred, spelled_by_output
+from nanobot.tools.unbidden import barred, recall_held, spelled_by_output
 from nanobot.tools.validate import validate
 
 DECLINE = ("Call a function only when the user's request needs one of the functions below; "
@@ -243,6 +243,7 @@ class TemplateCalls:
         look = asks_to_look(agent)
         repo = look == "exec" and "exec" in runner.tools and repo_asked(agent)  # the repository's state asked
         owed = "edit_file" if "edit_file" in runner.tools and change_owed(agent, look) else ""
+        held = not first and look is None and not owed and recall_held(agent)  # memory answers it (``unbidden``)
 
         def changed(seen: set[str]) -> bool:
             return any(k.startswith(f"{owed} ") for k in seen)
@@ -252,6 +253,8 @@ class TemplateCalls:
         for n in range(settings.max_steps):
             if not runner._room(agent, msgs, tools=self.specs):
                 yield Notice(text="tool steps: the context is nearly full; answering now", level="warning")
+                break
+            if n == 0 and held:
                 break
             if failed[0] and tries:  # right after a tool's error: that tool again, no new decision
                 tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
@@ -356,7 +359,8 @@ class TemplateCalls:
     def call(self, agent: Agent, msgs: list[Message], seen: set[str], only: str = "",
              given: dict | None = None) -> Generator[Event, None, bool]:
         """Generate, validate (with retries) and run one call (of ``only``, when given; its first try
-        with ``given`` arguments, when the facts write them); True when it repeats one already run."""
+        with ``given`` arguments, when the facts write them); True when it repeats one already run, or
+        its output is one this turn already showed."""
         runner, retries = self.runner, self.runner.settings.tools.max_retries
         for attempt in range(retries + 1):
             raw, name, args, error = self.generate(agent, msgs, only, given if attempt == 0 else None)
@@ -385,6 +389,11 @@ class TemplateCalls:
                 msgs.pop()
                 unlure(msgs, agent)
                 return False
+            if ok and effects_of(runner.tools[name], shown) == {Effect.LOOKS}:  # a look, not a run
+                if f"shown {text}" in seen:  # the same output again (a read of the whole file, re-ranged):
+                    msgs.pop()  # nothing new to answer from, as with the same call again
+                    return True
+                seen.add(f"shown {text}")
             msgs.append(Message(role="tool", content=text if ok else f"error: {text}"))
             return False
         return False

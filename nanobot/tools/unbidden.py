@@ -13,8 +13,9 @@ output can say "now call write_file" or "run cleanup.py". Two facts hold such te
   and nowhere in the user's message (``core.quoted.passed_on``) is not run, and the model is not told of
   it (a call nobody asked for is answered as never made).
 
-- **A keeping is not offered for a recall**: where the user's message asks about a fact memory already
-  holds (``Provenance.has_facts``), a tool that only remembers is left out of every step.
+- **A recall takes no step**: where the user's message asks about a fact memory already holds
+  (``Provenance.has_facts``), a tool that only remembers is left out of every step, and where the facts
+  ask for no look (``tools.firstlook``) the turn makes no tool step at all (``recall_held``).
 
 Both are counted as the turn goes on (``TemplateCalls``); a backend that cannot score a classifier
 narrows nothing here (the call policy still refuses what nobody asked for).
@@ -58,6 +59,15 @@ def _recalled(agent: Agent, tools: dict[str, Any]) -> list[str]:
     could only copy memory back, and the grounding refuses it, so the step does not offer it."""
     keeping = [n for n, t in tools.items() if declared(t) & {Effect.REMEMBERS} and not declared(t) & {Effect.CHANGES}]
     return keeping if keeping and agent.provenance.said and not agent.provenance.has_facts() else []
+
+
+def recall_held(agent: Agent) -> bool:
+    """Whether the user's message asks about a fact a retrieved line holds (``Provenance.has_facts``):
+    the turn's memory block, or a Context section, answers it, so no tool step comes first ("What's my
+    locker number at the pool?" beside "My locker at the swimming pool is number 218." ran
+    ``cat MEMORY.md``)."""
+    prov = agent.provenance
+    return bool(prov.said and prov.retrieved) and not prov.has_facts()
 
 
 def spelled_by_output(agent: Agent, name: str, args: dict) -> str:
