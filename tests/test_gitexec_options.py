@@ -60,6 +60,7 @@ def test_an_option_not_in_its_subcommands_table_is_refused(setup, command, optio
     with pytest.raises(ToolError, match="^exec refused") as e:
         Exec().run(Exec.Args(command=command, cwd=str(repo)), ctx)
     assert f"option '{option}' is not on nanobot's read-only git list" in str(e.value)
+    assert e.value.instead == "exec"  # a command written again may be on the list: the turn's steps retry it
 
 
 def test_the_blame_leak_is_closed_and_blame_still_works(setup):

@@ -842,3 +842,21 @@ def test_a_look_whose_output_this_turn_already_showed_ends_the_steps(home):
     events = list(agent.turn("what does units.py do?"))
     assert [e.name for e in events if isinstance(e, ToolResult) and e.ok] == ["read_file", "read_file"]
     assert model.probs == [0.01] and events[-1].reply.startswith("c_to_f turns")
+
+
+def test_a_git_command_refused_for_its_form_is_written_again_once():
+    """cmd_check3, the 1.5B: "Quali file ha toccato l'ultimo commit?" ran ``git show HEAD --kiln.ini``;
+    the option is on no read-only list, the refusal ended the steps and the reply was "I can't assist".
+    A refusal that points to the same tool (``ToolError.instead``) is retried once, as an error is; a
+    policy refusal that points nowhere is not."""
+    from nanobot.tools.templatecalls import watch
+
+    def step(instead):
+        yield ToolCall(name="exec", arguments={"command": "git show HEAD --kiln.ini"})
+        yield ToolResult(name="exec", ok=False, text="exec refused: 'git show HEAD --kiln.ini': ...", instead=instead)
+        return False
+
+    for instead, want in (("exec", "exec"), ("", "")):
+        failed = [""]
+        list(watch(step(instead), failed))
+        assert failed[0] == want

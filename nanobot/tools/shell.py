@@ -130,8 +130,10 @@ class Exec(Tool):
         listed = allowed(args.command, unasked)
         words = shlex.split(args.command) if listed else []
         why, argv = "", []
+        form = ""  # why a git command is not on the read-only list as written: a retry may write it so
         if listed and words[0] == "git":
-            why = gitexec.check(words, cwd, roots(ctx)) or gitexec.repo_outside(cwd, roots(ctx)) or ""
+            form = gitexec.check(words, cwd, roots(ctx)) or ""
+            why = form or gitexec.repo_outside(cwd, roots(ctx)) or ""
         elif listed:
             why, argv = confined(args.command, words, unasked, cwd, roots(ctx))
         listed = listed and not why
@@ -140,7 +142,8 @@ class Exec(Tool):
                 rule = "git command must be read-only and stay inside the roots" if words[0] == "git" else \
                     "command may name only paths inside the workspace and roots"
                 raise ToolError(f"exec refused: '{printable(args.command, keep='')}': an allow-listed {rule} "
-                                f"({printable(why, keep='')}); this session cannot ask the user")
+                                f"({printable(why, keep='')}); this session cannot ask the user",
+                                instead="exec" if form else "")
             if ctx.confirm is None:  # the allowed commands named, so a retry can use one ("python3", not "python")
                 listing = ", ".join(printable(c, keep="") for c in ctx.settings.tools.exec_allow[:12] if c.strip())
                 runs = f" (the commands that run: {listing})" if listing else ""

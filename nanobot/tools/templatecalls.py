@@ -413,7 +413,8 @@ def unlure(msgs: list[Message], agent: Agent, forced: bool = False) -> None:
 
 def watch(step: Generator[Event, None, bool], failed: list[str], made: set[str] | None = None) -> Generator[Event, None, bool]:
     """``step``'s events, passed on; ``failed[0]``: the tool whose run failed (not a refusal by the call
-    policy: asking again would not help), or the offered tool its error points to instead, "" when none did;
+    policy: asking again would not help, unless it points to the same tool -- a git command whose option is
+    not on the read-only list, written again), or the offered tool its error points to instead, "" when none did;
     ``made``: the tools whose runs succeeded, added to."""
     failed[0] = ran = ""
     while True:
@@ -424,7 +425,8 @@ def watch(step: Generator[Event, None, bool], failed: list[str], made: set[str] 
         if isinstance(ev, ToolCall):
             ran = ev.name
         elif isinstance(ev, ToolResult):
-            failed[0] = (ev.instead or ev.name) if not ev.ok and ev.name == ran and " refused: " not in ev.text else ""
+            failed[0] = (ev.instead or ev.name) if not ev.ok and ev.name == ran and (
+                " refused: " not in ev.text or ev.instead == ev.name) else ""  # a refusal that points to a retry
             if ev.ok and made is not None:
                 made.add(ev.name)
         yield ev
