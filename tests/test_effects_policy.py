@@ -397,6 +397,8 @@ def test_an_edit_that_puts_a_value_of_its_own_in_place_of_the_files_needs_a_clea
     agent.provenance.said.append(summary)
     why = refusal(EditFile(), swap, agent.provenance, agent=agent)
     assert why.kind is Refusal.UNGIVEN and "2 to 3" in why
+    from nanobot.core.provenance import unasked
+    assert unasked(why)  # the template step answers as if it was never made: the model does not retell it
     assert refusal(EditFile(), {**swap, "new": "Die Pumpe in Halle 2 läuft wieder gut."}, agent.provenance, agent=agent) == ""
     agent.provenance.said.append("In handover.md, make it Halle 3.")
     assert refusal(EditFile(), swap, agent.provenance, agent=agent) == ""

@@ -27,6 +27,7 @@ _REF = re.compile(r"\((?:sessions/|observations/|knowledge/)?[\w./-]+:\d+(?:-\d+
 # the call policy's refusals of a call nobody asked for (``nanobot.loop.callpolicy.refusal``)
 FROM_RETRIEVED = "comes from retrieved memory or context, not from the user in this conversation"
 NOT_ASKED = "the user did not ask for a change in this conversation"
+UNGIVEN_VALUE = "a value the user did not give"
 
 
 class Refusal(StrEnum):
@@ -79,7 +80,7 @@ def unasked(refusal: str) -> bool:
     """Whether a tool's error text is the call policy refusing a call nobody asked for; for callers
     that hold only the text (the template step's notes: ``tools/templatecalls.py``). A ``ToolResult``
     says it typed: ``refused``."""
-    return " refused: " in refusal and (FROM_RETRIEVED in refusal or NOT_ASKED in refusal)
+    return " refused: " in refusal and (FROM_RETRIEVED in refusal or NOT_ASKED in refusal or UNGIVEN_VALUE in refusal)
 
 
 def _norm(text: str) -> str:

@@ -32,6 +32,7 @@ from nanobot.core.features import Agent
 from nanobot.core.provenance import (
     FROM_RETRIEVED,
     NOT_ASKED,
+    UNGIVEN_VALUE,
     PolicyError,
     Provenance,
     Refusal,
@@ -259,7 +260,7 @@ def refusal(tool: Any, args: Any, prov: Provenance, coding: bool = False, read_o
                        "answer without changing anything", Refusal.KEEP)
     if agent is not None and path and not coding and (swap := _value_swapped(args, prov.said[-2:])) and (
             _change_p(agent, last) < VALUE_SURE and _judged(agent, "repair", last) is not True):
-        return Refused(f"{name} refused: the edit changes {swap[0]} to {swap[1]}, a value the user did not give, and "
+        return Refused(f"{name} refused: the edit changes {swap[0]} to {swap[1]}, {UNGIVEN_VALUE}, and "
                        "the message does not clearly ask for a change; answer without changing anything", Refusal.UNGIVEN)
     return ""
 
