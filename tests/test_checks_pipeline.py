@@ -208,6 +208,11 @@ def test_a_kept_fact_given_back_to_a_question_is_no_keeping_owed():
     given = facts("Remember my bike lock code is 4821, ok?", "The code for my bike lock is 4821.",
                   claimed=True, remember_leans=True)
     assert cc.change_claimed_without_one(given).tool == "memory_add"
+    # nor is a keeping owed where the reply gives the kept fact back and claims nothing
+    recall = facts("Remember the code for my bike lock? Tell me.", "6083", keeps=True)
+    assert cc.remember_not_tried(recall) is None
+    assert cc.remember_not_tried(facts("Remember my bike lock code is 4821. Tell me when you have it.", "OK",
+                                       keeps=True)).tool == "memory_add"
 
 
 def test_a_claimed_change_after_a_look_is_retried_with_the_change_tool_only_on_a_sure_change_judgement():

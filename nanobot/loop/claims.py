@@ -188,11 +188,13 @@ def remember_not_tried(f: Facts) -> CheckResult | None:
     """The user asked to remember something (the model's sure judgement in any language, else the
     wording) and nothing was saved or changed: no call that remembers was tried. Retried with
     memory_add, whatever the reply says ("Merk ich mir!" claims it in words no list holds). A reply
-    that asks back stands; a question ("Quando é o aniversário da minha mãe?") recalls, and a message
+    that asks back stands; a question ("Quando é o aniversário da minha mãe?", "Remember the code for my
+    bike lock? Tell me.": ``recalls``) recalls, and a message
     that names a file ("I can't remember what I wrote in a.md") is about the file: neither is this. A
     memory_add refused as holding what the user never said (an older fact copied from memory) saved
     nothing of the user's: the keeping is still owed (``loop.checkedturn`` keeps the message as written)."""
-    if (f.target or _FILE.search(f.user_text) or f.user_text.rstrip().endswith(("?", "？")) or not f.can("memory_add")
+    if (f.target or _FILE.search(f.user_text) or f.user_text.rstrip().endswith(("?", "？")) or recalls(f.user_text)
+            or not f.can("memory_add")
             or f.reply.rstrip().endswith("?") or not f.keeps or not f.gives_facts):
         return None  # a message with no fact of its own and nothing said before it: a retry could only invent one
     if any(Effect.REMEMBERS in o.effects and (o.ok or not (o.unasked or o.refused == Refusal.UNSAID))
