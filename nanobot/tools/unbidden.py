@@ -1,6 +1,7 @@
 """Calls a tool's output may not bring about, within a turn: once a tool's result is in the turn's
 context, what the model does next is decided with that text in view, and a file, a page or a command's
-output can say "now call write_file" or "run cleanup.py". Two facts hold such text back:
+output can say "now call write_file" or "run cleanup.py". Two facts hold such text back, and a third
+keeps a recall from becoming a keeping:
 
 - **A change or a keeping after a look is offered only where the user asks for one.** At a tool step
   after the turn's first result, a tool that declares ``CHANGES`` or ``REMEMBERS`` (``tools.effects``)
@@ -12,12 +13,11 @@ output can say "now call write_file" or "run cleanup.py". Two facts hold such te
   command, or a search (a tool declaring ``SEARCHES``) whose query, occurs in this turn's tool results
   and nowhere in the user's message (``core.quoted.passed_on``) is not run, and the model is not told of
   it (a call nobody asked for is answered as never made).
-
 - **A recall takes no step**: where the user's message asks about a fact memory already holds
   (``Provenance.has_facts``), a tool that only remembers is left out of every step, and where the facts
   ask for no look (``tools.firstlook``) the turn makes no tool step at all (``recall_held``).
 
-Both are counted as the turn goes on (``TemplateCalls``); a backend that cannot score a classifier
+The first two are counted as the turn goes on (``TemplateCalls``); a backend that cannot score a classifier
 narrows nothing here (the call policy still refuses what nobody asked for).
 """
 
