@@ -73,8 +73,10 @@ def recall_held(agent: Agent) -> bool:
 def spelled_by_output(agent: Agent, name: str, args: dict) -> str:
     """The command a call of ``name`` runs, or the words a search looks for, where only this turn's tool
     output spelled them (see above); "" where the user's words did, or the call is neither."""
-    tools = getattr(getattr(agent, "tool_runner", None), "tools", None) or {}
-    searches = name in tools and Effect.SEARCHES in declared(tools[name])
-    text = str(args.get("command", "")) if name == "exec" else str(args.get("query", "")) if searches else ""
+    if name == "exec":
+        text = str(args.get("command", ""))
+    else:
+        tool = agent.tool_runner.tools.get(name) if agent.tool_runner is not None else None
+        text = str(args.get("query", "")) if tool is not None and Effect.SEARCHES in declared(tool) else ""
     prov = agent.provenance
     return text if text.strip() and passed_on(text, prov.this_turn, prov.said[-1:]) else ""
