@@ -828,6 +828,11 @@ def test_a_question_the_memory_block_answers_takes_no_tool_step(home):
     agent.add_feature(Retrieved(block))
     events = list(agent.turn("My locker number at the pool is 220 now."))
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
+    model = ToolTemplateModel([body("read_file", {"path": "MEMORY.md"}), "Done."], [0.9, 0.01, 0.01])
+    agent = make_agent(home, model)
+    agent.add_feature(Retrieved(block))
+    events = list(agent.turn("Check my locker number at the pool."))  # a request, not a question: its steps run
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["read_file"]
 
 
 def test_a_look_whose_output_this_turn_already_showed_ends_the_steps(home):

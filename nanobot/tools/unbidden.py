@@ -62,12 +62,14 @@ def _recalled(agent: Agent, tools: dict[str, Any]) -> list[str]:
 
 
 def recall_held(agent: Agent) -> bool:
-    """Whether the user's message asks about a fact a retrieved line holds (``Provenance.has_facts``):
-    the turn's memory block, or a Context section, answers it, so no tool step comes first ("What's my
-    locker number at the pool?" beside "My locker at the swimming pool is number 218." ran
-    ``cat MEMORY.md``)."""
+    """Whether the user's message is a question (its question mark, in any script) about a fact a
+    retrieved line holds (``Provenance.has_facts``): the turn's memory block, or a Context section,
+    answers it, so no tool step comes first ("What's my locker number at the pool?" beside "My locker
+    at the swimming pool is number 218." ran ``cat MEMORY.md``). A request a retrieved line restates
+    ("fix the failing test", said in an earlier session too) is no recall: its steps run."""
     prov = agent.provenance
-    return bool(prov.said and prov.retrieved) and not prov.has_facts()
+    return (bool(prov.said and prov.retrieved) and any(q in prov.said[-1] for q in "?？؟")
+            and not prov.has_facts())
 
 
 def spelled_by_output(agent: Agent, name: str, args: dict) -> str:
