@@ -14,8 +14,9 @@ keeps a recall from becoming a keeping:
   and nowhere in the user's message (``core.quoted.passed_on``) is not run, and the model is not told of
   it (a call nobody asked for is answered as never made).
 - **A recall takes no step**: where the user's message asks about a fact memory already holds
-  (``Provenance.has_facts``), a tool that only remembers is left out of every step, and where the facts
-  ask for no look (``tools.firstlook``) the turn makes no tool step at all (``recall_held``).
+  (``Provenance.has_facts``), a tool that only remembers is left out of every step, and where it is a
+  question and the facts ask for no look (``tools.firstlook``) the turn makes no tool step at all
+  (``recall_held``).
 
 The first two are counted as the turn goes on (``TemplateCalls``); a backend that cannot score a classifier
 narrows nothing here (the call policy still refuses what nobody asked for).
