@@ -25,7 +25,7 @@ def facts(user, reply, done=(), **kw):
 def test_the_pipeline_is_the_named_checks_in_order():
     assert [c.__name__ for c in CHECKS] == [
         "no_answer", "repeated_reply", "message_parroted", "imitated_output", "failed_change_claimed", "failure_echoed", "failure_untold", "change_claimed_without_one", "asked_file_not_changed",
-        "change_not_tried", "remember_not_tried", "call_as_text", "look_failed", "told_of_tool", "output_unrun", "not_from_look", "listing_unnamed", "value_unshown", "declined_without_look", "not_looked", "absent_listed", "named_unlooked"]
+        "change_not_tried", "remember_not_tried", "name_not_written", "call_as_text", "look_failed", "told_of_tool", "output_unrun", "not_from_look", "listing_unnamed", "value_unshown", "declined_without_look", "not_looked", "absent_listed", "named_unlooked"]
 
 
 def test_a_repeated_reply_to_a_change_not_tried_is_retried_with_the_change():
@@ -824,3 +824,21 @@ def test_a_change_claimed_of_a_file_that_is_not_there_is_retried_with_the_writer
     verdict = cc.change_claimed_without_one(facts(there, "J'ai ajouté un test dans `notes.py`.", asked_change=True, claimed=True,
                                                   extra={"new_files": lambda: _new_files(there, agent)}))
     assert verdict.tool == "edit_file"
+
+
+def test_a_name_the_message_spells_as_code_that_no_written_file_holds_is_owed():
+    """Facts only: the written files' texts before the turn and now. A name spelled as a call or in
+    backticks that neither holds is the change not made; one the file held before (a fix, a rename's
+    old name), one the write put in, a file tool that wrote nothing, and "file(s)" pass."""
+    write = Outcome("write_file", {"path": "convert.py"}, True, "overwrote convert.py", effects=EDIT, on_path=True)
+    old = "def km_to_miles(km):\n    return km / 1.609344\n"
+    ask = "Voeg een functie inches_to_cm(inches) toe aan convert.py."
+    got = cc.name_not_written(facts(ask, "Klaar.", [write], extra={"written": {"/w/convert.py": (old, old)}}))
+    assert got is not None and got.tool == "edit_file" and "convert.py does not hold inches_to_cm" in got.note
+    added = old + "\n\ndef inches_to_cm(inches):\n    return inches * 2.54\n"
+    assert cc.name_not_written(facts(ask, "Klaar.", [write], extra={"written": {"/w/convert.py": (old, added)}})) is None
+    assert cc.name_not_written(facts("Fix `km_to_miles` in convert.py", "Done.", [write],
+                                     extra={"written": {"/w/convert.py": (old, old)}})) is None
+    assert cc.name_not_written(facts(ask, "Klaar.", [], extra={"written": {}})) is None
+    assert cc.name_not_written(facts("Fix the file(s) please", "Done.", [write],
+                                     extra={"written": {"/w/convert.py": (old, old)}})) is None

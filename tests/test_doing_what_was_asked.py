@@ -783,3 +783,31 @@ def test_a_reply_that_takes_a_refused_commands_setting_on_itself_is_told_the_use
     result = next(e for e in events if isinstance(e, ToolResult))
     assert not result.ok and "config.toml" in result.text
     assert done.reply.endswith(f"(nanobot: exec failed: {result.text.strip()})")
+
+
+def test_a_write_that_leaves_out_the_function_asked_for_is_retried_with_an_edit(home):
+    """"Add a function inches_to_cm(inches) to convert.py ...": the 1.5B overwrote convert.py with its two
+    old functions and nothing new, and the turn ended there. The name the message spells as code is in
+    no file the turn wrote, before or after: the reply is asked again with edit_file, and the retried
+    edit puts it in."""
+    convert = "def km_to_miles(km):\n    return km / 1.609344\n"
+    same = json.dumps({"path": "convert.py", "content": convert})
+    add = json.dumps({"path": "convert.py", "old": "    return km / 1.609344\n",
+                      "new": "    return km / 1.609344\n\n\ndef inches_to_cm(inches):\n    return inches * 2.54\n"})
+    agent = make_agent(home, ["Tool: write_file", same, "Answer:", "I added inches_to_cm to convert.py.",
+                              add, "Answer:", "inches_to_cm is in convert.py now."])
+    (agent.workspace / "convert.py").write_text(convert)
+    events, done = run(agent, "Add a function inches_to_cm(inches) to convert.py (1 inch is 2.54 cm).")
+    assert [e.name for e in events if isinstance(e, ToolCall)] == ["write_file", "edit_file"]
+    assert "def inches_to_cm(inches)" in (agent.workspace / "convert.py").read_text()
+    assert any("convert.py does not hold inches_to_cm" in e.text for e in events if isinstance(e, Notice))
+    assert done.reply.endswith("inches_to_cm is in convert.py now.") and not done.corrected
+    agent = make_agent(home, ["Tool: write_file", same, "Answer:", "Done."])  # a name the file held already
+    (agent.workspace / "convert.py").write_text(convert)
+    events, done = run(agent, "Tidy km_to_miles() in convert.py.")
+    assert not any(isinstance(e, Notice) and "does not hold" in e.text for e in events)
+    agent = make_agent(home, ["Tool: write_file", same, "Answer:", "Done."])  # a name another file it names holds
+    (agent.workspace / "convert.py").write_text(convert)
+    (agent.workspace / "style.py").write_text("def tidy_helper():\n    pass\n")
+    events, done = run(agent, "Tidy convert.py the way tidy_helper in style.py is written.")
+    assert not any(isinstance(e, Notice) and "does not hold" in e.text for e in events)

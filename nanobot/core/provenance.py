@@ -105,6 +105,15 @@ def facts_of(text: str) -> list[str]:
     return [*re.findall(r"\d+", text), *_QUOTED.findall(text), *(n for n in names if len(n) >= 2)]
 
 
+def is_question(text: str) -> bool:
+    """Whether ``text`` asks: it holds a question mark, in any script.
+
+    >>> is_question("What's my locker number?"), is_question("¿Cuál es mi taquilla？"), is_question("Note it.")
+    (True, True, False)
+    """
+    return any(q in text for q in "?？؟")
+
+
 def restated(text: str, line: str, share: float = 0.5) -> bool:
     """Whether ``line`` already says what ``text`` says: every fact of ``text`` (``facts_of``) is in it,
     and so are at least two of its content words (3+ letters, no stop word, at a word's start) and
@@ -132,6 +141,7 @@ class Provenance:
     ran: set[str] = field(default_factory=set)  # calls run since the last message before the tool steps (``call_key``)
     lured: int = 0  # len(said) when a call was last refused as nobody's ask (``unlured``)
     missed: tuple[int, str] | None = None  # (len(said), path) of this turn's edit whose old was not found (``tools.retryedit``)
+    before: dict[str, str] = field(default_factory=dict)  # each file a file tool wrote this turn: its text before ("" new)
 
     def _in(self, value: str, texts: list[str]) -> bool:
         hay = [_norm(t) for t in texts]

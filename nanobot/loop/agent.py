@@ -290,7 +290,7 @@ class Agent:
             yield Notice(text=f"memory lookup failed, answering without it: {e}", level="warning")
         sent = f"{memory}\n\n{text}" if memory else text
         self.provenance.said.append(text)
-        self.provenance.this_turn, self.provenance.ran = [], set()
+        self.provenance.this_turn, self.provenance.ran, self.provenance.before = [], set(), {}
         if len(self.provenance.said) == 1:
             self.provenance.retrieved += [s.text for s in self.system_prompt().sections  # Context, USER, ...
                                           if s.name != "coding"]  # (a coding session's own work is not)

@@ -10,12 +10,13 @@ effects (``nanobot.tools.effects``); what the *reply* claims is read from its te
 from __future__ import annotations
 
 import difflib
+import re
 from difflib import SequenceMatcher
 from pathlib import PurePath
 
 from nanobot.base.shorten import shorten
 from nanobot.core.asks import _FILE, _NOT_FILES
-from nanobot.core.provenance import Provenance, Refusal
+from nanobot.core.provenance import Provenance, Refusal, facts_of, is_question
 from nanobot.loop.verdict import CheckResult, Facts, Outcome, from_reply
 from nanobot.loop.wording import REPLY, USER
 from nanobot.tools.effects import Effect
@@ -136,7 +137,7 @@ def recalls(text: str) -> bool:
     any script) with no fact of its own (``Provenance.facts``: a number, a quote, a name). "Remember the
     code for my bike lock? Tell me." leans to a keeping by its first word, and its reply "The code for my
     bike lock is 6083." reads as a claim to have kept it."""
-    return any(q in text for q in "?？؟") and not Provenance(said=[text]).facts()
+    return is_question(text) and not facts_of(text)
 
 
 def _owed_after_look(f: Facts) -> bool:
@@ -182,6 +183,47 @@ def change_not_tried(f: Facts) -> CheckResult | None:
         problem=f"the user asked to change a file but {'the reply declines without trying' if declined else 'no tool ran'}",
         note=f"[nanobot: nothing was changed: no tool ran this turn. Call {tool} now to make the change, or say you cannot.]",
         correction="" if declined else "(nanobot: nothing was changed this turn.)", tool=tool)
+
+
+_CALLED = re.compile(r"(?<![\w.$/-])([A-Za-z_$][\w$]+)\((?!s\))|`([A-Za-z_$][\w$]+)(?:\([^`]*\))?`"
+                     r"|(?<![\w.$/-])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w$/-]|\.\w)")
+
+
+def code_names(text: str) -> list[str]:
+    """The names a message spells as code: written as a call ("vat(amount, rate)", "inches_to_cm()";
+    "file(s)" is no call), in backticks, or joined by underscores ("a test for inches_to_cm"; not a
+    file's name), in any language of the message.
+
+    >>> code_names("Füge in basket.py eine Funktion vat(amount, rate) hinzu"), code_names("rename `subtotal` please")
+    (['vat'], ['subtotal'])
+    >>> code_names("Now write a test for inches_to_cm in test_convert.py."), code_names("the file(s) in my_docs/")
+    (['inches_to_cm'], [])
+    """
+    return list(dict.fromkeys(a or b or c for a, b, c in _CALLED.findall(text)))
+
+
+def name_not_written(f: Facts) -> CheckResult | None:
+    """A file tool wrote this turn, and a name the message spells as code (``code_names``) that none of
+    the written files held before is in none of them after: the code the user asked for was not put
+    in ("Add a function inches_to_cm(inches) to convert.py" answered by a ``write_file`` of convert.py
+    that holds only the old functions). Facts only: the files' texts before the turn's first write to
+    each and on disk now, and the other files the message names (a name one of them holds is spoken of,
+    not asked for). Retried with edit_file on the file the message names."""
+    if not any(o.ok and o.changes and o.on_path for o in f.done) or not code_names(f.user_text) or f.remembers:
+        return None
+    written = f.extra.get("written")
+    files = written() if callable(written) else written or {}
+    missing = [n for n in code_names(f.user_text) if not any(
+        re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", text) for pair in files.values() for text in pair)]
+    if not missing or not f.can("edit_file"):
+        return None
+    named = [p for p in files if PurePath(p).name in f.user_text] or list(files)
+    where, what = PurePath(named[0]).name, ", ".join(missing)
+    return CheckResult(
+        problem=f"a file was written but {where} does not hold {what}, which the user asked for",
+        note=f"[nanobot: {where} does not hold {what} yet: the change asked for is not made. Call edit_file on "
+             f"{where} to add it, keeping everything that is there.]",
+        correction=f"(nanobot: {where} does not hold {what}: the change asked for was not made.)", tool="edit_file")
 
 
 def remember_not_tried(f: Facts) -> CheckResult | None:

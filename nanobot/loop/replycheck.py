@@ -33,6 +33,7 @@ from nanobot.loop.claims import (
     failure_echoed,
     failure_untold,
     message_parroted,
+    name_not_written,
     remember_not_tried,
     restates,
     says_back,
@@ -131,6 +132,7 @@ CHECKS: tuple[Check, ...] = (
     asked_file_not_changed,  # the file asked about is unchanged (only memory changed) and the reply claims it
     change_not_tried,  # a change asked for and no call tried
     remember_not_tried,  # a remember request and nothing saved
+    name_not_written,  # a file written, and a name the message spells as code is in none of the written files
     call_as_text,  # a call's JSON in the reply: nothing ran
     look_failed,  # every look failed and the reply speaks of the target
     told_of_tool,  # the reply tells the user of a tool that did not run
@@ -229,6 +231,34 @@ def _exchanges(agent: Agent | None) -> list[tuple[str, str]]:
             if u.role == "user" and a.role == "assistant"]
 
 
+def written(agent: Agent | None, user_text: str = "") -> dict[str, tuple[str, str]]:
+    """Each file a file tool wrote this turn: (its text before the turn's first write, its text now);
+    and each other file the message names that exists in the roots, as (its text, its text)."""
+    from pathlib import Path
+
+    from nanobot.base.regular import read_regular
+    from nanobot.tools.named import named, roots_of
+
+    def now(path: str) -> str:
+        try:
+            return read_regular(Path(path)).decode("utf-8", errors="replace")[:MAX_READ]
+        except OSError:
+            return ""
+
+    if agent is None:
+        return {}
+    out = {path: (was, now(path)) for path, was in agent.provenance.before.items()}
+    roots = roots_of(agent.settings)
+    for n in named(user_text, roots) if user_text else ():
+        path = next((str(r / n.path) for r in roots if (r / n.path).is_file()), "")
+        if n.kind == "file" and path and path not in out:
+            out[path] = (text := now(path), text)
+    return out
+
+
+MAX_READ = 200_000  # characters of a file read for the names it holds
+
+
 def _new_files(user_text: str, agent: Agent | None) -> list[str]:
     """The file-shaped names the message gives that are not in the roots (``tools.named``), where the
     model's create classifier is sure the message asks for a new file: a name that is not there is
@@ -276,7 +306,7 @@ def check(user_text: str, reply: str, events: list, asked_change: bool | Callabl
                          "program": lambda: agent is not None and named_program(user_text, agent) or "",
                          "run_leans": lambda: agent is not None and leans(agent, "run", user_text),
                          "absent": lambda: paths().get("new", []), "files": lambda: paths().get("file", []),
-                         "new_files": lambda: _new_files(user_text, agent)})
+                         "new_files": lambda: _new_files(user_text, agent), "written": lambda: written(agent, user_text)})
     # the reply read by the model where a claim would matter: it says the message back, and a change was
     # asked for; or it gives back a fact of the message (in another language too), and a keeping is leaned to
     facts.claimed = lambda: (agent is not None and (restates(user_text, reply) and facts.asked_change

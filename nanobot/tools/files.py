@@ -119,7 +119,10 @@ def _writable(raw: str, ctx: ToolContext) -> Path:
 
 def _write(path: Path, text: str, raw: str, ctx: ToolContext) -> None:
     """``text`` written atomically to ``path`` and recorded as nanobot's own write; the folders below its
-    root are opened without following links (a folder swapped for a link after the check fails the write)."""
+    root are opened without following links (a folder swapped for a link after the check fails the write).
+    The file's text before the turn's first write to it goes to ``Provenance.before``, for the checks."""
+    if ctx.agent is not None and str(path) not in (before := ctx.agent.provenance.before):
+        before[str(path)] = (_old_text(path, raw) or "") if path.exists() else ""
     try:
         atomic_write(path, text, root=next((r for r in roots(ctx) if r == path or r in path.parents), None))
     except OSError as e:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from nanobot.core.features import Agent
+from nanobot.core.provenance import is_question
 from nanobot.core.quoted import passed_on
 from nanobot.tools.effects import Effect, declared
 
@@ -69,7 +70,7 @@ def recall_held(agent: Agent) -> bool:
     at the swimming pool is number 218." ran ``cat MEMORY.md``). A request a retrieved line restates
     ("fix the failing test", said in an earlier session too) is no recall: its steps run."""
     prov = agent.provenance
-    return (bool(prov.said and prov.retrieved) and any(q in prov.said[-1] for q in "?？؟")
+    return (bool(prov.said and prov.retrieved) and is_question(prov.said[-1])
             and not prov.has_facts())
 
 
