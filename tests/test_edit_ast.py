@@ -144,3 +144,33 @@ def test_a_new_test_file_with_no_test_in_it_is_refused(home):
     test = "from textutil import reverse_words\n\n\ndef test_reverse_words():\n    assert reverse_words(\"a b\") == \"b a\"\n"
     WriteFile().run(WriteFile.Args(path="test_more.py", content=test), ctx)
     assert (ws / "test_more.py").read_text() == test
+
+
+def test_a_test_that_takes_a_parameter_pytest_cannot_fill_is_refused(home):
+    """"Écris un test pour spread dans un nouveau fichier test_notes.py": the 1.5B wrote
+    ``def test_spread(grades):``, and pytest stopped at "fixture 'grades' not found". Such a test is
+    refused (write_file, edit_file); pytest's own fixtures, a ``conftest.py`` fixture, a ``parametrize``
+    name, and a parameter another test of the folder already takes are filled, and pass."""
+    from nanobot.base.errors import ToolError
+    from nanobot.tools.append import AppendFile
+
+    ctx, ws = _repo(home, ["Write a test for reverse_words in a new file test_more.py."])
+    bad = "from textutil import reverse_words\n\n\ndef test_reverse_words(words):\n    assert reverse_words(words) == words\n"
+    (ws / "probe").mkdir()  # the premise: pytest itself does not run such a test
+    (ws / "probe" / "test_probe.py").write_text(bad.replace("from textutil import reverse_words\n", "reverse_words = str\n"))
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                          str(ws / "probe")], capture_output=True, text=True)
+    assert ran.returncode != 0 and "fixture 'words' not found" in ran.stdout
+    with pytest.raises(ToolError, match=r"test_reverse_words\(words\) takes a parameter that pytest cannot fill"):
+        WriteFile().run(WriteFile.Args(path="test_more.py", content=bad), ctx)
+    assert not (ws / "test_more.py").exists()
+    with pytest.raises(ToolError, match="cannot fill"):
+        EditFile().run(EditFile.Args(path="test_textutil.py", old="def test_shout():", new="def test_shout(text):"), ctx)
+    with pytest.raises(ToolError, match="cannot fill"):
+        AppendFile().run(AppendFile.Args(path="test_textutil.py", text=bad.split("\n\n\n")[1]), ctx)
+    good = ("import pytest\n\nfrom textutil import reverse_words\n\n\n@pytest.mark.parametrize('words', ['a b'])\n"
+            "def test_reverse_words(words, tmp_path, sample):\n    assert reverse_words(words) == 'b a'\n")
+    (ws / "conftest.py").write_text("import pytest\n\n\n@pytest.fixture\ndef sample():\n    return 1\n")
+    WriteFile().run(WriteFile.Args(path="test_more.py", content=good), ctx)
+    (ws / "test_plugin.py").write_text("def test_uses(mocker):\n    pass\n")  # a plugin's fixture the project uses
+    EditFile().run(EditFile.Args(path="test_textutil.py", old="def test_shout():", new="def test_shout(mocker):"), ctx)

@@ -20,8 +20,9 @@ from nanobot.base.errors import ToolError
 from nanobot.base.pysyntax import is_python
 from nanobot.tools.base import Tool, ToolContext
 from nanobot.tools.effects import Effect
-from nanobot.tools.files import PathArgs, _old_text, _writable, _write, refuse_broken
+from nanobot.tools.files import PathArgs, _old_text, _root, _writable, _write, refuse_broken
 from nanobot.tools.paths import display
+from nanobot.tools.testargs import refuse_unfilled
 
 
 class AppendArgs(PathArgs):
@@ -87,6 +88,7 @@ class AppendFile(Tool):
             head = spaced(old, args.text)
         new = appended(head, args.text)
         refuse_broken(old, new, args.path, "append_file")
+        refuse_unfilled("append_file", args.path, path, _root(path, ctx), old, new)  # nanobot.tools.testargs
         _write(path, new, args.path, ctx)
         lines = args.text.strip("\n").count("\n") + 1
         return f"appended {lines} line{'s' if lines > 1 else ''} to {display(path, ctx)}"

@@ -52,6 +52,7 @@ from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words,
 from nanobot.tools.readwindow import whole
 from nanobot.tools.renames import rename
 from nanobot.tools.retryedit import held, note_miss
+from nanobot.tools.testargs import refuse_unfilled
 from nanobot.tools.testimports import completed
 from nanobot.tools.testless import refuse_testless
 
@@ -117,6 +118,11 @@ def _writable(raw: str, ctx: ToolContext) -> Path:
     return path
 
 
+def _root(path: Path, ctx: ToolContext) -> Path | None:
+    """The root ``path`` is in."""
+    return next((r for r in roots(ctx) if r == path or r in path.parents), None)
+
+
 def _write(path: Path, text: str, raw: str, ctx: ToolContext) -> None:
     """``text`` written atomically to ``path`` and recorded as nanobot's own write; the folders below its
     root are opened without following links (a folder swapped for a link after the check fails the write).
@@ -124,7 +130,7 @@ def _write(path: Path, text: str, raw: str, ctx: ToolContext) -> None:
     if ctx.agent is not None and str(path) not in (before := ctx.agent.provenance.before):
         before[str(path)] = (_old_text(path, raw) or "") if path.exists() else ""
     try:
-        atomic_write(path, text, root=next((r for r in roots(ctx) if r == path or r in path.parents), None))
+        atomic_write(path, text, root=_root(path, ctx))
     except OSError as e:
         raise ToolError(f"cannot write '{raw}': {e.strerror}") from None
     record_written(ctx.settings.home, ctx.workspace, path)
@@ -206,6 +212,7 @@ class WriteFile(Tool):
         old = _old_text(path, args.path) if existed else None
         refuse_broken(old, args.content, args.path, "write_file")
         refuse_testless(args.path, args.content)  # nanobot.tools.testless
+        refuse_unfilled("write_file", args.path, path, _root(path, ctx), old, args.content)  # nanobot.tools.testargs
         if old is not None:  # an overwrite keeps every line the user did not ask to remove (editloss)
             refuse_loss(old, args.content, _asked(ctx), args.path, "write_file")
             refuse_unasked_rename(old, args.content, _asked(ctx), args.path, "write_file")
@@ -283,6 +290,7 @@ class EditFile(Tool):
                                           "was asked", Refusal.LOSES_LINES))
             new, where = kept[0], f"{where}; {', '.join(kept[1])} kept as it was (the user did not name it)"
         new, added = completed(new, path, roots(ctx))  # nanobot.tools.testimports
+        refuse_unfilled("edit_file", args.path, path, _root(path, ctx), text, new)  # nanobot.tools.testargs
         _write(path, new, args.path, ctx)
         where += added
         asked_rename = renamed is not None or rename(text, args.old, args.new, _asked(ctx), least=1) is not None
