@@ -8,6 +8,7 @@ import pytest
 
 from nanobot.config import load_settings
 from nanobot.core.provenance import PolicyError, Provenance
+from nanobot.loop.judge import Judge
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile
 from nanobot.workspace import init_workspace
@@ -20,7 +21,7 @@ def _ctx(home, said):
     init_workspace(settings.workspace)
     (settings.workspace / "lib.sh").write_text(LIB)
     (settings.workspace / "notes.py").write_text("def passed(grade):\n    return grade >= 10\n")
-    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said]))), settings.workspace
+    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said]), judge=Judge())), settings.workspace
 
 
 def test_a_named_definition_renamed_to_a_name_nobody_gave_is_refused(home):

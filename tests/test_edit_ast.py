@@ -11,6 +11,7 @@ import pytest
 
 from nanobot.config import load_settings
 from nanobot.core.provenance import PolicyError, Provenance, Refusal
+from nanobot.loop.judge import Judge
 from nanobot.tools.base import ToolContext
 from nanobot.tools.editloss import lost
 from nanobot.tools.files import EditFile, WriteFile
@@ -32,7 +33,7 @@ def _repo(home, said: list[str]):
     (ws / "textutil.py").write_text(MODULE + '\n\ndef reverse_words(text):\n    return " ".join(text.split()[::-1])\n')
     (ws / "test_textutil.py").write_text(TESTS)
     subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
-    agent = SimpleNamespace(provenance=Provenance(said=said))
+    agent = SimpleNamespace(provenance=Provenance(said=said), judge=Judge())
     return ToolContext(settings=settings, agent=agent), ws
 
 

@@ -67,7 +67,7 @@ def test_a_new_tool_that_declares_nothing_is_guarded_without_touching_the_policy
 def _ctx(home, said: list[str] | None):
     settings = load_settings(home, memory={"enabled": False}, observer={"enabled": False})
     init_workspace(settings.workspace)
-    agent = SimpleNamespace(provenance=Provenance(said=said)) if said is not None else None
+    agent = SimpleNamespace(provenance=Provenance(said=said), judge=Judge()) if said is not None else None
     return ToolContext(settings=settings, agent=agent), settings.workspace
 
 

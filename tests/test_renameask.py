@@ -84,3 +84,36 @@ def test_a_longer_file_name_leaves_no_word_of_itself_to_weigh(home):
     assert model.pairs == [("subtotal", "in"), ("subtotal", "und"), ("subtotal", "sum_prices")]
     assert "def sum_prices(" in (agent.workspace / "basket.py").read_text()
     assert (agent.workspace / "tests" / "test_basket.py").read_text() == "from basket import sum_prices\n"
+
+
+class Leaning(Renaming):
+    """... whose rename classifier gives the pair ``asked`` ``p``: under its sure bound."""
+
+    def __init__(self, replies, probs, asked, p):
+        super().__init__(replies, probs, asked)
+        self.p = p
+
+    def yes_no_apart(self, messages, **kw):
+        yes, no = super().yes_no_apart(messages, **kw)
+        return (self.p, 1 - self.p) if self.pairs and yes == 0.99 and messages[-1].content.endswith(
+            " -> ".join(self.asked)) else (yes, no)
+
+
+@pytest.mark.parametrize("p, renamed", [(0.93, True), (0.6, False)])
+def test_the_models_own_rename_of_the_name_the_message_renames_takes_the_messages_new_name(home, p, renamed):
+    """"Renomme la fonction passed en is_passing dans notes.py et dans report.py.": the rename classifier
+    gave (passed, is_passing) 0.93, under its sure bound, so the model wrote the call, and turned
+    ``passed`` into ``is_passed``, refused as a name nobody gave. Where the model's own edit renames the
+    very definition a pair of the message renames, and the classifier gives that pair ``LEANS`` or more,
+    the edit is the message's rename, in every file it names; under it the refusal stands."""
+    notes = "def passed(grade):\n    return grade >= 10\n"
+    report = "from notes import passed\n\n\ndef summary(g):\n    return passed(g)\n"
+    edit = {"path": "notes.py", "old": "def passed(grade):", "new": "def is_passed(grade):"}
+    model = Leaning(['edit_file"', body("edit_file", edit), "Renommée.", "Renommée."], [0.9, 0.1, 0.1, 0.1], ("passed", "is_passing"), p)
+    agent = make_agent(home, model, enabled=["read_file", "edit_file"], listing="lean")
+    (agent.workspace / "notes.py").write_text(notes)
+    (agent.workspace / "report.py").write_text(report)
+    list(agent.turn("Renomme la fonction passed en is_passing dans notes.py et dans report.py."))
+    assert ("is_passing" in (agent.workspace / "notes.py").read_text()) is renamed
+    assert (agent.workspace / "report.py").read_text() == (report.replace("passed", "is_passing") if renamed else report)
+    assert "is_passed" not in (agent.workspace / "notes.py").read_text()

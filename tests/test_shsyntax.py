@@ -11,6 +11,7 @@ import pytest
 from nanobot.base.errors import ToolError
 from nanobot.config import load_settings
 from nanobot.core.provenance import Provenance
+from nanobot.loop.judge import Judge
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile
 from nanobot.workspace import init_workspace
@@ -24,7 +25,7 @@ def _ctx(home):
     settings = load_settings(home)
     init_workspace(settings.workspace)
     (settings.workspace / "lib.sh").write_text(LIB)
-    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[ASK]))), settings.workspace
+    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[ASK]), judge=Judge())), settings.workspace
 
 
 def test_an_edit_that_breaks_the_scripts_syntax_is_refused_and_the_file_kept(home):

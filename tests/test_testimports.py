@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 from nanobot.config import load_settings
 from nanobot.core.provenance import Provenance
+from nanobot.loop.judge import Judge
 from nanobot.tools.base import ToolContext
 from nanobot.tools.files import EditFile, WriteFile
 from nanobot.tools.testimports import imported
@@ -25,7 +26,7 @@ def _repo(home, said: str):
     ws = settings.workspace
     (ws / "notes.py").write_text(NOTES)
     subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
-    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said]))), ws
+    return ToolContext(settings=settings, agent=SimpleNamespace(provenance=Provenance(said=[said]), judge=Judge())), ws
 
 
 def _pytest(ws) -> str:

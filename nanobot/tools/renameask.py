@@ -20,6 +20,8 @@ is read as English; a message naming no file that defines one of its names costs
 
 from __future__ import annotations
 
+from typing import Any
+
 from nanobot.base.regular import read_regular
 from nanobot.core.features import Agent
 from nanobot.tools.namedcode import MAX_BYTES, NAME, definitions
@@ -46,14 +48,13 @@ def pairs(said: str, texts: dict[str, str]) -> list[tuple[str, str, str]]:
     return found
 
 
-def rename_args(agent: Agent, tools: dict) -> dict | None:
-    """edit_file's arguments for the rename the user's last message asks (see the module docstring);
-    None where edit_file is not among ``tools``, the facts give no pair or the model is sure of none."""
+def _said_pairs(agent: Agent, settings: Any = None) -> list[tuple[str, str, str]]:
+    """``pairs`` of the user's last message and the files it names (in ``settings``' roots, else the agent's)."""
     from nanobot.tools.named import named, roots_of
 
-    said, settings = agent.provenance.said, agent.settings
-    if not said or settings is None or "edit_file" not in tools:
-        return None
+    said, settings = agent.provenance.said, settings or agent.settings
+    if not said or settings is None:
+        return []
     message, texts = said[-1], {}
     for n in sorted(named(said[-1], roots_of(settings)), key=lambda n: -len(n.said)):  # tests/t_b.py before b.py
         message = message.replace(n.said, " ")
@@ -65,7 +66,34 @@ def rename_args(agent: Agent, tools: dict) -> dict | None:
                     break
             except OSError:
                 continue
-    for home, old, new in pairs(message, texts):
+    return pairs(message, texts)
+
+
+def rename_args(agent: Agent, tools: dict) -> dict | None:
+    """edit_file's arguments for the rename the user's last message asks (see the module docstring);
+    None where edit_file is not among ``tools``, the facts give no pair or the model is sure of none."""
+    if "edit_file" not in tools:
+        return None
+    for home, old, new in _said_pairs(agent):
         if agent.judge.rename(agent, old, new):
             return {"path": home, "old": old, "new": new}
     return None
+
+
+LEANS = 0.8  # P(rename) a pair needs where the model's own call already renames its old name
+
+
+def leaned_rename(agent: Agent, old: str, settings: Any = None) -> dict | None:
+    """edit_file's arguments for the rename of ``old`` the user's last message gives, where the model's
+    own call renames ``old`` to a name nobody gave (``tools.defrename``): of the message's pairs with that
+    old name, the one the rename classifier gives most, at ``LEANS`` or more. Two signals agree that
+    ``old`` is what is renamed; the message's own name is the one it becomes. None otherwise."""
+    best, top = None, LEANS
+    for home, was, new in _said_pairs(agent, settings):
+        if was != old:
+            continue
+        agent.judge.rename(agent, was, new)
+        p = agent.judge.cache.get(f"rename {was} {new}")
+        if p is not None and p >= top:
+            best, top = {"path": home, "old": was, "new": new}, p
+    return best
