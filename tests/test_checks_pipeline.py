@@ -842,3 +842,20 @@ def test_a_name_the_message_spells_as_code_that_no_written_file_holds_is_owed():
     assert cc.name_not_written(facts(ask, "Klaar.", [], extra={"written": {}})) is None
     assert cc.name_not_written(facts("Fix the file(s) please", "Done.", [write],
                                      extra={"written": {"/w/convert.py": (old, old)}})) is None
+
+
+def test_a_reply_that_is_a_users_line_of_an_earlier_session_in_the_memory_block_is_no_answer():
+    """check6, the 1.5B: "n'oublie pas : le rucher ferme le 30 octobre" was answered with "Il y a un
+    fichier qui s'appelle queens.txt ici ?", a user's line of an earlier session that the turn's memory
+    block showed; its question mark read as asking back, so the keeping owed was never retried. The copy
+    is no answer: the keeping asked is retried; with none asked, the reply is asked again."""
+    block = ("Past Conversations:\n- 7 December 2026, User: Il y a un fichier qui s'appelle queens.txt ici ?\n"
+             "- 7 December 2026, User: Écris une phrase sur les abeilles.\n\n")
+    ask = "n'oublie pas : le rucher ferme le 30 octobre"
+    copy = "Il y a un fichier qui s'appelle queens.txt ici ?"
+    kept = lc.repeated_reply(facts(ask, copy, earlier=block, keeps=True, offered=frozenset({"memory_add"})))
+    assert kept is not None and kept.tool == "memory_add"
+    other = lc.repeated_reply(facts("Quelle heure est-il ?", copy, earlier=block, keeps=False))
+    assert other is not None and "earlier message of the user" in other.problem
+    assert lc.repeated_reply(facts(ask, copy, earlier="", keeps=True, offered=frozenset({"memory_add"}))) is None
+    assert lc.repeated_reply(facts(ask, "C'est noté : le rucher ferme le 30 octobre.", earlier=block, keeps=True)) is None

@@ -139,20 +139,31 @@ def repeats(reply: str, earlier: str) -> bool:
 PARROT_MIN = 20  # characters: a reply that copies an earlier message of the user this long is no answer
 
 
+# a user's line of an earlier session in the turn's memory block (``memory.retriever.format_past``)
+_PAST_USER = re.compile(r"^- [^\n]*?, User: (.+)$", re.M)
+
+
 def _parroted(f: Facts, reply: str) -> CheckResult | None:
-    """The reply is an earlier message of the user's, word for word or nearly, and that message asked
+    """The reply is an earlier message of the user's, word for word or nearly -- of this session, or of an
+    earlier one that the turn's memory block shows (``Facts.earlier``) -- and that message asked
     something other than this one: no answer to this message, a fact of the session in any language.
     Where this message asks for a change or a keeping and none was tried, the retry makes it."""
     if len(reply) < PARROT_MIN:
         return None
     asked = " ".join(f.user_text.split()).lower()
-    for user, _ in f.extra.get("before", ()):
+    past = [(m.group(1), "") for m in _PAST_USER.finditer(f.earlier)]  # retrieved from earlier sessions
+    for user, _ in [*f.extra.get("before", ()), *past]:
         whole = " ".join(user.split()).lower()  # its end is compared: a memory block may come first
         if (difflib.SequenceMatcher(None, asked, whole[-(len(asked) + 20):], autojunk=False).ratio() >= SAME_ASK
                 or difflib.SequenceMatcher(None, reply.lower(), whole[-(len(reply) + 20):], autojunk=False).ratio()
                 < REPEAT_RATIO):
             continue  # that message asked nearly what this one asks, or the reply is not it
-        if (untried := change_not_tried(f) or remember_not_tried(f)) is not None:
+        was, f.reply = f.reply, ""  # the copy is no answer: its question mark asks nothing back
+        try:
+            untried = change_not_tried(f) or remember_not_tried(f)
+        finally:
+            f.reply = was
+        if untried is not None:
             return untried  # as for a repeated reply: the retry makes the change or the keeping asked
         if restated(f.user_text, user):
             continue  # this message asks about what that one said (its fact asked back): told, not copied
