@@ -28,7 +28,7 @@ from nanobot.base.safe_text import has_controls
 from nanobot.base.written import record_written
 from nanobot.core.provenance import PolicyError, Refusal, Refused
 from nanobot.tools.base import Tool, ToolArgs, ToolContext
-from nanobot.tools.defrename import refuse_unasked_rename, renamed_unasked
+from nanobot.tools.defrename import refuse_unasked_rename
 from nanobot.tools.echoedit import repeats, restated
 from nanobot.tools.editloss import added_after, lost, refuse_loss
 from nanobot.tools.effects import Effect
@@ -50,7 +50,7 @@ from nanobot.tools.paths import (
 from nanobot.tools.protected import check_writable
 from nanobot.tools.pydefs import add_defs, replace_defs, request_of, said_words, unnamed_changes
 from nanobot.tools.readwindow import whole
-from nanobot.tools.renameask import leaned_rename
+from nanobot.tools.renameask import leaned_edit
 from nanobot.tools.renames import rename
 from nanobot.tools.retryedit import held, note_miss
 from nanobot.tools.testargs import refuse_unfilled
@@ -275,8 +275,8 @@ class EditFile(Tool):
                 elif not is_python(args.path) and (kept := added_after(text, args.old, args.new, asked)) is not None:
                     new, where = kept, (": the new text added after the line old is on, which is kept "
                                         "(nothing the user did not name is removed)")
-        if (asked_for := _leaned(text, new, path, ctx)) is not None:  # the message's rename of the name it renames
-            return self.run(args.model_copy(update=asked_for), ctx) + f" (the call had {args.new.strip()!r})"
+        if ctx.agent is not None and (asked_for := leaned_edit(ctx.agent, ctx.settings, text, new, _asked(ctx) or [], path)):
+            return self.run(args.model_copy(update=asked_for), ctx) + f" (the call had {args.new.strip()[:60]!r})"
         refuse_loss(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.editloss
         refuse_unasked_rename(text, new, _asked(ctx), args.path, "edit_file")  # nanobot.tools.defrename
         if new == text:  # a definition replaced whole by itself, old and new the same: nothing to report as done
@@ -327,19 +327,6 @@ def _renamed_elsewhere(args: EditArgs, done: Path, ctx: ToolContext) -> str:
         _write(other, renamed[0], n.path, ctx)
         out.append(f"{display(other, ctx)} ({renamed[1]} place{'s' if renamed[1] > 1 else ''})")
     return f"; also renamed in {', '.join(out)} (the other files the user named)" if out else ""
-
-
-def _leaned(text: str, new: str, path: Path, ctx: ToolContext) -> dict | None:
-    """``old``/``new`` of the rename the user's message gives, where this edit renames a definition of
-    the file to a name nobody gave (``defrename``) and the message renames that same definition
-    (``renameask.leaned_rename``): "Renomme la fonction passed en is_passing" answered with ``passed``
-    turned into ``is_passed``. None otherwise."""
-    if ctx.agent is None or (pair := renamed_unasked(text, new, _asked(ctx) or [])) is None:
-        return None
-    fix = leaned_rename(ctx.agent, pair[0], ctx.settings)
-    if fix is None or resolve_in_roots(fix["path"], ctx) != path:
-        return None
-    return {"old": fix["old"], "new": fix["new"]}
 
 
 def _asked(ctx: ToolContext) -> list[str] | None:

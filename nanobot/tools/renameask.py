@@ -20,6 +20,7 @@ is read as English; a message naming no file that defines one of its names costs
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from nanobot.base.regular import read_regular
@@ -97,3 +98,18 @@ def leaned_rename(agent: Agent, old: str, settings: Any = None) -> dict | None:
         if p is not None and p >= top:
             best, top = {"path": home, "old": was, "new": new}, p
     return best
+
+
+def leaned_edit(agent: Agent, settings: Any, text: str, new: str, asked: list[str], path: Path) -> dict | None:
+    """``old``/``new`` of the rename the user's message gives, where an edit of ``path`` from ``text`` to
+    ``new`` renames a definition to a name nobody gave (``tools.defrename``) and a pair of the message
+    renames that same definition (``leaned_rename``): "Renomme la fonction passed en is_passing" answered
+    with ``passed`` turned into ``is_passed``. None otherwise."""
+    from nanobot.tools.defrename import renamed_unasked
+    from nanobot.tools.named import roots_of
+
+    if (pair := renamed_unasked(text, new, asked)) is None or (fix := leaned_rename(agent, pair[0], settings)) is None:
+        return None
+    if not any((root / fix["path"]).resolve() == path.resolve() for root in roots_of(settings)):
+        return None
+    return {"old": fix["old"], "new": fix["new"]}
