@@ -91,7 +91,7 @@ def main() -> None:
     ap.add_argument("--model", required=True)
     ap.add_argument("--json")
     ap.add_argument("--kind", default="change", choices=["change", "remember", "look", "create", "keep", "repair", "claimed", "run", "diff",
-                                                             "rename", "repo"])
+                                                             "rename", "repo", "history"])
     a = ap.parse_args()
     model = load_model(load_settings(Path(tempfile.mkdtemp())), a.model)
     t0, result = time.time(), {"model": Path(a.model).stem, "kind": a.kind, "bounds": BOUNDS[a.kind]}
@@ -110,6 +110,7 @@ def main() -> None:
             "diff": (("dev", "diff_dev.tsv"), ("held", "diff_held.tsv")),
             "rename": (("dev", "rename_dev.tsv"), ("held", "rename_held.tsv")),
             "repo": (("dev", "repo_dev.tsv"), ("held", "repo_held.tsv")),
+            "history": (("dev", "history_dev.tsv"), ("held", "history_held.tsv")),
             "repair": (("dev", "repair_dev.tsv"), ("held", "repair_held.tsv"), ("dev2", "repair_dev2.tsv"),
                        ("held2", "repair_held2.tsv")),
             "claimed": (("dev", "claimed_dev.tsv"), ("held", "claimed_held.tsv"), ("dev2", "claimed_dev2.tsv"),

@@ -160,19 +160,22 @@ def test_a_git_status_the_model_runs_ends_with_whether_the_tree_is_clean(home, t
     ctx = ToolContext(settings=settings)
     dirty = Exec().run(Exec.Args(command="git status", cwd=str(repo)), ctx)
     assert "Changes not staged for commit" in dirty
-    assert dirty.rstrip().endswith("In short: the work tree is not clean; uncommitted: lamp.py (changed), "
-                                   "fog.txt (untracked).")
+    assert ("\nIn short: the work tree is not clean; uncommitted: lamp.py (changed), fog.txt (untracked).\n"
+            "In short: this branch has 1 commit; the newest, ") in dirty
+    assert dirty.rstrip().endswith('"Light the lamp at seven", added lamp.py.')
     (repo / "fog.txt").unlink()
     git(repo, "checkout", "--", "lamp.py")
     clean = Exec().run(Exec.Args(command="git status --short", cwd=str(repo)), ctx)
-    assert clean.rstrip().endswith("\nIn short: the work tree is clean (nothing uncommitted).")
+    assert "\nIn short: the work tree is clean (nothing uncommitted).\nIn short: this branch has 1 commit" in clean
 
 
-def test_a_git_log_the_model_runs_ends_with_the_count_and_what_the_newest_commit_changed(home, tmp_path):
-    """A small model miscounts a long ``git log`` and ``--oneline`` shows no files: a log of HEAD's own
-    history (options only) ends with the branch's commit count and the files its newest commit changed;
-    a log of another revision or of a path gets no such line, as HEAD's facts would not be its answer
-    (the branch checked out, named, is HEAD)."""
+def test_a_git_read_the_model_runs_ends_with_the_count_and_what_the_newest_commits_changed(home, tmp_path):
+    """A small model miscounts a long ``git log``, ``--oneline`` shows no files, and it runs ``git log -1``
+    for "is anything uncommitted?" or ``git branch -v`` for "which files did the commit before the last
+    one add?": a read of the repository's state (a log of HEAD's own history, a status, a branch listing)
+    ends with whether the work tree is clean, the branch's commit count and what its newest two commits
+    did; a log of another revision or of a path gets no such lines, as HEAD's facts would not be its
+    answer (the branch checked out, named, is HEAD)."""
     from nanobot.tools.base import ToolContext
     from nanobot.tools.shell import Exec
 
@@ -185,10 +188,15 @@ def test_a_git_log_the_model_runs_ends_with_the_count_and_what_the_newest_commit
     ctx = ToolContext(settings=settings)
     short = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
                            text=True).stdout.strip()
-    for command in ("git log --oneline", "git log -n 1", "git log", "git log --oneline feature/lamp-7"):
+    before = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD~1"], capture_output=True,
+                            text=True).stdout.strip()
+    settings.tools.exec_allow.append("git branch")
+    for command in ("git log --oneline", "git log -n 1", "git log", "git log --oneline feature/lamp-7", "git branch -v"):
         out = Exec().run(Exec.Args(command=command, cwd=str(repo)), ctx)
+        assert "\nIn short: the work tree is not clean; uncommitted: fog.txt (untracked).\n" in out, (command, out)
         assert out.rstrip().endswith(f'\nIn short: this branch has 2 commits; the newest, {short} "Name the keeper", '
-                                     "changed keeper.md, lamp.py."), (command, out)
+                                     f'added keeper.md and changed lamp.py; the one before, {before} '
+                                     '"Light the lamp at seven", added lamp.py.'), (command, out)
     git(repo, "branch", "dark")
     for command in ("git log --oneline -- lamp.py", "git log --oneline dark", "git log HEAD~1"):
         assert "In short" not in Exec().run(Exec.Args(command=command, cwd=str(repo)), ctx)
@@ -221,7 +229,7 @@ def test_a_question_about_a_files_uncommitted_changes_looks_with_git_not_a_read(
     the changes asked, the look is ``exec`` (``git diff`` runs unasked); with nothing uncommitted in
     it there is nothing to diff, and the file is read."""
     from nanobot.tools.base import ToolContext
-    from nanobot.tools.firstlook import asks_to_look, diff_args
+    from nanobot.tools.firstlook import asks_to_look, first_args
     from nanobot.tools.shell import Exec
 
     repo = make_repo(tmp_path)
@@ -230,13 +238,48 @@ def test_a_question_about_a_files_uncommitted_changes_looks_with_git_not_a_read(
     agent = _asked(home, repo, DiffAsked([]), "What did I change in lamp.py since the last commit?")
     assert asks_to_look(agent) == ("read_file" if committed else "exec")
     assert agent.judge.probability(agent, "diff") == pytest.approx(0.95)
-    given = diff_args(agent)  # the call's arguments, written by the facts
+    given = first_args(agent, 0, "exec", {"exec": 1})  # the call's arguments, written by the facts
     if committed:
         assert given is None
         return
     assert given == {"command": "git diff -- lamp.py", "cwd": str(repo.resolve())}
     out = Exec().run(Exec.Args(**given), ToolContext(settings=agent.settings))  # runs unasked (git_reads)
     assert "-ON = 19" in out and "+ON = 20" in out
+
+
+class HistoryAsked(LookAsked):
+    """The model's classifiers: a look asked and the file's history asked, nothing else."""
+
+    def yes_no_apart(self, messages, **_):
+        from nanobot.loop.judge import HISTORY_SYSTEM, LOOK_SYSTEM
+
+        return (0.95, 0.05) if messages[0].content in (LOOK_SYSTEM, HISTORY_SYSTEM) else (0.05, 0.95)
+
+
+@pytest.mark.parametrize("tracked", [True, False])
+def test_a_question_about_a_files_history_looks_with_git_log_not_a_read(home, tmp_path, tracked):
+    """"When did keeper.md get committed?" names a file, so the facts would read it; its text does not
+    say which commit brought it. When git has commits of the file and the model judges its history
+    asked, the look is ``git log`` of the file, written by the facts, and its output holds the commit;
+    a file git has no commit of is read."""
+    from nanobot.tools.base import ToolContext
+    from nanobot.tools.firstlook import asks_to_look, first_args
+    from nanobot.tools.shell import Exec
+
+    repo = make_repo(tmp_path)
+    (repo / "keeper.md").write_text("Ada\n")
+    if tracked:
+        git(repo, "add", "keeper.md")
+        git(repo, "commit", "-q", "-m", "Name the keeper")
+    agent = _asked(home, repo, HistoryAsked([]), "When did keeper.md get committed? Give me its message.")
+    assert asks_to_look(agent) == ("exec" if tracked else "read_file")
+    given = first_args(agent, 0, "exec", {"exec": 1})
+    if not tracked:
+        assert given is None
+        return
+    assert given["command"].startswith("git log -n 3 ") and given["command"].endswith(" -- keeper.md")
+    out = Exec().run(Exec.Args(**given), ToolContext(settings=agent.settings))  # runs unasked (git_reads)
+    assert "t: Name the keeper" in out and "+Ada" in out and "Light the lamp" not in out
 
 
 class ChangeAndDiffAsked(LookAsked):
@@ -253,12 +296,12 @@ def test_a_change_asked_of_a_file_with_uncommitted_changes_is_no_diff_question(h
     uncommitted: the 1.5B's diff classifier said yes (0.70), and the turn's one call was ``git diff``,
     the method never added. Where the change classifier is sure of a change, the file's diff is not
     the look: the model's own call makes the change."""
-    from nanobot.tools.firstlook import asks_to_look, diff_args
+    from nanobot.tools.firstlook import asks_to_look, first_args
 
     repo = make_repo(tmp_path)
     agent = _asked(home, repo, ChangeAndDiffAsked([]), "Añade a lamp.py una función off() que devuelva 0.")
     assert agent.judge.probability(agent, "diff") == pytest.approx(0.95)
-    assert asks_to_look(agent) == "read_file" and diff_args(agent) is None
+    assert asks_to_look(agent) == "read_file" and first_args(agent, 0, "exec", {"exec": 1}) is None
 
 
 def test_the_diff_look_runs_git_diff_written_by_the_facts_whatever_the_model_picked(home, tmp_path):

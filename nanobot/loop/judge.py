@@ -156,7 +156,7 @@ RUN_SHOTS = (("Execute backup.sh, what's the output?", "yes"), ("Thanks, the bac
              ("what does stats.py print?", "yes"), ("¿Qué hace la función limpiar en datos.py?", "no"),
              ("Ouvre compte.py sans le lancer et explique-le.", "no"), ("Show me deploy.py without running it", "no"))
 # Diff: asked only where the message names a file that git has uncommitted changes of
-# (``tools.firstlook._diffed``); its sure yes makes the turn's look ``git diff`` of that file, not a read.
+# (``tools.gitlook.diffed``); its sure yes makes the turn's look ``git diff`` of that file, not a read.
 DIFF_SYSTEM = ("You classify messages sent to an assistant that works in the user's git repository. The message "
                "names a file. Does it ask what was changed in that file and not committed yet -- its uncommitted "
                "edits, a diff against the last commit? What the file says now, a request to change, fix, commit or "
@@ -187,6 +187,25 @@ REPO_SHOTS = (("What was my most recent commit about?", "yes"), ("What's in todo
               ("Há ficheiros novos que o git ainda não conhece?", "yes"), ("Wie spät ist es?", "no"),
               ("Did the commit I made earlier go through?", "yes"), ("What's the capital of Peru?", "no"),
               ("Ok thanks, that's everything for today!", "no"), ("Traduis « bonne nuit » en anglais", "no"))
+# History: asked only where the message names a file git has commits of and the change classifier is not
+# sure of a change (``tools.gitlook.historied``); its sure yes makes the turn's look ``git log`` of that
+# file (its commits and what each changed in it), not a read of the file as it is now.
+HISTORY_SYSTEM = ("You classify messages sent to an assistant that works in the user's git repository. The message "
+                  "names a file. Does it ask about that file's git history -- when it was committed or added, which "
+                  "commit changed it, who changed it, what a past commit changed in it, how it looked before? What "
+                  "the file says now, its uncommitted edits, a request to change, commit or revert it, running or "
+                  "explaining it and how-to questions are no. Answer only yes or no.")
+HISTORY_SHOTS = (("When was parser.py first committed?", "yes"), ("What's the port in server.toml?", "no"),
+                 ("Welcher Commit hat kunden.csv zuletzt geändert?", "yes"), ("Was habe ich an kunden.csv geändert, "
+                                                                             "das noch nicht committet ist?", "no"),
+                 ("¿Qué cambió el último commit en precios.md?", "yes"), ("Haz commit de precios.md", "no"),
+                 ("Qui a modifié theme.css en dernier ?", "yes"), ("Explique-moi ce que fait theme.css", "no"),
+                 ("Mostrami la storia dei commit di db.py", "yes"), ("Annulla le mie modifiche a db.py", "no"),
+                 ("What did notes.md say before the last commit?", "yes"), ("Summarise notes.md for me", "no"),
+                 ("How do I view a file's history in git, say for main.go?", "no"),
+                 ("Who committed the last change to lib.rs?", "yes"), ("What's the last line of lib.rs?", "no"),
+                 ("Quel commit a introduit erreurs.log ?", "yes"), ("Quelle est la dernière erreur dans erreurs.log ?", "no"),
+                 ("Wanneer is planning.md voor het laatst gecommit?", "yes"), ("Wat staat er in planning.md?", "no"))
 # Rename: the message with one pair of names from it, the old one a name its files define and the new
 # one a name no file holds (``tools.renameask``): does the message ask that rename? A pair with the
 # wrong new name ("to", "en", a word of the sentence) and a message asking a fix or an addition are no.
@@ -217,12 +236,13 @@ CLASSIFIERS = {"run": (RUN_SYSTEM, RUN_SHOTS), "change": (ALLOW_SYSTEM, ALLOW_SH
                "remember": (REMEMBER_SYSTEM, REMEMBER_SHOTS), "create": (CREATE_SYSTEM, CREATE_SHOTS),
                "keep": (KEEP_SYSTEM, KEEP_SHOTS), "repair": (REPAIR_SYSTEM, REPAIR_SHOTS),
                "claimed": (CLAIMED_SYSTEM, CLAIMED_SHOTS), "diff": (DIFF_SYSTEM, DIFF_SHOTS),
-               "rename": (RENAME_SYSTEM, RENAME_SHOTS), "repo": (REPO_SYSTEM, REPO_SHOTS)}
+               "rename": (RENAME_SYSTEM, RENAME_SHOTS), "repo": (REPO_SYSTEM, REPO_SHOTS),
+               "history": (HISTORY_SYSTEM, HISTORY_SHOTS)}
 # where a judgement counts, per kind: (no under, yes at or over); between, the model is unsure. The
 # change classifier has one boundary, between the asks and the other messages of its development set
 BOUNDS = {"run": (0.5, 0.75), "change": (0.6, 0.6), "look": (0.5, 0.6), "remember": (0.7, 0.7), "create": (0.9, 0.9),
           "keep": (0.6, 0.6), "repair": (0.6, 0.6), "claimed": (0.92, 0.92), "diff": (0.6, 0.7),
-          "rename": (0.5, 0.95), "repo": (0.5, 0.7)}  # keep: a veto errs toward letting a change be
+          "rename": (0.5, 0.95), "repo": (0.5, 0.7), "history": (0.5, 0.65)}  # keep: a veto errs toward letting a change be
 
 
 # A model's classifier is used only where it gets these right (asked once per model and kind, on
@@ -247,6 +267,8 @@ CALIBRATION = {
     "diff": (("What have I changed in report.md that isn't committed?", True),
              ("Montre-moi les modifications non commitées de main.c", True),
              ("Who last committed report.md, says git log?", False), ("Commit main.c", False)),
+    "history": (("Which commit last touched report.md?", True), ("Qui a modifié main.c en dernier, d'après git ?", True),
+                ("What have I changed in report.md that isn't committed?", False), ("Commit main.c", False)),
     "repo": (("Which branch is this checkout on?", True), ("¿Hay cambios sin commitear aquí?", True),
              ("What does setup.py do?", False), ("Push my branch to origin", False)),
     "rename": ((rename_text("Rename load to fetch in api.py", "load", "fetch"), True),

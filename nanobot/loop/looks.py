@@ -24,8 +24,8 @@ from nanobot.loop.claims import (
 from nanobot.loop.spelled import imitates
 from nanobot.loop.verdict import ANY_LOOK, CheckResult, Facts, Outcome, from_reply
 from nanobot.loop.wording import REPLY
+from nanobot.tools.gitshort import short_data
 from nanobot.tools.listing import COUNTS, entries, read
-from nanobot.tools.repofacts import short_data
 
 # No answer at all: empty, or only the opening of a call or a code block ("json: {", "```json",
 # "json ```json {", "plaintext", "<tool_call>") -- what a small model leaves when its reply, meant to
@@ -607,7 +607,7 @@ def unanswered(user_text: str, reply: str, result: str) -> str:
     """
     body = _HEADER.sub("", result, count=1).strip()
     shown = _words("\n".join(short_data(ln) if ln.startswith("In short: ") else ln for ln in body.splitlines()))
-    shown -= _words(user_text)  # nanobot's own In short wording is no word of the look (``repofacts``)
+    shown -= _words(user_text)  # nanobot's own In short wording is no word of the look (``tools.gitshort``)
     if not shown or body == "(no output)":
         return ""
     if (whole := _WHOLE.match(result)) and whole.group(1) == whole.group(2):  # a file read whole: its length

@@ -10,8 +10,6 @@ True
 from __future__ import annotations
 
 import re
-import shlex
-from pathlib import Path
 from typing import Any
 
 from nanobot.core.asks import ASKS, looks_at
@@ -50,8 +48,8 @@ def asks_to_look(agent: Agent) -> str | None:
             return "exec"
         found = named(said[-1], roots_of(settings))
         kinds = [n.kind for n in found]
-        if "file" in kinds and _diffed(agent, settings, [n.path for n in found if n.kind == "file"]):
-            return "exec"  # "what did I change in lamp.toml?": git diff, not the file as it is now
+        if "file" in kinds and _git_look(agent, settings, [n.path for n in found if n.kind == "file"]):
+            return "exec"  # "what did I change in lamp.toml?", "which commit added it?": git, not a read
         if "file" in kinds or "folder" in kinds:
             return "read_file" if "file" in kinds else "list_dir"
         if not found and repo_asked(agent):
@@ -93,46 +91,21 @@ def asked_here(agent: Agent, p: float) -> bool:
     return sure is not None and sure >= LOOK_CERTAIN
 
 
-def _diffed(agent: Agent, settings: Any, paths: list[str]) -> Path | None:
-    """The file whose uncommitted changes the message asks for: ``git diff`` runs unasked, the file
-    (one of ``paths``, in the roots) has such changes, the model's diff classifier says yes (``loop.judge``)
-    and its change classifier is not sure of a change. A read shows the file as it is now, which does not
-    answer that."""
-    from nanobot.tools.gitexec import unasked
-    from nanobot.tools.named import roots_of
-    from nanobot.tools.repofacts import uncommitted
+def _git_look(agent: Agent, settings: Any, paths: list[str]) -> bool:
+    """Whether a file of ``paths`` is looked at with git (``tools.gitlook``): its uncommitted changes
+    or its history asked."""
+    from nanobot.tools.gitlook import diffed, historied
 
-    if "git diff" not in unasked(settings.tools):
-        return None
-    files = [r / p for p in paths for r in roots_of(settings) if (r / p).is_file()]
-    changed = next((f for f in files if uncommitted(f)), None)
-    if changed is None or _change_judged(agent) is True:  # a change asked of the file is no question about it
-        return None
-    return changed if agent.judge.sure(agent, "diff") is True else None
-
-
-def diff_args(agent: Agent) -> dict | None:
-    """``exec``'s arguments for the look ``asks_to_look`` chose for a file's uncommitted changes:
-    ``git diff`` of that file in its work tree, written by the facts, not by the model (which may
-    write another git command for it)."""
-    from nanobot.tools.named import named, roots_of
-    from nanobot.tools.repofacts import top_of
-
-    said, settings = agent.provenance.said, agent.settings
-    if not said or settings is None:
-        return None
-    found = [n.path for n in named(said[-1], roots_of(settings)) if n.kind == "file"]
-    path = _diffed(agent, settings, found) if found else None
-    top = top_of(path.parent) if path is not None else None
-    if path is None or top is None:
-        return None
-    return {"command": f"git diff -- {shlex.quote(str(path.relative_to(top)))}", "cwd": str(top)}
+    change = _change_judged(agent)
+    return bool(diffed(agent, settings, paths, change) or historied(agent, settings, paths, change))
 
 
 def first_args(agent: Agent, n: int, look: str | None, tools: dict) -> dict | None:
-    """``exec``'s arguments the facts write for step ``n`` when it is a turn's first look at a file's
-    uncommitted changes (``diff_args``); None: the model writes them."""
-    return diff_args(agent) if n == 0 and look == "exec" and "exec" in tools else None
+    """``exec``'s arguments the facts write for step ``n`` when it is a turn's first look at what git
+    knows of a file (``tools.gitlook.look_args``); None: the model writes them."""
+    from nanobot.tools.gitlook import look_args
+
+    return look_args(agent, _change_judged(agent)) if n == 0 and look == "exec" and "exec" in tools else None
 
 
 def _change_judged(agent: Agent) -> bool | None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from nanobot.base.gitsafe import run_git
 from nanobot.tools.gitoptions import FLAG, PATH, SUBCOMMANDS, TABLE, VALUE
-from nanobot.tools.repofacts import in_short, log_in_short
+from nanobot.tools.gitshort import in_short
 
 DIFFS = {"diff", "log", "show", "whatchanged"}  # get --no-ext-diff --no-textconv
 
@@ -150,10 +150,8 @@ def run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
         return 1, f"'git {sub}' did not run: {e}"
     out = proc.stdout + proc.stderr
     short = ""
-    if sub == "status" and proc.returncode == 0:
-        short = in_short(cwd, timeout)
-    elif sub == "log" and proc.returncode == 0 and _head_only(cwd, rest, timeout):  # HEAD's own history
-        short = log_in_short(cwd, timeout)
+    if proc.returncode == 0 and (sub in ("status", "branch") or sub == "log" and _head_only(cwd, rest, timeout)):
+        short = in_short(cwd, timeout)  # the repository's state, whichever read of it was run
     if short:
         out = f"{out.rstrip()}\n\n{short}\n" if out.strip() else f"{short}\n"
     return proc.returncode, out

@@ -170,60 +170,6 @@ def _uncommitted(facts: RepoFacts, porcelain: str) -> None:
     facts.names = names if len(names) <= MAX_NAMES else []
 
 
-def in_short(cwd: Path, timeout: float = 2.0) -> str:
-    """One line saying whether the work tree at ``cwd`` is clean, from ``git status --porcelain``: put
-    under a ``git status`` the model ran, whose long form ("no changes added to commit", hints) a small
-    model misreads as a clean tree. "" when git fails."""
-    try:
-        proc = run_git(cwd, "status", "--porcelain", "--untracked-files=normal", timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    if proc.returncode != 0:
-        return ""
-    facts = RepoFacts(label="", branch="")
-    _uncommitted(facts, proc.stdout)
-    if not (facts.changed or facts.untracked):
-        return "In short: the work tree is clean (nothing uncommitted)."
-    what = ", ".join(facts.names) if facts.names else f"{facts.changed} changed, {facts.untracked} untracked"
-    return f"In short: the work tree is not clean; uncommitted: {what}."
-
-
-def log_in_short(cwd: Path, timeout: float = 2.0) -> str:
-    """One line of facts about HEAD put under a ``git log`` of HEAD's own history that the model ran
-    (``gitexec``: options only, or ``HEAD`` or the branch checked out named): how many commits the branch
-    has and what the newest one changed, which a small model miscounts from a long list or cannot see in
-    ``--oneline``'s subjects. "" when git fails."""
-    def git(*args: str) -> str | None:
-        return _stdout(cwd, args, timeout)
-
-    count, newest = (git("rev-list", "--count", "HEAD") or "").strip(), git("log", "-1", "--format=%h%x00%s")
-    if not count.isdigit() or not newest or "\0" not in newest:
-        return ""
-    short, subject = newest.strip().split("\0", 1)
-    files = [one_line(f) for f in (git("show", "--name-only", "--format=", "--no-renames", "HEAD") or "").splitlines()
-             if f.strip()]
-    what = (", ".join(files) if len(files) <= MAX_NAMES else f"{len(files)} files") if files else "no file"
-    n = int(count)
-    return (f"In short: this branch has {n} commit{'s' if n != 1 else ''}; the newest, {short} "
-            f'"{one_line(subject)[:SUBJECT_CHARS]}", changed {what}.')
-
-
-# The words of the In short lines' own wording (``in_short``, ``log_in_short``), not of git's output: a
-# reply that shares only these with a look ("Yes, your last commit went through.") says nothing of it.
-SHORT_WORDING = frozenset(re.findall(r"[a-z]+", "in short: this branch has commit commits; the newest, changed no file. "
-                                                "the work tree is not clean (nothing uncommitted); uncommitted: "
-                                                "changed, untracked"))
-
-
-def short_data(line: str) -> str:
-    """An In short line without its own wording: the counts, names and subject it gives.
-
-    >>> short_data('In short: this branch has 1 commit; the newest, c0de "Tax", changed a.py.')
-    '1 c0de "Tax", a.py.'
-    """
-    return " ".join(w for w in line.split() if re.sub(r"\W", "", w).lower() not in SHORT_WORDING)
-
-
 def repositories(folders: list[Path]) -> list[Path]:
     """The distinct work trees holding ``folders``, in order, at most ``MAX_REPOS``."""
     tops = [t for f in folders if (t := top_of(f)) is not None]
@@ -237,7 +183,6 @@ def told(reply: str, section: str) -> list[str]:
     >>> told("You are on feature/x.", 'Git a: branch feature/x; last commit "Add tax" 2 h ago; nothing uncommitted')
     ['branch feature/x']
     """
-    import re
 
     found = []
     low = reply.lower()
@@ -256,7 +201,6 @@ def cut_copied(reply: str, section: str) -> bool:
     >>> cut_copied('The last commit was "bisque: hold 20 min at…".', 'Git a: branch k; last commit "bisque: hold 20 min at…"')
     True
     """
-    import re
 
     return any(m.group(1).endswith("…") and m.group(1)[:-1].strip().lower() in reply.lower()
                for m in re.finditer(r'last commit "([^"]*)"', section))
