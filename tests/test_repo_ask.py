@@ -7,7 +7,7 @@ logic with a scripted model whose classifiers are fixed; the 1.5B's side is benc
 from __future__ import annotations
 
 from nanobot.config import load_settings
-from nanobot.core.events import ToolCall
+from nanobot.core.events import Notice, ToolCall
 from nanobot.loop.agent import Agent
 from nanobot.tools.feature import attach_tools
 from nanobot.workspace import init_workspace
@@ -90,3 +90,17 @@ def test_an_all_but_certain_repo_judgement_needs_only_a_look_that_is_not_a_sure_
                        repo=0.8, look=0.55)
     events = list(agent_in(home / "b", repo, model, monkeypatch).turn("¿Hay archivos sin seguimiento en el repositorio?"))
     assert calls(events)[0] == ("list_dir", ".")
+
+
+def test_a_repo_question_the_model_would_not_call_for_still_looks_with_git(home, tmp_path, monkeypatch):
+    """"Wat is het onderwerp van de laatste commit?": P(repo) 0.96 and P(look) 0.58 make it a question
+    about the repository, but P(call) was under the look floor and the look classifier under its sure
+    bound for a tool that runs, so no call was made and the reply named files instead of the subject.
+    The repository question's own bar decides the first look."""
+    repo = make_repo(tmp_path)
+    model = RepoJudged([body("exec", {"command": "git log -1"}), "Light the lamp at seven."], [0.01] * 8,
+                       repo=0.96, look=0.58)
+    events = list(agent_in(home, repo, model, monkeypatch).turn("Wat is het onderwerp van de laatste commit?"))
+    assert calls(events) == [("exec", "git log -1")]
+    assert not [e for e in events if isinstance(e, Notice)]  # a step's call, not a reply's text run after it
+    assert events[-1].reply == "Light the lamp at seven."

@@ -274,7 +274,7 @@ class TemplateCalls:
                 if (given := first_args(agent, n, look, self.runner.tools)) is not None:
                     only = "exec"  # a file's uncommitted changes asked: their diff, whatever the pick
                 step = self.call(agent, msgs, seen, only=only, given=given)
-            elif n == 0 and look is not None and (p >= LOOK_FLOOR or judged_look(agent, look)):  # a looking tool
+            elif n == 0 and look is not None and (p >= LOOK_FLOOR or repo or judged_look(agent, look)):  # a look
                 step = self.call(agent, msgs, seen, only=look if look in runner.tools else "",
                                  given=first_args(agent, n, look, self.runner.tools))
             elif n == 0 and look is None and asked_here(agent, p) and any(
