@@ -7,7 +7,7 @@ logic with a scripted model whose classifiers are fixed; the 1.5B's side is benc
 from __future__ import annotations
 
 from nanobot.config import load_settings
-from nanobot.core.events import Notice, ToolCall
+from nanobot.core.events import Notice, ToolCall, ToolResult
 from nanobot.loop.agent import Agent
 from nanobot.tools.feature import attach_tools
 from nanobot.workspace import init_workspace
@@ -104,3 +104,16 @@ def test_a_repo_question_the_model_would_not_call_for_still_looks_with_git(home,
     assert calls(events) == [("exec", "git log -1")]
     assert not [e for e in events if isinstance(e, Notice)]  # a step's call, not a reply's text run after it
     assert events[-1].reply == "Light the lamp at seven."
+
+
+def test_a_git_command_refused_for_its_form_is_followed_by_git_status_for_a_repo_question(home, tmp_path, monkeypatch):
+    """"Quali file ha toccato l'ultimo commit?": the model wrote ``git show HEAD --kiln.ini`` (refused:
+    not an option), and wrote it again when asked once more. The retry is the facts' ``git status``,
+    whose In short lines say what the newest commit changed, and the reply is given from it."""
+    repo = make_repo(tmp_path)
+    model = RepoJudged([body("exec", {"command": "git show HEAD --lamp.py"}), "lamp.py."], [0.9] * 8, repo=0.98)
+    events = list(agent_in(home, repo, model, monkeypatch).turn("Quali file ha toccato l'ultimo commit?"))
+    assert calls(events) == [("exec", "git show HEAD --lamp.py"), ("exec", "git status")]
+    shown = [e.text for e in events if isinstance(e, ToolResult)]
+    assert "refused" in shown[0] and 'the newest, ' in shown[1] and '"Light the lamp at seven", added lamp.py.' in shown[1]
+    assert events[-1].reply == "lamp.py."

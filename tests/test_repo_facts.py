@@ -172,10 +172,11 @@ def test_a_git_status_the_model_runs_ends_with_whether_the_tree_is_clean(home, t
 def test_a_git_read_the_model_runs_ends_with_the_count_and_what_the_newest_commits_changed(home, tmp_path):
     """A small model miscounts a long ``git log``, ``--oneline`` shows no files, and it runs ``git log -1``
     for "is anything uncommitted?" or ``git branch -v`` for "which files did the commit before the last
-    one add?": a read of the repository's state (a log of HEAD's own history, a status, a branch listing)
-    ends with whether the work tree is clean, the branch's commit count and what its newest two commits
-    did; a log of another revision or of a path gets no such lines, as HEAD's facts would not be its
-    answer (the branch checked out, named, is HEAD)."""
+    one add?": a read of the repository's state (a log of HEAD's own history, a status) ends with
+    whether the work tree is clean, the branch's commit count and what its newest two commits did; a
+    log of another revision or of a path gets no such lines, as HEAD's facts would not be its answer
+    (the branch checked out, named, is HEAD), and a branch listing none, as its one line is the answer
+    and the 1.5B answered "which branch?" from the lines under it."""
     from nanobot.tools.base import ToolContext
     from nanobot.tools.shell import Exec
 
@@ -191,14 +192,14 @@ def test_a_git_read_the_model_runs_ends_with_the_count_and_what_the_newest_commi
     before = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD~1"], capture_output=True,
                             text=True).stdout.strip()
     settings.tools.exec_allow.append("git branch")
-    for command in ("git log --oneline", "git log -n 1", "git log", "git log --oneline feature/lamp-7", "git branch -v"):
+    for command in ("git log --oneline", "git log -n 1", "git log", "git log --oneline feature/lamp-7"):
         out = Exec().run(Exec.Args(command=command, cwd=str(repo)), ctx)
         assert "\nIn short: the work tree is not clean; uncommitted: fog.txt (untracked).\n" in out, (command, out)
         assert out.rstrip().endswith(f'\nIn short: this branch has 2 commits; the newest, {short} "Name the keeper", '
                                      f'added keeper.md and changed lamp.py; the one before, {before} '
                                      '"Light the lamp at seven", added lamp.py.'), (command, out)
     git(repo, "branch", "dark")
-    for command in ("git log --oneline -- lamp.py", "git log --oneline dark", "git log HEAD~1"):
+    for command in ("git log --oneline -- lamp.py", "git log --oneline dark", "git log HEAD~1", "git branch -v"):
         assert "In short" not in Exec().run(Exec.Args(command=command, cwd=str(repo)), ctx)
 
 
@@ -337,3 +338,37 @@ def test_a_detached_head_is_said_to_be_one_not_named_a_branch(home, tmp_path):
     text = agent_for(home, [repo]).system_prompt().text
     head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     assert f"Git lighthouse: HEAD detached at {head} (1 commit);" in text and "branch " + head not in text
+
+
+class HistoryAskedLooseLook(HistoryAsked):
+    """The history classifier sure, the look classifier unsure (0.55), the change classifier a sure no."""
+
+    def yes_no_apart(self, messages, **_):
+        from nanobot.loop.judge import HISTORY_SYSTEM, LOOK_SYSTEM
+
+        return {LOOK_SYSTEM: (0.55, 0.45), HISTORY_SYSTEM: (0.9, 0.1)}.get(messages[0].content, (0.05, 0.95))
+
+
+def test_the_history_look_is_made_where_the_model_would_not_call_as_a_read_would_be(home, tmp_path):
+    """"when did shrink.py get committed?": the history classifier was sure (0.70), but P(call) was under
+    the look floor and P(look) 0.56, under the sure bound a tool that runs needs, so the turn read the
+    file after its reply and answered with a date from nowhere. A git read the facts write is judged as
+    a read: a question naming a file that is there, no change asked, is looked at."""
+    from nanobot.core.events import ToolCall
+    from tests.test_templatecalls import ToolTemplateModel
+
+    class Model(ToolTemplateModel, HistoryAskedLooseLook):
+        pass
+
+    repo = make_repo(tmp_path)
+    settings = load_settings(home, tools={"roots": [str(repo)], "enabled": ["read_file", "exec"], "listing": "lean"},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    model = Model(["On the first commit, 'Light the lamp at seven'."], [0.01, 0.01, 0.01])
+    model._judge_trusted = HistoryAsked([])._judge_trusted
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    events = list(agent.turn("when did lamp.py get committed? give me that commit's message"))
+    calls = [(e.name, e.arguments["command"]) for e in events if isinstance(e, ToolCall)]
+    assert len(calls) == 1 and calls[0][1].startswith("git log -n 3 ") and calls[0][1].endswith("-- lamp.py")
+    assert events[-1].reply == "On the first commit, 'Light the lamp at seven'."

@@ -150,7 +150,7 @@ def run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
         return 1, f"'git {sub}' did not run: {e}"
     out = proc.stdout + proc.stderr
     short = ""
-    if proc.returncode == 0 and (sub in ("status", "branch") or sub == "log" and _head_only(cwd, rest, timeout)):
+    if proc.returncode == 0 and (sub == "status" or sub == "log" and _head_only(cwd, rest, timeout)):
         short = in_short(cwd, timeout)  # the repository's state, whichever read of it was run
     if short:
         out = f"{out.rstrip()}\n\n{short}\n" if out.strip() else f"{short}\n"

@@ -3,9 +3,9 @@ and the branch's newest commits in a few words, from git's own porcelain, whatev
 
 A small model misreads ``git status``'s long form ("no changes added to commit", hints) as a clean tree,
 miscounts a long log, cannot see in ``--oneline``'s subjects which files a commit touched, and picks
-``git log -1`` for "is anything uncommitted?" or ``git branch -v`` for "which files did the commit
-before the last one add?". So a read of the repository's state (``status``, ``branch``, a ``log`` of
-HEAD's own history) ends with both lines, and the question is answered from them.
+``git log -1`` for "is anything uncommitted?". So a read of the repository's state (a ``status``, a ``log`` of HEAD's own
+history) ends with both lines, and the question is answered from them. A ``git branch`` gets none: its
+answer is its one line, and the 1.5B answered "which branch?" from the lines under it.
 
 >>> short_data('In short: this branch has 1 commit; the newest, c0de "Tax", changed a.py.')
 '1 c0de "Tax", a.py.'
@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from nanobot.base.safe_text import one_line
-from nanobot.tools.repofacts import MAX_NAMES, SUBJECT_CHARS, RepoFacts, _stdout, _uncommitted
+from nanobot.tools.repofacts import MAX_NAMES, SUBJECT_CHARS, RepoFacts, _cut, _stdout, _uncommitted
 
 STATUS = {"A": "added", "M": "changed", "D": "deleted", "T": "changed"}
 
@@ -53,7 +53,7 @@ def commits(cwd: Path, timeout: float = 2.0) -> str:
             break
         short, subject = head.strip().split("\0", 1)
         files = _stdout(cwd, ("show", "--name-status", "--format=", "--no-renames", rev), timeout) or ""
-        said.append(f'{name}, {short} "{one_line(subject)[:SUBJECT_CHARS]}", {_touched(files)}')
+        said.append(f'{name}, {short} "{_cut(one_line(subject), SUBJECT_CHARS * 2)}", {_touched(files)}')
     return f"In short: this branch has {n} commit{'s' if n != 1 else ''}" + "".join(f"; {s}" for s in said) + "."
 
 

@@ -40,3 +40,16 @@ def repo_asked(agent: Agent) -> bool:
         return False
     look, repo = agent.judge.classified(agent, "look"), agent.judge.probability(agent, "repo") or 0.0
     return look is not None and (look >= LOOK_SURE or repo >= REPO_CERTAIN and look > LOOK_NO)
+
+
+def repo_args(agent: Agent) -> dict | None:
+    """``exec``'s arguments for a look at the repository's state written by the facts: ``git status`` in
+    the work tree relative paths start in, whose In short lines (``tools.gitshort``) say what is
+    uncommitted and what the newest two commits did. Run where git refused the command the model wrote
+    for a repository question ("git show HEAD --kiln.ini"): written again, the model repeats it."""
+    from nanobot.tools.named import roots_of
+    from nanobot.tools.paths import base_dir
+    from nanobot.tools.repofacts import top_of
+
+    top = top_of(base_dir(roots_of(agent.settings))) if agent.settings is not None else None
+    return {"command": "git status", "cwd": str(top)} if top is not None else None

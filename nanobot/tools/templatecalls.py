@@ -60,7 +60,7 @@ from nanobot.tools.leancalls import NAME_OPENING, lean_specs, name_grammar, name
 from nanobot.tools.openings import HOLD, NO_OPENING, STARTS, may_open, opening_only
 from nanobot.tools.plain import plain
 from nanobot.tools.renameask import rename_args
-from nanobot.tools.repoask import repo_asked
+from nanobot.tools.repoask import repo_args, repo_asked
 from nanobot.tools.rewrite import rewritten
 from nanobot.tools.unbidden import barred, recall_held, spelled_by_output
 from nanobot.tools.validate import validate
@@ -242,6 +242,7 @@ class TemplateCalls:
         tries = 2 if failed[0] else 1  # a forced call and, after a tool's error, that tool once more
         look = asks_to_look(agent)
         repo = look == "exec" and "exec" in runner.tools and repo_asked(agent)  # the repository's state asked
+        written = first_args(agent, 0, look, runner.tools)  # a read-only git look the facts write
         owed = "edit_file" if "edit_file" in runner.tools and change_owed(agent, look) else ""
         held = not first and look is None and not owed and recall_held(agent)  # memory answers it (``unbidden``)
 
@@ -257,7 +258,8 @@ class TemplateCalls:
             if n == 0 and held:
                 break
             if failed[0] and tries:  # right after a tool's error: that tool again, no new decision
-                tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0])
+                again = repo_args(agent) if repo and failed[0] == "exec" else None  # git refused the model's form
+                tries, step = tries - 1, self.call(agent, msgs, seen, only=failed[0], given=again)
             elif ((p := self.decide(agent, msgs, n == 0 and look is None))
                   >= (FIT_FLOOR if self.fit_on(agent, n) else settings.threshold)
                   and (only := self.fitting(agent, msgs, n, p)) is not None):
@@ -271,12 +273,12 @@ class TemplateCalls:
                 if n == 0 and self.lean and look in runner.tools and look_instead(
                         agent, look, runner.tools[only or self.pick(agent, msgs)]):
                     only = look  # a question about a file the message names: read, not changed
-                if (given := first_args(agent, n, look, self.runner.tools)) is not None:
-                    only = "exec"  # a file's uncommitted changes asked: their diff, whatever the pick
-                step = self.call(agent, msgs, seen, only=only, given=given)
-            elif n == 0 and look is not None and (p >= LOOK_FLOOR or repo or judged_look(agent, look)):  # a look
-                step = self.call(agent, msgs, seen, only=look if look in runner.tools else "",
-                                 given=first_args(agent, n, look, self.runner.tools))
+                if n == 0 and written is not None:
+                    only = "exec"  # what git knows of a named file asked: its diff or log, whatever the pick
+                step = self.call(agent, msgs, seen, only=only, given=written if n == 0 else None)
+            elif n == 0 and look is not None and (p >= LOOK_FLOOR or repo or judged_look(
+                    agent, "read_file" if written else look)):  # a look (a git read the facts write: as a read)
+                step = self.call(agent, msgs, seen, only=look if look in runner.tools else "", given=written)
             elif n == 0 and look is None and asked_here(agent, p) and any(
                     declared(t) & LOOKING for t in runner.tools.values()):  # an ask about this computer:
                 step = self.call(agent, msgs, seen, only=self.pick(agent, msgs, LOOKING, own=True))  # a look here
@@ -291,7 +293,7 @@ class TemplateCalls:
                     break
             if owed in made:  # the change asked is made: the reply tells of it (more calls only spent the budget)
                 break
-            if n == 0 and repo and "exec" in made:
+            if repo and "exec" in made:
                 break  # git answered the question about the repository: a guessed read after it only misleads
         else:
             yield Notice(text=f"tool steps: reached tools.max_steps={settings.max_steps}; answering now",
