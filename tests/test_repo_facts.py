@@ -372,3 +372,18 @@ def test_the_history_look_is_made_where_the_model_would_not_call_as_a_read_would
     calls = [(e.name, e.arguments["command"]) for e in events if isinstance(e, ToolCall)]
     assert len(calls) == 1 and calls[0][1].startswith("git log -n 3 ") and calls[0][1].endswith("-- lamp.py")
     assert events[-1].reply == "On the first commit, 'Light the lamp at seven'."
+
+
+def test_the_uncommitted_files_names_give_way_before_the_subject_is_cut():
+    """A cut subject ("bisque: hold 20 min at…") was given back as the last commit's message; counts
+    stay true as they stand. Where the line with the names does not fit, the counts take their place
+    and the subject stays whole."""
+    facts = repofacts.RepoFacts(label="workspace", branch="kiln/ash-glaze-run-22", commits=5,
+                                subject="bisque: hold 20 min at 573 for the quartz inversion", changed=2,
+                                untracked=1, names=["firings.csv (changed)", "kiln.ini (changed)",
+                                                    "clay_order.txt (untracked)"])
+    words = lambda text: len(text.split())  # noqa: E731 - the scripted model's tokenizer
+    whole = repofacts.fitted([facts], words(facts.line()), words)
+    assert "firings.csv" in whole and "quartz inversion" in whole
+    text = repofacts.fitted([facts], words(facts.line()) - 1, words)
+    assert "uncommitted: 2 changed, 1 untracked" in text and '"bisque: hold 20 min at 573 for the quartz inversion"' in text

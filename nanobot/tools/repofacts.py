@@ -56,15 +56,16 @@ class RepoFacts(BaseModel):
 
 
 def fitted(facts: list[RepoFacts], budget: int, count) -> str:
-    """The facts' lines within ``budget`` tokens (``count``): the commits' ages go first, then their
-    subjects are cut to about 24 characters at a word, then the uncommitted files' names give way to
-    their counts, then the branch's number of commits goes, then the subjects; the branch and what is
-    uncommitted stay."""
+    """The facts' lines within ``budget`` tokens (``count``): the commits' ages go first, then the
+    uncommitted files' names give way to their counts, then the subjects are cut to about 24 characters
+    at a word, then the branch's number of commits goes, then the subjects; the branch and what is
+    uncommitted stay. Counts are true as they stand (a question for the names looks them up), while a
+    cut subject was copied as the last commit's message."""
     def cut(subject: str) -> str:
         return _cut(subject.removesuffix("…"), 24) if len(subject) > 24 else subject
 
     steps = [lambda f: f, lambda f: f.model_copy(update={"age": ""}),
-             lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject)}),
+             lambda f: f.model_copy(update={"age": "", "names": []}),
              lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject), "names": []}),
              lambda f: f.model_copy(update={"age": "", "subject": cut(f.subject), "names": [], "counted": False}),
              lambda f: f.model_copy(update={"age": "", "subject": "", "names": [], "counted": False})]
