@@ -1050,7 +1050,7 @@ def judge_classifiers() -> str:
 def judge_kinds() -> str:
     """The other classifiers on their labelled sets (bench/judge_probe.py --kind KIND)."""
     rows = []
-    for kind in ("remember", "repair", "claimed", "run", "diff", "rename"):
+    for kind in ("remember", "repair", "claimed", "run", "diff", "history", "rename"):
         d = _j(f"judge-{kind}-qwen2.5-coder-1.5b.json")
         splits = sorted((k for k in d if k.startswith(("dev", "held"))), key=lambda k: (k.startswith("held"), k))
         rows += [[kind, split, d[split]["n"], d[split]["right"], d[split]["unsure"], d[split]["wrong"],
