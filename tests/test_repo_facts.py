@@ -305,6 +305,18 @@ def test_a_change_asked_of_a_file_with_uncommitted_changes_is_no_diff_question(h
     assert asks_to_look(agent) == "read_file" and first_args(agent, 0, "exec", {"exec": 1}) is None
 
 
+def _lean_agent(home, repo, model) -> Agent:
+    """An agent with ``repo`` as its root, read_file and exec under the lean listing, ``model``'s
+    classifiers trusted."""
+    settings = load_settings(home, tools={"roots": [str(repo)], "enabled": ["read_file", "exec"], "listing": "lean"},
+                             memory={"enabled": False}, observer={"enabled": False})
+    init_workspace(settings.workspace)
+    model._judge_trusted = LookAsked([])._judge_trusted
+    agent = Agent(settings, model)
+    attach_tools(agent)
+    return agent
+
+
 def test_the_diff_look_runs_git_diff_written_by_the_facts_whatever_the_model_picked(home, tmp_path):
     """The lean step picked read_file by its name, and would have written its own command had it
     picked exec (the 1.5B wrote ``git status lamp.toml``): the turn's first call is ``git diff`` of
@@ -315,14 +327,7 @@ def test_the_diff_look_runs_git_diff_written_by_the_facts_whatever_the_model_pic
     class Model(ToolTemplateModel, DiffAsked):
         pass
 
-    repo = make_repo(tmp_path)
-    settings = load_settings(home, tools={"roots": [str(repo)], "enabled": ["read_file", "exec"], "listing": "lean"},
-                             memory={"enabled": False}, observer={"enabled": False})
-    init_workspace(settings.workspace)
-    model = Model(['read_file"', "ON went from 19 to 20."], [0.9, 0.05, 0.05])
-    model._judge_trusted = DiffAsked([])._judge_trusted
-    agent = Agent(settings, model)
-    attach_tools(agent)
+    agent = _lean_agent(home, make_repo(tmp_path), Model(['read_file"', "ON went from 19 to 20."], [0.9, 0.05, 0.05]))
     events = list(agent.turn("What did I change in lamp.py since the last commit?"))
     calls = [e for e in events if isinstance(e, ToolCall)]
     assert [(c.name, c.arguments["command"]) for c in calls] == [("exec", "git diff -- lamp.py")]
@@ -360,14 +365,7 @@ def test_the_history_look_is_made_where_the_model_would_not_call_as_a_read_would
     class Model(ToolTemplateModel, HistoryAskedLooseLook):
         pass
 
-    repo = make_repo(tmp_path)
-    settings = load_settings(home, tools={"roots": [str(repo)], "enabled": ["read_file", "exec"], "listing": "lean"},
-                             memory={"enabled": False}, observer={"enabled": False})
-    init_workspace(settings.workspace)
-    model = Model(["On the first commit, 'Light the lamp at seven'."], [0.01, 0.01, 0.01])
-    model._judge_trusted = HistoryAsked([])._judge_trusted
-    agent = Agent(settings, model)
-    attach_tools(agent)
+    agent = _lean_agent(home, make_repo(tmp_path), Model(["On the first commit, 'Light the lamp at seven'."], [0.01] * 3))
     events = list(agent.turn("when did lamp.py get committed? give me that commit's message"))
     calls = [(e.name, e.arguments["command"]) for e in events if isinstance(e, ToolCall)]
     assert len(calls) == 1 and calls[0][1].startswith("git log -n 3 ") and calls[0][1].endswith("-- lamp.py")
