@@ -96,7 +96,9 @@ def _git_look(agent: Agent, settings: Any, paths: list[str]) -> bool:
     or its history asked."""
     from nanobot.tools.gitlook import diffed, historied
 
-    change = _change_judged(agent)
+    def change() -> bool | None:
+        return _change_judged(agent)
+
     return bool(diffed(agent, settings, paths, change) or historied(agent, settings, paths, change))
 
 
@@ -105,7 +107,9 @@ def first_args(agent: Agent, n: int, look: str | None, tools: dict) -> dict | No
     knows of a file (``tools.gitlook.look_args``); None: the model writes them."""
     from nanobot.tools.gitlook import look_args
 
-    return look_args(agent, _change_judged(agent)) if n == 0 and look == "exec" and "exec" in tools else None
+    if n != 0 or look != "exec" or "exec" not in tools:
+        return None
+    return look_args(agent, lambda: _change_judged(agent))
 
 
 def _change_judged(agent: Agent) -> bool | None:

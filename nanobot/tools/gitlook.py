@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,29 +25,29 @@ from nanobot.core.features import Agent
 HISTORY = ("log", "-n", "3", "--date=short", "--format=commit %h, %ad, %an: %s", "-p", "--")
 
 
-def diffed(agent: Agent, settings: Any, paths: list[str], change: bool | None) -> Path | None:
+def diffed(agent: Agent, settings: Any, paths: list[str], change: Callable[[], bool | None]) -> Path | None:
     """The file of ``paths`` (in the roots) whose uncommitted changes the message asks for: ``git
     diff`` runs unasked, the file has such changes, the model's diff classifier says yes and its
-    change classifier (``change``) is not sure of a change."""
+    change classifier (``change``, asked only when the facts hold) is not sure of a change."""
     from nanobot.tools.repofacts import uncommitted
 
-    if change is True or "git diff" not in _unasked(settings):
+    if "git diff" not in _unasked(settings):
         return None
     changed = next((f for f in _files(settings, paths) if uncommitted(f)), None)
-    return changed if changed is not None and agent.judge.sure(agent, "diff") is True else None
+    return changed if changed is not None and change() is not True and agent.judge.sure(agent, "diff") is True else None
 
 
-def historied(agent: Agent, settings: Any, paths: list[str], change: bool | None) -> Path | None:
+def historied(agent: Agent, settings: Any, paths: list[str], change: Callable[[], bool | None]) -> Path | None:
     """The file of ``paths`` whose git history the message asks for: ``git log`` runs unasked, the file
     has commits, the model's history classifier says yes and its change classifier is not sure of a
     change."""
-    if change is True or "git log" not in _unasked(settings):
+    if "git log" not in _unasked(settings):
         return None
     kept = next((f for f in _files(settings, paths) if _committed(f)), None)
-    return kept if kept is not None and agent.judge.sure(agent, "history") is True else None
+    return kept if kept is not None and change() is not True and agent.judge.sure(agent, "history") is True else None
 
 
-def look_args(agent: Agent, change: bool | None) -> dict | None:
+def look_args(agent: Agent, change: Callable[[], bool | None]) -> dict | None:
     """``exec``'s arguments for the look ``diffed`` or ``historied`` chose, in the file's work tree;
     None when neither did."""
     from nanobot.tools.named import named, roots_of

@@ -5,7 +5,7 @@ A small model misreads ``git status``'s long form ("no changes added to commit",
 miscounts a long log, cannot see in ``--oneline``'s subjects which files a commit touched, and picks
 ``git log -1`` for "is anything uncommitted?". So a read of the repository's state (a ``status``, a ``log`` of HEAD's own
 history) ends with both lines, and the question is answered from them. A ``git branch`` gets none: its
-answer is its one line, and the 1.5B answered "which branch?" from the lines under it.
+one line is the answer, and lines under it draw a small model's "which branch?" reply away from it.
 
 >>> short_data('In short: this branch has 1 commit; the newest, c0de "Tax", changed a.py.')
 '1 c0de "Tax", a.py.'
