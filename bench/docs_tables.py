@@ -920,7 +920,7 @@ def lean() -> str:
             "([benchmarks/performance.md](docs/benchmarks/performance.md)).")
 
 
-CMD_CHECK_LATEST = "assistant-cmd_check4-qwen2.5-coder-1.5b-round59-f244a45-at-masked.json"
+CMD_CHECK_LATEST = "assistant-cmd_check4-qwen2.5-coder-1.5b-round59-dd928c8-idle-at-masked.json"
 
 
 def headline() -> str:
